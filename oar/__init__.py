@@ -1,0 +1,25 @@
+"""oar: write models as imperative Python, add `@oar.jit.to_static`, get a static graph that trains faster,
+saves to files that run with no Python source, and exports to ONNX. The API follows PaddlePaddle 2.x."""
+__version__ = "0.1.0"
+
+from .framework import dtype as _dtype
+from .framework.dtype import (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, complex64,
+                              complex128, get_default_dtype, set_default_dtype, DType)
+from .framework.dtype import bool_ as bool  # noqa: A001  (Paddle names the dtype `paddle.bool`)
+from .framework.state import (seed, in_dynamic_mode, no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                              CPUPlace, CUDAPlace, set_device, get_device, is_compiled_with_cuda,
+                              get_rng_state, set_rng_state)
+from .tensor import Tensor, Parameter, to_tensor, is_tensor
+from .tensor.methods import install as _install
+from .ops import method_table as _ops
+from .ops.math import *  # noqa: F401,F403
+from .ops.logic import *  # noqa: F401,F403
+from .ops.creation import *  # noqa: F401,F403
+from .ops.manipulation import *  # noqa: F401,F403
+from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
+from .ops.logic import all, any  # noqa: F401
+from .autograd import grad
+
+_install(_ops.METHODS)
+
+dtype = DType

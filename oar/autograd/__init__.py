@@ -1,0 +1,2 @@
+from .engine import backward, grad
+from ..framework.state import no_grad, enable_grad, set_grad_enabled, is_grad_enabled

@@ -1,0 +1,183 @@
+"""The eager autograd walk: visit recorded nodes in reverse topological order and call each op's gradient rule."""
+import numpy as np
+
+from ..framework.state import STATE, no_grad, enable_grad
+from ..tensor.tensor import Tensor
+
+
+def _graph(roots):
+    """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
+    pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.inputs is None:
+            raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
+                               "backward() to run backward twice")
+        for t in node.inputs:
+            n = t._node
+            if n is not None and not t.stop_gradient:
+                pending[id(n)] = pending.get(id(n), 0) + 1
+                stack.append(n)
+    return pending
+
+
+def _accumulate(store, t, g):
+    prev = store.get(id(t))
+    store[id(t)] = g if prev is None else prev + g
+
+
+def _run_hooks(t, g):
+    for hook in t._hooks or ():
+        r = hook(g)
+        if r is not None:
+            g = r
+    return g
+
+
+def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):
+    """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
+    in which case the gradients of those tensors are returned in a dict instead."""
+    pending = _graph(roots)
+    grads, captured = {}, {}
+    for t, g in zip(roots, root_grads):
+        _accumulate(grads, t, g)
+    ready = [t._node for t in roots if t._node is not None]
+    ready = list({id(n): n for n in ready}.values())
+    ready = [n for n in ready if pending.get(id(n), 0) == 0]
+    for t in roots:  # a root that is itself a leaf
+        if t._node is None and id(t) in grads:
+            _deliver(t, grads.pop(id(t)), capture, captured)
+    ctx = enable_grad() if create_graph else no_grad()
+    with ctx:
+        while ready:
+            node = ready.pop()
+            _check_versions(node)
+            gouts = [grads.pop(id(o), None) for o in node.outputs]
+            gouts = [_run_hooks(o, g) if g is not None and o._hooks else g for o, g in zip(node.outputs, gouts)]
+            for o, g in zip(node.outputs, gouts):
+                if g is not None and capture is not None and id(o) in capture:
+                    captured[id(o)] = g
+            if any(g is not None for g in gouts):
+                _propagate(node, gouts, grads, capture, captured)
+            for t in node.inputs:
+                n = t._node
+                if n is not None and not t.stop_gradient:
+                    pending[id(n)] -= 1
+                    if pending[id(n)] == 0:
+                        ready.append(n)
+            if not retain_graph:
+                node.inputs = node.outputs = node.attrs = None
+    return captured
+
+
+def _propagate(node, gouts, grads, capture, captured):
+    op, outs = node.op, node.outputs
+    if len(outs) == 1 and not op.multi_out:
+        res = op.grad(gouts[0], outs[0], *node.inputs, **node.attrs)
+    else:
+        gouts = tuple(g if g is not None else _zeros(o) for g, o in zip(gouts, outs))
+        res = op.grad(gouts, outs, *node.inputs, **node.attrs)
+    if not isinstance(res, (tuple, list)):
+        res = (res,)
+    for i, (t, g) in enumerate(zip(node.inputs, res)):
+        if g is None or t.stop_gradient or i in op.nondiff:
+            continue
+        if t._node is not None:
+            _accumulate(grads, t, g)
+        else:
+            _deliver(t, g, capture, captured)
+
+
+def _deliver(leaf, g, capture, captured):
+    if g.dtype is not leaf.dtype and leaf.dtype.kind in "fc":
+        from ..ops.math import cast
+        g = cast(g, leaf.dtype)
+    if leaf._hooks:
+        g = _run_hooks(leaf, g)
+    if capture is not None:
+        if id(leaf) in capture:
+            prev = captured.get(id(leaf))
+            captured[id(leaf)] = g if prev is None else prev + g
+        return
+    if g.shape != leaf.shape:
+        raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
+    if leaf._grad is None:
+        leaf._grad = g if STATE.grad_enabled else Tensor(np.array(g._data, copy=True))
+    else:
+        leaf._grad = leaf._grad + g
+
+
+def _zeros(t):
+    from ..ops.math import zeros_like
+    return zeros_like(t)
+
+
+def _check_versions(node):
+    for t, v in zip(node.inputs, node.versions):
+        if t._version != v:
+            raise RuntimeError(f"a tensor needed by the gradient of '{node.op.name}' was changed in place after it was "
+                               f"used (version {v} -> {t._version}); use an out-of-place op instead")
+
+
+def _root_grads(tensors, grad_tensors):
+    out = []
+    for t, g in zip(tensors, grad_tensors):
+        if g is None:
+            if t.size != 1:
+                raise RuntimeError(f"backward() of a tensor with shape {t.shape} needs grad_tensor (only a tensor "
+                                   "with one element gets an implicit gradient of 1)")
+            g = Tensor(np.ones_like(t._data))
+        elif not isinstance(g, Tensor):
+            g = Tensor(np.asarray(g, dtype=t._data.dtype))
+        if g.shape != t.shape:
+            raise ValueError(f"grad_tensor of shape {g.shape} does not match the tensor's shape {t.shape}")
+        out.append(g)
+    return out
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Accumulates gradients of `tensors` into the ``.grad`` of every leaf that requires one."""
+    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+    grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    for t in tensors:
+        if t.stop_gradient:
+            raise RuntimeError("backward() on a tensor with stop_gradient=True: no input of the computation "
+                               "requires a gradient (set stop_gradient=False on the inputs or parameters)")
+    run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, no_grad_vars=None):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``).
+
+    Example:
+        >>> x = oar.to_tensor([3.0], stop_gradient=False)
+        >>> (dx,) = oar.grad(x * x, x, create_graph=True)   # 6.0, itself differentiable
+    """
+    single = not isinstance(inputs, (list, tuple))
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif not isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = [grad_outputs]
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in outputs:
+        if t.stop_gradient:
+            raise RuntimeError("oar.grad: an output does not depend on any input that requires a gradient")
+    capture = {id(t): t for t in inputs}
+    got = run_backward(outputs, _root_grads(outputs, grad_outputs), retain_graph, create_graph, capture)
+    result = []
+    for t in inputs:
+        g = got.get(id(t))
+        if g is None and not allow_unused:
+            raise RuntimeError(f"oar.grad: input {t.name} is not used to compute the outputs; pass "
+                               "allow_unused=True to get None for it")
+        if g is not None and not create_graph:
+            g = g.detach()
+        result.append(g)
+    return result

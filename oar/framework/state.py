@@ -1,0 +1,128 @@
+"""Process-wide switches: eager/static mode, gradient recording, the random generator and the device.
+
+Kept in one small mutable object so the hot path reads a single attribute.
+"""
+import contextlib
+import functools
+
+import numpy as np
+
+
+class _State:
+    __slots__ = ("static", "grad_enabled", "rng", "device", "seed_value")
+
+    def __init__(self):
+        self.static = False        # True: op calls append Operators to the current Program
+        self.grad_enabled = True   # False inside no_grad(): the eager tape records nothing
+        self.rng = np.random.default_rng()
+        self.device = "cpu"
+        self.seed_value = None
+
+
+STATE = _State()
+
+
+def in_dynamic_mode():
+    """True when op calls run at once (the default), False in static mode."""
+    return not STATE.static
+
+
+def seed(n):
+    """Seeds every random op of oar (and returns a generator-like object as Paddle does)."""
+    STATE.rng = np.random.default_rng(int(n))
+    STATE.seed_value = int(n)
+    return STATE.rng
+
+
+def rng():
+    return STATE.rng
+
+
+def get_rng_state():
+    return STATE.rng.bit_generator.state
+
+
+def set_rng_state(state):
+    STATE.rng.bit_generator.state = state
+
+
+class no_grad(contextlib.ContextDecorator):
+    """Context manager and decorator: ops inside record no gradient history.
+
+    Example:
+        >>> with oar.no_grad():
+        ...     y = x * 2          # y.stop_gradient is True
+    """
+
+    def __enter__(self):
+        self._prev = STATE.grad_enabled
+        STATE.grad_enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._prev
+        return False
+
+    def __call__(self, fn=None):
+        if fn is None:
+            return self
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with no_grad():
+                return fn(*a, **k)
+        return wrapper
+
+
+class enable_grad(no_grad):
+    """Re-enables gradient recording inside a `no_grad` region."""
+
+    def __enter__(self):
+        self._prev = STATE.grad_enabled
+        STATE.grad_enabled = True
+        return self
+
+
+def set_grad_enabled(mode):
+    """Context manager that sets gradient recording on or off."""
+    cm = enable_grad() if mode else no_grad()
+    return cm
+
+
+def is_grad_enabled():
+    return STATE.grad_enabled
+
+
+class CPUPlace:
+    """The CPU device. oar computes with NumPy on the CPU."""
+
+    def __repr__(self):
+        return "Place(cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self):
+        return 0
+
+
+class CUDAPlace(CPUPlace):
+    """Accepted for compatibility; oar has no GPU backend yet, so creating one raises."""
+
+    def __init__(self, idx=0):
+        raise RuntimeError("oar was built without a GPU backend; use oar.CPUPlace()")
+
+
+def set_device(device):
+    """Selects the device; only 'cpu' exists in this build."""
+    if not str(device).startswith("cpu"):
+        raise ValueError(f"device {device!r} is not available: oar runs on 'cpu' only in this build")
+    STATE.device = "cpu"
+    return CPUPlace()
+
+
+def get_device():
+    return STATE.device
+
+
+def is_compiled_with_cuda():
+    return False

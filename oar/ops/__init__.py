@@ -1,0 +1,1 @@
+"""Ops: one registry (`registry.py`), family files (math, manipulation, creation, logic, ...)."""

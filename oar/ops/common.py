@@ -1,0 +1,124 @@
+"""Helpers shared by the op families: operand conversion, type promotion, axis handling, shape rules."""
+import numpy as np
+
+from ..framework import dtype as D
+from ..framework.state import STATE
+from ..tensor.methods import TensorMethods
+from ..tensor.tensor import Tensor
+from .registry import apply
+
+EMPTY = {}
+
+
+def is_tensorlike(x):
+    return isinstance(x, TensorMethods)
+
+
+def const(value, dtype):
+    """A constant operand: a 0-D/array Tensor in eager mode, a `full`/`assign_value` op in static mode."""
+    if STATE.static:
+        from .creation import _static_const
+        return _static_const(value, dtype)
+    return Tensor._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
+
+
+def operand(v, like=None):
+    """Turns a Python scalar, list or array into a tensor operand; `like` decides a scalar's dtype."""
+    if isinstance(v, TensorMethods):
+        return v
+    if isinstance(v, (bool, int, float, complex, np.number, np.bool_)) and like is not None:
+        if isinstance(v, (np.number, np.bool_)):
+            v = v.item()
+        return const(v, D.scalar_dtype(v, like.dtype))
+    if isinstance(v, np.ndarray) or isinstance(v, (list, tuple, bool, int, float, np.number)):
+        a = np.asarray(v)
+        if a.dtype == np.float64 and not isinstance(v, np.ndarray):
+            a = a.astype(D.default_float().np)
+        return const(a, D.convert_dtype(a.dtype))
+    raise TypeError(f"expected a Tensor or a number, got {type(v).__name__}")
+
+
+def binary(op, x, y, attrs=EMPTY):
+    """Applies a broadcasting binary op after converting scalars and promoting dtypes."""
+    if not isinstance(x, TensorMethods):
+        x = operand(x, y if isinstance(y, TensorMethods) else None)
+    if not isinstance(y, TensorMethods):
+        y = operand(y, x)
+    dx, dy = x.dtype, y.dtype
+    if dx is not dy:
+        t = D.promote(dx, dy)
+        if dx is not t:
+            x = cast(x, t)
+        if dy is not t:
+            y = cast(y, t)
+    return apply(op, (x, y), attrs)
+
+
+def cast(x, dtype):
+    from .math import cast as _cast
+    return _cast(x, dtype)
+
+
+def norm_axis(axis, ndim):
+    """Axis argument (None, int, list, tuple, 0-D tensor) to a sorted tuple of non-negative ints, or None."""
+    if axis is None:
+        return None
+    if isinstance(axis, TensorMethods):
+        axis = axis.tolist() if isinstance(axis, Tensor) else axis
+    if isinstance(axis, (list, tuple)):
+        if len(axis) == 0:
+            return None
+        out = tuple(sorted(a % ndim if ndim else 0 for a in (int(v) for v in axis)))
+    else:
+        a = int(axis)
+        if ndim and not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
+        out = (a % ndim if ndim else 0,)
+    return out
+
+
+def to_int_list(v, what="shape"):
+    """A list of ints from a list/tuple of ints and one-element tensors (eager), or a 1-D int tensor."""
+    if isinstance(v, Tensor):
+        return [int(a) for a in v._data.reshape(-1)]
+    if isinstance(v, (list, tuple)):
+        return [int(a) for a in v]
+    if isinstance(v, (int, np.integer)):
+        return [int(v)]
+    raise TypeError(f"{what} must be a list of ints or a Tensor, got {type(v).__name__}")
+
+
+# ---- shape rules (infer_meta) ---------------------------------------------------------------------------------
+def infer_same(metas, **attrs):
+    """Output has the first input's shape and dtype."""
+    return [metas[0]]
+
+
+def infer_bool(metas, **attrs):
+    return [(metas[0][0], D.bool_)]
+
+
+def broadcast_shapes(*shapes):
+    """Broadcasts shapes with -1 for unknown dims (an unknown dim against 1 stays unknown)."""
+    nd = max(len(s) for s in shapes)
+    out = []
+    for i in range(nd):
+        dims = [s[len(s) - nd + i] for s in shapes if len(s) - nd + i >= 0]
+        known = {d for d in dims if d != 1 and d != -1}
+        if len(known) > 1:
+            raise ValueError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
+        if known:
+            out.append(known.pop())
+        elif -1 in dims:
+            out.append(-1)
+        else:
+            out.append(1)
+    return out
+
+
+def infer_broadcast(metas, **attrs):
+    return [(broadcast_shapes(*[m[0] for m in metas]), metas[0][1])]
+
+
+def infer_broadcast_bool(metas, **attrs):
+    return [(broadcast_shapes(*[m[0] for m in metas]), D.bool_)]

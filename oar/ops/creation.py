@@ -1,0 +1,142 @@
+"""Creation ops: constants, ranges and identity matrices (random creation lives in `random.py`)."""
+import numpy as np
+
+from ..framework import dtype as D
+from .common import to_int_list
+from .registry import apply, defop
+
+
+def _dtype_or_default(dtype, value=None):
+    if dtype is not None:
+        return D.convert_dtype(dtype)
+    if isinstance(value, bool):
+        return D.bool_
+    if isinstance(value, (int, np.integer)):
+        return D.int64
+    return D.default_float()
+
+
+def _full_infer(m, shape, value, dtype):
+    return [(list(shape), D.convert_dtype(dtype))]
+
+
+FULL = defop("full", lambda shape, value, dtype: np.full(shape, value, D.np_dtype(dtype)), inputs=(),
+             infer=_full_infer)
+ASSIGN_VALUE = defop("assign_value", lambda shape, values, dtype: np.asarray(values, D.np_dtype(dtype)).reshape(
+    shape), inputs=(), infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
+
+
+def _static_const(value, dtype):
+    a = np.asarray(value, dtype=D.np_dtype(dtype))
+    if a.ndim == 0 or (a.size and np.all(a == a.flat[0])):
+        v = a.flat[0].item() if a.size else 0
+        return apply(FULL, (), {"shape": list(a.shape), "value": v, "dtype": D.convert_dtype(dtype).name})
+    return apply(ASSIGN_VALUE, (), {"shape": list(a.shape), "values": a.reshape(-1).tolist(),
+                                    "dtype": D.convert_dtype(dtype).name})
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    """A tensor of `shape` filled with `fill_value`.
+
+    Example:
+        >>> oar.full([2, 2], 7.0).numpy()
+    """
+    if hasattr(fill_value, "dtype"):
+        from .math import cast
+        return cast(fill_value, dtype or fill_value.dtype) + zeros(shape, dtype or fill_value.dtype)
+    if hasattr(shape, "dtype") or (isinstance(shape, (list, tuple)) and any(hasattr(s, "block") for s in shape)):
+        from .dynamic_shape import full_dynamic
+        return full_dynamic(shape, fill_value, _dtype_or_default(dtype, fill_value))
+    dt = _dtype_or_default(dtype, fill_value)
+    return apply(FULL, (), {"shape": to_int_list(shape), "value": fill_value if not isinstance(
+        fill_value, np.generic) else fill_value.item(), "dtype": dt.name})
+
+
+def zeros(shape, dtype=None, name=None):
+    """A tensor of zeros (default dtype float32)."""
+    return full(shape, 0.0 if dtype is None else 0, dtype or D.default_float())
+
+
+def ones(shape, dtype=None, name=None):
+    """A tensor of ones (default dtype float32)."""
+    return full(shape, 1.0 if dtype is None else 1, dtype or D.default_float())
+
+
+def empty(shape, dtype=None, name=None):
+    """An uninitialised tensor; oar fills it with zeros so results never depend on garbage."""
+    return zeros(shape, dtype)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    """Like `x`'s shape, filled with `fill_value`."""
+    from .math import zeros_like
+    dt = D.convert_dtype(dtype) if dtype is not None else x.dtype
+    return zeros_like(x, dt) + fill_value if not isinstance(fill_value, bool) else \
+        zeros_like(x, D.bool_) | fill_value
+
+
+def empty_like(x, dtype=None, name=None):
+    from .math import zeros_like
+    return zeros_like(x, dtype)
+
+
+def _arange_infer(m, start, end, step, dtype):
+    return [([max(0, int(np.ceil((end - start) / step)))], D.convert_dtype(dtype))]
+
+
+ARANGE = defop("arange", lambda start, end, step, dtype: np.arange(start, end, step, dtype=D.np_dtype(dtype)),
+               inputs=(), infer=_arange_infer)
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """Values from `start` to `end` (exclusive) by `step`; a single argument is `end`."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if hasattr(v, "item") and not hasattr(v, "block") else v for v in (start, end, step)]
+    if any(hasattr(v, "block") for v in vals):
+        from .dynamic_shape import arange_dynamic
+        return arange_dynamic(*vals, dtype=dtype)
+    start, end, step = vals
+    if dtype is None:
+        dtype = D.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else D.default_float()
+    if step == 0:
+        raise ValueError("arange: step must not be 0")
+    return apply(ARANGE, (), {"start": start, "end": end, "step": step, "dtype": D.convert_dtype(dtype).name})
+
+
+LINSPACE = defop("linspace", lambda start, stop, num, dtype: np.linspace(start, stop, num).astype(D.np_dtype(dtype)),
+                 inputs=(), infer=lambda m, start, stop, num, dtype: [([num], D.convert_dtype(dtype))])
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    """`num` evenly spaced values from `start` to `stop` inclusive."""
+    return apply(LINSPACE, (), {"start": float(start), "stop": float(stop), "num": int(num),
+                                "dtype": _dtype_or_default(dtype).name})
+
+
+EYE = defop("eye", lambda num_rows, num_columns, dtype: np.eye(num_rows, num_columns, dtype=D.np_dtype(dtype)),
+            inputs=(), infer=lambda m, num_rows, num_columns, dtype: [([num_rows, num_columns],
+                                                                         D.convert_dtype(dtype))])
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    """Identity matrix of `num_rows` x `num_columns`."""
+    return apply(EYE, (), {"num_rows": int(num_rows), "num_columns": int(num_columns or num_rows),
+                           "dtype": _dtype_or_default(dtype).name})
+
+
+ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda g, out, x: g)
+
+
+def assign(x, output=None):
+    """Copies `x` (a Tensor, array or list) into a new tensor, or into `output`."""
+    from .common import operand
+    out = apply(ASSIGN, (operand(x),))
+    if output is not None:
+        output._inplace(out) if not hasattr(output, "block") else output._assign_from(out)
+        return output
+    return out
+
+
+def clone(x, name=None):
+    return assign(x)

@@ -1,0 +1,97 @@
+"""Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
+import numpy as np
+
+from .common import binary, infer_broadcast, infer_broadcast_bool, infer_bool, operand
+from .registry import apply, defop
+
+
+def _cmp(name, impl):
+    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast_bool)
+
+    def fn(x, y, name=None):
+        return binary(op, x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise `{name}` comparison with broadcasting; returns a bool tensor."
+    return op, fn
+
+
+EQUAL, equal = _cmp("equal", np.equal)
+NOT_EQUAL, not_equal = _cmp("not_equal", np.not_equal)
+LESS_THAN, less_than = _cmp("less_than", np.less)
+LESS_EQUAL, less_equal = _cmp("less_equal", np.less_equal)
+GREATER_THAN, greater_than = _cmp("greater_than", np.greater)
+GREATER_EQUAL, greater_equal = _cmp("greater_equal", np.greater_equal)
+
+
+def _logic(name, impl, bitwise=False):
+    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast if bitwise else infer_broadcast_bool)
+
+    def fn(x, y, out=None, name=None):
+        return binary(op, x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise `{name}`."
+    return op, fn
+
+
+LOGICAL_AND, logical_and = _logic("logical_and", np.logical_and)
+LOGICAL_OR, logical_or = _logic("logical_or", np.logical_or)
+LOGICAL_XOR, logical_xor = _logic("logical_xor", np.logical_xor)
+BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True)
+BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True)
+BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True)
+LOGICAL_NOT = defop("logical_not", np.logical_not, infer=infer_bool)
+BITWISE_NOT = defop("bitwise_not", np.invert)
+
+
+def logical_not(x, out=None, name=None):
+    """Elementwise logical not; returns bool."""
+    return apply(LOGICAL_NOT, (operand(x),))
+
+
+def bitwise_not(x, out=None, name=None):
+    """Elementwise bitwise not (logical not for bool)."""
+    return apply(BITWISE_NOT, (operand(x),))
+
+
+def _infer_all(m, axis, keepdim):
+    from .math import _infer_reduce
+    from ..framework import dtype as D
+    return [(_infer_reduce(m, axis, keepdim)[0][0], D.bool_)]
+
+
+ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=axis, keepdims=keepdim)), infer=_infer_all)
+ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=axis, keepdims=keepdim)), infer=_infer_all)
+
+
+def all(x, axis=None, keepdim=False, name=None):
+    """True where every element along `axis` is true."""
+    from .common import norm_axis
+    return apply(ALL, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+def any(x, axis=None, keepdim=False, name=None):
+    """True where some element along `axis` is true."""
+    from .common import norm_axis
+    return apply(ANY, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+ISCLOSE = defop("isclose", lambda x, y, rtol, atol, equal_nan: np.isclose(x, y, rtol, atol, equal_nan),
+                inputs=("x", "y"), infer=infer_broadcast_bool)
+
+
+def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    """Elementwise |x - y| <= atol + rtol * |y|."""
+    return binary(ISCLOSE, x, y, {"rtol": float(rtol), "atol": float(atol), "equal_nan": bool(equal_nan)})
+
+
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    """A 0-D bool tensor: whether every element is close."""
+    return all(isclose(x, y, rtol, atol, equal_nan))
+
+
+def equal_all(x, y, name=None):
+    """A 0-D bool tensor: same shape and all elements equal."""
+    if x.shape != y.shape:
+        from .creation import full
+        return full([], False, "bool")
+    return all(equal(x, y))

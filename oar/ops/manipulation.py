@@ -1,0 +1,405 @@
+"""Shape manipulation and indexing ops."""
+import numpy as np
+
+from ..framework import dtype as D
+from .common import operand, to_int_list
+from .math import unbroadcast, expand_as, zeros_like, cast
+from .registry import apply, defop
+
+# ---- reshape family --------------------------------------------------------------------------------------------
+
+
+def _reshape_shape(in_shape, shape):
+    """Paddle's reshape target: 0 copies the input dim, one -1 is inferred."""
+    out = [in_shape[i] if s == 0 else s for i, s in enumerate(shape)]
+    return out
+
+
+def _reshape(x, shape):
+    return x.reshape(_reshape_shape(x.shape, shape))
+
+
+def _reshape_infer(m, shape):
+    ins = m[0][0]
+    out = _reshape_shape(ins, shape)
+    if out.count(-1) == 1 and -1 not in ins:
+        known = int(np.prod([d for d in out if d != -1]))
+        total = int(np.prod(ins))
+        if known == 0 or total % known:
+            raise ValueError(f"reshape: cannot reshape a tensor of shape {ins} into {shape}")
+        out[out.index(-1)] = total // known
+    elif -1 not in out and -1 not in ins and int(np.prod(out)) != int(np.prod(ins)):
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {ins} ({int(np.prod(ins))} elements) "
+                         f"into {shape} ({int(np.prod(out))} elements)")
+    return [(out, m[0][1])]
+
+
+def _reshape_check(x, shape):
+    _reshape_infer([(x.shape, None)], shape)
+
+
+RESHAPE = defop("reshape", _reshape, infer=_reshape_infer, check=_reshape_check,
+                grad=lambda g, out, x, shape: reshape_as(g, x))
+
+RESHAPE_AS = defop("reshape_as", lambda x, y: x.reshape(y.shape), inputs=("x", "y"), nondiff=(1,),
+                   infer=lambda m: [(m[1][0], m[0][1])], grad=lambda g, out, x, y: (reshape_as(g, x), None))
+
+
+def reshape_as(x, y):
+    """Reshapes `x` to `y`'s (runtime) shape."""
+    if x.shape == y.shape and -1 not in y.shape:
+        return x
+    if -1 not in y.shape:
+        return apply(RESHAPE, (x,), {"shape": list(y.shape)})
+    return apply(RESHAPE_AS, (x, y))
+
+
+def reshape(x, shape, name=None):
+    """Gives `x` a new shape with the same number of elements; 0 keeps a dim, -1 infers one.
+
+    Example:
+        >>> oar.reshape(oar.ones([2, 6]), [3, -1]).shape
+        [3, 4]
+    """
+    if hasattr(shape, "dtype") or (isinstance(shape, (list, tuple)) and any(hasattr(s, "dtype") for s in shape)):
+        from .dynamic_shape import reshape_dynamic
+        return reshape_dynamic(x, shape)
+    return apply(RESHAPE, (x,), {"shape": [int(s) for s in shape]})
+
+
+def _flatten(x, start_axis, stop_axis):
+    return x.reshape(x.shape[:start_axis] + (-1,) + x.shape[stop_axis + 1:])
+
+
+FLATTEN = defop("flatten", _flatten, grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Merges dims `start_axis`..`stop_axis` into one."""
+    nd = x.ndim
+    if nd == 0:
+        return reshape(x, [1])
+    s, e = start_axis % nd, stop_axis % nd
+    if s > e:
+        raise ValueError(f"flatten: start_axis {start_axis} is after stop_axis {stop_axis}")
+    return apply(FLATTEN, (x,), {"start_axis": s, "stop_axis": e})
+
+
+def _transpose_infer(m, perm):
+    s = m[0][0]
+    if sorted(perm) != list(range(len(s))):
+        raise ValueError(f"transpose: perm {perm} is not a permutation of the {len(s)} dims of shape {s}")
+    return [([s[p] for p in perm], m[0][1])]
+
+
+TRANSPOSE = defop("transpose", lambda x, perm: np.transpose(x, perm), infer=_transpose_infer,
+                  grad=lambda g, out, x, perm: transpose(g, list(np.argsort(perm))))
+
+
+def transpose(x, perm, name=None):
+    """Permutes the dims of `x`."""
+    perm = [int(p) % max(x.ndim, 1) for p in perm]
+    return apply(TRANSPOSE, (x,), {"perm": perm})
+
+
+def moveaxis(x, source, destination, name=None):
+    perm = list(np.moveaxis(np.arange(x.ndim), source, destination))
+    return transpose(x, perm)
+
+
+def _squeeze_axes(shape, axis):
+    if axis is None:
+        return [i for i, d in enumerate(shape) if d == 1]
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    return [a % len(shape) for a in axes if shape[a % len(shape)] == 1] if shape else []
+
+
+def squeeze(x, axis=None, name=None):
+    """Removes dims of size 1 (those in `axis`, or all)."""
+    axes = _squeeze_axes(x.shape, axis)
+    if not axes:
+        return x
+    return reshape(x, [d for i, d in enumerate(x.shape) if i not in axes] if -1 not in x.shape else
+                   [0 if d != -1 else -1 for i, d in enumerate(x.shape) if i not in axes])
+
+
+def unsqueeze(x, axis, name=None):
+    """Inserts dims of size 1 at the positions `axis` (of the output)."""
+    axes = [axis] if isinstance(axis, int) else [int(a) for a in axis]
+    nd = x.ndim + len(axes)
+    axes = sorted(a % nd for a in axes)
+    shape = list(x.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    if shape.count(-1) > 1:
+        return apply(UNSQUEEZE, (x,), {"axis": axes})
+    return reshape(x, shape)
+
+
+UNSQUEEZE = defop("unsqueeze", lambda x, axis: np.expand_dims(x, axis),
+                  grad=lambda g, out, x, axis: reshape_as(g, x))
+
+
+def _broadcast_to(x, shape):
+    shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
+    return np.broadcast_to(x, shape)
+
+
+BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
+
+
+def broadcast_to(x, shape, name=None):
+    """Broadcasts `x` to `shape` (-1 keeps a dim)."""
+    return apply(BROADCAST_TO, (x,), {"shape": to_int_list(shape)})
+
+
+expand = broadcast_to
+
+
+def tile(x, repeat_times, name=None):
+    """Repeats `x` along each dim."""
+    reps = to_int_list(repeat_times)
+    return apply(TILE, (x,), {"repeat_times": reps})
+
+
+def _tile_grad(g, out, x, repeat_times):
+    reps = [1] * (g.ndim - len(repeat_times)) + list(repeat_times)
+    xs = [1] * (g.ndim - x.ndim) + list(x.shape)
+    inter = []
+    for r, d in zip(reps, xs):
+        inter += [r, d]
+    gg = reshape(g, inter)
+    from .math import sum as _sum
+    gg = _sum(gg, axis=list(range(0, 2 * len(reps), 2)))
+    return reshape_as(gg, x)
+
+
+TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
+
+
+# ---- joining and splitting -------------------------------------------------------------------------------------
+
+def _concat_infer(m, axis):
+    shapes = [s for s, _ in m]
+    out = list(shapes[0])
+    out[axis] = -1 if any(s[axis] == -1 for s in shapes) else int(sum(s[axis] for s in shapes))
+    for s in shapes[1:]:
+        if len(s) != len(out) or any(a != b and a != -1 and b != -1 for i, (a, b) in enumerate(zip(s, shapes[0]))
+                                     if i != axis):
+            raise ValueError(f"concat: shapes {shapes} differ outside axis {axis}")
+    return [(out, m[0][1])]
+
+
+def _concat_grad(g, out, *xs, axis):
+    if all(-1 not in x.shape for x in xs):
+        return tuple(split(g, [x.shape[axis] for x in xs], axis=axis))
+    return tuple(apply(SPLIT_LIKE, (g,) + tuple(xs), {"axis": axis}))
+
+
+CONCAT = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), inputs=("x",), variadic=True,
+               infer=_concat_infer, grad=_concat_grad)
+SPLIT_LIKE = defop("split_like", lambda g, *xs, axis: tuple(np.split(g, np.cumsum([x.shape[axis] for x in xs])[:-1],
+                                                                     axis=axis)),
+                   inputs=("x",), outputs=("out*",), variadic=True,
+                   infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]])
+
+
+def concat(x, axis=0, name=None):
+    """Joins tensors along an existing `axis`."""
+    xs = list(x)
+    if not xs:
+        raise ValueError("concat needs at least one tensor")
+    t = xs[0].dtype
+    for o in xs[1:]:
+        t = D.promote(t, o.dtype)
+    xs = [cast(v, t) for v in xs]
+    return apply(CONCAT, tuple(xs), {"axis": int(axis) % max(xs[0].ndim, 1)})
+
+
+def stack(x, axis=0, name=None):
+    """Joins tensors of the same shape along a new `axis`."""
+    xs = list(x)
+    nd = xs[0].ndim + 1
+    a = int(axis) % nd
+    return concat([unsqueeze(v, a) for v in xs], axis=a)
+
+
+def _split_infer(m, sections, axis):
+    s = m[0][0]
+    return [([n if i == axis else d for i, d in enumerate(s)], m[0][1]) for n in sections]
+
+
+SPLIT = defop("split", lambda x, sections, axis: tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis)),
+              outputs=("out*",), infer=_split_infer,
+              grad=lambda g, out, x, sections, axis: concat(
+                  [gi if gi is not None else zeros_like(o) for gi, o in zip(g, out)], axis=axis))
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    """Splits into `num_or_sections` equal parts or parts of the given sizes (one may be -1)."""
+    axis = int(axis) % x.ndim
+    n = x.shape[axis]
+    if isinstance(num_or_sections, int):
+        if n == -1:
+            raise ValueError("split: cannot split an unknown dim into equal parts; give section sizes")
+        if n % num_or_sections:
+            raise ValueError(f"split: dim {axis} of size {n} does not divide into {num_or_sections} parts")
+        sections = [n // num_or_sections] * num_or_sections
+    else:
+        sections = [int(s) for s in num_or_sections]
+        if -1 in sections:
+            sections[sections.index(-1)] = n - (sum(sections) + 1)
+        if sum(sections) != n:
+            raise ValueError(f"split: sections {list(num_or_sections)} do not add up to dim {axis} of size {n}")
+    return list(apply(SPLIT, (x,), {"sections": sections, "axis": axis}))
+
+
+def chunk(x, chunks, axis=0, name=None):
+    """Splits into `chunks` equal parts."""
+    return split(x, chunks, axis)
+
+
+def unbind(input, axis=0):
+    """Splits along `axis` into tensors with that dim removed."""
+    axis = axis % input.ndim
+    return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
+
+
+# ---- shape queries ---------------------------------------------------------------------------------------------
+
+SHAPE = defop("shape", lambda x: np.asarray(x.shape, dtype=np.int64), infer=lambda m: [([len(m[0][0])], D.int64)])
+NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambda m: [([], D.int64)])
+
+
+def shape(input):
+    """The shape of `input` as a 1-D int64 tensor (known at run time in static mode)."""
+    return apply(SHAPE, (input,))
+
+
+def numel(x, name=None):
+    """The number of elements as a 0-D int64 tensor."""
+    return apply(NUMEL, (x,))
+
+
+# ---- indexing ------------------------------------------------------------------------------------------------
+# An index is encoded as a JSON-friendly spec (so static programs can store it); tensor indices are op inputs.
+#   ["i", k] int   ["s", start, stop, step] slice   ["n"] None   ["e"] Ellipsis   ["t"] next tensor input
+
+
+def encode_index(index):
+    """Splits a Python index into (spec, tensor_inputs)."""
+    from ..tensor.methods import TensorMethods
+    if not isinstance(index, tuple):
+        index = (index,)
+    spec, tensors = [], []
+    for it in index:
+        if it is None:
+            spec.append(["n"])
+        elif it is Ellipsis:
+            spec.append(["e"])
+        elif isinstance(it, slice):
+            parts = [it.start, it.stop, it.step]
+            if any(isinstance(p, TensorMethods) for p in parts):
+                parts = [int(p) if isinstance(p, TensorMethods) and not hasattr(p, "block") else p for p in parts]
+                if any(isinstance(p, TensorMethods) for p in parts):
+                    raise TypeError("slice bounds given by static tensors are not supported; use oar.slice")
+            spec.append(["s"] + [None if p is None else int(p) for p in parts])
+        elif isinstance(it, (bool, np.bool_)):
+            tensors.append(operand(np.asarray(it)))
+            spec.append(["t"])
+        elif isinstance(it, (int, np.integer)):
+            spec.append(["i", int(it)])
+        elif isinstance(it, TensorMethods):
+            tensors.append(it)
+            spec.append(["t"])
+        elif isinstance(it, (list, np.ndarray)):
+            a = np.asarray(it)
+            tensors.append(operand(a if a.dtype.kind in "biu" else a.astype(np.int64)))
+            spec.append(["t"])
+        else:
+            raise TypeError(f"unsupported index {it!r} of type {type(it).__name__}")
+    return spec, tensors
+
+
+def decode_index(spec, arrays):
+    it = iter(arrays)
+    out = []
+    for s in spec:
+        k = s[0]
+        if k == "i":
+            out.append(s[1])
+        elif k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        else:
+            a = next(it)
+            out.append(a.item() if a.ndim == 0 and a.dtype.kind in "iu" else a)
+    return tuple(out)
+
+
+def _getitem(x, *idx, spec):
+    return np.asarray(x[decode_index(spec, idx)])
+
+
+def _getitem_grad(g, out, x, *idx, spec):
+    return (apply(GETITEM_GRAD, (x, g) + idx, {"spec": spec}),) + (None,) * len(idx)
+
+
+def _getitem_grad_impl(x, g, *idx, spec):
+    gx = np.zeros_like(x, dtype=g.dtype)
+    np.add.at(gx, decode_index(spec, idx), g)
+    return gx
+
+
+GETITEM = defop("getitem", _getitem, inputs=("x",), variadic=True, grad=_getitem_grad)
+GETITEM_GRAD = defop("getitem_grad", _getitem_grad_impl, inputs=("x",), variadic=True,
+                     infer=lambda m, spec: [(m[0][0], m[1][1])],
+                     grad=lambda gg, out, x, g, *idx, spec: (None, getitem(gg, spec, idx)) + (None,) * len(idx))
+
+
+def getitem(x, spec, tensors):
+    return apply(GETITEM, (x,) + tuple(tensors), {"spec": spec})
+
+
+def _setitem(x, v, *idx, spec):
+    out = x.copy()
+    out[decode_index(spec, idx)] = v
+    return out
+
+
+def _setitem_grad(g, out, x, v, *idx, spec):
+    gx = apply(SETITEM, (g, zeros_like(v) if v.ndim else cast(zeros_like(v), g.dtype)) + tuple(idx), {"spec": spec})
+    gv = getitem(g, spec, idx)
+    if gv.shape != v.shape:
+        from .math import sum as _sum
+        extra = gv.ndim - v.ndim
+        if extra > 0:
+            gv = _sum(gv, axis=list(range(extra)))
+        gv = unbroadcast(gv, v)
+    return (gx, gv) + (None,) * len(idx)
+
+
+SETITEM = defop("setitem", _setitem, inputs=("x",), variadic=True, infer=lambda m, spec: [m[0]],
+                grad=_setitem_grad)
+
+
+def setitem(x, index, value):
+    """Out-of-place ``x[index] = value``; returns the new tensor."""
+    spec, tensors = encode_index(index)
+    v = operand(value, x)
+    if v.dtype is not x.dtype:
+        v = cast(v, x.dtype)
+    return apply(SETITEM, (x, v) + tuple(tensors), {"spec": spec})
+
+
+def tensor_getitem(self, index):
+    spec, tensors = encode_index(index)
+    return getitem(self, spec, tensors)
+
+
+def tensor_setitem(self, index, value):
+    out = setitem(self, index, value)
+    self._inplace(out)

@@ -1,0 +1,162 @@
+"""Static program building: the current (main, startup) programs, and `append_op`, which the registry's
+`apply` calls in static mode. Eager Tensors met while building (a Layer's parameters during to_static)
+become persistable Variables bound to those Tensors."""
+import contextlib
+import os
+import sys
+import linecache
+
+import numpy as np
+
+from ..framework import dtype as D
+from ..framework.state import STATE
+from ..ops.registry import infer_meta
+from ..tensor.tensor import Tensor, Parameter
+from .ir import Program, Variable
+
+_OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class _Programs:
+    def __init__(self):
+        self.main = Program()
+        self.startup = Program()
+
+
+_CUR = _Programs()
+
+
+def default_main_program():
+    """The Program that static-mode ops append to (outside any `program_guard`)."""
+    return _CUR.main
+
+
+def default_startup_program():
+    """The Program that holds parameter initialisation."""
+    return _CUR.startup
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    """Within the block, static ops go to `main_program` and parameter initialisers to `startup_program`."""
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard expects a Program, got {type(main_program).__name__}")
+    prev = (_CUR.main, _CUR.startup)
+    _CUR.main = main_program
+    if startup_program is not None:
+        _CUR.startup = startup_program
+    try:
+        yield
+    finally:
+        _CUR.main, _CUR.startup = prev
+
+
+@contextlib.contextmanager
+def static_mode(on=True):
+    """Temporarily switches op dispatch to static building (used by to_static and tests)."""
+    prev = STATE.static
+    STATE.static = on
+    try:
+        yield
+    finally:
+        STATE.static = prev
+
+
+def enable_static():
+    """Switches oar to static mode: op calls build the default main Program instead of computing."""
+    STATE.static = True
+
+
+def disable_static(place=None):
+    """Switches back to eager (dynamic) mode, the default."""
+    STATE.static = False
+
+
+def user_location():
+    """(file, line, source text) of the innermost frame outside the oar package: the user's line."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_OAR_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    fn, ln = f.f_code.co_filename, f.f_lineno
+    return (fn, ln, linecache.getline(fn, ln).strip())
+
+
+def as_var(block, t):
+    """The Variable for an op input: Variables pass through; eager Tensors become bound persistable vars."""
+    if isinstance(t, Variable):
+        return t
+    if isinstance(t, Tensor):
+        prog = block.program
+        gb = prog.global_block()
+        name = t.name
+        v = gb.vars.get(name)
+        if v is None or prog.bound.get(name) is not t:
+            if v is not None:  # a different tensor under the same name
+                name = prog.unique_name(name)
+            is_param = isinstance(t, Parameter)
+            v = gb.create_var(name, t.shape, t.dtype, persistable=True, stop_gradient=t.stop_gradient,
+                              is_parameter=is_param, trainable=getattr(t, "trainable", False))
+            prog.bound[name] = t
+        return v
+    raise TypeError(f"static op input must be a Variable or Tensor, got {type(t).__name__}")
+
+
+def append_op(op, inputs, attrs):
+    """Appends `op` to the current block of the main program and returns its output Variable(s)."""
+    block = _CUR.main.current_block()
+    in_vars = [as_var(block, t) for t in inputs]
+    loc = user_location()
+    try:
+        metas = infer_meta(op, [(v.shape, v.dtype) for v in in_vars], attrs)
+    except Exception as e:
+        raise _build_error(op, in_vars, attrs, e, loc) from None
+    prefix = op.name
+    outs = [block.create_var(_CUR.main.unique_name(prefix + ".tmp"), shape, dtype) for shape, dtype in metas]
+    sg = all(v.stop_gradient for v in in_vars) or op.grad is None
+    for i, v in enumerate(outs):
+        v.stop_gradient = sg or i in op.nondiff_out or v.dtype.kind not in "fc"
+    if op.variadic:
+        ins = {op.inputs[0]: [v.name for v in in_vars]}
+    else:
+        ins = {slot: [v.name] for slot, v in zip(op.inputs, in_vars)}
+    if op.outputs[0].endswith("*"):
+        outd = {op.outputs[0][:-1]: [v.name for v in outs]}
+    else:
+        outd = {slot: [v.name] for slot, v in zip(op.outputs, outs)}
+    block.append_op(op.name, ins, outd, dict(attrs), loc)
+    return tuple(outs) if op.multi_out else outs[0]
+
+
+def _build_error(op, in_vars, attrs, exc, loc):
+    shapes = ", ".join(f"{v.name}: {v.dtype.name}{v.shape}" for v in in_vars)
+    where = f"\n  at {loc[0]}:{loc[1]}\n    {loc[2]}" if loc else ""
+    kind = type(exc) if isinstance(exc, (ValueError, TypeError, IndexError)) else ValueError
+    return kind(f"{op.name}({shapes}) failed while building the program: {exc}{where}")
+
+
+def append_assign(src, dst):
+    """Writes `src` into the existing Variable `dst` (used for in-place updates of persistable vars)."""
+    block = _CUR.main.current_block()
+    src = as_var(block, src)
+    block.append_op("assign", {"x": [src.name]}, {"out": [dst.name]}, {}, user_location())
+
+
+def data(name, shape, dtype=None, lod_level=0):
+    """Declares a feed Variable of the main program; None or -1 dims are filled at run time.
+
+    Example:
+        >>> x = oar.static.data(name='x', shape=[None, 784], dtype='float32')
+    """
+    shape = [-1 if d is None else int(d) for d in shape]
+    dt = D.convert_dtype(dtype) if dtype is not None else D.default_float()
+    block = _CUR.main.global_block()
+    v = block.create_var(name, shape, dt, stop_gradient=True, is_data=True)
+    return v
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
+    """Creates a parameter in the main program and its initialiser in the startup program."""
+    from ..nn.initializer import init_static_parameter
+    return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)

@@ -1,0 +1,275 @@
+"""The Program IR: a `Program` holds `Block`s; a Block holds `Variable`s and `Operator`s. Plain data.
+
+Printing (`docs/ir.md` grammar) and JSON round trip live in `printer.py` and `serialize.py`.
+"""
+import itertools
+
+from ..framework import dtype as D
+from ..tensor.methods import TensorMethods
+
+
+class Variable(TensorMethods):
+    """A named, typed value in a Block: shape (-1 for unknown dims), dtype, persistable, stop_gradient.
+
+    Static-mode ops take and return Variables; the same operators and methods as `Tensor` apply.
+    """
+
+    __slots__ = ("name", "shape", "dtype", "block", "persistable", "stop_gradient", "is_parameter", "trainable",
+                 "is_data", "attrs", "__weakref__")
+
+    def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=True, is_parameter=False,
+                 trainable=True, is_data=False):
+        self.block, self.name = block, name
+        self.shape = [int(d) for d in shape]
+        self.dtype = D.convert_dtype(dtype)
+        self.persistable, self.stop_gradient = persistable, stop_gradient
+        self.is_parameter, self.trainable, self.is_data = is_parameter, trainable, is_data
+        self.attrs = {}
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def dim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            if d < 0:
+                return -1
+            n *= d
+        return n
+
+    @property
+    def type(self):
+        return "DENSE_TENSOR"
+
+    def __repr__(self):
+        return f"var {self.name} : {self.dtype.name}{self.shape}" + (" (persistable)" if self.persistable else "")
+
+    def __hash__(self):
+        return id(self)
+
+    def __len__(self):
+        if not self.shape or self.shape[0] < 0:
+            raise TypeError(f"len() of a static Variable '{self.name}' whose first dim is unknown; "
+                            "use oar.shape(x)[0] for the run-time length")
+        return self.shape[0]
+
+    def _static_value_error(self, what):
+        raise TypeError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose value exists "
+                        "only when the program runs. Keep the computation in oar ops, or fetch the value from the "
+                        "Executor.")
+
+    def numpy(self):
+        self._static_value_error("Variable.numpy()")
+
+    def item(self):
+        self._static_value_error("Variable.item()")
+
+    def tolist(self):
+        self._static_value_error("Variable.tolist()")
+
+    def __bool__(self):
+        self._static_value_error(f"bool() of Variable '{self.name}' (a Python `if`/`while` on it)")
+
+    def __float__(self):
+        self._static_value_error("float()")
+
+    def __int__(self):
+        self._static_value_error("int()")
+
+    def __index__(self):
+        self._static_value_error("using a Variable as a Python index")
+
+    def __array__(self, dtype=None, copy=None):
+        self._static_value_error("numpy.asarray()")
+
+    def _inplace(self, out):
+        """In-place ops in static mode rebind this Python object to the result Variable."""
+        for k in ("name", "shape", "dtype", "block", "persistable", "stop_gradient"):
+            setattr(self, k, getattr(out, k))
+        return self
+
+    def _assign_from(self, src):
+        from .builder import append_assign
+        append_assign(src, self)
+
+    def detach(self):
+        from ..ops.creation import assign
+        out = assign(self)
+        out.stop_gradient = True
+        return out
+
+    def backward(self, *a, **k):
+        raise RuntimeError("Variable.backward() is not available in static mode; use oar.static.append_backward(loss)"
+                           " or optimizer.minimize(loss)")
+
+
+class Operator:
+    """One op in a Block: ``type``, named ``inputs``/``outputs`` (slot -> [var names]), ``attrs``, and ``loc``,
+    the user's ``(file, line, source text)`` that created it. Sub-blocks are attrs holding block indices."""
+
+    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "loc")
+
+    def __init__(self, block, type, inputs, outputs, attrs, loc=None):
+        self.block, self.type, self.inputs, self.outputs, self.attrs, self.loc = block, type, inputs, outputs, attrs, loc
+
+    def input_names(self):
+        return [n for names in self.inputs.values() for n in names]
+
+    def output_names(self):
+        return [n for names in self.outputs.values() for n in names]
+
+    def input(self, slot):
+        return self.inputs.get(slot, [])
+
+    def output(self, slot):
+        return self.outputs.get(slot, [])
+
+    def __repr__(self):
+        from .printer import format_op
+        return format_op(self)
+
+
+class Block:
+    """An ordered list of Operators over a table of Variables; ``parent_idx`` links sub-blocks (-1 for the top)."""
+
+    def __init__(self, program, idx, parent_idx=-1):
+        self.program, self.idx, self.parent_idx = program, idx, parent_idx
+        self.vars = {}
+        self.ops = []
+
+    def var(self, name):
+        """The Variable `name` from this block or an ancestor; KeyError naming it when absent."""
+        b = self
+        while b is not None:
+            if name in b.vars:
+                return b.vars[name]
+            b = b.parent
+        raise KeyError(f"variable '{name}' is not defined in block {self.idx} or its parents")
+
+    def has_var(self, name):
+        try:
+            self.var(name)
+            return True
+        except KeyError:
+            return False
+
+    @property
+    def parent(self):
+        return self.program.blocks[self.parent_idx] if self.parent_idx >= 0 else None
+
+    def create_var(self, name=None, shape=(), dtype="float32", **kw):
+        name = name or self.program.unique_name("tmp")
+        v = Variable(self, name, shape, dtype, **kw)
+        self.vars[name] = v
+        self.program._bump()
+        return v
+
+    def append_op(self, type, inputs, outputs, attrs=None, loc=None):
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc)
+        self.ops.append(op)
+        self.program._bump()
+        return op
+
+    def _insert_op(self, index, type, inputs, outputs, attrs=None, loc=None):
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc)
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if v.is_parameter]
+
+    def __repr__(self):
+        from .printer import format_block
+        return format_block(self)
+
+
+class Program:
+    """A whole static computation: ``blocks[0]`` is the global block; control-flow ops own sub-blocks.
+
+    Example:
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [None, 3])
+        ...     y = x * 2
+        >>> print(main)
+    """
+
+    def __init__(self):
+        self.blocks = [Block(self, 0)]
+        self.current_block_idx = 0
+        self.version = 0
+        self._names = {}
+        self.bound = {}          # var name -> eager Tensor whose value the var holds (dy2static parameters)
+        self.random_seed = 0
+        self.provenance = []     # lines left by passes
+
+    def _bump(self):
+        self.version += 1
+
+    def unique_name(self, prefix):
+        n = self._names.get(prefix, 0)
+        self._names[prefix] = n + 1
+        return f"{prefix}_{n}"
+
+    def global_block(self):
+        return self.blocks[0]
+
+    def block(self, i):
+        return self.blocks[i]
+
+    def current_block(self):
+        return self.blocks[self.current_block_idx]
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def _create_block(self, parent_idx=None):
+        parent = self.current_block_idx if parent_idx is None else parent_idx
+        b = Block(self, len(self.blocks), parent)
+        self.blocks.append(b)
+        self.current_block_idx = b.idx
+        self._bump()
+        return b
+
+    def _rollback(self):
+        self.current_block_idx = self.current_block().parent_idx
+
+    def list_vars(self):
+        for b in self.blocks:
+            yield from b.vars.values()
+
+    def all_parameters(self):
+        return [v for b in self.blocks for v in b.vars.values() if v.is_parameter]
+
+    def clone(self, for_test=False):
+        """A deep copy; ``for_test=True`` switches dropout/batch_norm ops to inference behaviour."""
+        from .serialize import program_from_dict, program_to_dict
+        p = program_from_dict(program_to_dict(self, check=False))
+        p.bound = dict(self.bound)
+        if for_test:
+            for b in p.blocks:
+                for op in b.ops:
+                    if "training" in op.attrs:
+                        op.attrs["training"] = False
+                    if "is_test" in op.attrs:
+                        op.attrs["is_test"] = True
+        return p
+
+    def __str__(self):
+        from .printer import format_program
+        return format_program(self)
+
+    __repr__ = __str__
+
+    def to_string(self, throw_on_error=False, with_details=False):
+        return str(self)
+
+
+_ids = itertools.count()

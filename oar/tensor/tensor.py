@@ -1,0 +1,298 @@
+"""The eager `Tensor`: a NumPy array plus autograd bookkeeping. Operators and methods come from `TensorMethods`."""
+import itertools
+
+import numpy as np
+
+from ..framework import dtype as D
+from ..framework.state import STATE
+from ..ops import registry
+from .methods import TensorMethods
+
+_names = itertools.count()
+
+
+class Tensor(TensorMethods):
+    """An n-dimensional array that records the ops applied to it for `backward()`.
+
+    Create one with `oar.to_tensor`. ``stop_gradient`` (True by default) means no gradient is wanted.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> (x * x).sum().backward()
+        >>> x.grad.numpy()
+        array([2., 4.], dtype=float32)
+    """
+
+    __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_name", "_hooks", "_version", "persistable",
+                 "__weakref__")
+    __array_priority__ = 100  # numpy defers binary operators to us
+
+    def __init__(self, data, stop_gradient=True, name=None):
+        self._data = data
+        self.stop_gradient = stop_gradient
+        self._grad = None
+        self._node = None
+        self._name = name
+        self._hooks = None
+        self._version = 0
+        self.persistable = False
+
+    @classmethod
+    def _wrap(cls, a):
+        """Wraps a kernel result (fast path: no checks, no copy)."""
+        t = object.__new__(Tensor)
+        t._data = a if type(a) is np.ndarray else np.asarray(a)
+        t.stop_gradient = True
+        t._grad = t._node = t._name = t._hooks = None
+        t._version = 0
+        t.persistable = False
+        return t
+
+    # ---- metadata -------------------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return list(self._data.shape)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def dtype(self):
+        return D.convert_dtype(self._data.dtype)
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = f"generated_tensor_{next(_names)}"
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def place(self):
+        from ..framework.state import CPUPlace
+        return CPUPlace()
+
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        self._grad = value if value is None or isinstance(value, Tensor) else Tensor(np.asarray(value))
+
+    # ---- conversion -----------------------------------------------------------------------------------------
+    def numpy(self):
+        """The values as a NumPy array (a view: copy it before changing it in place)."""
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def item(self, *args):
+        if args:
+            return self._data.item(*args)
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape {self.shape}")
+        return self._data.item()
+
+    def _scalar(self, kind):
+        if self._data.size != 1:
+            raise TypeError(f"only a tensor with one element can be converted to a Python {kind.__name__}; "
+                            f"this one has shape {self.shape}")
+        return kind(self._data.reshape(()).item())
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu":
+            raise TypeError("only integer tensors can be used as an index")
+        return self._scalar(int)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self._data.shape[0]
+
+    def __repr__(self):
+        body = np.array2string(self._data, separator=", ", prefix="       ")
+        grad = "" if self._node is None else ""
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
+                f"stop_gradient={self.stop_gradient}{grad},\n       {body})")
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __deepcopy__(self, memo):
+        t = Tensor(self._data.copy(), self.stop_gradient)
+        t.persistable = self.persistable
+        return t
+
+    # ---- autograd -------------------------------------------------------------------------------------------
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """Accumulates d(self)/d(leaf) into ``leaf.grad`` for every leaf with ``stop_gradient=False``."""
+        from ..autograd.engine import backward
+        backward([self], [grad_tensor], retain_graph=retain_graph)
+
+    def clear_grad(self, set_to_zero=False):
+        """Drops (or zeroes) the accumulated gradient."""
+        if set_to_zero and self._grad is not None:
+            self._grad = Tensor(np.zeros_like(self._grad._data))
+        else:
+            self._grad = None
+
+    clear_gradient = clear_grad
+
+    def register_hook(self, hook):
+        """Calls ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
+        if self.stop_gradient:
+            raise RuntimeError("cannot register a hook on a tensor with stop_gradient=True")
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+
+        class _Handle:
+            def remove(_):
+                if hook in self._hooks:
+                    self._hooks.remove(hook)
+        return _Handle()
+
+    def detach(self):
+        """A tensor sharing the values with no gradient history."""
+        return Tensor(self._data, True)
+
+    def set_value(self, value):
+        """Replaces the values in place (same shape); used by optimizers and state loading."""
+        a = np.asarray(value._data if isinstance(value, Tensor) else value)
+        if list(a.shape) != list(self._data.shape):
+            raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
+        self._data = a.astype(self._data.dtype, copy=False)
+        self._version += 1
+
+    def _inplace(self, out):
+        """Makes `self` take the result `out` of an in-place op, keeping the tape consistent."""
+        if not self.stop_gradient and self._node is None and STATE.grad_enabled:
+            raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
+                               "use the out-of-place op or wrap the change in oar.no_grad()")
+        self._data = out._data.astype(self._data.dtype, copy=False) if out._data.dtype != self._data.dtype \
+            else out._data
+        self._version += 1
+        if out._node is not None:
+            node = out._node
+            node.outputs = tuple(self if o is out else o for o in node.outputs)
+            self._node, self.stop_gradient = node, False
+        return self
+
+
+class Parameter(Tensor):
+    """A trainable Tensor owned by a Layer (``stop_gradient=False`` unless ``trainable=False``)."""
+
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "do_model_average")
+
+    def __init__(self, data, name=None, trainable=True):
+        super().__init__(data, stop_gradient=not trainable, name=name)
+        self.trainable = trainable
+        self.persistable = True
+        self.optimize_attr = {"learning_rate": 1.0}
+        self.regularizer = None
+        self.need_clip = True
+        self.is_distributed = False
+        self.do_model_average = None
+
+    def __setattr__(self, key, value):
+        object.__setattr__(self, key, value)
+        if key == "trainable":
+            object.__setattr__(self, "stop_gradient", not value)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+registry._bind_tensor(Tensor)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """Makes a Tensor from a Python scalar, (nested) list, NumPy array or Tensor.
+
+    Python floats become the default dtype (float32); integers int64; an explicit `dtype` wins.
+
+    Example:
+        >>> oar.to_tensor([[1, 2], [3, 4]], dtype='float32')
+    """
+    if STATE.static:  # building a program: the value becomes a constant op
+        from ..ops.creation import _static_const
+        a = np.asarray(data._data if isinstance(data, Tensor) else data)
+        if dtype is None and a.dtype == np.float64 and not isinstance(data, (np.ndarray, Tensor)):
+            a = a.astype(D.default_float().np)
+        out = _static_const(a, D.convert_dtype(dtype) if dtype is not None else D.convert_dtype(a.dtype))
+        out.stop_gradient = stop_gradient
+        return out
+    if isinstance(data, Tensor):
+        a = data._data
+    elif hasattr(data, "_static_value_error"):
+        data._static_value_error("to_tensor")
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(data)):
+            data = _unwrap_nested(data)
+        a = np.array(data)
+        if a.dtype == object:
+            raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__} with ragged or mixed data")
+        if dtype is None:
+            if a.dtype == np.float64 and not isinstance(data, np.ndarray):
+                a = a.astype(D.default_float().np)
+            elif a.dtype.kind == "i" and not isinstance(data, np.ndarray):
+                a = a.astype(np.int64)
+            elif a.dtype == np.complex128 and not isinstance(data, np.ndarray):
+                a = a.astype(np.complex64)
+            elif a.dtype.kind in "US":
+                raise TypeError("to_tensor: strings are not supported")
+    if dtype is not None:
+        a = a.astype(D.np_dtype(dtype), copy=False)
+    if isinstance(data, Tensor) or a is data:
+        a = a.copy()
+    return Tensor(a, stop_gradient=stop_gradient)
+
+
+def _flat(x):
+    for v in x:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _unwrap_nested(x):
+    return [(_unwrap_nested(v) if isinstance(v, (list, tuple)) else (v._data if isinstance(v, Tensor) else v))
+            for v in x]
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)

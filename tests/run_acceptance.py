@@ -1,0 +1,34 @@
+"""Runs every acceptance script listed in tests/acceptance.txt (paths under ../shared/acceptance/).
+
+Skipped with a notice when that folder is absent; exits non-zero when any script fails."""
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "acceptance"))
+
+
+def main():
+    listed = [l.split("#")[0].strip() for l in open(os.path.join(HERE, "acceptance.txt"))]
+    listed = [l for l in listed if l]
+    if not os.path.isdir(ROOT):
+        print(f"acceptance: {ROOT} is absent; skipping {len(listed)} scripts")
+        return 0
+    failed = []
+    for rel in listed:
+        path = os.path.join(ROOT, rel)
+        t0 = time.time()
+        r = subprocess.run([sys.executable, path], cwd=os.path.dirname(path), capture_output=True, text=True)
+        status = "ok" if r.returncode == 0 else "FAILED"
+        print(f"acceptance {rel}: {status} ({time.time() - t0:.1f}s)")
+        if r.returncode:
+            failed.append(rel)
+            print(r.stdout[-3000:], r.stderr[-3000:])
+    print(f"acceptance: {len(listed) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
