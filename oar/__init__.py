@@ -16,6 +16,9 @@ from .ops.math import *  # noqa: F401,F403
 from .ops.logic import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
+from .ops.search import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
 from .autograd import grad

@@ -403,3 +403,138 @@ def tensor_getitem(self, index):
 def tensor_setitem(self, index, value):
     out = setitem(self, index, value)
     self._inplace(out)
+
+
+# ---- flip / roll / pad / repeat_interleave -------------------------------------------------------------------
+
+def _axes(axis, ndim):
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    return [int(a) % max(ndim, 1) for a in axes]
+
+
+FLIP = defop("flip", lambda x, axis: np.flip(x, axis).copy(), grad=lambda g, out, x, axis: apply(FLIP, (g,),
+                                                                                                  {"axis": axis}))
+
+
+def flip(x, axis, name=None):
+    """Reverses the order of elements along `axis` (an int or a list)."""
+    return apply(FLIP, (x,), {"axis": _axes(axis, x.ndim)})
+
+
+def _roll(x, shifts, axis):
+    if axis is None:
+        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return np.roll(x, shifts, axis)
+
+
+ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,), {
+    "shifts": [-s for s in shifts], "axis": axis}))
+
+
+def roll(x, shifts, axis=None, name=None):
+    """Shifts elements circularly by `shifts` along `axis` (of the flattened tensor when None)."""
+    shifts = to_int_list(shifts, "shifts")
+    if axis is not None:
+        axis = _axes(axis, x.ndim)
+        if len(axis) != len(shifts):
+            raise ValueError(f"roll: {len(shifts)} shifts given for {len(axis)} axes")
+    return apply(ROLL, (x,), {"shifts": shifts, "axis": axis})
+
+
+_NP_PAD_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pad(x, pad_width, mode, value):
+    if mode == "constant":
+        return np.pad(x, pad_width, mode="constant", constant_values=value)
+    return np.pad(x, pad_width, mode=_NP_PAD_MODE[mode])
+
+
+def _pad_grad_impl(x, g, pad_width, mode):
+    """Adds each output position's gradient to the input position it was copied from."""
+    src = np.arange(x.size).reshape(x.shape)
+    src = np.pad(src, pad_width, mode="constant", constant_values=-1) if mode == "constant" else \
+        np.pad(src, pad_width, mode=_NP_PAD_MODE[mode])
+    keep = src.reshape(-1) >= 0
+    gx = np.bincount(src.reshape(-1)[keep], weights=g.reshape(-1)[keep], minlength=x.size)
+    return gx.astype(g.dtype, copy=False).reshape(x.shape)
+
+
+def _pad_infer(m, pad_width, mode, value):
+    return [([d + a + b if d != -1 else -1 for d, (a, b) in zip(m[0][0], pad_width)], m[0][1])]
+
+
+PAD = defop("pad", _pad, infer=_pad_infer,
+            grad=lambda g, out, x, pad_width, mode, value: apply(PAD_GRAD, (x, g), {"pad_width": pad_width,
+                                                                                      "mode": mode}))
+PAD_GRAD = defop("pad_grad", _pad_grad_impl, inputs=("x", "grad"), nondiff=(0,),
+                 infer=lambda m, pad_width, mode: [(m[0][0], m[1][1])],
+                 grad=lambda gg, out, x, g, pad_width, mode: (None, apply(PAD, (gg,), {
+                     "pad_width": pad_width, "mode": mode, "value": 0.0})))
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    """Pads `x`; Paddle's layout of `pad`: with 2*ndim entries, [before, after] pairs from the first dim; otherwise
+    pairs from the LAST spatial dim backwards ([left, right, top, bottom, ...] for NCHW).
+
+    Modes: 'constant' (with `value`), 'reflect', 'replicate', 'circular'.
+
+    Example:
+        >>> oar.pad(oar.ones([1, 1, 2, 2]), [1, 1, 0, 0]).shape
+        [1, 1, 2, 4]
+    """
+    p = to_int_list(pad, "pad")
+    nd = x.ndim
+    if mode not in _NP_PAD_MODE:
+        raise ValueError(f"pad: mode must be one of {sorted(_NP_PAD_MODE)}, got {mode!r}")
+    if len(p) % 2:
+        raise ValueError(f"pad: needs an even number of entries, got {p}")
+    if len(p) == 2 * nd and mode == "constant":
+        width = [[p[2 * i], p[2 * i + 1]] for i in range(nd)]
+    else:
+        k = len(p) // 2
+        channel_last = data_format.endswith("C") and data_format != "NC"
+        spatial = list(range(1, nd - 1)) if channel_last else list(range(2, nd))
+        if k > len(spatial) or nd < 3 and k > nd:
+            raise ValueError(f"pad: {len(p)} entries do not fit a tensor of shape {x.shape} ({data_format})")
+        width = [[0, 0] for _ in range(nd)]
+        for j in range(k):  # pairs go from the last spatial dim backwards
+            width[spatial[len(spatial) - 1 - j]] = [p[2 * j], p[2 * j + 1]]
+    return apply(PAD, (x,), {"pad_width": width, "mode": mode, "value": float(value)})
+
+
+def repeat_interleave(x, repeats, axis=None, name=None):
+    """Repeats each element (each slice along `axis`; of the flattened tensor when None) `repeats` times.
+
+    Example:
+        >>> oar.repeat_interleave(oar.to_tensor([1, 2]), 2).numpy()
+        array([1, 1, 2, 2])
+    """
+    from .indexing import gather
+    if axis is None:
+        x, axis = flatten(x), 0
+    axis = int(axis) % x.ndim
+    reps = repeats._data if hasattr(repeats, "_data") else np.asarray(repeats)
+    if hasattr(repeats, "block"):
+        raise TypeError("repeat_interleave: repeats must be known while building a static program")
+    index = np.repeat(np.arange(x.shape[axis]), reps.reshape(-1) if reps.ndim else int(reps))
+    from .common import const
+    return gather(x, const(index, D.int64), axis)
+
+
+def unstack(x, axis=0, num=None):
+    """Splits along `axis` into tensors with that dim removed (as `unbind`)."""
+    return unbind(x, axis)
+
+
+def rot90(x, k=1, axes=(0, 1), name=None):
+    """Rotates by 90 degrees `k` times in the plane of `axes`."""
+    k %= 4
+    a, b = axes
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(x, [a, b])
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(flip(x, b), perm) if k == 1 else flip(transpose(x, perm), b)

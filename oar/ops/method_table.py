@@ -1,5 +1,5 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
-from . import math, manipulation, creation, logic
+from . import math, manipulation, creation, logic, search, indexing, random
 
 
 
@@ -40,7 +40,7 @@ METHODS = {
     "squeeze_": _inplace(S.squeeze), "unsqueeze_": _inplace(S.unsqueeze), "flatten_": _inplace(S.flatten),
 }
 
-for _mod in (math, logic, manipulation):
+for _mod in (math, logic, manipulation, search, indexing):
     for _name in dir(_mod):
         _fn = getattr(_mod, _name)
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \
@@ -50,3 +50,5 @@ for _name in ("tensor_getitem", "tensor_setitem", "encode_index", "decode_index"
               "getitem", "setitem", "reshape_as", "scale_"):
     METHODS.pop(_name, None)
 METHODS["scale_"] = _inplace(M.scale)
+METHODS.update(uniform_=random.uniform_, normal_=random.normal_, bernoulli=random.bernoulli,
+               multinomial=random.multinomial)

@@ -1,0 +1,330 @@
+"""Gather/scatter family: slice, strided_slice, gather, gather_nd, index_select, index_add, scatter, scatter_nd(_add),
+take_along_axis, put_along_axis, one_hot, masked_fill.
+
+Index inputs are never differentiable (`nondiff`). Each gather's gradient is the matching scatter-add, and each
+scatter-add's gradient is the matching gather, so higher orders work too.
+"""
+import numpy as np
+
+from ..framework import dtype as D
+from .common import broadcast_shapes, operand, to_int_list
+from .math import cast, unbroadcast, zeros_like, where
+from .registry import apply, defop
+
+
+def _axis1(axis, ndim):
+    a = int(axis)
+    if ndim and not -ndim <= a < ndim:
+        raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
+    return a % ndim if ndim else 0
+
+
+def _index_operand(index, op):
+    index = operand(index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"{op}: index must be an integer tensor, got {index.dtype.name}")
+    return index
+
+
+# ---- slice / strided_slice (built on getitem, so they share its gradient and static form) ---------------------
+
+def _slice_spec(ndim, axes, starts, ends, strides):
+    spec = [["s", None, None, None] for _ in range(ndim)]
+    for a, s, e, st in zip(axes, starts, ends, strides):
+        spec[int(a) % ndim] = ["s", int(s), int(e), int(st)]
+    return spec
+
+
+def slice(input, axes, starts, ends):
+    """``input[starts:ends]`` along each of `axes` (ends past the dim are clamped).
+
+    Example:
+        >>> oar.slice(oar.arange(10).reshape([2, 5]), axes=[1], starts=[1], ends=[3]).shape
+        [2, 2]
+    """
+    from .manipulation import getitem
+    starts, ends = to_int_list(starts, "starts"), to_int_list(ends, "ends")
+    return getitem(input, _slice_spec(input.ndim, axes, starts, ends, [1] * len(starts)), ())
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    """``x[starts:ends:strides]`` along each of `axes`."""
+    from .manipulation import getitem
+    starts, ends, strides = (to_int_list(v, n) for v, n in ((starts, "starts"), (ends, "ends"),
+                                                            (strides, "strides")))
+    return getitem(x, _slice_spec(x.ndim, axes, starts, ends, strides), ())
+
+
+# ---- gather / index_select / index_add -----------------------------------------------------------------------
+
+def _index_add(x, index, value, axis):
+    out = x.copy()
+    idx = index.reshape(-1)
+    value = value.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
+    np.add.at(np.moveaxis(out, axis, 0), idx, np.moveaxis(value, axis, 0))
+    return out
+
+
+def _gather_infer(m, axis):
+    xs, ishape = m[0][0], m[1][0]
+    return [(list(xs[:axis]) + list(ishape) + list(xs[axis + 1:]), m[0][1])]
+
+
+def _gather_check(x, index, axis):
+    n = x.shape[axis] if x.ndim else 1
+    if index.size and (index.max() >= n or index.min() < -n):
+        raise IndexError(f"gather: index values must be in [{-n}, {n}) for axis {axis} of input shape "
+                         f"{list(x.shape)}, got min {index.min()} max {index.max()}")
+
+
+GATHER = defop("gather", lambda x, index, axis: np.take(x, index, axis=axis), inputs=("x", "index"), nondiff=(1,),
+               infer=_gather_infer,
+               grad=lambda g, out, x, index, axis: (apply(INDEX_ADD, (zeros_like(x), index, g), {"axis": axis}),
+                                                    None))
+INDEX_ADD = defop("index_add", _index_add, inputs=("x", "index", "value"), nondiff=(1,),
+                  infer=lambda m, axis: [m[0]],
+                  grad=lambda g, out, x, index, value, axis: (g, None, apply(GATHER, (g, index), {"axis": axis})))
+
+
+def gather(x, index, axis=None, name=None):
+    """Rows (slices along `axis`, default 0) of `x` picked by the 1-D or 0-D integer `index`.
+
+    Example:
+        >>> oar.gather(oar.to_tensor([[1, 2], [3, 4], [5, 6]]), oar.to_tensor([2, 0])).numpy()
+        array([[5, 6],
+               [1, 2]])
+    """
+    index = _index_operand(index, "gather")
+    a = _axis1(0 if axis is None else axis, x.ndim)
+    if hasattr(index, "_data"):
+        _gather_check(x._data, index._data, a)
+    return apply(GATHER, (x, index), {"axis": a})
+
+
+def index_select(x, index, axis=0, name=None):
+    """Slices of `x` along `axis` picked by the 1-D integer `index`."""
+    index = _index_operand(index, "index_select")
+    if index.ndim != 1:
+        raise ValueError(f"index_select: index must be 1-D, got shape {index.shape}")
+    return gather(x, index, axis)
+
+
+def index_add(x, index, axis, value, name=None):
+    """Adds the slices of `value` into `x` at positions `index` along `axis` (repeated indices accumulate)."""
+    index = _index_operand(index, "index_add")
+    value = operand(value, x)
+    return apply(INDEX_ADD, (x, index, cast(value, x.dtype)), {"axis": _axis1(axis, x.ndim)})
+
+
+# ---- gather_nd / scatter_nd_add ----------------------------------------------------------------------------------
+
+def _nd_index(index):
+    return tuple(np.moveaxis(index, -1, 0)) if index.shape[-1] else ()
+
+
+def _gather_nd(x, index):
+    if index.shape[-1] == 0:
+        return np.broadcast_to(x, index.shape[:-1] + x.shape).copy()
+    return x[_nd_index(index)]
+
+
+def _scatter_nd_add(x, index, updates):
+    out = x.copy()
+    if index.shape[-1] == 0:
+        out += updates.reshape((-1,) + x.shape).sum(0)
+    else:
+        np.add.at(out, _nd_index(index), updates)
+    return out
+
+
+def _gather_nd_infer(m):
+    xs, ishape = m[0][0], m[1][0]
+    k = ishape[-1]
+    if k == -1:
+        return [([-1] * (len(ishape) - 1 + len(xs) - 1), m[0][1])]
+    return [(list(ishape[:-1]) + list(xs[k:]), m[0][1])]
+
+
+GATHER_ND = defop("gather_nd", _gather_nd, inputs=("x", "index"), nondiff=(1,), infer=_gather_nd_infer,
+                  grad=lambda g, out, x, index: (apply(SCATTER_ND_ADD, (zeros_like(x), index, g)), None))
+SCATTER_ND_ADD = defop("scatter_nd_add", _scatter_nd_add, inputs=("x", "index", "updates"), nondiff=(1,),
+                       infer=lambda m: [m[0]],
+                       grad=lambda g, out, x, index, updates: (g, None, apply(GATHER_ND, (g, index))))
+
+
+def gather_nd(x, index, name=None):
+    """Picks slices of `x` by the last dim of `index` (each row of `index` is a partial coordinate).
+
+    Example:
+        >>> oar.gather_nd(oar.to_tensor([[1, 2], [3, 4]]), oar.to_tensor([[1, 0]])).numpy()
+        array([3])
+    """
+    index = _index_operand(index, "gather_nd")
+    if index.ndim == 0 or index.shape[-1] > x.ndim:
+        raise ValueError(f"gather_nd: index shape {index.shape} needs a last dim of at most x.ndim = {x.ndim} "
+                         f"(x shape {x.shape})")
+    return apply(GATHER_ND, (x, index))
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    """Adds `updates` into `x` at the coordinates in the last dim of `index` (repeats accumulate)."""
+    index = _index_operand(index, "scatter_nd_add")
+    updates = cast(operand(updates, x), x.dtype)
+    expected = list(index.shape[:-1]) + list(x.shape[index.shape[-1]:])
+    if -1 not in expected and updates.shape != expected:
+        raise ValueError(f"scatter_nd_add: updates must have shape {expected} for x shape {x.shape} and index "
+                         f"shape {index.shape}, got {updates.shape}")
+    return apply(SCATTER_ND_ADD, (x, index, updates))
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """Zeros of `shape` with `updates` added at the coordinates in `index`."""
+    from .creation import zeros
+    return scatter_nd_add(zeros(shape, updates.dtype), index, updates)
+
+
+# ---- scatter (rows along axis 0) ---------------------------------------------------------------------------------
+
+def _scatter(x, index, updates, overwrite):
+    out = x.copy()
+    idx = index.reshape(-1)
+    updates = updates.reshape((idx.size,) + x.shape[1:])
+    if overwrite:
+        out[idx] = updates
+    else:
+        out[idx] = 0
+        np.add.at(out, idx, updates)
+    return out
+
+
+def _scatter_grad(g, out, x, index, updates, overwrite):
+    gx = apply(SCATTER, (g, index, zeros_like(updates)), {"overwrite": True})
+    return gx, None, apply(GATHER, (g, index), {"axis": 0})
+
+
+SCATTER = defop("scatter", _scatter, inputs=("x", "index", "updates"), nondiff=(1,), infer=lambda m, overwrite: [m[0]],
+                grad=_scatter_grad)
+
+
+def scatter(x, index, updates, overwrite=True, name=None):
+    """Writes the rows of `updates` into rows `index` of `x`; with ``overwrite=False`` repeated indices add up
+    (the original rows are replaced, not added to).
+
+    Example:
+        >>> oar.scatter(oar.zeros([3, 2]), oar.to_tensor([2]), oar.ones([1, 2])).numpy()[2]
+        array([1., 1.], dtype=float32)
+    """
+    index = _index_operand(index, "scatter")
+    updates = cast(operand(updates, x), x.dtype)
+    return apply(SCATTER, (x, index, updates), {"overwrite": bool(overwrite)})
+
+
+# ---- take_along_axis / put_along_axis --------------------------------------------------------------------------
+
+def _along(idx, axis):
+    """A full fancy index that addresses ``idx`` along `axis` and every other position as-is."""
+    grids = list(np.ogrid[tuple(np.s_[:n] for n in idx.shape)])
+    grids[axis] = idx
+    return tuple(grids)
+
+
+def _put_along_axis(arr, indices, values, axis, reduce):
+    out = arr.copy()
+    values = np.broadcast_to(values, indices.shape)
+    where_ = _along(indices, axis)
+    if reduce == "assign":
+        out[where_] = values
+    elif reduce == "add":
+        np.add.at(out, where_, values)
+    else:
+        np.multiply.at(out, where_, values)
+    return out
+
+
+def _put_grad(g, out, arr, indices, values, axis, reduce):
+    if reduce not in ("assign", "add"):
+        raise NotImplementedError(f"put_along_axis: no gradient for reduce={reduce!r}")
+    ga = g if reduce == "add" else apply(PUT_ALONG_AXIS, (g, indices, zeros_like(indices, g.dtype)),
+                                         {"axis": axis, "reduce": "assign"})
+    gv = apply(TAKE_ALONG_AXIS, (g, indices), {"axis": axis})
+    return ga, None, unbroadcast(gv, values)
+
+
+TAKE_ALONG_AXIS = defop(
+    "take_along_axis", lambda arr, indices, axis: np.take_along_axis(arr, indices, axis), inputs=("arr", "indices"),
+    nondiff=(1,), infer=lambda m, axis: [(m[1][0], m[0][1])],
+    grad=lambda g, out, arr, indices, axis: (apply(PUT_ALONG_AXIS, (zeros_like(arr), indices, g),
+                                                   {"axis": axis, "reduce": "add"}), None))
+PUT_ALONG_AXIS = defop("put_along_axis", _put_along_axis, inputs=("arr", "indices", "values"), nondiff=(1,),
+                       infer=lambda m, axis, reduce: [m[0]], grad=_put_grad)
+
+
+def _broadcast_along(arr, indices, axis):
+    """Paddle broadcasts `arr` and `indices` against each other in every dim but `axis`."""
+    from .manipulation import broadcast_to
+    if arr.ndim != indices.ndim:
+        raise ValueError(f"take/put_along_axis: arr (shape {arr.shape}) and indices (shape {indices.shape}) "
+                         "must have the same number of dims")
+    a, i = list(arr.shape), list(indices.shape)
+    a2, i2 = a[:axis] + a[axis + 1:], i[:axis] + i[axis + 1:]
+    if a2 == i2:
+        return arr, indices
+    b = broadcast_shapes(a2, i2)
+    arr = broadcast_to(arr, b[:axis] + [a[axis]] + b[axis:]) if a2 != b else arr
+    indices = broadcast_to(indices, b[:axis] + [i[axis]] + b[axis:]) if i2 != b else indices
+    return arr, indices
+
+
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """Picks ``arr[..., indices[...], ...]`` along `axis` (as `numpy.take_along_axis`).
+
+    Example:
+        >>> x = oar.to_tensor([[4.0, 1.0], [2.0, 3.0]])
+        >>> oar.take_along_axis(x, x.argmax(axis=1, keepdim=True), axis=1).numpy()
+        array([[4.],
+               [3.]], dtype=float32)
+    """
+    indices = _index_operand(indices, "take_along_axis")
+    axis = _axis1(axis, arr.ndim)
+    if broadcast:
+        arr, indices = _broadcast_along(arr, indices, axis)
+    return apply(TAKE_ALONG_AXIS, (arr, indices), {"axis": axis})
+
+
+def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
+    """Writes `values` into a copy of `arr` at `indices` along `axis`; `reduce` is 'assign', 'add' or 'mul'."""
+    indices = _index_operand(indices, "put_along_axis")
+    axis = _axis1(axis, arr.ndim)
+    reduce = {"multiply": "mul"}.get(reduce, reduce)
+    if reduce not in ("assign", "add", "mul"):
+        raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'mul', got {reduce!r}")
+    if broadcast:
+        arr, indices = _broadcast_along(arr, indices, axis)
+    values = cast(operand(values, arr), arr.dtype)
+    return apply(PUT_ALONG_AXIS, (arr, indices, values), {"axis": axis, "reduce": reduce})
+
+
+# ---- one_hot / masked_fill ---------------------------------------------------------------------------------------
+
+def _one_hot(x, num_classes):
+    if x.size and (x.min() < 0 or x.max() >= num_classes):
+        raise ValueError(f"one_hot: labels must be in [0, {num_classes}), got min {x.min()} max {x.max()}")
+    return (x[..., None] == np.arange(num_classes)).astype(np.float32)
+
+
+ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)])
+
+
+def one_hot(x, num_classes, name=None):
+    """float32 one-hot encoding of integer labels, with a new last dim of size `num_classes`."""
+    x = _index_operand(x, "one_hot")
+    return apply(ONE_HOT, (x,), {"num_classes": int(num_classes)})
+
+
+def masked_fill(x, mask, value, name=None):
+    """`x` with `value` wherever the bool `mask` (broadcast against x) is True."""
+    return where(operand(mask), operand(value, x), x)
+
+
+__all__ = ["slice", "strided_slice", "gather", "index_select", "index_add", "gather_nd", "scatter_nd_add",
+           "scatter_nd", "scatter", "take_along_axis", "put_along_axis", "one_hot", "masked_fill"]

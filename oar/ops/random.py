@@ -1,0 +1,173 @@
+"""Random creation ops. Every kernel draws from `oar.framework.state.rng()`, so `oar.seed(n)` makes them
+reproducible (in eager mode and when a static program runs)."""
+import numpy as np
+
+from ..framework import dtype as D
+from ..framework.state import rng
+from .common import operand, to_int_list
+from .registry import apply, defop
+
+
+def _float(dtype):
+    t = D.convert_dtype(dtype) if dtype is not None else D.default_float()
+    if t.kind != "f":
+        raise TypeError(f"expected a floating dtype, got {t.name}")
+    return t.name
+
+
+def _shape_infer(m, shape, dtype, **kw):
+    return [(list(shape), D.convert_dtype(dtype))]
+
+
+def _uniform(shape, dtype, min, max):
+    return rng().uniform(min, max, shape).astype(D.np_dtype(dtype))
+
+
+def _gaussian(shape, dtype, mean, std):
+    return rng().normal(mean, std, shape).astype(D.np_dtype(dtype))
+
+
+def _randint(shape, dtype, low, high):
+    return rng().integers(low, high, shape).astype(D.np_dtype(dtype))
+
+
+UNIFORM = defop("uniform_random", _uniform, inputs=(), infer=_shape_infer, random=True)
+GAUSSIAN = defop("gaussian_random", _gaussian, inputs=(), infer=_shape_infer, random=True)
+RANDINT = defop("randint", _randint, inputs=(), infer=_shape_infer, random=True)
+RANDPERM = defop("randperm", lambda n, dtype: rng().permutation(n).astype(D.np_dtype(dtype)), inputs=(),
+                 infer=lambda m, n, dtype: [([n], D.convert_dtype(dtype))], random=True)
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    """Uniform samples in ``[min, max)``.
+
+    Example:
+        >>> oar.seed(1); oar.uniform([2, 3], min=0.0, max=1.0).shape
+        [2, 3]
+    """
+    return apply(UNIFORM, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "min": float(min),
+                               "max": float(max)})
+
+
+def rand(shape, dtype=None, name=None):
+    """Uniform samples in ``[0, 1)``."""
+    return uniform(shape, dtype, 0.0, 1.0)
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    """Gaussian samples; `mean` and `std` may be tensors (then the output has their broadcast shape)."""
+    if hasattr(mean, "dtype") or hasattr(std, "dtype"):
+        like = mean if hasattr(mean, "dtype") else std
+        m, s = operand(mean, like), operand(std, like)
+        z = randn_like(m + s * 0)
+        return m + s * z
+    return apply(GAUSSIAN, (), {"shape": to_int_list([] if shape is None else shape),
+                                "dtype": _float(None), "mean": float(mean), "std": float(std)})
+
+
+def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
+    """Gaussian samples of `shape`."""
+    return apply(GAUSSIAN, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "mean": float(mean),
+                                "std": float(std)})
+
+
+def standard_normal(shape, dtype=None, name=None):
+    """Samples from N(0, 1)."""
+    return gaussian(shape, dtype=dtype)
+
+
+def randn(shape, dtype=None, name=None):
+    """Samples from N(0, 1)."""
+    return gaussian(shape, dtype=dtype)
+
+
+def randn_like(x, dtype=None, name=None):
+    return gaussian(x.shape, dtype=dtype or (x.dtype if x.dtype.kind == "f" else None))
+
+
+def rand_like(x, dtype=None, name=None):
+    return uniform(x.shape, dtype or (x.dtype if x.dtype.kind == "f" else None), 0.0, 1.0)
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    """Integers in ``[low, high)`` (``[0, low)`` when `high` is None); int64 by default."""
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    return apply(RANDINT, (), {"shape": to_int_list(shape), "dtype": D.convert_dtype(dtype or "int64").name,
+                               "low": int(low), "high": int(high)})
+
+
+def randint_like(x, low=0, high=None, dtype=None, name=None):
+    return randint(low, high, x.shape, dtype or x.dtype)
+
+
+def randperm(n, dtype="int64", name=None):
+    """A random permutation of ``0 .. n-1``."""
+    return apply(RANDPERM, (), {"n": int(n), "dtype": D.convert_dtype(dtype).name})
+
+
+# ---- ops with a tensor input -----------------------------------------------------------------------------------
+
+def _bernoulli(x):
+    return (rng().random(x.shape) < x).astype(x.dtype)
+
+
+BERNOULLI = defop("bernoulli", _bernoulli, random=True)
+
+
+def bernoulli(x, name=None):
+    """0/1 samples, 1 with probability `x` (elementwise)."""
+    return apply(BERNOULLI, (x,))
+
+
+def _multinomial(x, num_samples, replacement):
+    p = x.reshape(-1, x.shape[-1]).astype(np.float64)
+    if (p < 0).any() or not np.isfinite(p).all():
+        raise ValueError("multinomial: probabilities must be finite and non-negative")
+    p = p / p.sum(axis=1, keepdims=True)
+    g = rng()
+    rows = [g.choice(p.shape[1], num_samples, replace=replacement, p=row) for row in p]
+    return np.asarray(rows, np.int64).reshape(x.shape[:-1] + (num_samples,))
+
+
+MULTINOMIAL = defop("multinomial", _multinomial,
+                    infer=lambda m, num_samples, replacement: [(list(m[0][0][:-1]) + [num_samples], D.int64)],
+                    random=True)
+
+
+def multinomial(x, num_samples=1, replacement=False, name=None):
+    """Indices sampled from the (unnormalised) probabilities in the last dim of `x` (1-D or 2-D)."""
+    if not replacement and -1 not in x.shape and num_samples > x.shape[-1]:
+        raise ValueError(f"multinomial: cannot draw {num_samples} samples without replacement from "
+                         f"{x.shape[-1]} categories")
+    return apply(MULTINOMIAL, (x,), {"num_samples": int(num_samples), "replacement": bool(replacement)})
+
+
+def _poisson(x):
+    return rng().poisson(x).astype(x.dtype)
+
+
+POISSON = defop("poisson", _poisson, random=True)
+
+
+def poisson(x, name=None):
+    """Poisson samples with rate `x` (elementwise)."""
+    return apply(POISSON, (x,))
+
+
+# ---- in-place fills (Tensor methods) ---------------------------------------------------------------------------
+
+def uniform_(x, min=-1.0, max=1.0, seed=0, name=None):
+    """Fills `x` in place with uniform samples in ``[min, max)``."""
+    return x._inplace(uniform(x.shape, x.dtype, min, max))
+
+
+def normal_(x, mean=0.0, std=1.0, name=None):
+    """Fills `x` in place with Gaussian samples."""
+    return x._inplace(gaussian(x.shape, mean, std, dtype=x.dtype))
+
+
+__all__ = ["uniform", "rand", "normal", "gaussian", "standard_normal", "randn", "randn_like", "rand_like", "randint",
+           "randint_like", "randperm", "bernoulli", "multinomial", "poisson"]

@@ -1,0 +1,274 @@
+"""Searching and sorting: argmax/argmin, sort/argsort/topk, unique, nonzero, masked_select."""
+import numpy as np
+
+from ..framework import dtype as D
+from .common import operand
+from .math import _infer_reduce, zeros_like
+from .registry import apply, defop
+
+
+def _axis1(axis, ndim):
+    """One axis as a non-negative int (0 for a 0-D tensor)."""
+    a = int(axis)
+    if ndim and not -ndim <= a < ndim:
+        raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
+    return a % ndim if ndim else 0
+
+
+# ---- argmax / argmin ---------------------------------------------------------------------------------------
+
+def _arg(fn):
+    def kernel(x, axis, keepdim, dtype):
+        if axis is None:
+            r = fn(x.reshape(-1))
+            r = np.asarray(r).reshape([1] * x.ndim if keepdim else [])
+        else:
+            r = fn(x, axis=axis[0], keepdims=keepdim)
+        return np.asarray(r, dtype=D.np_dtype(dtype))
+    return kernel
+
+
+def _arg_infer(m, axis, keepdim, dtype):
+    return [(_infer_reduce(m, axis, keepdim)[0][0], D.convert_dtype(dtype))]
+
+
+ARGMAX = defop("argmax", _arg(np.argmax), infer=_arg_infer)
+ARGMIN = defop("argmin", _arg(np.argmin), infer=_arg_infer)
+
+
+def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
+    """Index of the largest value along `axis` (of the flattened tensor when None).
+
+    Example:
+        >>> oar.argmax(oar.to_tensor([[1, 5], [7, 2]]), axis=1).numpy()
+        array([1, 0])
+    """
+    return apply(ARGMAX, (x,), {"axis": None if axis is None else (_axis1(axis, x.ndim),),
+                                "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name})
+
+
+def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
+    """Index of the smallest value along `axis` (of the flattened tensor when None)."""
+    return apply(ARGMIN, (x,), {"axis": None if axis is None else (_axis1(axis, x.ndim),),
+                                "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name})
+
+
+# ---- sort / argsort / topk -----------------------------------------------------------------------------------
+
+def _argsort_np(x, axis, descending):
+    if x.ndim == 0:
+        return np.zeros((), np.int64)
+    if descending:
+        key = -x.astype(np.int64) if x.dtype.kind in "ub" else -x
+        return np.argsort(key, axis=axis, kind="stable")
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def _sort(x, axis, descending):
+    idx = _argsort_np(x, axis, descending)
+    vals = np.take_along_axis(x, idx, axis=axis) if x.ndim else x.copy()
+    return vals, idx.astype(np.int64)
+
+
+def _scatter_back(g, idx, x, axis):
+    """Gradient of ``take_along_axis(x, idx, axis)``: `g` added into zeros of x's shape at `idx`."""
+    from .indexing import PUT_ALONG_AXIS
+    return apply(PUT_ALONG_AXIS, (zeros_like(x), idx, g), {"axis": axis, "reduce": "add"})
+
+
+SORT = defop("sort", _sort, outputs=("out", "indices"), nondiff_out=(1,),
+             infer=lambda m, axis, descending: [m[0], (m[0][0], D.int64)],
+             grad=lambda g, out, x, axis, descending: _scatter_back(g[0], out[1], x, axis) if x.ndim else g[0])
+
+
+def sort(x, axis=-1, descending=False, stable=False, name=None):
+    """Sorted values along `axis` (ties keep their order).
+
+    Example:
+        >>> oar.sort(oar.to_tensor([3, 1, 2])).numpy()
+        array([1, 2, 3])
+    """
+    return apply(SORT, (x,), {"axis": _axis1(axis, x.ndim), "descending": bool(descending)})[0]
+
+
+def argsort(x, axis=-1, descending=False, stable=False, name=None):
+    """Indices that sort `x` along `axis` (int64)."""
+    return apply(SORT, (x,), {"axis": _axis1(axis, x.ndim), "descending": bool(descending)})[1]
+
+
+def _topk(x, k, axis, largest, sorted):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(x, axis, largest)
+    idx = np.take(idx, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+
+
+def _topk_infer(m, k, axis, largest, sorted):
+    s = list(m[0][0])
+    if s:
+        s[axis] = k
+    return [(s, m[0][1]), (s, D.int64)]
+
+
+def _topk_check(x, k, axis, largest, sorted):
+    n = x.shape[axis] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise ValueError(f"topk: k={k} is out of range for axis {axis} of size {n} (input shape {list(x.shape)})")
+
+
+TOPK = defop("topk", _topk, outputs=("out", "indices"), nondiff_out=(1,), infer=_topk_infer, check=_topk_check,
+             grad=lambda g, out, x, k, axis, largest, sorted: _scatter_back(g[0], out[1], x, axis) if x.ndim
+             else g[0])
+
+
+def topk(x, k, axis=None, largest=True, sorted=True, name=None):
+    """The `k` largest (or smallest) values along `axis` (last when None) and their int64 indices.
+
+    Example:
+        >>> values, indices = oar.topk(oar.to_tensor([1.0, 4.0, 2.0]), k=2)
+    """
+    k = int(k.item()) if hasattr(k, "item") else int(k)
+    return apply(TOPK, (x,), {"k": k, "axis": _axis1(-1 if axis is None else axis, x.ndim),
+                              "largest": bool(largest), "sorted": bool(sorted)})
+
+
+def kthvalue(x, k, axis=-1, keepdim=False, name=None):
+    """The k-th smallest value (1-based) along `axis` and its index."""
+    from .manipulation import squeeze
+    values, indices = topk(x, k, axis=axis, largest=False)
+    a = _axis1(axis, x.ndim)
+    from .indexing import slice as _slice
+    v, i = _slice(values, [a], [k - 1], [k]), _slice(indices, [a], [k - 1], [k])
+    return (v, i) if keepdim else (squeeze(v, a), squeeze(i, a))
+
+
+# ---- unique / nonzero / masked_select (data-dependent output sizes: -1 in infer) ------------------------------
+
+def _unique(x, return_index, return_inverse, return_counts, axis, dtype):
+    res = np.unique(x if axis is not None else x.reshape(-1), return_index=True, return_inverse=True,
+                    return_counts=True, axis=axis)
+    out, index, inverse, counts = res
+    it = D.np_dtype(dtype)
+    outs = [out]
+    if return_index:
+        outs.append(index.astype(it))
+    if return_inverse:
+        outs.append(inverse.reshape(-1).astype(it))
+    if return_counts:
+        outs.append(counts.astype(it))
+    return tuple(outs)
+
+
+def _unique_infer(m, return_index, return_inverse, return_counts, axis, dtype):
+    s, dt = m[0]
+    it = D.convert_dtype(dtype)
+    out = [([-1], dt) if axis is None else ([-1 if i == axis else d for i, d in enumerate(s)], dt)]
+    if return_index:
+        out.append(([-1], it))
+    if return_inverse:
+        n = int(np.prod(s)) if axis is None and -1 not in s else (s[axis] if axis is not None else -1)
+        out.append(([n], it))
+    if return_counts:
+        out.append(([-1], it))
+    return out
+
+
+UNIQUE = defop("unique", _unique, outputs=("out*",), infer=_unique_infer)
+
+
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+    """Sorted unique values (of the flattened tensor, or slices along `axis`), optionally with the index of first
+    occurrence, the inverse mapping and the counts.
+
+    Example:
+        >>> out, counts = oar.unique(oar.to_tensor([2, 3, 3, 1]), return_counts=True)
+    """
+    outs = apply(UNIQUE, (x,), {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
+                                "return_counts": bool(return_counts),
+                                "axis": None if axis is None else _axis1(axis, x.ndim),
+                                "dtype": D.convert_dtype(dtype).name})
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+NONZERO = defop("nonzero", lambda x: np.argwhere(x).astype(np.int64),
+                infer=lambda m: [([-1, len(m[0][0])], D.int64)])
+
+
+def nonzero(x, as_tuple=False, name=None):
+    """Coordinates of the non-zero elements: int64 of shape [z, ndim], or a tuple of ndim [z, 1] tensors."""
+    x = operand(x)
+    out = apply(NONZERO, (x,))
+    if not as_tuple:
+        return out
+    from .indexing import slice as _slice
+    return tuple(_slice(out, [1], [i], [i + 1]) for i in range(max(x.ndim, 1)))
+
+
+def _masked_select(x, mask):
+    x, mask = np.broadcast_arrays(x, mask)
+    return x[mask]
+
+
+def _masked_select_grad_impl(x, mask, g):
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    out = np.zeros(shape, g.dtype)
+    out[np.broadcast_to(mask, shape)] = g
+    return out
+
+
+def _masked_select_grad(g, out, x, mask):
+    from .math import unbroadcast
+    return unbroadcast(apply(MASKED_SELECT_GRAD, (x, mask, g)), x), None
+
+
+MASKED_SELECT = defop("masked_select", _masked_select, inputs=("x", "mask"), nondiff=(1,),
+                      infer=lambda m: [([-1], m[0][1])], grad=_masked_select_grad)
+MASKED_SELECT_GRAD = defop(
+    "masked_select_grad", _masked_select_grad_impl, inputs=("x", "mask", "grad"), nondiff=(0, 1),
+    infer=lambda m: [(_bshape(m[0][0], m[1][0]), m[2][1])],
+    grad=lambda gg, out, x, mask, g: (None, None, apply(MASKED_SELECT, (gg, mask))))
+
+
+def _bshape(a, b):
+    from .common import broadcast_shapes
+    return broadcast_shapes(a, b)
+
+
+def masked_select(x, mask, name=None):
+    """The elements of `x` where the bool `mask` (broadcast against x) is True, as a 1-D tensor.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0, 3.0])
+        >>> oar.masked_select(x, x > 1.5).numpy()
+        array([2., 3.], dtype=float32)
+    """
+    mask = operand(mask)
+    if mask.dtype.kind != "b":
+        raise TypeError(f"masked_select: mask must be bool, got {mask.dtype.name}")
+    return apply(MASKED_SELECT, (x, mask))
+
+
+def _searchsorted(sorted_sequence, values, out_int32, right):
+    side = "right" if right else "left"
+    if sorted_sequence.ndim == 1:
+        r = np.searchsorted(sorted_sequence, values, side=side)
+    else:
+        r = np.stack([np.searchsorted(s, v, side=side) for s, v in
+                      zip(sorted_sequence.reshape(-1, sorted_sequence.shape[-1]),
+                          values.reshape(-1, values.shape[-1]))]).reshape(values.shape)
+    return r.astype(np.int32 if out_int32 else np.int64)
+
+
+SEARCHSORTED = defop("searchsorted", _searchsorted, inputs=("sorted_sequence", "values"),
+                     infer=lambda m, out_int32, right: [(m[1][0], D.int32 if out_int32 else D.int64)])
+
+
+def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
+    """Insertion indices of `values` into the innermost dim of `sorted_sequence`."""
+    return apply(SEARCHSORTED, (sorted_sequence, operand(values)), {"out_int32": bool(out_int32),
+                                                                     "right": bool(right)})
+
+
+__all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "unique", "nonzero", "masked_select",
+           "searchsorted"]
