@@ -1,0 +1,290 @@
+"""Program <-> JSON-safe dict, lossless and versioned, with a validator for untrusted input.
+
+The dict (format in `docs/format.md`) holds only JSON values: blocks in order, each with its variables
+and operators; op attributes are plain JSON values and sub-blocks are referenced by block index. The
+user source location of every op (`Operator.loc`) is kept. `validate(d)` checks a dict that came from
+a file before anything is built from it: unknown op types, dangling variable names, wrong field types and
+absurd shapes raise `ValueError` with the path of the offending field.
+
+Example:
+    >>> d = program_to_dict(main)
+    >>> p = program_from_dict(json.loads(json.dumps(d)))
+    >>> str(p) == str(main)
+    True
+"""
+from ..framework import dtype as D
+
+FORMAT = "oar.program"
+FORMAT_VERSION = 1
+SUPPORTED_VERSIONS = (1,)
+
+MAX_BLOCKS = 100_000
+MAX_RANK = 32
+MAX_ELEMENTS = 2 ** 40          # per variable, known dims only
+MAX_ATTR_DEPTH = 32
+_DTYPES = frozenset(d.name for d in D.ALL)
+_VAR_FLAGS = ("persistable", "stop_gradient", "is_parameter", "trainable", "is_data")
+
+
+class _Trusted(dict):
+    """A dict made by `program_to_dict(check=False)` in this process (Program.clone): skip validation."""
+
+
+# ---- Program -> dict ------------------------------------------------------------------------------------------
+def program_to_dict(program, check=True):
+    """The Program as a dict of JSON values (tuples become lists, NumPy scalars Python numbers, dtypes names).
+
+    Args:
+        program: the `Program`.
+        check: validate the result (and reject attribute values that are not JSON values). `Program.clone`
+            passes False: values then pass through unchanged, for an in-memory copy only.
+    """
+    conv = _json_value if check else _loose_value
+    blocks = []
+    for b in program.blocks:
+        vars_ = []
+        for v in b.vars.values():
+            vd = {"name": v.name, "shape": [int(s) for s in v.shape], "dtype": v.dtype.name}
+            for f in _VAR_FLAGS:
+                vd[f] = bool(getattr(v, f))
+            if v.attrs:
+                vd["attrs"] = {str(k): conv(a, f"var {v.name} attr {k}") for k, a in v.attrs.items()}
+            vars_.append(vd)
+        ops = []
+        for i, op in enumerate(b.ops):
+            where = f"block {b.idx} op {i} ({op.type})"
+            od = {"type": op.type,
+                  "inputs": {str(k): [str(n) for n in ns] for k, ns in op.inputs.items()},
+                  "outputs": {str(k): [str(n) for n in ns] for k, ns in op.outputs.items()},
+                  "attrs": {str(k): conv(a, f"{where} attr {k!r}") for k, a in op.attrs.items()},
+                  "loc": None if op.loc is None else [str(op.loc[0]), int(op.loc[1]), str(op.loc[2])]}
+            ops.append(od)
+        blocks.append({"idx": b.idx, "parent_idx": b.parent_idx, "vars": vars_, "ops": ops})
+    d = {"format": FORMAT, "version": FORMAT_VERSION, "random_seed": int(program.random_seed or 0),
+         "name_counters": dict(program._names), "provenance": [str(p) for p in program.provenance],
+         "blocks": blocks}
+    if not check:
+        return _Trusted(d)
+    validate(d)
+    return d
+
+
+def _json_value(a, where, depth=0):
+    if depth > MAX_ATTR_DEPTH:
+        raise ValueError(f"{where}: value nested deeper than {MAX_ATTR_DEPTH} levels")
+    if a is None or isinstance(a, (bool, str)):
+        return a
+    if isinstance(a, D.DType):
+        return a.name
+    if isinstance(a, int):
+        return int(a)
+    if isinstance(a, float):
+        return float(a)
+    if isinstance(a, (list, tuple)):
+        return [_json_value(x, where, depth + 1) for x in a]
+    if isinstance(a, dict) and all(isinstance(k, str) for k in a):
+        return {k: _json_value(x, where, depth + 1) for k, x in a.items()}
+    np_item = getattr(a, "item", None)
+    if callable(np_item) and getattr(a, "shape", None) == ():  # NumPy scalar / 0-d array
+        return _json_value(np_item(), where, depth + 1)
+    if type(a).__module__ == "numpy" and hasattr(a, "tolist"):
+        return _json_value(a.tolist(), where, depth + 1)
+    raise TypeError(f"{where}: {type(a).__name__} value {a!r:.80} is not a JSON value; op attributes must be "
+                    "None, bool, int, float, str, or lists/dicts of them (dtypes as names)")
+
+
+def _loose_value(a, where):
+    try:
+        return _json_value(a, where)
+    except (TypeError, ValueError):
+        return a
+
+
+# ---- dict -> Program ------------------------------------------------------------------------------------------
+def program_from_dict(d):
+    """Builds a Program from a dict made by `program_to_dict` (or read from a file); validates it first."""
+    from .ir import Block, Program, Variable
+    if not isinstance(d, _Trusted):
+        validate(d)
+    p = Program()
+    p.blocks = []
+    for bd in d["blocks"]:
+        b = Block(p, bd["idx"], bd["parent_idx"])
+        p.blocks.append(b)
+        for vd in bd["vars"]:
+            v = Variable(b, vd["name"], vd["shape"], vd["dtype"],
+                         **{f: vd.get(f, f == "stop_gradient" or f == "trainable") for f in _VAR_FLAGS})
+            v.attrs = _copy(vd.get("attrs") or {})
+            b.vars[v.name] = v
+        for od in bd["ops"]:
+            loc = od.get("loc")
+            b.append_op(od["type"], {k: list(ns) for k, ns in od["inputs"].items()},
+                        {k: list(ns) for k, ns in od["outputs"].items()}, _copy(od.get("attrs") or {}),
+                        None if loc is None else (loc[0], loc[1], loc[2]))
+    p.random_seed = d.get("random_seed", 0)
+    p._names = dict(d.get("name_counters") or {})
+    p.provenance = list(d.get("provenance") or [])
+    p.current_block_idx = 0
+    return p
+
+
+def _copy(a):
+    if isinstance(a, list):
+        return [_copy(x) for x in a]
+    if isinstance(a, dict):
+        return {k: _copy(x) for k, x in a.items()}
+    return a
+
+
+# ---- validation -----------------------------------------------------------------------------------------------
+def _registry():
+    """The full op registry (op families register on import; load the optional ones that exist)."""
+    import importlib
+    for mod in ("oar", "oar.nn", "oar.nn.functional", "oar.static.control_flow", "oar.static.nn", "oar.vision"):
+        try:
+            importlib.import_module(mod)
+        except Exception:  # an optional family that is missing or broken must not hide the real error
+            pass
+    from ..ops.registry import REGISTRY
+    return REGISTRY
+
+
+def _need(cond, where, msg):
+    if not cond:
+        raise ValueError(f"invalid program: {where}: {msg}")
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_json(a, where, depth=0):
+    _need(depth <= MAX_ATTR_DEPTH, where, f"value nested deeper than {MAX_ATTR_DEPTH} levels")
+    if a is None or isinstance(a, (bool, int, str)):
+        return
+    if isinstance(a, float):
+        return
+    if isinstance(a, list):
+        for x in a:
+            _check_json(x, where, depth + 1)
+        return
+    if isinstance(a, dict):
+        for k, x in a.items():
+            _need(isinstance(k, str), where, "dict keys must be strings")
+            _check_json(x, where, depth + 1)
+        return
+    _need(False, where, f"{type(a).__name__} is not a JSON value")
+
+
+def _check_shape(shape, where):
+    _need(isinstance(shape, list), where, f"shape must be a list of ints, got {type(shape).__name__}")
+    _need(len(shape) <= MAX_RANK, where, f"rank {len(shape)} exceeds the limit {MAX_RANK}")
+    n = 1
+    for s in shape:
+        _need(_is_int(s) and s >= -1, where, f"shape {shape!r:.100} must hold ints >= -1 (-1 = unknown)")
+        if s > 0:
+            n *= s
+            _need(n <= MAX_ELEMENTS, where, f"shape {shape} has more than {MAX_ELEMENTS} elements")
+
+
+def validate(d):
+    """Checks a program dict from an untrusted source; raises ValueError naming the bad field.
+
+    Checks: the format tag and version, field types, block structure (indices, parents), variable names
+    unique per block, shapes (ints >= -1, rank and size limits), dtypes, op types known to the registry,
+    op slots known to the op, every input/output name declared in the op's block or an ancestor, attributes
+    made of JSON values, sub-block references (attrs named ``*block``/``*blocks``) in range.
+    """
+    _need(isinstance(d, dict), "top level", f"expected an object, got {type(d).__name__}")
+    _need(d.get("format") == FORMAT, "format", f"expected {FORMAT!r}, got {d.get('format')!r:.60}")
+    v = d.get("version")
+    _need(_is_int(v), "version", f"expected an int, got {v!r:.40}")
+    _need(v in SUPPORTED_VERSIONS, "version",
+          f"format version {v} is not supported (this oar reads {list(SUPPORTED_VERSIONS)}; newer files need a "
+          "newer oar)")
+    _need(_is_int(d.get("random_seed", 0)), "random_seed", "expected an int")
+    nc = d.get("name_counters", {})
+    _need(isinstance(nc, dict) and all(isinstance(k, str) and _is_int(x) for k, x in nc.items()),
+          "name_counters", "expected an object of str -> int")
+    pv = d.get("provenance", [])
+    _need(isinstance(pv, list) and all(isinstance(x, str) for x in pv), "provenance", "expected a list of strings")
+    blocks = d.get("blocks")
+    _need(isinstance(blocks, list) and blocks, "blocks", "expected a non-empty list")
+    _need(len(blocks) <= MAX_BLOCKS, "blocks", f"{len(blocks)} blocks exceed the limit {MAX_BLOCKS}")
+    registry = _registry()
+    scopes = []
+    for i, bd in enumerate(blocks):
+        w = f"block {i}"
+        _need(isinstance(bd, dict), w, "expected an object")
+        _need(bd.get("idx") == i and _is_int(bd.get("idx")), w, f"idx must be {i}, got {bd.get('idx')!r:.40}")
+        par = bd.get("parent_idx")
+        if i == 0:
+            _need(par == -1 and _is_int(par), w, "the global block's parent_idx must be -1")
+        else:
+            _need(_is_int(par) and 0 <= par < i, w, f"parent_idx must be an earlier block, got {par!r:.40}")
+        names = set()
+        vars_ = bd.get("vars")
+        _need(isinstance(vars_, list), w, "vars must be a list")
+        for j, vd in enumerate(vars_):
+            vw = f"{w} var {j}"
+            _need(isinstance(vd, dict), vw, "expected an object")
+            name = vd.get("name")
+            _need(isinstance(name, str) and name, vw, "name must be a non-empty string")
+            vw = f"{w} var {name!r:.80}"
+            _need(name not in names, vw, "declared twice")
+            names.add(name)
+            _check_shape(vd.get("shape"), vw)
+            _need(vd.get("dtype") in _DTYPES, vw, f"unknown dtype {vd.get('dtype')!r:.40}")
+            for f in _VAR_FLAGS:
+                _need(isinstance(vd.get(f, False), bool), vw, f"{f} must be a bool")
+            at = vd.get("attrs", {})
+            _need(isinstance(at, dict), vw, "attrs must be an object")
+            _check_json(at, vw + " attrs")
+        scopes.append((names, par))
+    for i, bd in enumerate(blocks):
+        ops = bd.get("ops")
+        _need(isinstance(ops, list), f"block {i}", "ops must be a list")
+        for j, od in enumerate(ops):
+            _check_op(od, f"block {i} op {j}", i, scopes, registry, len(blocks))
+
+
+def _visible(scopes, i, name):
+    while i >= 0:
+        names, par = scopes[i]
+        if name in names:
+            return True
+        i = par
+    return False
+
+
+def _check_op(od, w, bi, scopes, registry, nblocks):
+    _need(isinstance(od, dict), w, "expected an object")
+    t = od.get("type")
+    _need(isinstance(t, str), w, "type must be a string")
+    _need(t in registry, w, f"unknown op type {t!r:.80} (not in this oar's op registry)")
+    w = f"{w} ({t})"
+    opdef = registry[t]
+    for field, slots in (("inputs", opdef.inputs), ("outputs", opdef.outputs)):
+        known = {s.rstrip("*") for s in slots}
+        m = od.get(field)
+        _need(isinstance(m, dict), w, f"{field} must be an object of slot -> [names]")
+        for slot, ns in m.items():
+            _need(slot in known, w, f"{field} slot {slot!r:.40} is not one of {sorted(known)}")
+            _need(isinstance(ns, list) and all(isinstance(n, str) for n in ns), w,
+                  f"{field}[{slot!r}] must be a list of variable names")
+            for n in ns:
+                _need(_visible(scopes, bi, n), w, f"{field[:-1]} variable {n!r:.80} is not declared in block {bi} "
+                                                  "or its parents (dangling reference)")
+    at = od.get("attrs", {})
+    _need(isinstance(at, dict), w, "attrs must be an object")
+    for k, a in at.items():
+        _check_json(a, f"{w} attr {k!r}")
+        if k.endswith("block") and a is not None:
+            _need(_is_int(a) and 0 < a < nblocks, w, f"sub-block reference {k}={a!r:.40} is not a block index")
+        elif k.endswith("blocks") and a is not None:
+            _need(isinstance(a, list) and all(_is_int(x) and 0 < x < nblocks for x in a), w,
+                  f"sub-block references {k}={a!r:.60} are not block indices")
+    loc = od.get("loc")
+    if loc is not None:
+        _need(isinstance(loc, list) and len(loc) == 3 and isinstance(loc[0], str) and _is_int(loc[1])
+              and isinstance(loc[2], str), w, "loc must be null or [file, line, source]")
