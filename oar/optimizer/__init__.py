@@ -1,0 +1,8 @@
+"""Optimizers (Paddle 2.x API): each declares only its per-parameter update op; `Optimizer` does the rest."""
+from . import lr
+from .optimizer import Optimizer
+from .sgd import SGD, Momentum
+from .adam import Adam, AdamW, Adamax, Lamb
+from .adaptive import RMSProp, Adagrad, Adadelta
+
+__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "Lamb", "RMSProp", "Adagrad", "Adadelta"]

@@ -1,0 +1,59 @@
+"""Per-coordinate adaptive methods (RMSProp, Adagrad, Adadelta): only their per-parameter updates."""
+import numpy as np
+
+from .optimizer import Optimizer
+from .update_ops import ADADELTA_UPDATE, ADAGRAD_UPDATE, RMSPROP_UPDATE
+
+
+class RMSProp(Optimizer):
+    """RMSProp: ``ms = rho*ms + (1-rho)*g^2``; ``mom = momentum*mom + lr*g/sqrt(ms [- mg^2] + eps)``; ``p -= mom``.
+
+    Example:
+        >>> opt = oar.optimizer.RMSProp(learning_rate=0.01, parameters=model.parameters(), centered=True)
+    """
+
+    _op = RMSPROP_UPDATE
+    _acc_names = ("momentum", "mean_square", "mean_grad")
+    _hyper = ("rho", "epsilon", "momentum", "centered")
+
+    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, rho=float(rho),
+                         epsilon=float(epsilon), momentum=float(momentum), centered=bool(centered))
+
+
+class Adagrad(Optimizer):
+    """Adagrad: ``moment += g^2``; ``param -= lr * g / (sqrt(moment) + epsilon)``.
+
+    Example:
+        >>> opt = oar.optimizer.Adagrad(learning_rate=0.1, parameters=model.parameters())
+    """
+
+    _op = ADAGRAD_UPDATE
+    _acc_names = ("moment",)
+    _hyper = ("epsilon",)
+
+    def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 initial_accumulator_value=0.0):
+        self._initial = float(initial_accumulator_value)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, epsilon=float(epsilon))
+
+    def _acc_init(self, name, p, group):
+        return np.full_like(p._data, self._initial)
+
+
+class Adadelta(Optimizer):
+    """Adadelta: ``update = -sqrt((E[dx^2] + eps) / (E[g^2] + eps)) * g``; ``param += lr * update``.
+
+    Example:
+        >>> opt = oar.optimizer.Adadelta(learning_rate=1.0, parameters=model.parameters())
+    """
+
+    _op = ADADELTA_UPDATE
+    _acc_names = ("_avg_squared_grad", "_avg_squared_update")
+    _hyper = ("rho", "epsilon")
+
+    def __init__(self, learning_rate=0.001, epsilon=1e-06, rho=0.95, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, rho=float(rho),
+                         epsilon=float(epsilon))

@@ -1,0 +1,257 @@
+"""`Optimizer`: the base class that does everything but the per-parameter update.
+
+A subclass only declares its update: ``_op`` (a registered op from `update_ops`), ``_acc_names`` (accumulator names
+in the op's input order after ``grad``), ``_hyper`` (hyper-parameters, which become the op's attrs and may be
+overridden per parameter group) and, when needed, ``_acc_init`` / ``_attrs``. The base does parameter groups,
+weight decay (regularizers), per-parameter learning rates, LR schedulers, gradient clipping and state dicts.
+
+The static seam: for a parameter ``p`` and its gradient ``g`` (Tensors or static Variables) and a learning-rate
+operand ``lr`` (0-D), ``op, inputs, attrs, targets = opt._update_spec(p, g, lr)`` gives the op, its inputs
+``(p, g, *accumulators, lr)``, its attrs, and ``targets`` = ``(p, *accumulators)``: output ``i`` of the op must be
+written to ``targets[i]``. Accumulators are persistable eager Tensors named ``{p.name}_{acc}_0`` (created on first
+use); the static builder turns eager Tensors met while building into persistable Variables bound to them.
+``opt._param_lr(p)`` is the float learning rate of ``p`` right now (base LR x group scale x ParamAttr scale) and
+``opt._regularizer(p)`` its regularizer (``reg(p, g) -> g`` built from ops) or None. Clipping is
+``opt._grad_clip(params_grads) -> params_grads`` and runs before regularization, as in Paddle.
+
+Example:
+    >>> opt = oar.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+    >>> loss.backward(); opt.step(); opt.clear_grad()
+"""
+import numpy as np
+
+from ..framework.state import STATE, no_grad
+from ..ops.registry import apply
+from ..regularizer import L2Decay, WeightDecayRegularizer
+from ..tensor.tensor import Tensor
+from .lr import LRScheduler
+
+_wrap = Tensor._wrap
+
+
+class Optimizer:
+    """Base class of all optimizers (see the module docstring for what a subclass provides).
+
+    Args:
+        learning_rate: a float or an `oar.optimizer.lr.LRScheduler`.
+        parameters: a list of Parameters, or a list of dicts ``{'params': [...], 'learning_rate': scale,
+            'weight_decay': ..., <hyper-parameter>: ...}`` (parameter groups with their own options).
+        weight_decay: a float (L2 coefficient) or an `L1Decay`/`L2Decay`.
+        grad_clip: a callable ``clip(params_grads) -> params_grads`` (e.g. `oar.nn.ClipGradByGlobalNorm`).
+    """
+
+    _op = None
+    _acc_names = ()
+    _hyper = ()
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None, **hyper):
+        if not isinstance(learning_rate, (int, float, LRScheduler)):
+            raise TypeError(f"{type(self).__name__}: learning_rate must be a float or an LRScheduler, got "
+                            f"{type(learning_rate).__name__}")
+        if grad_clip is not None and not callable(grad_clip):
+            raise TypeError(f"{type(self).__name__}: grad_clip must be callable(params_grads) -> params_grads")
+        self._learning_rate = learning_rate
+        self._name = name
+        self._grad_clip = grad_clip
+        self.regularization = self._to_regularizer(weight_decay)
+        self._default_dict = {"learning_rate": 1.0, "weight_decay": weight_decay, "grad_clip": grad_clip, **hyper}
+        self._param_groups = []
+        self._parameter_list = None
+        self._group_of = {}
+        self._acc = {}           # id(param) -> [accumulator Tensors] in _acc_names order
+        self._pending = {}       # state loaded before the accumulators existed: name -> array
+        if parameters is not None:
+            parameters = list(parameters)
+            if not parameters:
+                raise ValueError(f"{type(self).__name__}: the parameter list is empty")
+            self._parameter_list = []
+            if isinstance(parameters[0], dict):
+                for g in parameters:
+                    self._add_param_group(dict(g))
+            else:
+                self._add_param_group({"params": parameters})
+
+    # ---- groups -------------------------------------------------------------------------------------------------
+    def _add_param_group(self, group):
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        unknown = set(group) - set(self._default_dict) - {"params"}
+        if unknown:
+            raise ValueError(f"{type(self).__name__}: unknown option(s) {sorted(unknown)} in a parameter group; "
+                             f"known: {sorted(self._default_dict)}")
+        for k, v in self._default_dict.items():
+            group.setdefault(k, v)
+        group["_reg"] = self._to_regularizer(group["weight_decay"])
+        group["_attrs"] = {k: group[k] for k in self._hyper}
+        for p in group["params"]:
+            if id(p) in self._group_of:
+                raise ValueError(f"parameter {p.name} appears in more than one parameter group")
+            self._group_of[id(p)] = group
+            self._parameter_list.append(p)
+        self._param_groups.append(group)
+
+    add_param_group = _add_param_group
+
+    def _to_regularizer(self, wd):
+        if wd is None or isinstance(wd, WeightDecayRegularizer):
+            return wd
+        if isinstance(wd, (int, float)):
+            return L2Decay(float(wd)) if wd else None
+        raise TypeError(f"weight_decay must be a float, L1Decay or L2Decay, got {type(wd).__name__}")
+
+    def _regularizer(self, p):
+        reg = getattr(p, "regularizer", None)
+        return reg if reg is not None else self._group_of[id(p)]["_reg"]
+
+    # ---- learning rate ------------------------------------------------------------------------------------------
+    def get_lr(self):
+        """The current base learning rate (a float)."""
+        lr = self._learning_rate
+        return float(lr()) if isinstance(lr, LRScheduler) else float(lr)
+
+    def set_lr(self, value):
+        """Sets a float learning rate (not allowed when the learning rate is an LRScheduler)."""
+        if isinstance(self._learning_rate, LRScheduler):
+            raise RuntimeError("set_lr: this optimizer's learning rate is an LRScheduler; call its step() instead")
+        if not isinstance(value, (int, float)):
+            raise TypeError(f"set_lr expects a float, got {type(value).__name__}")
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler):
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError("set_lr_scheduler expects an LRScheduler")
+        self._learning_rate = scheduler
+
+    def _param_lr(self, p, base=None):
+        base = self.get_lr() if base is None else base
+        oa = getattr(p, "optimize_attr", None)
+        return base * self._group_of[id(p)]["learning_rate"] * (oa["learning_rate"] if oa else 1.0)
+
+    # ---- the per-parameter update (what subclasses customize) ---------------------------------------------------
+    def _acc_init(self, name, p, group):
+        """Initial value of accumulator `name` for parameter `p` (zeros by default)."""
+        return np.zeros_like(p._data)
+
+    def _attrs(self, p, group):
+        """The op's attrs for `p` (the group's hyper-parameters by default)."""
+        return group["_attrs"]
+
+    def _accumulators(self, p):
+        accs = self._acc.get(id(p))
+        if accs is None:
+            group = self._group_of[id(p)]
+            accs = []
+            for n in self._acc_names:
+                key = f"{p.name}_{n}_0"
+                a = self._pending.pop(key, None)
+                init = self._acc_init(n, p, group)
+                a = init if a is None else np.asarray(a).astype(init.dtype).reshape(init.shape)
+                t = Tensor(a, name=key)
+                t.persistable = True
+                accs.append(t)
+            self._acc[id(p)] = accs
+        return accs
+
+    def _update_spec(self, p, g, lr):
+        """(op, inputs, attrs, targets) of the update of parameter `p` (see the module docstring)."""
+        accs = self._accumulators(p)
+        return self._op, (p, g, *accs, lr), self._attrs(p, self._group_of[id(p)]), (p, *accs)
+
+    # ---- eager step ----------------------------------------------------------------------------------------------
+    def _params_grads(self, parameters=None):
+        if parameters is None:
+            if self._parameter_list is None:
+                raise ValueError(f"{type(self).__name__}: parameters must be given in dynamic-graph mode "
+                                 "(e.g. parameters=model.parameters())")
+            parameters = self._parameter_list
+        return [(p, p._grad) for p in parameters if not p.stop_gradient and p._grad is not None]
+
+    def step(self):
+        """Updates every parameter that has a gradient, once."""
+        with no_grad():
+            self._apply_gradients(self._params_grads())
+
+    def _apply_gradients(self, params_grads):
+        if self._grad_clip is not None and params_grads:
+            params_grads = self._grad_clip(params_grads)
+        base = self.get_lr()
+        for p, g in params_grads:
+            if g is None:
+                continue
+            reg = self._regularizer(p)
+            if reg is not None:
+                g = reg(p, g)
+            lr = _wrap(np.array(self._param_lr(p, base), dtype=p._data.dtype))
+            op, inputs, attrs, targets = self._update_spec(p, g, lr)
+            outs = apply(op, inputs, attrs)
+            if type(outs) is not tuple:
+                outs = (outs,)
+            for t, o in zip(targets, outs):
+                t._data = o._data
+                t._version += 1
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Eager: runs ``loss.backward()`` if it has not run yet, then one `step` on `parameters` (default: all).
+
+        Returns ``(None, params_grads)`` as Paddle's dynamic-graph `minimize`.
+        """
+        if STATE.static:
+            return self._static_minimize(loss, startup_program, parameters, no_grad_set)
+        node = loss._node
+        if node is not None and node.inputs is not None:  # the graph is intact: backward has not run
+            loss.backward()
+        if parameters is not None:
+            parameters = [p for p in parameters if not (no_grad_set and (p in no_grad_set or p.name in no_grad_set))]
+        with no_grad():
+            pg = self._params_grads(parameters)
+            self._apply_gradients(pg)
+        return None, pg
+
+    def _static_minimize(self, loss, startup_program, parameters, no_grad_set):
+        raise NotImplementedError("Optimizer.minimize in static mode is provided by oar.static (append_backward + "
+                                  "the optimizer's update ops via Optimizer._update_spec)")
+
+    def clear_grad(self, set_to_zero=True):
+        """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""
+        for p in self._parameter_list or ():
+            if p._grad is not None:
+                p.clear_grad(set_to_zero)
+
+    clear_gradients = clear_grad
+
+    # ---- state ---------------------------------------------------------------------------------------------------
+    def state_dict(self):
+        """Accumulators by Paddle-like names (``{param.name}_{acc}_0``) and ``LR_Scheduler`` state."""
+        state = {}
+        for p in self._parameter_list or ():
+            for t in self._acc.get(id(p), ()):
+                state[t.name] = t
+        if isinstance(self._learning_rate, LRScheduler):
+            state["LR_Scheduler"] = self._learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict):
+        """Loads a `state_dict` (accumulators not created yet are kept and used on first update)."""
+        state = dict(state_dict)
+        sched = state.pop("LR_Scheduler", None)
+        if sched is not None and isinstance(self._learning_rate, LRScheduler):
+            self._learning_rate.set_state_dict(sched)
+        state.pop("master_weights", None)
+        by_name = {}
+        for accs in self._acc.values():
+            for t in accs:
+                by_name[t.name] = t
+        for k, v in state.items():
+            a = v._data if isinstance(v, Tensor) else np.asarray(v)
+            t = by_name.get(k)
+            if t is None:
+                self._pending[k] = a
+            else:
+                if list(a.shape) != t.shape and a.size != t.size:
+                    raise ValueError(f"set_state_dict: {k} has shape {list(a.shape)}, expected {t.shape}")
+                t._data = a.astype(t._data.dtype).reshape(t._data.shape)
+
+    load_state_dict = set_state_dict
+
+    def __repr__(self):
+        return f"{type(self).__name__}(learning_rate={self._learning_rate!r})"
