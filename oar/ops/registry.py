@@ -134,18 +134,24 @@ def op_error(op, inputs, attrs, exc):
 def infer_meta(op, metas, attrs):
     """Output (shape, dtype) pairs for input metas; uses `op.infer` or probes the kernel on zero arrays.
 
-    A probe runs the kernel twice with every unknown (-1) dim set to 2, then 3; output dims that differ are
-    unknown. Random kernels draw from a throwaway generator so probing never moves the user's seed.
+    A probe runs the kernel twice with every unknown (-1) dim set to 2, then 3 (and with bool inputs all False,
+    then all True); output dims that differ are unknown. Random kernels draw from a throwaway generator so probing never moves the user's seed.
     """
     if op.infer is not None:
         return op.infer(metas, **attrs)
     from ..framework import dtype as D
     saved = STATE.rng
     STATE.rng = np.random.default_rng(0)
+    fills = [(2, False)]
+    if any(d < 0 for s, _ in metas for d in s):
+        fills.append((3, False))
+    if any(D.convert_dtype(t).kind == "b" for _, t in metas):
+        fills.append((2, True))  # a bool mask's True count decides some output dims: those become -1
     try:
         runs = []
-        for fill in (2, 3) if any(d < 0 for s, _ in metas for d in s) else (2,):
-            arrays = [np.zeros([fill if d < 0 else d for d in s], D.np_dtype(t)) for s, t in metas]
+        for fill, value in fills:
+            arrays = [np.full([fill if d < 0 else d for d in s], value if D.convert_dtype(t).kind == "b" else 0,
+                              D.np_dtype(t)) for s, t in metas]
             with np.errstate(all="ignore"):
                 out = op.impl(*arrays, **attrs)
             runs.append(out if isinstance(out, (tuple, list)) else (out,))

@@ -200,11 +200,20 @@ class Tensor(TensorMethods):
         if not self.stop_gradient and self._node is None and STATE.grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")
+        old_data = self._data
         self._data = out._data.astype(self._data.dtype, copy=False) if out._data.dtype != self._data.dtype \
             else out._data
         self._version += 1
         if out._node is not None:
             node = out._node
+            if any(t is self for t in node.inputs):
+                # the op read the old value of `self`: give that old value its own tensor on the tape, so the
+                # gradient flows to what produced it instead of looping back into this node
+                old = Tensor._wrap(old_data)
+                old.stop_gradient, old._node, old._version = self.stop_gradient, self._node, self._version - 1
+                if self._node is not None:
+                    self._node.outputs = tuple(old if o is self else o for o in self._node.outputs)
+                node.inputs = tuple(old if t is self else t for t in node.inputs)
             node.outputs = tuple(self if o is out else o for o in node.outputs)
             self._node, self.stop_gradient = node, False
         return self
