@@ -1,0 +1,80 @@
+"""Small graph helpers shared by the passes: argument order, sub-blocks, readers and side effects."""
+from ..ops.registry import REGISTRY
+from ..static.printer import sub_blocks  # noqa: F401  (one definition of "which attrs are sub-blocks")
+
+SIDE_EFFECT_OPS = frozenset({"print", "assert", "py_func", "array_write", "setitem_", "share_data"})
+
+
+def opdef(op):
+    return REGISTRY.get(op.type)
+
+
+def arg_names(op):
+    """Input variable names in the order the kernel takes them."""
+    d = opdef(op)
+    if d is None:
+        return op.input_names()
+    if d.variadic:
+        return list(op.inputs.get(d.inputs[0], []))
+    return [op.inputs[s][0] for s in d.inputs if op.inputs.get(s)]
+
+
+def out_names(op):
+    """Output variable names in the order the kernel returns them."""
+    d = opdef(op)
+    if d is None:
+        return op.output_names()
+    if d.outputs[0].endswith("*"):
+        return list(op.outputs.get(d.outputs[0][:-1], []))
+    return [op.outputs[s][0] for s in d.outputs if op.outputs.get(s)]
+
+
+def block_tree(program, idx):
+    """`idx` and every block nested in the ops of block `idx`."""
+    seen, todo = [], [idx]
+    while todo:
+        b = todo.pop()
+        if b in seen or b >= program.num_blocks:
+            continue
+        seen.append(b)
+        for op in program.block(b).ops:
+            todo.extend(sub_blocks(op))
+    return seen
+
+
+def names_read_inside(program, op):
+    """Every variable name read or written by ops in the sub-blocks of `op` (they may use outer variables)."""
+    names = set()
+    for s in sub_blocks(op):
+        for b in block_tree(program, s):
+            for o in program.block(b).ops:
+                names.update(o.input_names())
+                names.update(o.output_names())
+    return names
+
+
+def has_side_effect(program, op):
+    """True when removing `op` could change anything besides its outputs."""
+    d = opdef(op)
+    if op.type in SIDE_EFFECT_OPS or (d is not None and d.extra.get("side_effect")):
+        return True
+    block = op.block
+    for n in op.output_names():
+        if block.has_var(n) and block.var(n).persistable:
+            return True
+    for s in sub_blocks(op):
+        for b in block_tree(program, s):
+            for o in program.block(b).ops:
+                if has_side_effect(program, o):
+                    return True
+    return False
+
+
+def consumers(program):
+    """name -> number of ops (in any block) that read it."""
+    count = {}
+    for b in program.blocks:
+        for op in b.ops:
+            for n in op.input_names():
+                count[n] = count.get(n, 0) + 1
+    return count
