@@ -1,0 +1,61 @@
+"""Batch assembly. Collation stacks samples into NumPy arrays (safe to send between processes); the main process
+then wraps every array of the batch into an oar Tensor (`to_tensors`)."""
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ..tensor.tensor import Tensor
+
+
+def default_collate_fn(batch):
+    """Stacks a list of samples field by field: arrays/numbers/Tensors -> stacked arrays, dicts and tuples kept.
+
+    Example:
+        >>> default_collate_fn([(np.zeros(2), 1), (np.ones(2), 0)])   # [array 2x2, array([1, 0])]
+    """
+    sample = batch[0]
+    if isinstance(sample, Tensor):
+        return np.stack([s._data for s in batch])
+    if isinstance(sample, np.ndarray):
+        return np.stack(batch)
+    if isinstance(sample, (numbers.Number, np.number, np.bool_)):
+        return np.array(batch)
+    if isinstance(sample, (str, bytes)):
+        return list(batch)
+    if isinstance(sample, Mapping):
+        return {k: default_collate_fn([d[k] for d in batch]) for k in sample}
+    if isinstance(sample, Sequence):
+        n = len(sample)
+        if any(len(s) != n for s in batch):
+            raise RuntimeError("default_collate_fn: the samples of a batch have fields of different lengths")
+        return [default_collate_fn(list(f)) for f in zip(*batch)]
+    raise TypeError(f"default_collate_fn: cannot batch samples of type {type(sample).__name__}; expected numpy "
+                    "arrays, numbers, Tensors, or dicts/lists/tuples of them (or pass collate_fn)")
+
+
+def default_convert_fn(sample):
+    """Used when ``batch_size=None``: a sample is passed through, Tensors turned into arrays."""
+    return to_arrays(sample)
+
+
+def to_arrays(x):
+    """Replaces Tensors by their arrays in a nested structure (the form sent from workers)."""
+    if isinstance(x, Tensor):
+        return x._data
+    if isinstance(x, dict):
+        return {k: to_arrays(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_arrays(v) for v in x) if type(x) in (list, tuple) else x
+    return x
+
+
+def to_tensors(x):
+    """Replaces NumPy arrays by oar Tensors in a nested structure."""
+    if isinstance(x, np.ndarray):
+        return Tensor(x)
+    if isinstance(x, dict):
+        return {k: to_tensors(v) for k, v in x.items()}
+    if type(x) in (list, tuple):
+        return type(x)(to_tensors(v) for v in x)
+    return x

@@ -1,0 +1,118 @@
+"""`DataLoader`: batches from a dataset, in the main process or in worker processes (see `worker.py`)."""
+from ..framework.state import rng
+from .collate import default_collate_fn, default_convert_fn, to_arrays, to_tensors
+from .dataset import IterableDataset
+from .sampler import BatchSampler
+from .worker import MapIter, StreamIter, WorkerPool
+
+
+class DataLoader:
+    """Iterates over batches of `dataset` as lists/dicts of oar Tensors.
+
+    Args:
+        dataset: a `Dataset` (map-style) or an `IterableDataset`.
+        batch_size: samples per batch (None: samples one by one, unbatched).
+        shuffle / drop_last: used to build a `BatchSampler` when `batch_sampler` is not given.
+        collate_fn: ``fn(list of samples) -> batch``; default stacks arrays/numbers/Tensors field by field.
+        num_workers: 0 loads in the main process; > 0 uses that many worker processes.
+        batch_sampler: yields lists of indices (excludes batch_size/shuffle/drop_last).
+        timeout: seconds to wait for a worker's batch before raising (0 waits while workers are alive).
+        worker_init_fn: called as ``fn(worker_id)`` in each worker at start.
+        persistent_workers: keep the worker processes alive between epochs.
+        return_list, use_shared_memory, places, use_buffer_reader, prefetch_factor: accepted for compatibility.
+
+    Example:
+        >>> loader = oar.io.DataLoader(dataset, batch_size=16, shuffle=True, num_workers=2)
+        >>> for image, label in loader():
+        ...     loss = loss_fn(model(image), label)
+    """
+
+    def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None, batch_size=1,
+                 shuffle=False, drop_last=False, collate_fn=None, num_workers=0, use_buffer_reader=True,
+                 prefetch_factor=2, use_shared_memory=True, timeout=0, worker_init_fn=None,
+                 persistent_workers=False):
+        if num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers must be >= 0, got {num_workers}")
+        if timeout < 0:
+            raise ValueError(f"DataLoader: timeout must be >= 0, got {timeout}")
+        self.dataset = dataset
+        self.return_list, self.num_workers, self.timeout = return_list, int(num_workers), timeout
+        self.worker_init_fn, self.persistent_workers = worker_init_fn, persistent_workers
+        self.use_shared_memory, self.prefetch_factor = use_shared_memory, max(1, int(prefetch_factor))
+        self._iterable = isinstance(dataset, IterableDataset)
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or drop_last:
+                raise ValueError("DataLoader: batch_sampler excludes batch_size, shuffle and drop_last")
+            if self._iterable:
+                raise ValueError("DataLoader: an IterableDataset takes no batch_sampler")
+            self.batch_size, self.drop_last = getattr(batch_sampler, "batch_size", None), False
+        elif batch_size is None:
+            self.batch_size, self.drop_last = None, False
+        else:
+            if not isinstance(batch_size, int) or batch_size <= 0:
+                raise ValueError(f"DataLoader: batch_size must be a positive int or None, got {batch_size!r}")
+            if self._iterable and shuffle:
+                raise ValueError("DataLoader: an IterableDataset cannot be shuffled by the loader")
+            self.batch_size, self.drop_last = batch_size, drop_last
+            if not self._iterable:
+                batch_sampler = BatchSampler(dataset=dataset, shuffle=shuffle, batch_size=batch_size,
+                                             drop_last=drop_last)
+        self.batch_sampler = batch_sampler
+        if collate_fn is None:
+            collate_fn = default_collate_fn if self.batch_size is not None or batch_sampler is not None \
+                else default_convert_fn
+        self.collate_fn = collate_fn
+        self._pool = None
+
+    def _unbatched_map(self):
+        return not self._iterable and self.batch_sampler is None
+
+    def _base_seed(self):
+        return rng().integers(0, 2 ** 31 - 1)
+
+    def __len__(self):
+        if self._iterable:
+            raise TypeError("len() of a DataLoader over an IterableDataset is unknown")
+        if self.batch_sampler is None:
+            return len(self.dataset)
+        return len(self.batch_sampler)
+
+    def __call__(self):
+        return self.__iter__()
+
+    def __iter__(self):
+        if self.num_workers == 0:
+            return self._single()
+        pool = self._pool
+        if pool is None or pool.closed:
+            pool = WorkerPool(self)
+            if self.persistent_workers:
+                self._pool = pool
+        return StreamIter(self, pool) if self._iterable else MapIter(self, pool)
+
+    def _single(self):
+        collate = self.collate_fn
+        if self._iterable:
+            batch = []
+            for sample in self.dataset:
+                if self.batch_size is None:
+                    yield to_tensors(to_arrays(collate(sample)))
+                    continue
+                batch.append(sample)
+                if len(batch) == self.batch_size:
+                    yield to_tensors(to_arrays(collate(batch)))
+                    batch = []
+            if batch and not self.drop_last:
+                yield to_tensors(to_arrays(collate(batch)))
+        elif self.batch_sampler is None:
+            for i in range(len(self.dataset)):
+                yield to_tensors(to_arrays(collate(self.dataset[i])))
+        else:
+            ds = self.dataset
+            for idx in self.batch_sampler:
+                yield to_tensors(to_arrays(collate([ds[i] for i in idx])))
+
+    def __del__(self):
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown()
