@@ -1,0 +1,154 @@
+"""`oar.save` / `oar.load`: nested dicts/lists of Tensors and plain values in one safetensors file. No pickle.
+
+Format (version ``FORMAT_VERSION``): a safetensors file whose tensors are named ``t0, t1, ...`` and whose
+metadata holds ``"oar_format": "<version>"`` and ``"oar_structure"``: JSON describing the object, where
+
+- JSON scalars (null, bool, int, float, string) and lists stand for themselves,
+- ``{"tensor": "t3", "name": "linear_0.w_0", "kind": "tensor" | "ndarray", "dtype": "bfloat16"?}`` is a leaf array,
+- ``{"dict": [[key, value], ...]}`` is a dict (keys kept with their JSON type, order kept),
+- ``{"tuple": [...]}`` is a tuple.
+
+Changelog:
+    1 (2025-06-01): first version.
+
+Example:
+    >>> oar.save(model.state_dict(), "model.pdparams")
+    >>> model.set_state_dict(oar.load("model.pdparams"))
+"""
+import json
+import os
+
+import numpy as np
+
+FORMAT_VERSION = 1
+_MAGIC_KEY = "oar_format"
+
+
+def save(obj, path, protocol=4, **configs):
+    """Saves `obj` (Tensors, NumPy arrays, plain values, nested in dicts/lists/tuples) to the file `path`.
+
+    Args:
+        obj: e.g. ``layer.state_dict()`` or ``optimizer.state_dict()``.
+        path: the file to write (parent folders are created).
+        protocol: accepted for Paddle compatibility (the format has no pickle protocol).
+
+    Example:
+        >>> oar.save({"w": oar.ones([2]), "epoch": 3}, "ckpt.pdparams")
+    """
+    from safetensors.numpy import save_file
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"oar.save: path must be a file name, got {type(path).__name__}")
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise ValueError(f"oar.save: {path!r} is a folder; give a file name such as {path}/model.pdparams")
+    arrays = {}
+    structure = _encode(obj, arrays, "obj")
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}
+    save_file(arrays, path, metadata=meta)
+
+
+def load(path, **configs):
+    """Loads an object saved by `oar.save` (Tensors come back as Tensors, NumPy arrays as arrays).
+
+    A prefix written by `oar.jit.save` (``path + '.pdiparams'`` exists) gives that model's state dict.
+    ``return_numpy=True`` returns every tensor as a NumPy array.
+
+    Example:
+        >>> state = oar.load("ckpt.pdparams")
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path) and os.path.isfile(path + ".pdiparams"):
+        from ..jit.save_load import load_state_dict_from_prefix
+        return load_state_dict_from_prefix(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"oar.load: no such file {path!r}")
+    if os.path.isdir(path):
+        raise ValueError(f"oar.load: {path!r} is a folder, not a file saved by oar.save")
+    meta, tensors = _read(path)
+    try:
+        structure = json.loads(meta["oar_structure"])
+        return _decode(structure, tensors, bool(configs.get("return_numpy", False)))
+    except (KeyError, ValueError, TypeError) as e:
+        raise ValueError(f"oar.load: {path!r} is damaged: its structure does not match its tensors ({e})") from None
+
+
+def _read(path):
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+    not_oar = (f"oar.load: {path!r} is not a file written by oar.save (or it is truncated or damaged)")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if len(head) < 8:
+                raise ValueError(not_oar)
+            n = int.from_bytes(head, "little")
+            if n > 100_000_000 or n > os.path.getsize(path) - 8:
+                raise ValueError(not_oar)
+            header = json.loads(f.read(n))
+        meta = header.get("__metadata__") or {}
+        if _MAGIC_KEY not in meta:
+            raise ValueError(not_oar + ": it has no oar format marker")
+        version = int(meta[_MAGIC_KEY])
+        if version > FORMAT_VERSION:
+            raise ValueError(f"oar.load: {path!r} has format version {version}; this oar reads up to "
+                             f"{FORMAT_VERSION}; upgrade oar")
+        tensors = load_file(path)
+    except (SafetensorError, json.JSONDecodeError, UnicodeDecodeError, OSError) as e:
+        raise ValueError(f"{not_oar} ({e})") from None
+    return meta, tensors
+
+
+def _encode(obj, arrays, where):
+    from ..tensor.tensor import Tensor
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, (np.integer, np.floating, np.bool_)):
+        return obj.item()
+    if isinstance(obj, (Tensor, np.ndarray)):
+        a = obj._data if isinstance(obj, Tensor) else obj
+        key = f"t{len(arrays)}"
+        leaf = {"tensor": key, "kind": "tensor" if isinstance(obj, Tensor) else "ndarray"}
+        if isinstance(obj, Tensor) and obj._name is not None:
+            leaf["name"] = obj._name
+        if a.dtype.kind not in "biuf" and a.dtype.name != "bfloat16":
+            raise TypeError(f"oar.save: {where} has dtype {a.dtype}, which cannot be saved")
+        if a.dtype.name == "bfloat16":  # stored as its raw 16 bits
+            leaf["dtype"], a = "bfloat16", a.view(np.uint16)
+        arrays[key] = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes 0-D 1-D)
+        return leaf
+    if isinstance(obj, dict):
+        items = []
+        for k, v in obj.items():
+            if not (k is None or isinstance(k, (str, int, float, bool))):
+                raise TypeError(f"oar.save: {where} has a key of type {type(k).__name__}; keys must be str/int/float")
+            items.append([k, _encode(v, arrays, f"{where}[{k!r}]")])
+        return {"dict": items}
+    if isinstance(obj, tuple):
+        return {"tuple": [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if isinstance(obj, list):
+        return [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]
+    raise TypeError(f"oar.save: cannot save {where} of type {type(obj).__name__}; oar.save takes Tensors, NumPy "
+                    "arrays, numbers, strings, None and dicts/lists/tuples of them (no pickle). For a Layer or an "
+                    "Optimizer, save its state_dict()")
+
+
+def _decode(s, tensors, return_numpy):
+    if isinstance(s, list):
+        return [_decode(v, tensors, return_numpy) for v in s]
+    if not isinstance(s, dict):
+        return s
+    if "dict" in s:
+        return {k: _decode(v, tensors, return_numpy) for k, v in s["dict"]}
+    if "tuple" in s:
+        return tuple(_decode(v, tensors, return_numpy) for v in s["tuple"])
+    a = tensors[s["tensor"]]
+    if s.get("dtype") == "bfloat16":
+        import ml_dtypes
+        a = a.view(ml_dtypes.bfloat16)
+    if s["kind"] == "ndarray" or return_numpy:
+        return a
+    from ..tensor.tensor import Tensor
+    return Tensor(a, name=s.get("name"))
