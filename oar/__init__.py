@@ -22,6 +22,8 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
 from .autograd import grad
+from .framework.io import save, load
+from . import optimizer, io, regularizer  # noqa: E402
 
 _install(_ops.METHODS)
 
