@@ -27,4 +27,7 @@ from . import optimizer, io, regularizer  # noqa: E402
 
 _install(_ops.METHODS)
 
+from . import static  # noqa: E402
+from .static import enable_static, disable_static  # noqa: E402
+
 dtype = DType

@@ -2,3 +2,12 @@
 from .ir import Program, Block, Variable, Operator
 from .builder import (default_main_program, default_startup_program, program_guard, data, create_parameter,
                       enable_static, disable_static)
+from .scope import Scope, global_scope, scope_guard
+from .executor import Executor, compile_program
+from .backward import append_backward, gradients
+from .input_spec import InputSpec
+from .debug_ops import Print
+from . import control_flow as _control_flow, cf_grad as _cf_grad  # registers cond / while / while_grad
+from . import nn
+from ..tensor import array as _array  # registers the tensor-array ops
+from ..framework.state import CPUPlace, CUDAPlace

@@ -1,0 +1,67 @@
+"""Runtime debugging ops: `Print` (prints a value when the program runs) and `Assert` (raises when false).
+
+Both are side-effecting ops: the executor always runs them, even when no fetch needs their output.
+"""
+import numpy as np
+
+from ..ops.registry import apply, defop
+
+
+def _print(x, message, name, summarize, print_tensor_name, print_tensor_type, print_tensor_shape):
+    lines = [f"Variable: {name}" if print_tensor_name else "Variable"]
+    if message:
+        lines.insert(0, str(message))
+    if print_tensor_shape:
+        lines.append(f"  - shape: {list(np.shape(x))}")
+    if print_tensor_type:
+        lines.append(f"  - dtype: {np.asarray(x).dtype}")
+    flat = np.asarray(x).reshape(-1)
+    shown = flat if summarize is None or summarize < 0 else flat[:summarize]
+    lines.append(f"  - data: [{' '.join(str(v) for v in shown.tolist())}{' ...' if shown.size < flat.size else ''}]")
+    print("\n".join(lines), flush=True)
+    return x
+
+
+PRINT = defop("print", _print, grad=lambda g, out, x, **a: g)
+PRINT.extra["side_effect"] = True
+
+
+def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True, print_tensor_type=True,
+          print_tensor_shape=True, print_tensor_lod=True, print_phase="both"):
+    """Prints `input` (with `message`) every time the op runs and returns it unchanged.
+
+    Example:
+        >>> y = oar.static.Print(x, message="x is")
+    """
+    return apply(PRINT, (input,), {"message": message, "name": input.name, "summarize": int(summarize),
+                                   "print_tensor_name": bool(print_tensor_name),
+                                   "print_tensor_type": bool(print_tensor_type),
+                                   "print_tensor_shape": bool(print_tensor_shape)})
+
+
+def _assert(cond, *data, summarize, name):
+    c = np.asarray(cond)
+    if c.size != 1:
+        raise ValueError(f"Assert: the condition must have one element, got shape {list(c.shape)}")
+    if not bool(c.reshape(())):
+        parts = [f"The condition of Assert{' ' + repr(name) if name else ''} is false"]
+        for k, d in enumerate(data):
+            flat = np.asarray(d).reshape(-1)
+            shown = flat if summarize < 0 else flat[:summarize]
+            parts.append(f"  data[{k}] (shape {list(np.shape(d))}): {shown.tolist()}")
+        raise ValueError("\n".join(parts))
+    return np.asarray(c)
+
+
+ASSERT = defop("assert", _assert, inputs=("cond",), variadic=True, infer=lambda m, **a: [m[0]])
+ASSERT.extra["side_effect"] = True
+
+
+def Assert(cond, data=None, summarize=20, name=None):
+    """Raises ValueError (showing `data`) when `cond` is false at run time; eagerly, at once.
+
+    Example:
+        >>> oar.static.nn.Assert(x.sum() > 0, [x])
+    """
+    data = list(data or [])
+    return apply(ASSERT, (cond, *data), {"summarize": int(summarize), "name": name})

@@ -1,0 +1,358 @@
+"""The Executor: compiles a Block once into a flat plan and runs it.
+
+A plan is straight-line Python generated from the block: one line per kept op, each a call of the op's kernel
+with its attributes pre-bound (``functools.partial``), values held in Python locals (slots), and a ``del`` right
+after a value's last use so dead buffers are released. Ops with sub-blocks are lowered by their OpDef's
+``lower(compiler, op)`` into one callable, so the plan (and this file) has no op-specific branches. Errors inside
+a kernel are re-raised with the op's IR line and the user's source line.
+
+Example:
+    >>> exe = oar.static.Executor(oar.CPUPlace())
+    >>> exe.run(startup)
+    >>> loss_value, = exe.run(main, feed={'x': x_np}, fetch_list=[loss])
+"""
+import functools
+import itertools
+import keyword
+
+import numpy as np
+
+from ..framework import dtype as D
+from ..ops.registry import REGISTRY
+from .ir import Program, Variable
+from .printer import format_op, sub_blocks
+from .scope import global_scope
+
+_PLAN_OPS = {}  # generated file name -> {line number: Operator}, for error reports
+_ids = itertools.count()
+
+
+def _flat(slots):
+    return [n for names in slots.values() for n in names]
+
+
+class BlockCompiler:
+    """Compiles blocks of one Program into Python functions ``fn(*in_values) -> tuple(out_values)``.
+
+    `lower(compiler, op)` implementations call `compiler.compile_block(block_idx, in_names, out_names)` for their
+    sub-blocks.
+    """
+
+    def __init__(self, program):
+        self.program = program
+        self._side = {}
+
+    # ---- analysis ------------------------------------------------------------------------------------------
+    def has_side_effects(self, op):
+        """Ops that must run even when no fetch needs them: print/assert, writes to persistable variables, and
+        control-flow ops whose sub-blocks contain such ops."""
+        key = id(op)
+        r = self._side.get(key)
+        if r is None:
+            d = REGISTRY.get(op.type)
+            r = bool(d is not None and d.extra.get("side_effect"))
+            if not r:
+                for n in _flat(op.outputs):
+                    v = _lookup(op.block, n)
+                    if v is not None and v.persistable:
+                        r = True
+                        break
+            if not r:
+                for i in sub_blocks(op):
+                    if any(self.has_side_effects(o) for o in self.program.blocks[i].ops):
+                        r = True
+                        break
+            self._side[key] = r
+        return r
+
+    def prune(self, ops, feed_names, out_names):
+        """The ops needed for `out_names` given `feed_names`, plus side-effecting ops (in order)."""
+        needed, fed = set(out_names) - set(feed_names), set(feed_names)
+        kept = []
+        for op in reversed(ops):
+            outs = _flat(op.outputs)
+            if self.has_side_effects(op) or any(n in needed for n in outs):
+                kept.append(op)
+                needed.difference_update(outs)
+                needed.update(n for n in _flat(op.inputs) if n not in fed)
+        kept.reverse()
+        return kept
+
+    # ---- code generation -----------------------------------------------------------------------------------
+    def compile_block(self, block, in_names, out_names, allow_free=False, override=False):
+        """Returns ``(fn, free_names)``: `fn(*in_values, *free_values)` runs the needed ops of `block` and returns
+        the tuple of `out_names` values. `free_names` are values read but neither given nor computed (persistable
+        variables at the top level); they are an error in a sub-block unless `allow_free`. With `override` (the
+        top-level feed) a given name replaces what an op would compute: its producer is pruned or ignored;
+        otherwise given names are initial values that ops of the block may overwrite."""
+        if isinstance(block, int):
+            block = self.program.blocks[block]
+        fed = set(in_names) if override else set()
+        ops = self.prune(block.ops, fed, out_names)
+        defined, free = set(in_names), []
+        for op in ops:
+            for n in _flat(op.inputs):
+                if n not in defined and n not in free:
+                    free.append(n)
+            defined.update(_flat(op.outputs))
+        for n in out_names:
+            if n not in defined and n not in free:
+                free.append(n)
+        if free and not allow_free:
+            raise RuntimeError(f"block {block.idx} reads {free} but nobody feeds or computes them; "
+                               "a control-flow op must list every outer variable its sub-blocks read")
+        local = _Locals()
+        params = [local(n) for n in list(in_names) + free]
+        # last position at which each name is read
+        last = {}
+        for k, op in enumerate(ops):
+            for n in _flat(op.inputs):
+                last[n] = k
+        keep = set(out_names)
+        fname = f"<oar plan {next(_ids)}: block {block.idx}>"
+        lines = [f"def plan({', '.join(params)}):"]
+        lineops, env = {}, {}
+        for k, op in enumerate(ops):
+            d = REGISTRY.get(op.type)
+            if d is None:
+                raise ValueError(f"unknown op {op.type!r} in block {block.idx}: {format_op(op)}")
+            if d.lower is not None:
+                fn = d.lower(self, op)
+            elif op.attrs:
+                fn = functools.partial(d.impl, **op.attrs)
+            else:
+                fn = d.impl
+            kname = f"k{k}"
+            env[kname] = fn
+            args = ", ".join(local(n) for n in _flat(op.inputs))
+            outs = [("_" if n in fed else local(n)) for n in _flat(op.outputs)]
+            if d.lower is not None or d.multi_out:
+                lhs = (", ".join(outs) + ", = ") if outs else ""
+            else:
+                lhs = outs[0] + " = "
+            lines.append(f"    {lhs}{kname}({args})")
+            lineops[len(lines)] = op
+            dead = [n for n in dict.fromkeys(_flat(op.inputs) + _flat(op.outputs))
+                    if last.get(n, -1) <= k and n not in keep and n not in fed]
+            dead = [local(n) for n in dead if n in local.map and local(n) != "_"]
+            if dead:
+                lines.append(f"    del {', '.join(dead)}")
+        ret = ", ".join(local(n) for n in out_names)
+        lines.append(f"    return ({ret}{',' if len(out_names) == 1 else ''})")
+        src = "\n".join(lines) + "\n"
+        code = compile(src, fname, "exec")
+        exec(code, env)
+        _PLAN_OPS[fname] = lineops
+        fn = env["plan"]
+        fn.source = src
+        return fn, free
+
+
+class _Locals:
+    """Maps variable names to Python identifiers v0, v1, ..."""
+
+    def __init__(self):
+        self.map = {}
+
+    def __call__(self, name):
+        s = self.map.get(name)
+        if s is None:
+            s = self.map[name] = f"v{len(self.map)}"
+        return s
+
+
+def _lookup(block, name):
+    b = block
+    while b is not None:
+        v = b.vars.get(name)
+        if v is not None:
+            return v
+        b = b.parent
+    return None
+
+
+# ---- errors ----------------------------------------------------------------------------------------------------
+
+def _failing_op(tb):
+    op = None
+    while tb is not None:
+        lines = _PLAN_OPS.get(tb.tb_frame.f_code.co_filename)
+        if lines is not None:
+            op = lines.get(tb.tb_lineno, op)
+        tb = tb.tb_next
+    return op
+
+
+def op_run_error(exc, op):
+    """`exc` re-raised with the failing op's IR line and the user's source line (file:line and text)."""
+    msg = f"{exc}\n  [operator] {format_op(op, with_loc=False)}"
+    if op.loc:
+        msg += f"\n  File \"{op.loc[0]}\", line {op.loc[1]}, created by the user code:\n    {op.loc[2]}" \
+               f"\n  (at {op.loc[0]}:{op.loc[1]})"
+    try:
+        new = type(exc)(msg)
+    except Exception:
+        new = RuntimeError(msg)
+    new._oar_op_error = True
+    return new
+
+
+# ---- compiled programs -----------------------------------------------------------------------------------------
+
+class Compiled:
+    """A Program compiled for one set of feed and fetch names. `run(feed, scope)` returns the fetches in order."""
+
+    def __init__(self, program, feed_names, fetch_names):
+        self.program = program
+        self.feed_names, self.fetch_names = tuple(feed_names), tuple(fetch_names)
+        gb = program.global_block()
+        for n in self.feed_names:
+            if n not in gb.vars:
+                raise ValueError(f"feed '{n}' is not a variable of the program's global block")
+        compiler = BlockCompiler(program)
+        ops = compiler.prune(gb.ops, self.feed_names, self.fetch_names)
+        writes = []
+        for op in ops:
+            for n in _flat(op.outputs):
+                v = gb.vars.get(n)
+                if v is not None and v.persistable and n not in writes and n not in self.feed_names:
+                    writes.append(n)
+        self.writes = writes
+        out_names = list(self.fetch_names) + writes
+        self.fn, free = compiler.compile_block(gb, self.feed_names, out_names, allow_free=True, override=True)
+        self.reads = []
+        for n in free:
+            v = gb.vars.get(n)
+            if v is None or not v.persistable:
+                raise ValueError(f"variable '{n}' is needed (to compute {list(self.fetch_names)}) but it is not fed "
+                                 f"and no op computes it; feed it (feed={{'{n}': ...}})")
+            self.reads.append(n)
+        self.n_fetch = len(self.fetch_names)
+        self.checks = []
+        for n in self.feed_names:
+            v = gb.vars[n]
+            self.checks.append((n, v.dtype.np, tuple(v.shape), v.is_data))
+
+    def _feed_values(self, feed):
+        vals = []
+        for name, npdt, shape, strict in self.checks:
+            try:
+                a = feed[name]
+            except KeyError:
+                raise ValueError(f"feed is missing variable '{name}' (declared {np.dtype(npdt).name}"
+                                 f"{list(shape)})") from None
+            if type(a) is not np.ndarray:
+                a = getattr(a, "_data", a)
+                if type(a) is not np.ndarray:
+                    a = np.asarray(a, dtype=npdt if not isinstance(a, np.generic) else None)
+            if strict:
+                if a.dtype != npdt:
+                    raise TypeError(f"the data type of fed variable '{name}' must be {np.dtype(npdt).name}, but "
+                                    f"received {a.dtype.name} (shape {list(a.shape)}); cast it with "
+                                    f".astype('{np.dtype(npdt).name}')")
+                if len(a.shape) != len(shape) or any(d != s and d >= 0 for d, s in zip(shape, a.shape)):
+                    raise ValueError(f"the shape of fed variable '{name}' must be {list(shape)} (-1 is any size), "
+                                     f"but received {list(a.shape)}")
+            vals.append(a)
+        return vals
+
+    def run(self, feed, scope=None):
+        """Runs the plan; returns the fetched values (ndarrays) in fetch order."""
+        args = self._feed_values(feed)
+        bound = self.program.bound
+        if self.reads:
+            sc = None
+            for name in self.reads:
+                t = bound.get(name)
+                if t is not None:
+                    args.append(t._data)
+                    continue
+                if sc is None:
+                    sc = (scope or global_scope()).vars
+                a = sc.get(name)
+                if a is None:
+                    raise RuntimeError(f"persistable variable '{name}' has no value: run the startup program "
+                                       "first (exe.run(startup_program)) or bind it")
+                args.append(a)
+        try:
+            outs = self.fn(*args)
+        except Exception as e:
+            op = _failing_op(e.__traceback__)
+            if op is None or getattr(e, "_oar_op_error", False):
+                raise
+            raise op_run_error(e, op) from None
+        nf = self.n_fetch
+        if self.writes:
+            sc = None
+            for name, a in zip(self.writes, outs[nf:]):
+                t = bound.get(name)
+                if t is not None:
+                    t._data = a if type(a) is np.ndarray else np.asarray(a)
+                    t._version += 1
+                else:
+                    if sc is None:
+                        sc = (scope or global_scope()).vars
+                    sc[name] = a if type(a) is np.ndarray else np.asarray(a)
+        return [a if type(a) is np.ndarray or type(a) is list else np.asarray(a) for a in outs[:nf]]
+
+
+def compile_program(program, feed_names, fetch_names):
+    """The cached `Compiled` plan of `program` for these feed and fetch names (recompiled when it changes)."""
+    key = (tuple(feed_names), tuple(fetch_names))
+    cache = program.__dict__.get("_plans")
+    if cache is None or cache[0] != program.version:
+        cache = program.__dict__["_plans"] = (program.version, {})
+    c = cache[1].get(key)
+    if c is None:
+        c = cache[1][key] = Compiled(program, feed_names, fetch_names)
+    return c
+
+
+def _fetch_name(f):
+    if isinstance(f, Variable):
+        return f.name
+    if isinstance(f, str):
+        return f
+    name = getattr(f, "name", None)
+    if isinstance(name, str):
+        return name
+    raise TypeError(f"fetch_list items must be Variables or names, got {type(f).__name__}")
+
+
+class Executor:
+    """Runs Programs on a place (oar computes on the CPU).
+
+    Example:
+        >>> exe = oar.static.Executor(oar.CPUPlace())
+        >>> exe.run(oar.static.default_startup_program())
+        >>> out, = exe.run(feed={'x': np.ones([2, 3], 'float32')}, fetch_list=[y])
+    """
+
+    def __init__(self, place=None):
+        self.place = place
+
+    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
+            scope=None, return_numpy=True, use_program_cache=True, **kwargs):
+        from .builder import default_main_program
+        if program is None:
+            program = default_main_program()
+        program = getattr(program, "_program", program)  # CompiledProgram wrappers
+        if not isinstance(program, Program):
+            raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
+        feed = feed or {}
+        if isinstance(feed, (list, tuple)):
+            feed = feed[0] if feed else {}
+        if fetch_list is None:
+            fetch_list = []
+        elif not isinstance(fetch_list, (list, tuple)):
+            fetch_list = [fetch_list]
+        fetch_names = [_fetch_name(f) for f in fetch_list]
+        compiled = compile_program(program, tuple(feed), fetch_names)
+        outs = compiled.run(feed, scope)
+        if not return_numpy:
+            from ..tensor.tensor import Tensor
+            return [Tensor(a) if isinstance(a, np.ndarray) else a for a in outs]
+        return outs
+
+    def close(self):
+        pass

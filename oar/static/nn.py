@@ -1,0 +1,27 @@
+"""`oar.static.nn`: control flow and runtime checks for static programs (Paddle's `paddle.static.nn`)."""
+from .control_flow import cond, while_loop, case, switch_case  # noqa: F401
+from .debug_ops import Assert, Print  # noqa: F401
+
+
+def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None, name=None):
+    """A fully connected layer built from a fresh weight and bias: ``act(flatten(x) @ w + b)``.
+
+    Example:
+        >>> y = oar.static.nn.fc(x, size=10, activation='relu')
+    """
+    import numpy as np
+    from .. import ops
+    from ..ops.manipulation import reshape
+    from ..ops.math import matmul
+    from .builder import create_parameter
+    in_dim = int(np.prod(x.shape[num_flatten_dims:]))
+    if in_dim < 0:
+        raise ValueError(f"fc: the dims after num_flatten_dims of {x.shape} must be known")
+    w = create_parameter([in_dim, size], x.dtype.name, attr=weight_attr)
+    h = matmul(reshape(x, list(x.shape[:num_flatten_dims]) + [in_dim]) if x.ndim != num_flatten_dims + 1 else x, w)
+    if bias_attr is not False:
+        h = h + create_parameter([size], x.dtype.name, attr=bias_attr, is_bias=True)
+    if activation:
+        from ..nn import functional as F
+        h = getattr(F, activation)(h)
+    return h

@@ -1,0 +1,83 @@
+"""Scopes: where persistable variables (parameters, optimizer state) live between Executor runs."""
+import contextlib
+
+import numpy as np
+
+
+class _TensorView:
+    """Paddle's ``scope.find_var(name).get_tensor()`` handle: read with ``np.array(t)``, write with ``t.set(a)``."""
+
+    def __init__(self, scope, name):
+        self._scope, self._name = scope, name
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._scope.vars[self._name]
+        return a if dtype is None else a.astype(dtype)
+
+    def set(self, value, place=None):
+        self._scope.vars[self._name] = np.array(getattr(value, "_data", value))
+
+    def shape(self):
+        return list(self._scope.vars[self._name].shape)
+
+    def _dtype(self):
+        return self._scope.vars[self._name].dtype
+
+
+class _ScopeVar:
+    def __init__(self, scope, name):
+        self._scope, self._name = scope, name
+
+    def get_tensor(self):
+        return _TensorView(self._scope, self._name)
+
+
+class Scope:
+    """A name -> ndarray table.
+
+    Example:
+        >>> scope = oar.static.Scope()
+        >>> with oar.static.scope_guard(scope):
+        ...     exe.run(startup)
+        >>> np.array(scope.find_var('linear_0.w_0').get_tensor())
+    """
+
+    def __init__(self):
+        self.vars = {}
+
+    def find_var(self, name):
+        return _ScopeVar(self, name) if name in self.vars else None
+
+    def var(self, name):
+        self.vars.setdefault(name, np.zeros((0,), np.float32))
+        return _ScopeVar(self, name)
+
+    def get(self, name, default=None):
+        return self.vars.get(name, default)
+
+    def __contains__(self, name):
+        return name in self.vars
+
+    def local_var_names(self):
+        return list(self.vars)
+
+    def drop_kids(self):
+        pass
+
+
+_GLOBAL = [Scope()]
+
+
+def global_scope():
+    """The scope `Executor.run` uses when none is given."""
+    return _GLOBAL[-1]
+
+
+@contextlib.contextmanager
+def scope_guard(scope):
+    """Makes `scope` the global scope inside the block."""
+    _GLOBAL.append(scope)
+    try:
+        yield
+    finally:
+        _GLOBAL.pop()
