@@ -19,6 +19,10 @@ MAX_JSON_BYTES = 1 << 30
 _DTYPES = frozenset(d.name for d in D.ALL)
 
 
+def _is_dtype(x):
+    return isinstance(x, str) and x in _DTYPES
+
+
 class ModelRecord:
     """One saved method: its program(s), feed/fetch specs and how outputs nest."""
 
@@ -119,7 +123,7 @@ def _spec_list(path, d, key, block):
     if not isinstance(items, list):
         raise _bad(path, f"'{key}' must be a list of {{name, shape, dtype}}")
     for i, s in enumerate(items):
-        if not (isinstance(s, dict) and isinstance(s.get("name"), str) and s.get("dtype") in _DTYPES):
+        if not (isinstance(s, dict) and isinstance(s.get("name"), str) and _is_dtype(s.get("dtype"))):
             raise _bad(path, f"{key}[{i}] must be {{name: str, shape: [int], dtype: dtype name}}, got {s!r:.120}")
         try:
             S._check_shape(s.get("shape"), f"{key}[{i}]")
@@ -238,10 +242,17 @@ def read_info(path):
         for f in ("stop_gradient", "trainable", "is_parameter"):
             if not isinstance(m.get(f, False), bool):
                 raise _bad(path, f"entry {n!r:.60}: {f} must be a bool")
-        if m.get("dtype", "float32") not in _DTYPES:
+        if not _is_dtype(m.get("dtype", "float32")):
             raise _bad(path, f"entry {n!r:.60}: unknown dtype {m.get('dtype')!r:.30}")
         try:
             S._check_shape(m.get("shape", []), f"entry {n!r:.60}")
         except ValueError as e:
             raise _bad(path, str(e)) from None
     return d["params"]
+
+
+def load_files(pdmodel, pdiparams):
+    """(ModelRecord, weights) for one method: the record validated, the weights checked against it."""
+    rec = read_record(pdmodel)
+    gb = rec.program.global_block()
+    return rec, read_weights(pdiparams, {n: gb.vars[n] for n in rec.params})

@@ -234,7 +234,7 @@ def validate(d):
             _need(name not in names, vw, "declared twice")
             names.add(name)
             _check_shape(vd.get("shape"), vw)
-            _need(vd.get("dtype") in _DTYPES, vw, f"unknown dtype {vd.get('dtype')!r:.40}")
+            _need(isinstance(vd.get("dtype"), str) and vd.get("dtype") in _DTYPES, vw, f"unknown dtype {vd.get('dtype')!r:.40}")
             for f in _VAR_FLAGS:
                 _need(isinstance(vd.get(f, False), bool), vw, f"{f} must be a bool")
             at = vd.get("attrs", {})

@@ -1,0 +1,109 @@
+"""`Config`: where the model files are and which optimizations the predictor applies."""
+import enum
+import os
+
+
+class PrecisionType(enum.IntEnum):
+    Float32 = 0
+    Int8 = 1
+    Half = 2
+    Bfloat16 = 3
+
+
+class PlaceType(enum.IntEnum):
+    UNK = -1
+    CPU = 0
+    GPU = 1
+
+
+class Config:
+    """Model location and predictor switches.
+
+    Args:
+        prog_file: the ``.pdmodel`` file, or a path prefix (``model/net`` for ``model/net.pdmodel``).
+        params_file: the ``.pdiparams`` file (default: next to ``prog_file``).
+
+    Example:
+        >>> config = oar.inference.Config('model/net')          # prefix form
+        >>> config.switch_ir_optim(False)                       # run the program as saved
+    """
+
+    def __init__(self, prog_file=None, params_file=None):
+        self._prog = self._params = None
+        self.ir_optim = True
+        self.memory_optim = False
+        self.glog_info = True
+        self.cpu_threads = 1
+        self.passes = None      # None: oar.passes.INFERENCE_PASSES
+        self.deleted_passes = set()
+        if prog_file is not None:
+            self.set_model(prog_file, params_file)
+
+    def set_model(self, prog_file, params_file=None):
+        """Sets the model files (or a prefix)."""
+        prog_file = os.fspath(prog_file)
+        if params_file is None:
+            stem = prog_file[:-len(".pdmodel")] if prog_file.endswith(".pdmodel") else prog_file
+            if os.path.isdir(stem) and not os.path.isfile(stem + ".pdmodel"):
+                stem = os.path.join(stem, "inference")
+            prog_file, params_file = stem + ".pdmodel", stem + ".pdiparams"
+        self._prog, self._params = prog_file, os.fspath(params_file)
+
+    def set_prog_file(self, path):
+        self._prog = os.fspath(path)
+
+    def set_params_file(self, path):
+        self._params = os.fspath(path)
+
+    def prog_file(self):
+        return self._prog
+
+    def params_file(self):
+        return self._params
+
+    def model_dir(self):
+        return os.path.dirname(self._prog) if self._prog else None
+
+    def switch_ir_optim(self, x=True):
+        """Apply the inference passes (dead code, constant folding, batch-norm folding); on by default."""
+        self.ir_optim = bool(x)
+
+    def ir_optim_enabled(self):
+        return self.ir_optim
+
+    def enable_memory_optim(self, x=True):
+        """Release intermediate buffers as soon as they are dead (the executor always does)."""
+        self.memory_optim = bool(x)
+
+    def disable_glog_info(self):
+        """Silence the predictor's informational log lines."""
+        self.glog_info = False
+
+    def set_cpu_math_library_num_threads(self, n):
+        """Threads for the math library; recorded (NumPy's BLAS reads its thread count at start-up)."""
+        if int(n) < 1:
+            raise ValueError(f"set_cpu_math_library_num_threads expects n >= 1, got {n}")
+        self.cpu_threads = int(n)
+
+    def cpu_math_library_num_threads(self):
+        return self.cpu_threads
+
+    def delete_pass(self, name):
+        """Removes one pass from the pipeline by name."""
+        self.deleted_passes.add(name)
+
+    def disable_gpu(self):
+        pass
+
+    def use_gpu(self):
+        return False
+
+    def enable_use_gpu(self, memory_pool_init_size_mb=100, device_id=0, precision_mode=None):
+        raise RuntimeError("oar's predictor runs on the CPU only")
+
+    def enable_mkldnn(self):
+        pass
+
+    def summary(self):
+        return (f"prog_file: {self._prog}\nparams_file: {self._params}\nir_optim: {self.ir_optim}\n"
+                f"memory_optim: {self.memory_optim}\ncpu_math_library_num_threads: {self.cpu_threads}")

@@ -1,0 +1,315 @@
+"""`oar.jit.save` / `oar.jit.load`: a converted Layer or function to files and back (formats: docs/format.md).
+
+Saving converts when needed, prunes each program to what its outputs need, and writes ``path.pdmodel``,
+``path.pdiparams`` and ``path.pdiparams.info`` (plus ``path.<method>.pdmodel/.pdiparams`` for other decorated
+methods). Loading validates everything and returns a `TranslatedLayer`.
+"""
+import glob
+import os
+
+import numpy as np
+
+from ..passes.dead_code import dead_code_elimination
+from ..tensor.tensor import Tensor
+from .model_files import ModelRecord, file_names, load_files, read_info, write_info, write_record
+from .translated import TranslatedLayer
+
+_CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")
+
+
+# ---- save -----------------------------------------------------------------------------------------------------
+def save(layer, path, input_spec=None, **configs):
+    """Saves a Layer (or function) as a static model that `oar.jit.load` and `oar.inference` can run.
+
+    Args:
+        layer: an `oar.nn.Layer` (plain, converted with `to_static`, or a loaded `TranslatedLayer`), or a
+            function (plain or `to_static`).
+        path: file prefix; ``path.pdmodel``, ``path.pdiparams``, ``path.pdiparams.info`` are written (the
+            directory is created).
+        input_spec: for ``forward`` (or the function): `InputSpec`s (Tensors are turned into specs; Python
+            values are passed through as non-tensor arguments). Needed for a plain Layer or function unless it
+            was already called through `to_static`.
+        configs: ``output_spec`` (which outputs to keep: output Variables/Tensors or indices into the flat
+            outputs), ``clip_extra`` (accepted; oar programs carry no extra attributes).
+
+    Example:
+        >>> oar.jit.save(net, 'model/net', input_spec=[InputSpec([None, 784], 'float32', 'x')])
+    """
+    bad = [k for k in configs if k not in _CONFIGS]
+    if bad:
+        raise ValueError(f"oar.jit.save: unknown config(s) {bad}; accepted: {list(_CONFIGS)}")
+    path = os.fspath(path)
+    if not path or os.path.basename(path) == "":
+        raise ValueError(f"oar.jit.save: path {path!r} must be a file prefix such as 'model/net', not a directory")
+    if isinstance(layer, TranslatedLayer):
+        records, tensors, info = _records_of_translated(layer)
+    else:
+        records, tensors, info = _records_of_static(layer, input_spec, configs.get("output_spec"))
+    save_records(path, records, tensors, info)
+
+
+def _check_paths(path, records):
+    d = os.path.dirname(path)
+    if d and os.path.exists(d) and not os.path.isdir(d):
+        raise ValueError(f"oar.jit.save: {d!r} exists and is not a directory")
+    for m in records:
+        if not m.isidentifier():
+            raise ValueError(f"oar.jit.save: method name {m!r} cannot name a file")
+
+
+def _records_of_translated(layer):
+    records, info = {}, dict(layer._info)
+    for m, rec in layer._records.items():
+        records[m] = rec
+    tensors = dict(layer._tensors)
+    for n, t in tensors.items():
+        meta = info.setdefault(n, {"structured_name": None})
+        meta.update(_tensor_meta(t))
+    return records, tensors, info
+
+
+def _tensor_meta(t):
+    return {"shape": list(t.shape), "dtype": t.dtype.name, "stop_gradient": bool(t.stop_gradient),
+            "trainable": bool(getattr(t, "trainable", False)), "is_parameter": hasattr(t, "trainable")}
+
+
+def _static_function_class():
+    from .static_function import StaticFunction
+    return StaticFunction
+
+
+def _to_static(fn, input_spec=None):
+    from . import to_static
+    return to_static(fn, input_spec=input_spec)
+
+
+def _methods(layer, input_spec):
+    """[(method name, StaticFunction, specs or None)] for a Layer or a function."""
+    SF = _static_function_class()
+    from ..nn.layer import Layer
+    if not isinstance(layer, Layer):
+        fn = layer if isinstance(layer, SF) else _to_static(layer, input_spec)
+        return [("forward", fn, input_spec)]
+    out = []
+    fwd = layer.forward
+    if isinstance(fwd, SF):
+        out.append(("forward", fwd, input_spec))
+    elif input_spec is not None:
+        out.append(("forward", _to_static(fwd, input_spec), input_spec))
+    for name in sorted(dir(type(layer))):
+        if name != "forward" and isinstance(getattr(type(layer), name, None), SF):
+            out.append((name, getattr(layer, name), None))
+    if not out:
+        raise ValueError(f"oar.jit.save: {type(layer).__name__} has no to_static method and no input_spec was "
+                         "given; pass input_spec=[InputSpec(shape, dtype), ...] for every forward argument")
+    return out
+
+
+def _as_specs(spec):
+    from ..static import InputSpec
+    if isinstance(spec, Tensor):
+        return InputSpec.from_tensor(spec)
+    if isinstance(spec, np.ndarray):
+        return InputSpec.from_numpy(spec)
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_as_specs(s) for s in spec)
+    if isinstance(spec, dict):
+        return {k: _as_specs(v) for k, v in spec.items()}
+    return spec
+
+
+def _concrete(name, sf, specs):
+    if specs is None:
+        specs = getattr(sf, "_input_spec", None)
+    if specs is None:
+        seen = list(sf.program_cache.concrete_programs()) if hasattr(sf, "program_cache") else []
+        if not seen:
+            raise ValueError(f"oar.jit.save: cannot save '{name}': it has no input_spec and was never called; "
+                             "pass input_spec=[InputSpec(...)] or call it once before saving")
+        cp = seen[-1]
+        return cp
+    return sf.get_concrete_program(*_as_specs(list(specs)))
+
+
+def _records_of_static(layer, input_spec, output_spec):
+    entries = []
+    for name, sf, specs in _methods(layer, input_spec):
+        cp = _concrete(name, sf, specs if name == "forward" else None)
+        if isinstance(cp, tuple):  # (concrete program, partial program) in Paddle's API shape
+            cp = cp[0]
+        entries.append((name, cp))
+    return records_from_concrete(entries, layer, output_spec)
+
+
+def records_from_concrete(entries, layer=None, output_spec=None):
+    """(records, tensors, info) for [(method, ConcreteProgram)]; `layer` gives structured names and the mode."""
+    from ..nn.layer import Layer
+    is_layer = isinstance(layer, Layer)
+    training = is_layer and bool(layer.training)
+    records, tensors = {}, {}
+    for name, cp in entries:
+        rec = _record(name, cp, training, output_spec if name == "forward" else None)
+        for n in rec.params:
+            tensors[n] = cp.main_program.bound[n]
+        records[name] = rec
+    structured = {id(t): k for k, t in layer.state_dict().items()} if is_layer else {}
+    info = {n: {"structured_name": structured.get(id(t)), **_tensor_meta(t)} for n, t in tensors.items()}
+    return records, tensors, info
+
+
+def save_records(path, records, tensors, info):
+    """Writes the files of `records` (method -> ModelRecord) with weights from `tensors` (var name -> Tensor)."""
+    path = os.fspath(path)
+    _check_paths(path, records)
+    for rec in records.values():
+        write_record(path, rec, {n: tensors[n]._data for n in rec.params})
+    write_info(path, info)
+
+
+def _record(method, cp, training, output_spec):
+    prog = cp.main_program
+    feeds = list(cp.inputs)
+    outs = list(cp.outputs)
+    structure = _structure_of(cp, len(outs))
+    if output_spec is not None:
+        outs, structure = _select_outputs(outs, output_spec)
+    out_names = [o.name for o in outs]
+    pruned = dead_code_elimination(prog, keep=out_names)
+    gb = pruned.global_block()
+    for f in feeds:
+        if f.name not in gb.vars:  # an input the outputs do not need still stays a feed
+            gb.vars[f.name] = prog.global_block().vars[f.name]
+    infer = dead_code_elimination(pruned.clone(for_test=True), keep=out_names)
+    main = pruned if training else infer
+    used = _persistables_read(main) | (_persistables_read(infer) if training else set())
+    params = [n for n in main.global_block().vars if n in used]
+    missing = [n for n in params if n not in prog.bound]
+    if missing:
+        raise ValueError(f"oar.jit.save: persistable variables {missing} of '{method}' have no value (not bound "
+                         "to a tensor)")
+    spec = [{"name": v.name, "shape": [int(d) for d in v.shape], "dtype": v.dtype.name} for v in feeds]
+    ospec = [{"name": v.name, "shape": [int(d) for d in v.shape], "dtype": v.dtype.name} for v in outs]
+    return ModelRecord(main, infer if training else main, spec, ospec, structure, params, method, training)
+
+
+def _persistables_read(p):
+    names = set()
+    for b in p.blocks:
+        for op in b.ops:
+            names.update(op.input_names())
+            names.update(op.output_names())
+    gb = p.global_block()
+    return {n for n in names if n in gb.vars and gb.vars[n].persistable}
+
+
+def _structure_of(cp, n):
+    try:
+        s = cp.pack_outputs(list(range(n)))
+    except Exception:
+        return 0 if n == 1 else list(range(n))
+
+    def enc(x):
+        if isinstance(x, bool) or x is None:
+            return None
+        if isinstance(x, int):
+            return x
+        if isinstance(x, tuple):
+            return {"tuple": [enc(v) for v in x]}
+        if isinstance(x, list):
+            return [enc(v) for v in x]
+        if isinstance(x, dict):
+            return {"dict": [[str(k), enc(v)] for k, v in x.items()]}
+        return None
+    return enc(s)
+
+
+def _select_outputs(outs, output_spec):
+    chosen = []
+    for o in output_spec:
+        if isinstance(o, int) and not isinstance(o, bool):
+            if not 0 <= o < len(outs):
+                raise ValueError(f"oar.jit.save: output_spec index {o} is out of range ({len(outs)} outputs)")
+            chosen.append(outs[o])
+            continue
+        name = getattr(o, "name", o)
+        match = [v for v in outs if v.name == name]
+        if not match:
+            raise ValueError(f"oar.jit.save: output_spec entry {name!r} is not an output of the program; outputs "
+                             f"are {[v.name for v in outs]} (or give indices)")
+        chosen.append(match[0])
+    return chosen, (0 if len(chosen) == 1 else list(range(len(chosen))))
+
+
+# ---- load -----------------------------------------------------------------------------------------------------
+def _saved_methods(path):
+    """Method names saved under `path` besides forward (files ``path.<method>.pdmodel``)."""
+    out = []
+    for f in glob.glob(glob.escape(path) + ".*.pdmodel"):
+        m = f[len(path) + 1:-len(".pdmodel")]
+        if m.isidentifier():
+            out.append(m)
+    return sorted(out)
+
+
+def load(path, **configs):
+    """Loads a model saved by `oar.jit.save` as a `TranslatedLayer` (predicts and fine-tunes).
+
+    Raises ValueError naming the file when a file is missing, truncated, corrupted or inconsistent.
+
+    Example:
+        >>> loaded = oar.jit.load('model/net')
+        >>> loaded.eval()
+        >>> y = loaded(x)
+    """
+    path = os.fspath(path)
+    methods = (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
+    if not methods:
+        raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
+                         "oar.jit.save)")
+    records, weights = {}, {}
+    for m in methods:
+        rec, w = load_files(*file_names(path, m))
+        records[m] = rec
+        for n, a in w.items():
+            weights.setdefault(n, a)
+    info_path = path + ".pdiparams.info"
+    info = read_info(info_path) if os.path.exists(info_path) else {}
+    return TranslatedLayer(records, weights, info)
+
+
+class _StateDict(dict):
+    """A dict of Tensors keyed by saved parameter names, with ``name_map``: structured name -> key."""
+
+
+def load_state_dict_from_prefix(path):
+    """The parameters saved under a jit prefix, as {saved name: Tensor} with ``.name_map`` attached.
+
+    Example:
+        >>> state = load_state_dict_from_prefix('model/net')
+        >>> net.set_state_dict(state, use_structured_name=False)
+    """
+    path = os.fspath(path)
+    pdiparams = path + ".pdiparams"
+    if not os.path.isfile(pdiparams):
+        raise ValueError(f"{pdiparams}: parameters file not found")
+    info_path = path + ".pdiparams.info"
+    info = read_info(info_path) if os.path.exists(info_path) else {}
+    arrays = {}
+    for m in (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path):
+        _, w = load_files(*file_names(path, m))
+        for n, a in w.items():
+            arrays.setdefault(n, a)
+    if not arrays and not os.path.exists(path + ".pdmodel"):
+        arrays = _read_all_weights(pdiparams)
+    out = _StateDict({n: Tensor(np.array(a), name=n) for n, a in arrays.items()})
+    out.name_map = {m["structured_name"]: n for n, m in info.items() if m.get("structured_name") and n in out}
+    return out
+
+
+def _read_all_weights(pdiparams):
+    from safetensors import safe_open
+    try:
+        with safe_open(pdiparams, framework="numpy") as f:
+            return {k: np.array(f.get_tensor(k)) for k in f.keys()}
+    except Exception as e:
+        raise ValueError(f"{pdiparams}: corrupted or truncated parameters file ({type(e).__name__}: {e})") from None

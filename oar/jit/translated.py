@@ -1,0 +1,146 @@
+"""`TranslatedLayer`: a Layer rebuilt from saved files, with no Python source of the original model.
+
+It holds one `ModelRecord` per saved method (a train program and its for_test clone), its weights as
+Parameters (or persistable buffers), and runs a program as one eager op whose backward runs the backward
+program, so loaded models both predict and fine-tune with eager optimizers.
+"""
+import functools
+
+import numpy as np
+
+from ..nn.layer import Layer
+from ..tensor.tensor import Parameter, Tensor
+
+
+def pack_outputs(structure, outs):
+    """Nests the flat outputs following a saved ``output_structure``."""
+    if structure is None:
+        return None
+    if isinstance(structure, int):
+        return outs[structure]
+    if isinstance(structure, list):
+        return [pack_outputs(s, outs) for s in structure]
+    if "tuple" in structure:
+        return tuple(pack_outputs(s, outs) for s in structure["tuple"])
+    return {k: pack_outputs(s, outs) for k, s in structure["dict"]}
+
+
+def flatten_inputs(args, kwargs=None):
+    """Tensors and arrays in call order (nested lists/tuples/dicts walked); Python values are skipped: they
+    were fixed when the program was saved."""
+    out = []
+
+    def walk(a):
+        if isinstance(a, (Tensor, np.ndarray)):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                walk(x)
+        elif isinstance(a, dict):
+            for x in a.values():
+                walk(x)
+    walk(list(args))
+    if kwargs:
+        walk(list(kwargs.values()))
+    return out
+
+
+class TranslatedLayer(Layer):
+    """A model loaded by `oar.jit.load`: call it, train it, save it again.
+
+    Example:
+        >>> loaded = oar.jit.load('model/linear')
+        >>> loaded.eval(); y = loaded(x)
+        >>> loaded.train(); opt = oar.optimizer.Adam(parameters=loaded.parameters())
+    """
+
+    def __init__(self, records, weights, info=None):
+        super().__init__()
+        info = info or {}
+        d = self.__dict__
+        d["_records"] = records
+        d["_info"] = info
+        d["_runners"] = {}
+        tensors = {}
+        for rec in records.values():
+            for prog in {id(rec.program): rec.program, id(rec.infer_program): rec.infer_program}.values():
+                gb = prog.global_block()
+                for n in rec.params:
+                    if n not in tensors:
+                        tensors[n] = self._make_tensor(n, gb.vars[n], weights[n], info.get(n, {}))
+                prog.bound = {n: tensors[n] for n in rec.params if n in gb.vars}
+        d["_tensors"] = tensors
+        for method in records:
+            if method != "forward":
+                d[method] = functools.partial(self._run, method)
+
+    def _make_tensor(self, name, var, array, meta):
+        key = name.replace(".", "_")
+        if var.is_parameter or meta.get("is_parameter"):
+            t = Parameter(np.array(array), name=name, trainable=bool(meta.get("trainable", var.trainable)))
+            self.add_parameter(key, t)
+        else:
+            t = Tensor(np.array(array), stop_gradient=True, name=name)
+            self.register_buffer(key, t, persistable=True)
+        return t
+
+    def forward(self, *args, **kwargs):
+        return self._run("forward", *args, **kwargs)
+
+    def _program_for(self, method):
+        rec = self._records[method]
+        return rec.program if (self.training and rec.train) else rec.infer_program
+
+    def _run(self, method, *args, **kwargs):
+        rec = self._records[method]
+        flat = flatten_inputs(args, kwargs)
+        if len(flat) != len(rec.inputs):
+            raise TypeError(f"{method}() of the loaded model takes {len(rec.inputs)} tensor input(s) "
+                            f"{[(i['name'], i['shape'], i['dtype']) for i in rec.inputs]}, got {len(flat)}")
+        tensors = []
+        for a, spec in zip(flat, rec.inputs):
+            t = a if isinstance(a, Tensor) else Tensor(np.asarray(a))
+            want = spec["shape"]
+            if t.ndim != len(want) or any(w >= 0 and w != s for w, s in zip(want, t.shape)):
+                raise ValueError(f"{method}(): input '{spec['name']}' must have shape {want} (-1 is any size), "
+                                 f"got {t.shape}")
+            if t.dtype.name != spec["dtype"]:
+                raise TypeError(f"{method}(): input '{spec['name']}' must be {spec['dtype']}, got {t.dtype.name}")
+            tensors.append(t)
+        key = (method, bool(self.training and rec.train))
+        runner = self._runners.get(key)
+        if runner is None:
+            runner = self._runners[key] = _make_runner(self._program_for(method), rec.input_names, rec.output_names)
+        outs = runner(*tensors)
+        return pack_outputs(rec.structure, list(outs))
+
+    def program(self, method_name="forward"):
+        """The inference Program of a saved method."""
+        try:
+            return self._records[method_name].infer_program
+        except KeyError:
+            raise ValueError(f"no saved method {method_name!r}; saved: {sorted(self._records)}") from None
+
+    def _train_program(self, method_name="forward"):
+        return self._records[method_name].program
+
+    def __getattr__(self, name):
+        rec = self.__dict__.get("_records")
+        if rec is not None and name in rec and name != "forward":
+            return functools.partial(self._run, name)
+        return super().__getattr__(name)
+
+
+def _make_runner(program, input_names, output_names):
+    try:
+        from .runner import ProgramRunner
+    except ImportError:  # inference only until the dy2static runner exists
+        from ..static.executor import compile_program
+        compiled = compile_program(program, input_names, output_names)
+
+        def run(*tensors):
+            outs = compiled.run(dict(zip(input_names, [t._data for t in tensors])))
+            return [Tensor(np.asarray(a)) for a in outs]
+        return run
+    return ProgramRunner(program, input_names, output_names)
+
