@@ -18,7 +18,7 @@ PASSES = {
     "dead_code_elimination": dead_code_elimination,
 }
 
-INFERENCE_PASSES = ("fold_batch_norm", "constant_folding", "dead_code_elimination")
+INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "dead_code_elimination")
 
 
 def register_pass(name, fn):

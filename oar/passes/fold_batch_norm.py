@@ -75,20 +75,22 @@ def _try_fold(p, bn, producers, readers, keep):
     shift = beta_v - vals["mean"] * scale
     rank = len(gb.vars[x].shape)
     chan_last = fmt.endswith("C") and fmt != "NC"
+    if chan_last:
+        return False
     # walk back: optional per-channel bias add, then the conv / matmul
     chain, cur, bias_add = [], x, None
     op = producers.get(cur)
     if op is not None and op.type == "add" and readers.get(cur, 0) == 1 and cur not in keep:
         a, b = arg_names(op)
         bv = _const(p, b)
-        if bv is not None and bv.size == c and (bv.ndim == 1 or bv.shape[0 if not chan_last else -1] == c):
+        if bv is not None and _per_channel(bv, c, rank):
             bias_add, cur = (op, b, bv), a
             op = producers.get(cur)
     if op is None or readers.get(cur, 0) != 1 or cur in keep:
         return False
     if op.type in CONV_TYPES and not chan_last and _conv_ok(op):
         ws = _slots(op)
-        w_name = _find(ws, "weight", "filter", "w")
+        w_name = _find(ws, "filter", "weight", "w")
         w = _const(p, w_name) if w_name else None
         if w is None or w.shape[0] != c:
             return False
@@ -123,6 +125,16 @@ def _try_fold(p, bn, producers, readers, keep):
     idx = gb.ops.index(bn)
     gb.ops[idx] = type(bn)(gb, "add", {"x": [x], "y": [sh]}, {"out": [out]}, {}, bn.loc)
     return True
+
+
+def _per_channel(bv, c, rank):
+    """True when `bv` broadcast against a rank-`rank` tensor varies only along axis 1 (the channels)."""
+    if bv.size != c or bv.ndim > rank:
+        return False
+    if c == 1:
+        return True
+    axes = [rank - bv.ndim + i for i, d in enumerate(bv.shape) if d != 1]
+    return axes == [1]
 
 
 def _conv_ok(op):
