@@ -1,0 +1,12 @@
+"""Vision: models (LeNet, ResNet, MobileNetV2, VGG), transforms and datasets (Paddle's `paddle.vision`)."""
+import importlib
+
+from . import datasets, transforms
+
+__all__ = ["datasets", "models", "transforms"]
+
+
+def __getattr__(name):
+    if name == "models":  # imported on first use: the models need oar.nn, which imports after oar.vision
+        return importlib.import_module(".models", __name__)
+    raise AttributeError(f"module 'oar.vision' has no attribute {name!r}")

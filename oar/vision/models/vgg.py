@@ -1,0 +1,73 @@
+"""VGG 11/13/16/19 (Simonyan & Zisserman) as in Paddle's model zoo."""
+from ... import nn
+from ...ops.manipulation import flatten
+from ._utils import no_pretrained
+
+_CFGS = {
+    "A": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+    "B": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+    "D": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"],
+    "E": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512, 512, 512, 512, "M"],
+}
+
+
+class VGG(nn.Layer):
+    """VGG: `features` (convolutions) then a three-layer classifier on 7x7 pooled features.
+
+    Example:
+        >>> model = oar.vision.models.VGG(oar.vision.models.vgg.make_layers(_CFGS["D"]), num_classes=10)
+    """
+
+    def __init__(self, features, num_classes=1000, with_pool=True):
+        super().__init__()
+        self.features, self.num_classes, self.with_pool = features, num_classes, with_pool
+        if with_pool:
+            self.avgpool = nn.AdaptiveAvgPool2D((7, 7))
+        if num_classes > 0:
+            self.classifier = nn.Sequential(
+                nn.Linear(512 * 7 * 7, 4096), nn.ReLU(), nn.Dropout(),
+                nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(),
+                nn.Linear(4096, num_classes))
+
+    def forward(self, x):
+        x = self.features(x)
+        if self.with_pool:
+            x = self.avgpool(x)
+        if self.num_classes > 0:
+            x = flatten(x, 1)
+            x = self.classifier(x)
+        return x
+
+
+def make_layers(cfg, batch_norm=False):
+    layers, in_channels = [], 3
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2D(kernel_size=2, stride=2))
+        else:
+            conv = nn.Conv2D(in_channels, v, kernel_size=3, padding=1)
+            layers.extend([conv, nn.BatchNorm2D(v), nn.ReLU()] if batch_norm else [conv, nn.ReLU()])
+            in_channels = v
+    return nn.Sequential(*layers)
+
+
+def _vgg(arch, cfg, batch_norm, pretrained, **kwargs):
+    no_pretrained(arch, pretrained)
+    return VGG(make_layers(_CFGS[cfg], batch_norm=batch_norm), **kwargs)
+
+
+def vgg11(pretrained=False, batch_norm=False, **kwargs):
+    return _vgg("vgg11", "A", batch_norm, pretrained, **kwargs)
+
+
+def vgg13(pretrained=False, batch_norm=False, **kwargs):
+    return _vgg("vgg13", "B", batch_norm, pretrained, **kwargs)
+
+
+def vgg16(pretrained=False, batch_norm=False, **kwargs):
+    """VGG-16. Example: ``model = oar.vision.models.vgg16(num_classes=10)``."""
+    return _vgg("vgg16", "D", batch_norm, pretrained, **kwargs)
+
+
+def vgg19(pretrained=False, batch_norm=False, **kwargs):
+    return _vgg("vgg19", "E", batch_norm, pretrained, **kwargs)

@@ -1,0 +1,149 @@
+"""Functional image transforms. NumPy images are HWC (or HW); oar Tensors are CHW (Paddle's conventions)."""
+import numbers
+
+import numpy as np
+
+from ...tensor.tensor import Tensor
+
+
+def _hw_axes(img):
+    """(array, (h axis, w axis), is_tensor)."""
+    if isinstance(img, Tensor):
+        return img._data, (img._data.ndim - 2, img._data.ndim - 1), True
+    a = np.asarray(img)
+    if a.ndim not in (2, 3):
+        raise ValueError(f"expected an HW or HWC image, got an array of shape {list(a.shape)}")
+    return a, (0, 1), False
+
+
+def _back(a, is_tensor):
+    return Tensor(a) if is_tensor else a
+
+
+def to_tensor(pic, data_format="CHW"):
+    """HWC/HW image -> float32 Tensor (CHW by default); uint8 values are scaled to [0, 1].
+
+    Example:
+        >>> to_tensor(np.zeros((28, 28, 1), np.uint8)).shape
+        [1, 28, 28]
+    """
+    if data_format not in ("CHW", "HWC"):
+        raise ValueError(f"to_tensor: data_format must be 'CHW' or 'HWC', got {data_format!r}")
+    if isinstance(pic, Tensor):
+        return pic
+    a = np.asarray(pic)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    if a.ndim != 3:
+        raise ValueError(f"to_tensor: expected an HW or HWC image, got shape {list(a.shape)}")
+    a = a.astype(np.float32) / 255.0 if a.dtype == np.uint8 else a.astype(np.float32)
+    if data_format == "CHW":
+        a = a.transpose(2, 0, 1)
+    return Tensor(np.ascontiguousarray(a))
+
+
+def normalize(img, mean, std, data_format="CHW", to_rgb=False):
+    """``(img - mean) / std`` per channel."""
+    is_t = isinstance(img, Tensor)
+    a = img._data if is_t else np.asarray(img, dtype=np.float32)
+    if to_rgb:
+        a = a[::-1] if data_format == "CHW" else a[..., ::-1]
+    c_axis = 0 if data_format == "CHW" else a.ndim - 1
+    shape = [1] * a.ndim
+    shape[c_axis] = -1
+    mean = np.asarray(mean, dtype=a.dtype).reshape(shape) if not isinstance(mean, numbers.Number) else mean
+    std = np.asarray(std, dtype=a.dtype).reshape(shape) if not isinstance(std, numbers.Number) else std
+    return _back(((a - mean) / std).astype(a.dtype, copy=False), is_t)
+
+
+def _out_size(h, w, size):
+    if isinstance(size, int):
+        if h <= w:
+            return size, int(size * w / h)
+        return int(size * h / w), size
+    if len(size) != 2:
+        raise ValueError(f"resize: size must be an int or (h, w), got {size!r}")
+    return int(size[0]), int(size[1])
+
+
+def resize(img, size, interpolation="bilinear"):
+    """Resizes to `size` ((h, w), or an int for the shorter side keeping the aspect ratio).
+
+    `interpolation` is 'bilinear' (half-pixel centres, as OpenCV) or 'nearest'.
+    """
+    a, (ha, wa), is_t = _hw_axes(img)
+    h, w = a.shape[ha], a.shape[wa]
+    oh, ow = _out_size(h, w, size)
+    if (oh, ow) == (h, w):
+        return img
+    if interpolation == "nearest":
+        ys = np.minimum((np.arange(oh) * h / oh).astype(np.int64), h - 1)
+        xs = np.minimum((np.arange(ow) * w / ow).astype(np.int64), w - 1)
+        return _back(np.take(np.take(a, ys, axis=ha), xs, axis=wa), is_t)
+    if interpolation != "bilinear":
+        raise ValueError(f"resize: interpolation must be 'bilinear' or 'nearest', got {interpolation!r}")
+    f = a.astype(np.float32)
+
+    def coords(n_out, n_in):
+        c = np.clip((np.arange(n_out) + 0.5) * n_in / n_out - 0.5, 0, n_in - 1)
+        lo = np.floor(c).astype(np.int64)
+        hi = np.minimum(lo + 1, n_in - 1)
+        return lo, hi, (c - lo).astype(np.float32)
+
+    y0, y1, wy = coords(oh, h)
+    x0, x1, wx = coords(ow, w)
+    shp_y = [1] * a.ndim
+    shp_y[ha] = -1
+    shp_x = [1] * a.ndim
+    shp_x[wa] = -1
+    rows = np.take(f, y0, axis=ha) * (1 - wy.reshape(shp_y)) + np.take(f, y1, axis=ha) * wy.reshape(shp_y)
+    out = np.take(rows, x0, axis=wa) * (1 - wx.reshape(shp_x)) + np.take(rows, x1, axis=wa) * wx.reshape(shp_x)
+    if a.dtype == np.uint8:
+        out = np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    else:
+        out = out.astype(a.dtype, copy=False)
+    return _back(out, is_t)
+
+
+def crop(img, top, left, height, width):
+    a, (ha, wa), is_t = _hw_axes(img)
+    idx = [slice(None)] * a.ndim
+    idx[ha], idx[wa] = slice(top, top + height), slice(left, left + width)
+    return _back(a[tuple(idx)], is_t)
+
+
+def center_crop(img, output_size):
+    a, (ha, wa), _ = _hw_axes(img)
+    th, tw = (output_size, output_size) if isinstance(output_size, int) else output_size
+    h, w = a.shape[ha], a.shape[wa]
+    return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
+
+
+def pad(img, padding, fill=0, padding_mode="constant"):
+    """Pads the spatial dims; `padding` is an int, (left/right, top/bottom) or (left, top, right, bottom)."""
+    a, (ha, wa), is_t = _hw_axes(img)
+    if isinstance(padding, int):
+        left = top = right = bottom = padding
+    elif len(padding) == 2:
+        left, top = padding
+        right, bottom = padding
+    else:
+        left, top, right, bottom = padding
+    widths = [(0, 0)] * a.ndim
+    widths[ha], widths[wa] = (top, bottom), (left, right)
+    if padding_mode == "constant":
+        return _back(np.pad(a, widths, mode="constant", constant_values=fill), is_t)
+    mode = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}.get(padding_mode)
+    if mode is None:
+        raise ValueError(f"pad: padding_mode must be constant/edge/reflect/symmetric, got {padding_mode!r}")
+    return _back(np.pad(a, widths, mode=mode), is_t)
+
+
+def hflip(img):
+    a, (_, wa), is_t = _hw_axes(img)
+    return _back(np.flip(a, axis=wa).copy(), is_t)
+
+
+def vflip(img):
+    a, (ha, _), is_t = _hw_axes(img)
+    return _back(np.flip(a, axis=ha).copy(), is_t)

@@ -1,0 +1,140 @@
+"""Transform classes: callables built on `functional`, random draws from oar's seeded generator."""
+from ...framework.state import rng
+from . import functional as F
+
+
+class BaseTransform:
+    """Base of transforms: ``t(img) -> img``; subclasses implement ``_apply_image``."""
+
+    def __init__(self, keys=None):
+        self.keys = keys
+
+    def __call__(self, inputs):
+        if isinstance(inputs, tuple):  # (image, label, ...): transform the image only
+            return (self._apply_image(inputs[0]),) + inputs[1:]
+        return self._apply_image(inputs)
+
+    def _apply_image(self, img):
+        raise NotImplementedError
+
+
+class Compose:
+    """Applies transforms in order.
+
+    Example:
+        >>> t = Compose([Resize(32), ToTensor(), Normalize(mean=[0.5], std=[0.5])])
+    """
+
+    def __init__(self, transforms):
+        self.transforms = list(transforms)
+
+    def __call__(self, data):
+        for t in self.transforms:
+            data = t(data)
+        return data
+
+    def __repr__(self):
+        return "Compose(" + ", ".join(type(t).__name__ for t in self.transforms) + ")"
+
+
+class ToTensor(BaseTransform):
+    """HWC/HW image (uint8 scaled to [0, 1]) -> float32 CHW Tensor."""
+
+    def __init__(self, data_format="CHW", keys=None):
+        super().__init__(keys)
+        self.data_format = data_format
+
+    def _apply_image(self, img):
+        return F.to_tensor(img, self.data_format)
+
+
+class Normalize(BaseTransform):
+    """``(img - mean) / std`` per channel (`mean`/`std` scalars or per-channel lists)."""
+
+    def __init__(self, mean=0.0, std=1.0, data_format="CHW", to_rgb=False, keys=None):
+        super().__init__(keys)
+        self.mean, self.std, self.data_format, self.to_rgb = mean, std, data_format, to_rgb
+
+    def _apply_image(self, img):
+        return F.normalize(img, self.mean, self.std, self.data_format, self.to_rgb)
+
+
+class Resize(BaseTransform):
+    """Resizes to `size` ((h, w), or an int for the shorter side)."""
+
+    def __init__(self, size, interpolation="bilinear", keys=None):
+        super().__init__(keys)
+        self.size, self.interpolation = size, interpolation
+
+    def _apply_image(self, img):
+        return F.resize(img, self.size, self.interpolation)
+
+
+class CenterCrop(BaseTransform):
+    def __init__(self, size, keys=None):
+        super().__init__(keys)
+        self.size = size
+
+    def _apply_image(self, img):
+        return F.center_crop(img, self.size)
+
+
+class RandomCrop(BaseTransform):
+    """Crops a random `size` window, after optional `padding` (and padding up to `size` if `pad_if_needed`)."""
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant", keys=None):
+        super().__init__(keys)
+        self.size = (size, size) if isinstance(size, int) else tuple(size)
+        self.padding, self.pad_if_needed, self.fill, self.padding_mode = padding, pad_if_needed, fill, padding_mode
+
+    def _apply_image(self, img):
+        if self.padding is not None:
+            img = F.pad(img, self.padding, self.fill, self.padding_mode)
+        a, (ha, wa), _ = F._hw_axes(img)
+        h, w = a.shape[ha], a.shape[wa]
+        th, tw = self.size
+        if self.pad_if_needed and (h < th or w < tw):
+            img = F.pad(img, (max(0, tw - w), max(0, th - h)), self.fill, self.padding_mode)
+            a, (ha, wa), _ = F._hw_axes(img)
+            h, w = a.shape[ha], a.shape[wa]
+        if h < th or w < tw:
+            raise ValueError(f"RandomCrop: crop size {(th, tw)} is larger than the image {(h, w)}; "
+                             "use padding or pad_if_needed=True")
+        top = int(rng().integers(0, h - th + 1))
+        left = int(rng().integers(0, w - tw + 1))
+        return F.crop(img, top, left, th, tw)
+
+
+class RandomHorizontalFlip(BaseTransform):
+    """Flips left-right with probability `prob`."""
+
+    def __init__(self, prob=0.5, keys=None):
+        super().__init__(keys)
+        self.prob = prob
+
+    def _apply_image(self, img):
+        return F.hflip(img) if rng().random() < self.prob else img
+
+
+class RandomVerticalFlip(BaseTransform):
+    """Flips upside-down with probability `prob`."""
+
+    def __init__(self, prob=0.5, keys=None):
+        super().__init__(keys)
+        self.prob = prob
+
+    def _apply_image(self, img):
+        return F.vflip(img) if rng().random() < self.prob else img
+
+
+class Transpose(BaseTransform):
+    """HWC -> CHW (or any `order`) for NumPy images."""
+
+    def __init__(self, order=(2, 0, 1), keys=None):
+        super().__init__(keys)
+        self.order = order
+
+    def _apply_image(self, img):
+        import numpy as np
+        a = np.asarray(img)
+        return a[:, :, None].transpose(self.order) if a.ndim == 2 else a.transpose(self.order)
