@@ -208,8 +208,8 @@ class Optimizer:
         return None, pg
 
     def _static_minimize(self, loss, startup_program, parameters, no_grad_set):
-        raise NotImplementedError("Optimizer.minimize in static mode is provided by oar.static (append_backward + "
-                                  "the optimizer's update ops via Optimizer._update_spec)")
+        from ..static.optimize import static_minimize
+        return static_minimize(self, loss, startup_program, parameters, no_grad_set)
 
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""

@@ -347,6 +347,9 @@ class Executor:
         elif not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
         fetch_names = [_fetch_name(f) for f in fetch_list]
+        sched = getattr(program, "lr_scheduler", None)
+        if sched is not None:  # static minimize with an LRScheduler: its current value feeds the lr variable
+            (scope or global_scope()).vars[program.lr_var_name] = np.array(sched(), np.float32)
         compiled = compile_program(program, tuple(feed), fetch_names)
         outs = compiled.run(feed, scope)
         if not return_numpy:

@@ -1,0 +1,83 @@
+"""`optimizer.minimize(loss)` in static mode: append_backward, then one update op per parameter.
+
+Each update is the optimizer's registered update op (`oar.optimizer.update_ops`) appended with its outputs
+written straight into the persistable parameter and accumulator variables. Accumulators and the learning rate
+are persistable variables initialised by ops in the startup program; an `LRScheduler` learning rate is written
+into the scope by `Executor.run` before each run (`program.lr_scheduler`).
+"""
+import numpy as np
+
+from ..framework import dtype as D
+from .backward import append_backward, building
+from .builder import default_startup_program, user_location
+
+
+class _Proto:
+    """What `Optimizer._acc_init` reads from a parameter, for a static Variable."""
+
+    def __init__(self, v):
+        self.name, self.shape, self.dtype = v.name, v.shape, v.dtype
+        self._data = np.zeros(v.shape, D.np_dtype(v.dtype))
+
+
+def _persistable(main, startup, name, value):
+    """A persistable variable `name` in `main` initialised to `value` by an op of `startup`."""
+    value = np.asarray(value)
+    dt = D.convert_dtype(value.dtype)
+    gb = main.global_block()
+    v = gb.vars.get(name) or gb.create_var(name, list(value.shape), dt, persistable=True)
+    sb = startup.global_block()
+    if name not in sb.vars:
+        sb.create_var(name, list(value.shape), dt, persistable=True)
+        if value.size and np.all(value == value.flat[0]):
+            sb.append_op("full", {}, {"out": [name]}, {"shape": list(value.shape), "value": value.flat[0].item(),
+                                                      "dtype": dt.name})
+        else:
+            sb.append_op("assign_value", {}, {"out": [name]}, {"shape": list(value.shape),
+                                                               "values": value.reshape(-1).tolist(),
+                                                               "dtype": dt.name})
+    return v
+
+
+def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None):
+    """Appends backward and update ops for `loss`; returns ``(optimize_ops, params_grads)``."""
+    from ..optimizer.lr import LRScheduler
+    main = loss.block.program
+    startup = startup_program or default_startup_program()
+    params_grads = append_backward(loss, parameters, no_grad_set)
+    block = main.global_block()
+    if opt._parameter_list is None:
+        opt._parameter_list = []
+    fresh = [p for p, _ in params_grads if id(p) not in opt._group_of]
+    if fresh:
+        opt._add_param_group({"params": fresh})
+    n_before = len(block.ops)
+    with building(block):
+        if opt._grad_clip is not None and params_grads:
+            params_grads = opt._grad_clip(params_grads)
+        sched = opt._learning_rate if isinstance(opt._learning_rate, LRScheduler) else None
+        lr_name = main.unique_name("learning_rate")
+        lr_var = _persistable(main, startup, lr_name, np.array(opt.get_lr(), np.float32))
+        if sched is not None:
+            main.lr_scheduler = sched
+            main.lr_var_name = lr_name
+        for p, g in params_grads:
+            reg = p.attrs.get("regularizer") or opt._group_of[id(p)]["_reg"]
+            if reg is not None:
+                g = reg(p, g)
+            scale = opt._group_of[id(p)]["learning_rate"] * (p.attrs.get("optimize_attr") or {}).get(
+                "learning_rate", 1.0)
+            lr = lr_var if lr_var.dtype is p.dtype else lr_var.astype(p.dtype)
+            if scale != 1.0:
+                lr = lr * scale
+            group = opt._group_of[id(p)]
+            proto = _Proto(p)
+            accs = [_persistable(main, startup, f"{p.name}_{n}_0", opt._acc_init(n, proto, group))
+                    for n in opt._acc_names]
+            op = opt._op
+            ins = [p, g, *accs, lr]
+            targets = [p, *accs]
+            block.append_op(op.name, {slot: [v.name] for slot, v in zip(op.inputs, ins)},
+                            {slot: [t.name] for slot, t in zip(op.outputs, targets)},
+                            dict(opt._attrs(p, group)), user_location())
+    return block.ops[n_before:], params_grads
