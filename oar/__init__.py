@@ -23,7 +23,9 @@ from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow buil
 from .ops.logic import all, any  # noqa: F401
 from .autograd import grad
 from .framework.io import save, load
-from . import optimizer, io, regularizer  # noqa: E402
+from .framework.param_attr import ParamAttr
+from . import nn  # noqa: E402
+from . import optimizer, io, regularizer, vision  # noqa: E402
 
 _install(_ops.METHODS)
 

@@ -1,0 +1,151 @@
+"""Pooling kernels (NC + spatial layout) on strided window views; backward scatters with one strided add
+per kernel offset. Adaptive pooling uses averaging matrices (avg) or clamped gather indices (max)."""
+import itertools
+import math
+
+import numpy as np
+
+from .conv import pad, windows
+
+
+def pool_out_sizes(spatial, ksize, strides, paddings, ceil_mode):
+    out = []
+    for s, k, st, (pb, pa) in zip(spatial, ksize, strides, paddings):
+        span = s + pb + pa - k
+        o = (-(-span // st) if ceil_mode else span // st) + 1
+        if ceil_mode and (o - 1) * st >= s + pb:  # the last window must start inside the input
+            o -= 1
+        out.append(o)
+    return out
+
+
+def _full_pads(spatial, ksize, strides, paddings, ceil_mode):
+    osz = pool_out_sizes(spatial, ksize, strides, paddings, ceil_mode)
+    pads = [(pb, max(pa, (o - 1) * st + k - s - pb)) for s, k, st, (pb, pa), o
+            in zip(spatial, ksize, strides, paddings, osz)]
+    return pads, osz
+
+
+def max_pool(x, ksize, strides, paddings, ceil_mode):
+    """Returns (out, argmax index inside each window, flattened over the kernel)."""
+    nd = len(ksize)
+    pads, osz = _full_pads(x.shape[2:], ksize, strides, paddings, ceil_mode)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    v = windows(pad(x, pads, fill), ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
+    flat = v.reshape(v.shape[:2 + nd] + (-1,))
+    idx = flat.argmax(axis=-1)
+    out = np.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+    return out, idx.astype(np.int32)
+
+
+def _scatter(x_shape, ksize, strides, paddings, ceil_mode, dtype, contribution):
+    """Sums ``contribution(kernel_offset_index, offset)`` (an output-shaped array) into the input positions."""
+    pads, osz = _full_pads(x_shape[2:], ksize, strides, paddings, ceil_mode)
+    padded = [s + pb + pa for s, (pb, pa) in zip(x_shape[2:], pads)]
+    dxp = np.zeros(list(x_shape[:2]) + padded, dtype)
+    for flat_i, off in enumerate(itertools.product(*[range(k) for k in ksize])):
+        sl = tuple(slice(i, i + s * (o - 1) + 1, s) for i, s, o in zip(off, strides, osz))
+        dxp[(slice(None), slice(None)) + sl] += contribution(flat_i, off)
+    crop = tuple(slice(pb, pb + s) for s, (pb, pa) in zip(x_shape[2:], pads))
+    return dxp[(slice(None), slice(None)) + crop]
+
+
+def max_pool_grad(x_shape, idx, g, ksize, strides, paddings, ceil_mode):
+    if list(ksize) == list(strides) and not any(pb or pa for pb, pa in paddings) and \
+            all(s % k == 0 for s, k in zip(x_shape[2:], ksize)) and len(ksize) == 2:
+        # non-overlapping windows tiling the input: one vectorised scatter
+        n, c, ho, wo = g.shape
+        kh, kw = ksize
+        dx = np.zeros((n, c, ho, wo, kh * kw), g.dtype)
+        np.put_along_axis(dx, idx[..., None].astype(np.intp), g[..., None], axis=-1)
+        return dx.reshape(n, c, ho, wo, kh, kw).transpose(0, 1, 2, 4, 3, 5).reshape(x_shape)
+    return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype,
+                    lambda i, off: np.where(idx == i, g, 0))
+
+
+def _counts(spatial, ksize, strides, paddings, ceil_mode, exclusive, dtype):
+    """Number of elements each window averages: real (non-padding) elements when `exclusive`."""
+    nd = len(ksize)
+    if not exclusive:
+        return np.asarray(float(np.prod(ksize)), dtype)
+    pads, osz = _full_pads(spatial, ksize, strides, paddings, ceil_mode)
+    ones = pad(np.ones([1, 1] + list(spatial), dtype), pads)
+    v = windows(ones, ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
+    return v.sum(axis=tuple(range(-nd, 0)))
+
+
+def avg_pool(x, ksize, strides, paddings, ceil_mode, exclusive):
+    nd = len(ksize)
+    pads, osz = _full_pads(x.shape[2:], ksize, strides, paddings, ceil_mode)
+    v = windows(pad(x, pads), ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
+    s = v.sum(axis=tuple(range(-nd, 0)))
+    return (s / _counts(x.shape[2:], ksize, strides, paddings, ceil_mode, exclusive, x.dtype)).astype(x.dtype)
+
+
+def avg_pool_grad(x_shape, g, ksize, strides, paddings, ceil_mode, exclusive):
+    gc = g / _counts(x_shape[2:], ksize, strides, paddings, ceil_mode, exclusive, g.dtype)
+    return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype, lambda i, off: gc)
+
+
+def adaptive_bounds(size, out):
+    starts = [int(math.floor(i * size / out)) for i in range(out)]
+    ends = [int(math.ceil((i + 1) * size / out)) for i in range(out)]
+    return starts, ends
+
+
+def adaptive_matrix(size, out, dtype):
+    """``(out, size)`` matrix averaging each adaptive window (Paddle's floor/ceil window bounds)."""
+    m = np.zeros((out, size), dtype)
+    for i, (s, e) in enumerate(zip(*adaptive_bounds(size, out))):
+        m[i, s:e] = 1.0 / (e - s)
+    return m
+
+
+def adaptive_avg_pool(x, output_size):
+    """Average pooling to `output_size` over the trailing dims via per-axis averaging matrices."""
+    out = x
+    nd = len(output_size)
+    for ax in range(nd):
+        axis = x.ndim - nd + ax
+        m = adaptive_matrix(x.shape[axis], output_size[ax], x.dtype)
+        out = np.moveaxis(np.tensordot(out, m, axes=([axis], [1])), -1, axis)
+    return np.ascontiguousarray(out)
+
+
+def adaptive_avg_pool_grad(x_shape, g, output_size):
+    out = g
+    nd = len(output_size)
+    for ax in range(nd):
+        axis = len(x_shape) - nd + ax
+        m = adaptive_matrix(x_shape[axis], output_size[ax], g.dtype)
+        out = np.moveaxis(np.tensordot(out, m, axes=([axis], [0])), -1, axis)
+    return np.ascontiguousarray(out)
+
+
+def _adaptive_index(size, out):
+    starts, ends = adaptive_bounds(size, out)
+    kmax = max(e - s for s, e in zip(starts, ends))
+    # windows shorter than kmax repeat their last index: duplicates do not change a max
+    return np.array([[min(s + j, e - 1) for j in range(kmax)] for s, e in zip(starts, ends)])
+
+
+def adaptive_max_pool2d(x, output_size):
+    """Returns (out, flat index into H*W of each maximum)."""
+    n, c, h, w = x.shape
+    hi, wi = _adaptive_index(h, output_size[0]), _adaptive_index(w, output_size[1])
+    flat_idx = hi[:, None, :, None] * w + wi[None, :, None, :]          # (Ho, Wo, kh, kw)
+    ho, wo = flat_idx.shape[:2]
+    flat_idx = flat_idx.reshape(ho, wo, -1)
+    vals = x.reshape(n, c, h * w)[:, :, flat_idx]                         # (N, C, Ho, Wo, K)
+    arg = vals.argmax(axis=-1)
+    out = np.take_along_axis(vals, arg[..., None], axis=-1)[..., 0]
+    idx = np.take_along_axis(np.broadcast_to(flat_idx, vals.shape), arg[..., None], axis=-1)[..., 0]
+    return out, idx.astype(np.int64)
+
+
+def adaptive_max_pool2d_grad(x_shape, idx, g):
+    n, c = x_shape[:2]
+    dx = np.zeros((n, c, int(np.prod(x_shape[2:]))), g.dtype)
+    ni, ci = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
+    np.add.at(dx, (ni[:, :, None, None], ci[:, :, None, None], idx), g)
+    return dx.reshape(x_shape)

@@ -1,0 +1,143 @@
+"""Activation layers: thin wrappers over `oar.nn.functional`."""
+from . import functional as F
+from .initializer import Constant
+from .layer import Layer
+
+
+def _simple(name, fn, doc):
+    def forward(self, x):
+        return fn(x)
+    cls = type(name, (Layer,), {"forward": forward, "__doc__": doc,
+                                "__init__": lambda self, name=None: Layer.__init__(self)})
+    return cls
+
+
+ReLU = _simple("ReLU", F.relu, "max(x, 0).\n\n    Example:\n        >>> oar.nn.ReLU()(oar.to_tensor([-1.0, 1.0]))")
+ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).")
+SELU = _simple("SELU", F.selu, "Scaled ELU with Paddle's constants.")
+Silu = _simple("Silu", F.silu, "x * sigmoid(x).")
+Sigmoid = _simple("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
+Tanh = _simple("Tanh", F.tanh, "tanh(x).")
+Hardswish = _simple("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.")
+Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).")
+Swish = _simple("Swish", F.swish, "x * sigmoid(x).")
+Softsign = _simple("Softsign", F.softsign, "x / (1 + |x|).")
+LogSigmoid = _simple("LogSigmoid", F.log_sigmoid, "log(sigmoid(x)).")
+Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "x - tanh(x).")
+
+
+class LeakyReLU(Layer):
+    """x if x > 0 else negative_slope * x."""
+
+    def __init__(self, negative_slope=0.01, name=None):
+        super().__init__()
+        self._negative_slope = negative_slope
+
+    def forward(self, x):
+        return F.leaky_relu(x, self._negative_slope)
+
+    def extra_repr(self):
+        return f"negative_slope={self._negative_slope}"
+
+
+class PReLU(Layer):
+    """Leaky ReLU with learned slopes: `num_parameters` is 1 (shared) or the channel count (init 0.25)."""
+
+    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        self._num_parameters, self._data_format = num_parameters, data_format
+        self._weight = self.create_parameter([num_parameters], attr=weight_attr,
+                                             default_initializer=Constant(init))
+
+    def forward(self, x):
+        return F.prelu(x, self._weight, self._data_format)
+
+    def extra_repr(self):
+        return f"num_parameters={self._num_parameters}, data_format={self._data_format}"
+
+
+class ELU(Layer):
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__()
+        self._alpha = alpha
+
+    def forward(self, x):
+        return F.elu(x, self._alpha)
+
+
+class GELU(Layer):
+    """Gaussian error linear unit; ``approximate=True`` uses the tanh formula."""
+
+    def __init__(self, approximate=False, name=None):
+        super().__init__()
+        self._approximate = approximate
+
+    def forward(self, x):
+        return F.gelu(x, self._approximate)
+
+
+class Hardsigmoid(Layer):
+    def __init__(self, name=None):
+        super().__init__()
+
+    def forward(self, x):
+        return F.hardsigmoid(x)
+
+
+class Hardtanh(Layer):
+    def __init__(self, min=-1.0, max=1.0, name=None):
+        super().__init__()
+        self._min, self._max = min, max
+
+    def forward(self, x):
+        return F.hardtanh(x, self._min, self._max)
+
+
+class Softplus(Layer):
+    def __init__(self, beta=1, threshold=20, name=None):
+        super().__init__()
+        self._beta, self._threshold = beta, threshold
+
+    def forward(self, x):
+        return F.softplus(x, self._beta, self._threshold)
+
+
+class ThresholdedReLU(Layer):
+    def __init__(self, threshold=1.0, name=None):
+        super().__init__()
+        self._threshold = threshold
+
+    def forward(self, x):
+        return F.thresholded_relu(x, self._threshold)
+
+
+class Softmax(Layer):
+    """softmax along `axis` (default -1)."""
+
+    def __init__(self, axis=-1, name=None):
+        super().__init__()
+        self._axis = axis
+
+    def forward(self, x):
+        return F.softmax(x, self._axis)
+
+    def extra_repr(self):
+        return f"axis={self._axis}"
+
+
+class LogSoftmax(Layer):
+    def __init__(self, axis=-1, name=None):
+        super().__init__()
+        self._axis = axis
+
+    def forward(self, x):
+        return F.log_softmax(x, self._axis)
+
+
+class GLU(Layer):
+    def __init__(self, axis=-1, name=None):
+        super().__init__()
+        self._axis = axis
+
+    def forward(self, x):
+        return F.glu(x, self._axis)

@@ -1,0 +1,222 @@
+"""Common layers: Linear, Bilinear, Embedding, Flatten, Identity, Dropout family, Upsample, PixelShuffle, Pad."""
+from ..ops import manipulation as S
+from . import functional as F
+from .initializer import Uniform
+from .layer import Layer
+
+
+class Linear(Layer):
+    """``y = x @ weight + bias`` with weight ``[in_features, out_features]`` (XavierUniform) and zero bias.
+
+    Example:
+        >>> fc = oar.nn.Linear(784, 10)
+        >>> fc(oar.ones([16, 784])).shape
+        [16, 10]
+    """
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self._in_features, self._out_features = in_features, out_features
+        self.weight = self.create_parameter([in_features, out_features], attr=weight_attr)
+        self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
+        self.name = name
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self._in_features}, out_features={self._out_features}, dtype={self._dtype.name}"
+
+
+class Bilinear(Layer):
+    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]``."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self._in1, self._in2, self._out = in1_features, in2_features, out_features
+        bound = 1.0 / in1_features ** 0.5
+        self.weight = self.create_parameter([out_features, in1_features, in2_features], attr=weight_attr,
+                                            default_initializer=Uniform(-bound, bound))
+        self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in1_features={self._in1}, in2_features={self._in2}, out_features={self._out}"
+
+
+class Embedding(Layer):
+    """Lookup table ``[num_embeddings, embedding_dim]`` (XavierUniform); `padding_idx` rows are zero.
+
+    Example:
+        >>> emb = oar.nn.Embedding(10, 4, padding_idx=0)
+        >>> emb(oar.to_tensor([[0, 3]])).shape
+        [1, 2, 4]
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, name=None):
+        super().__init__()
+        self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += num_embeddings
+        if padding_idx is not None and not 0 <= padding_idx < num_embeddings:
+            raise ValueError(f"padding_idx must be in [-{num_embeddings}, {num_embeddings}), got {padding_idx}")
+        self._padding_idx = padding_idx
+        self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
+        if padding_idx is not None and hasattr(self.weight, "_data"):
+            self.weight._data[padding_idx] = 0
+
+    def forward(self, x):
+        return F.embedding(x, self.weight, self._padding_idx)
+
+    def extra_repr(self):
+        return f"{self._num_embeddings}, {self._embedding_dim}" + \
+            (f", padding_idx={self._padding_idx}" if self._padding_idx is not None else "")
+
+
+class Flatten(Layer):
+    """Flattens dims `start_axis`..`stop_axis` (default 1..-1)."""
+
+    def __init__(self, start_axis=1, stop_axis=-1):
+        super().__init__()
+        self.start_axis, self.stop_axis = start_axis, stop_axis
+
+    def forward(self, input):
+        return S.flatten(input, self.start_axis, self.stop_axis)
+
+
+class Identity(Layer):
+    """Returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Dropout(Layer):
+    """Randomly zeroes elements with probability `p` in training mode (see `F.dropout` for `mode`, `axis`).
+
+    Example:
+        >>> drop = oar.nn.Dropout(0.5)
+        >>> drop.eval()(oar.ones([2]))   # identity at inference
+    """
+
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+        super().__init__()
+        self.p, self.axis, self.mode = p, axis, mode
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.axis, self.training, self.mode)
+
+    def extra_repr(self):
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}"
+
+
+class Dropout2D(Layer):
+    """Drops whole channels of NCHW input."""
+
+    def __init__(self, p=0.5, data_format="NCHW", name=None):
+        super().__init__()
+        self.p, self.data_format = p, data_format
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.data_format)
+
+
+class Dropout3D(Layer):
+    def __init__(self, p=0.5, data_format="NCDHW", name=None):
+        super().__init__()
+        self.p, self.data_format = p, data_format
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.data_format)
+
+
+class AlphaDropout(Layer):
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p = p
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class Upsample(Layer):
+    """Resizes by `size` or `scale_factor` ('nearest', 'bilinear', 'linear', 'trilinear')."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
+                 data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.align_mode, self.data_format = align_corners, align_mode, data_format
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners, self.align_mode,
+                             self.data_format)
+
+
+class UpsamplingNearest2D(Upsample):
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "nearest", data_format=data_format)
+
+
+class UpsamplingBilinear2D(Upsample):
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "bilinear", align_corners=True, data_format=data_format)
+
+
+class PixelShuffle(Layer):
+    """``[N, C*r*r, H, W] -> [N, C, H*r, W*r]``."""
+
+    def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self.upscale_factor, self.data_format = upscale_factor, data_format
+
+    def forward(self, x):
+        return F.pixel_shuffle(x, self.upscale_factor, self.data_format)
+
+
+class PixelUnshuffle(Layer):
+    def __init__(self, downscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self.downscale_factor, self.data_format = downscale_factor, data_format
+
+    def forward(self, x):
+        return F.pixel_unshuffle(x, self.downscale_factor, self.data_format)
+
+
+class _PadNd(Layer):
+    _fmt = "NCHW"
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format=None, name=None):
+        super().__init__()
+        n = {"NCL": 1, "NCHW": 2, "NCDHW": 3}[self._fmt]
+        self.padding = [padding] * (2 * n) if isinstance(padding, int) else list(padding)
+        self.mode, self.value, self.data_format = mode, value, data_format or self._fmt
+
+    def forward(self, x):
+        return F.pad(x, self.padding, self.mode, self.value, self.data_format)
+
+
+class Pad1D(_PadNd):
+    _fmt = "NCL"
+
+
+class Pad2D(_PadNd):
+    _fmt = "NCHW"
+
+
+class Pad3D(_PadNd):
+    _fmt = "NCDHW"
+
+
+class CosineSimilarity(Layer):
+    def __init__(self, axis=1, eps=1e-8):
+        super().__init__()
+        self.axis, self.eps = axis, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.axis, self.eps)

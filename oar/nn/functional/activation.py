@@ -1,0 +1,256 @@
+"""Activation functions. Each is one op whose gradient is a registered `<name>_grad` op computing
+``g * f'(x)`` in one kernel (first-order; enough for training and for static backward)."""
+import math
+
+import numpy as np
+
+from ...ops import math as M
+from ...ops.common import infer_same
+from ...ops.registry import apply, defop
+
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+
+
+def _act(name, fwd, dfn):
+    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``)."""
+    grad_op = defop(name + "_grad", lambda x, out, g, **a: dfn(x, out, g, **a).astype(g.dtype, copy=False),
+                    inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]])
+    return defop(name, lambda x, **a: np.asarray(fwd(x, **a)).astype(x.dtype, copy=False), infer=infer_same,
+                 grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a))
+
+
+def _sigmoid(x):
+    return (np.tanh(x * 0.5) + 1) * 0.5
+
+
+def _softplus(x, beta, threshold):
+    bx = x * beta
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+
+
+def _gelu(x, approximate):
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
+    from ...ops.math import _erf
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2.0)))
+
+
+def _gelu_grad(x, out, g, approximate):
+    if approximate:
+        inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
+        t = np.tanh(inner)
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
+    from ...ops.math import _erf
+    cdf = 0.5 * (1 + _erf(x / math.sqrt(2.0)))
+    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+
+
+def _mish_grad(x, out, g, threshold):
+    sp = _softplus(x, 1.0, threshold)
+    t = np.tanh(sp)
+    return g * (t + x * (1 - t * t) * _sigmoid(x))
+
+
+RELU = _act("relu", lambda x: np.maximum(x, 0), lambda x, out, g: g * (out > 0))
+RELU6 = _act("relu6", lambda x: np.clip(x, 0, 6), lambda x, out, g: g * ((x > 0) & (x < 6)))
+LEAKY_RELU = _act("leaky_relu", lambda x, alpha: np.where(x > 0, x, x * alpha),
+                  lambda x, out, g, alpha: np.where(x > 0, g, g * alpha))
+ELU = _act("elu", lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
+           lambda x, out, g, alpha: np.where(x > 0, g, g * alpha * np.exp(np.minimum(x, 0))))
+SELU = _act("selu", lambda x, scale, alpha: scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
+            lambda x, out, g, scale, alpha: g * scale * np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0))))
+GELU = _act("gelu", _gelu, _gelu_grad)
+SILU = _act("silu", lambda x: x * _sigmoid(x),
+            lambda x, out, g: g * (_sigmoid(x) * (1 + x * (1 - _sigmoid(x)))))
+SWISH = _act("swish", lambda x, beta: x * _sigmoid(beta * x),
+             lambda x, out, g, beta: g * (_sigmoid(beta * x) * (1 + beta * x * (1 - _sigmoid(beta * x)))))
+MISH = _act("mish", lambda x, threshold: x * np.tanh(_softplus(x, 1.0, threshold)), _mish_grad)
+HARDSWISH = _act("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6,
+                 lambda x, out, g: g * np.where(x < -3, 0.0, np.where(x > 3, 1.0, (2 * x + 3) / 6)))
+HARDSIGMOID = _act("hardsigmoid", lambda x, slope, offset: np.clip(x * slope + offset, 0, 1),
+                   lambda x, out, g, slope, offset: g * slope * ((out > 0) & (out < 1)))
+HARDTANH = _act("hardtanh", lambda x, min, max: np.clip(x, min, max),
+                lambda x, out, g, min, max: g * ((x > min) & (x < max)))
+SOFTPLUS = _act("softplus", _softplus,
+                lambda x, out, g, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)))
+SOFTSIGN = _act("softsign", lambda x: x / (1 + np.abs(x)), lambda x, out, g: g / (1 + np.abs(x)) ** 2)
+LOG_SIGMOID = _act("logsigmoid", lambda x: -np.logaddexp(0, -x), lambda x, out, g: g * _sigmoid(-x))
+TANHSHRINK = _act("tanh_shrink", lambda x: x - np.tanh(x), lambda x, out, g: g * np.tanh(x) ** 2)
+THRESHOLDED_RELU = _act("thresholded_relu", lambda x, threshold: np.where(x > threshold, x, 0),
+                        lambda x, out, g, threshold: g * (x > threshold))
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _log_softmax(x, axis):
+    s = x - x.max(axis=axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+SOFTMAX = _act("softmax", _softmax, lambda x, out, g, axis: out * (g - (g * out).sum(axis=axis, keepdims=True)))
+LOG_SOFTMAX = _act("log_softmax", _log_softmax,
+                   lambda x, out, g, axis: g - np.exp(out) * g.sum(axis=axis, keepdims=True))
+
+
+def _prelu_grad(g, out, x, w, data_format):
+    return apply(PRELU_GRAD, (x, w, g), {"data_format": data_format})
+
+
+def _prelu_w(x, w, data_format):
+    if w.size == 1:
+        return w.reshape(())
+    shape = [1] * x.ndim
+    shape[1 if data_format.startswith("NC") else x.ndim - 1] = w.size
+    return w.reshape(shape)
+
+
+def _prelu_grad_impl(x, w, g, data_format):
+    wb = _prelu_w(x, w, data_format)
+    dx = np.where(x > 0, g, g * wb)
+    dw_full = np.where(x > 0, 0, g * x)
+    if w.size == 1:
+        dw = dw_full.sum().reshape(w.shape)
+    else:
+        ch = 1 if data_format.startswith("NC") else x.ndim - 1
+        dw = dw_full.sum(axis=tuple(i for i in range(x.ndim) if i != ch)).reshape(w.shape)
+    return dx.astype(g.dtype), dw.astype(w.dtype)
+
+
+PRELU_GRAD = defop("prelu_grad", _prelu_grad_impl, inputs=("x", "alpha", "out_grad"), outputs=("x_grad", "alpha_grad"),
+                   infer=lambda m, data_format: [m[0], m[1]])
+PRELU = defop("prelu", lambda x, w, data_format: np.where(x > 0, x, x * _prelu_w(x, w, data_format)).astype(x.dtype),
+              inputs=("x", "alpha"), infer=infer_same, grad=_prelu_grad)
+
+
+# ---- public functional forms --------------------------------------------------------------------------------
+
+def relu(x, name=None):
+    """max(x, 0).
+
+    Example:
+        >>> F.relu(oar.to_tensor([-1.0, 2.0])).numpy()
+        array([0., 2.], dtype=float32)
+    """
+    return apply(RELU, (x,))
+
+
+def relu_(x, name=None):
+    return x._inplace(relu(x))
+
+
+def relu6(x, name=None):
+    """min(max(x, 0), 6)."""
+    return apply(RELU6, (x,))
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """x if x > 0 else negative_slope * x."""
+    return apply(LEAKY_RELU, (x,), {"alpha": float(negative_slope)})
+
+
+def prelu(x, weight, data_format="NCHW", name=None):
+    """Leaky ReLU with a learned slope `weight` (one value, or one per channel)."""
+    return apply(PRELU, (x, weight), {"data_format": data_format})
+
+
+def elu(x, alpha=1.0, name=None):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    return apply(ELU, (x,), {"alpha": float(alpha)})
+
+
+def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717, name=None):
+    """scale * (x if x > 0 else alpha * (exp(x) - 1))."""
+    return apply(SELU, (x,), {"scale": float(scale), "alpha": float(alpha)})
+
+
+def gelu(x, approximate=False, name=None):
+    """x * Phi(x); ``approximate=True`` uses the tanh formula."""
+    return apply(GELU, (x,), {"approximate": bool(approximate)})
+
+
+def silu(x, name=None):
+    """x * sigmoid(x)."""
+    return apply(SILU, (x,))
+
+
+def swish(x, name=None):
+    """x * sigmoid(x) (Paddle's swish with beta 1)."""
+    return apply(SWISH, (x,), {"beta": 1.0})
+
+
+def mish(x, name=None):
+    """x * tanh(softplus(x))."""
+    return apply(MISH, (x,), {"threshold": 20.0})
+
+
+def sigmoid(x, name=None):
+    """1 / (1 + exp(-x))."""
+    return M.sigmoid(x)
+
+
+def tanh(x, name=None):
+    return M.tanh(x)
+
+
+def hardswish(x, name=None):
+    """x * relu6(x + 3) / 6."""
+    return apply(HARDSWISH, (x,))
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    """clip(slope * x + offset, 0, 1) (Paddle's defaults slope=1/6, offset=0.5)."""
+    return apply(HARDSIGMOID, (x,), {"slope": float(slope), "offset": float(offset)})
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    return apply(HARDTANH, (x,), {"min": float(min), "max": float(max)})
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """log(1 + exp(beta * x)) / beta, linear above `threshold`."""
+    return apply(SOFTPLUS, (x,), {"beta": float(beta), "threshold": float(threshold)})
+
+
+def softsign(x, name=None):
+    return apply(SOFTSIGN, (x,))
+
+
+def log_sigmoid(x, name=None):
+    return apply(LOG_SIGMOID, (x,))
+
+
+def tanhshrink(x, name=None):
+    return apply(TANHSHRINK, (x,))
+
+
+def thresholded_relu(x, threshold=1.0, name=None):
+    return apply(THRESHOLDED_RELU, (x,), {"threshold": float(threshold)})
+
+
+def _maybe_cast(x, dtype):
+    return M.cast(x, dtype) if dtype is not None else x
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    """exp(x) / sum(exp(x)) along `axis`.
+
+    Example:
+        >>> F.softmax(oar.to_tensor([[1.0, 1.0]])).numpy()
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    return apply(SOFTMAX, (_maybe_cast(x, dtype),), {"axis": int(axis)})
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    """log(softmax(x)) computed stably."""
+    return apply(LOG_SOFTMAX, (_maybe_cast(x, dtype),), {"axis": int(axis)})
+
+
+def glu(x, axis=-1, name=None):
+    """a * sigmoid(b) where a, b are the halves of `x` along `axis`."""
+    from ...ops.manipulation import split
+    a, b = split(x, 2, axis=axis)
+    return a * M.sigmoid(b)

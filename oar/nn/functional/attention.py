@@ -1,0 +1,44 @@
+"""Attention helpers shared by `MultiHeadAttention` and the Transformer layers."""
+from ...ops import manipulation as S
+from ...ops import math as M
+from .activation import softmax
+from .common import dropout
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 training=True, name=None):
+    """softmax(q k^T / sqrt(d) + mask) v for ``[batch, seq, heads, head_dim]`` inputs (Paddle's layout).
+
+    A boolean `attn_mask` keeps positions where it is True; a float mask is added to the scores.
+    """
+    q = S.transpose(query, [0, 2, 1, 3])
+    k = S.transpose(key, [0, 2, 1, 3])
+    v = S.transpose(value, [0, 2, 1, 3])
+    out = attention(q, k, v, attn_mask, dropout_p, training, is_causal)
+    return S.transpose(out, [0, 2, 1, 3])
+
+
+def attention(q, k, v, attn_mask=None, dropout_p=0.0, training=True, is_causal=False):
+    """``[batch, heads, seq, head_dim]`` attention."""
+    d = q.shape[-1]
+    scores = M.matmul(q * (float(d) ** -0.5), k, transpose_y=True)
+    if is_causal:
+        import numpy as np
+        from ...ops.common import operand
+        lq, lk = scores.shape[-2], scores.shape[-1]
+        scores = scores + operand(np.triu(np.full((lq, lk), -1e9, np.float32), 1).astype(
+            scores.dtype.np), scores)
+    if attn_mask is not None:
+        scores = scores + mask_to_bias(attn_mask, scores.dtype)
+    w = softmax(scores, axis=-1)
+    if dropout_p:
+        w = dropout(w, dropout_p, training=training)
+    return M.matmul(w, v)
+
+
+def mask_to_bias(mask, dtype):
+    """Boolean/integer masks (True = attend) become 0 / -1e9 additive biases; float masks pass through."""
+    if mask.dtype.kind in "biu":
+        m = M.cast(mask, dtype)
+        return (m - 1.0) * 1e9
+    return M.cast(mask, dtype) if mask.dtype is not dtype else mask

@@ -1,0 +1,282 @@
+"""Common functional layers: linear, bilinear, dropout, embedding, one_hot, pad, interpolate, pixel_shuffle."""
+import numpy as np
+
+from ...framework import dtype as D
+from ...framework.state import rng
+from ...ops import indexing as _indexing
+from ...ops import manipulation as S
+from ...ops import manipulation as _manipulation
+from ...ops import math as M
+from ...ops.common import infer_same, operand
+from ...ops.registry import apply, defop
+
+
+def linear(x, weight, bias=None, name=None):
+    """``x @ weight + bias`` with weight of shape ``[in_features, out_features]`` (Paddle's layout).
+
+    Example:
+        >>> y = F.linear(oar.ones([2, 3]), oar.ones([3, 4]))   # shape [2, 4]
+    """
+    out = M.matmul(x, weight)
+    return out if bias is None else M.add(out, bias)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]`` with weight ``[out, in1, in2]``."""
+    out = M.einsum("ni,oij,nj->no", x1, weight, x2)
+    return out if bias is None else M.add(out, bias)
+
+
+# ---- dropout ------------------------------------------------------------------------------------------------
+
+def _dropout(x, p, training, mode, axis):
+    keep = 1.0 - p
+    if not training:
+        scale = 1.0 if mode == "upscale_in_train" else keep
+        return (x if scale == 1.0 else (x * scale).astype(x.dtype, copy=False)), \
+            np.broadcast_to(np.asarray(scale, x.dtype), x.shape)
+    if axis is None:
+        shape = x.shape
+    else:
+        shape = [s if i in axis else 1 for i, s in enumerate(x.shape)]
+    if p >= 1.0:
+        mask = np.zeros(shape, x.dtype)
+    else:
+        draw = rng().random(shape, dtype=np.float32 if x.dtype != np.float64 else np.float64)
+        mask = (draw >= p).astype(x.dtype)
+        if mode == "upscale_in_train":
+            mask *= np.asarray(1.0 / keep, x.dtype)
+    mask = np.broadcast_to(mask, x.shape)
+    return x * mask, mask
+
+
+DROPOUT = defop("dropout", _dropout, outputs=("out", "mask"), nondiff_out=(1,), random=True,
+                infer=lambda m, **a: [m[0], m[0]],
+                grad=lambda g, out, x, p, training, mode, axis: M.multiply(g[0], out[1]))
+
+
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    """Zeroes elements with probability `p` while training.
+
+    ``mode='upscale_in_train'`` scales kept values by 1/(1-p) in training and passes through at inference;
+    ``'downscale_in_infer'`` keeps values in training and multiplies by (1-p) at inference. `axis` drops
+    whole slices (the mask is shared along the other axes).
+
+    Example:
+        >>> y = F.dropout(oar.ones([4, 4]), p=0.5, training=True)
+    """
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"dropout probability p must be in [0, 1], got {p}")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError(f"dropout mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
+    if float(p) == 0.0 and (training or mode == "upscale_in_train"):
+        return x
+    if axis is not None:
+        axis = [axis] if isinstance(axis, int) else list(axis)
+        axis = [a % x.ndim for a in axis]
+    return apply(DROPOUT, (x,), {"p": float(p), "training": bool(training), "mode": mode, "axis": axis})[0]
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    """Drops whole channels of an NCHW/NHWC tensor."""
+    axis = [0, 1] if data_format == "NCHW" else [0, 3]
+    return dropout(x, p, axis=axis, training=training)
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    axis = [0, 1] if data_format == "NCDHW" else [0, 4]
+    return dropout(x, p, axis=axis, training=training)
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """Dropout for SELU networks that keeps mean and variance."""
+    if not training or p == 0:
+        return x
+    alpha = -1.7580993408473766
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+    b = -a * alpha * p
+    keep = dropout(M.ones_like(x), p, training=True, mode="downscale_in_infer")
+    return (x * keep + alpha * (1 - keep)) * a + b
+
+
+# ---- embedding (one_hot and pad are the core ops, re-exported) ----------------------------------------------------------------------------------
+
+def _embedding_grad_impl(ids, g, weight, padding_idx):
+    dw = np.zeros(weight.shape, g.dtype)
+    np.add.at(dw, ids.reshape(-1), g.reshape(-1, weight.shape[-1]))
+    if padding_idx is not None and padding_idx >= 0:
+        dw[padding_idx] = 0
+    return dw
+
+
+EMBEDDING_GRAD = defop("embedding_grad", _embedding_grad_impl, inputs=("ids", "out_grad", "weight"),
+                       infer=lambda m, padding_idx: [(m[2][0], m[1][1])])
+
+
+def _embedding(ids, w, padding_idx):
+    if ids.size and (ids.min() < 0 or ids.max() >= w.shape[0]):
+        raise IndexError(f"embedding ids must be in [0, {w.shape[0]}), got values in [{ids.min()}, {ids.max()}]")
+    out = w[ids]
+    if padding_idx is not None and padding_idx >= 0:
+        out[ids == padding_idx] = 0
+    return out
+
+
+EMBEDDING = defop("embedding", _embedding, inputs=("ids", "weight"), nondiff=(0,),
+                  infer=lambda m, padding_idx: [(list(m[0][0]) + [m[1][0][-1]], m[1][1])],
+                  grad=lambda g, out, ids, w, padding_idx: (None, apply(EMBEDDING_GRAD, (ids, g, w),
+                                                                        {"padding_idx": padding_idx})))
+
+
+def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """Looks up rows of `weight` ``[num_embeddings, dim]`` for integer ids `x`; rows at `padding_idx` are zero
+    and get no gradient.
+
+    Example:
+        >>> F.embedding(oar.to_tensor([[0, 2]]), oar.ones([3, 4])).shape
+        [1, 2, 4]
+    """
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"embedding ids must be integers, got {x.dtype.name}")
+    if padding_idx is not None:
+        padding_idx = int(padding_idx)
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+    return apply(EMBEDDING, (x, weight), {"padding_idx": padding_idx})
+
+
+one_hot = _indexing.one_hot
+pad = _manipulation.pad
+
+
+# ---- interpolation --------------------------------------------------------------------------------------------
+
+def _interp_matrix(size, out, mode, align_corners, align_mode, scale, dtype):
+    """``(out, size)`` matrix of a 1-D resampling; 2-D resampling applies one per axis."""
+    m = np.zeros((out, size), np.float64)
+    rows = np.arange(out)
+    if mode == "nearest":
+        if align_corners:
+            r = (size - 1) / (out - 1) if out > 1 else 0.0
+            src = np.round(rows * r).astype(int)
+        else:
+            r = 1.0 / scale if scale else size / out
+            src = np.floor(rows * r).astype(int)
+        m[rows, np.minimum(src, size - 1)] = 1.0
+        return m.astype(dtype)
+    if align_corners:
+        r = (size - 1) / (out - 1) if out > 1 else 0.0
+        src = rows * r
+    else:
+        r = 1.0 / scale if scale else size / out
+        src = (rows + 0.5) * r - 0.5 if align_mode == 0 else rows * r
+        src = np.maximum(src, 0.0)
+    lo = np.minimum(np.floor(src).astype(int), size - 1)
+    hi = np.minimum(lo + 1, size - 1)
+    frac = src - lo
+    np.add.at(m, (rows, lo), 1 - frac)
+    np.add.at(m, (rows, hi), frac)
+    return m.astype(dtype)
+
+
+def _interp(x, out_size, mode, align_corners, align_mode, scales):
+    out = x
+    nd = len(out_size)
+    for k in range(nd):
+        ax = x.ndim - nd + k
+        m = _interp_matrix(x.shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], x.dtype)
+        out = np.moveaxis(np.tensordot(out, m, axes=([ax], [1])), -1, ax)
+    return np.ascontiguousarray(out)
+
+
+def _interp_grad_impl(x, g, out_size, mode, align_corners, align_mode, scales):
+    out = g
+    nd = len(out_size)
+    for k in range(nd):
+        ax = x.ndim - nd + k
+        m = _interp_matrix(x.shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], g.dtype)
+        out = np.moveaxis(np.tensordot(out, m, axes=([ax], [0])), -1, ax)
+    return np.ascontiguousarray(out)
+
+
+def _interp_infer(m, out_size, **a):
+    shape = list(m[0][0])
+    shape[len(shape) - len(out_size):] = out_size
+    return [(shape, m[0][1])]
+
+
+INTERP_GRAD = defop("interp_grad", _interp_grad_impl, inputs=("x", "out_grad"),
+                    infer=lambda m, **a: [(m[0][0], m[1][1])])
+INTERP = defop("interp", _interp, infer=_interp_infer, grad=lambda g, out, x, **a: apply(INTERP_GRAD, (x, g), a))
+
+_MODES = {"nearest": "nearest", "bilinear": "linear", "linear": "linear", "trilinear": "linear"}
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
+                data_format="NCHW", name=None):
+    """Resizes the spatial dims by `size` or `scale_factor` with 'nearest', 'linear', 'bilinear' or 'trilinear'.
+
+    Example:
+        >>> F.interpolate(oar.ones([1, 1, 2, 2]), scale_factor=2).shape
+        [1, 1, 4, 4]
+    """
+    if mode not in _MODES:
+        raise ValueError(f"interpolate mode {mode!r} is not supported; use one of {sorted(_MODES)}")
+    channels_last = data_format in ("NHWC", "NLC", "NDHWC")
+    if channels_last:
+        perm = [0, x.ndim - 1] + list(range(1, x.ndim - 1))
+        x = S.transpose(x, perm)
+    nd = x.ndim - 2
+    spatial = x.shape[2:]
+    if size is not None:
+        from ...ops.common import to_int_list
+        size = to_int_list(size, "size") if not isinstance(size, int) else [size] * nd
+        scales = [None] * nd
+        out_size = size
+    elif scale_factor is not None:
+        sf = [float(scale_factor)] * nd if isinstance(scale_factor, (int, float)) else [float(s) for s in scale_factor]
+        if any(s < 0 for s in spatial):
+            raise ValueError("interpolate with scale_factor needs known spatial sizes")
+        out_size = [int(s * f) for s, f in zip(spatial, sf)]
+        scales = sf
+    else:
+        raise ValueError("interpolate needs `size` or `scale_factor`")
+    out = apply(INTERP, (x,), {"out_size": [int(s) for s in out_size], "mode": _MODES[mode],
+                               "align_corners": bool(align_corners), "align_mode": int(align_mode),
+                               "scales": scales})
+    if channels_last:
+        out = S.transpose(out, [0] + list(range(2, out.ndim)) + [1])
+    return out
+
+
+upsample = interpolate
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """Rearranges ``[N, C*r*r, H, W]`` into ``[N, C, H*r, W*r]``."""
+    r = int(upscale_factor)
+    if data_format == "NCHW":
+        n, c, h, w = x.shape
+        y = S.reshape(x, [n, c // (r * r), r, r, h, w])
+        y = S.transpose(y, [0, 1, 4, 2, 5, 3])
+        return S.reshape(y, [n, c // (r * r), h * r, w * r])
+    n, h, w, c = x.shape
+    y = S.reshape(x, [n, h, w, c // (r * r), r, r])
+    y = S.transpose(y, [0, 1, 4, 2, 5, 3])
+    return S.reshape(y, [n, h * r, w * r, c // (r * r)])
+
+
+def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+    r = int(downscale_factor)
+    n, c, h, w = x.shape
+    y = S.reshape(x, [n, c, h // r, r, w // r, r])
+    y = S.transpose(y, [0, 1, 3, 5, 2, 4])
+    return S.reshape(y, [n, c * r * r, h // r, w // r])
+
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    """Cosine of the angle between `x1` and `x2` along `axis`."""
+    dot = M.sum(x1 * x2, axis=axis)
+    n1 = M.sqrt(M.sum(x1 * x1, axis=axis))
+    n2 = M.sqrt(M.sum(x2 * x2, axis=axis))
+    return dot / M.maximum(n1 * n2, operand(eps, dot))

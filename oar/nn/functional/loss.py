@@ -1,0 +1,353 @@
+"""Losses. `softmax_with_cross_entropy` and `warpctc` are fused ops; the rest compose other ops."""
+import numpy as np
+
+from ...framework.state import STATE
+from ...ops import logic as L
+from ...ops import manipulation as S
+from ...ops import math as M
+from ...ops.common import operand
+from ...ops.registry import apply, defop
+from ...tensor.tensor import Tensor
+from .activation import _log_softmax
+from .common import one_hot
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return M.mean(loss)
+    if reduction == "sum":
+        return M.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+# ---- softmax cross entropy (fused) ------------------------------------------------------------------------------
+
+def _swce(logits, label, soft_label, ignore_index, axis):
+    logp = _log_softmax(logits, axis)
+    if soft_label:
+        loss = -(label * logp).sum(axis=axis, keepdims=True)
+    else:
+        mask = label != ignore_index
+        safe = np.where(mask, label, 0).astype(np.intp)
+        if safe.size and (safe.min() < 0 or safe.max() >= logits.shape[axis]):
+            raise IndexError(f"labels must be in [0, {logits.shape[axis]}) or equal ignore_index={ignore_index}, "
+                             f"got values in [{label.min()}, {label.max()}]")
+        loss = -np.take_along_axis(logp, safe, axis=axis) * mask
+    return np.exp(logp), loss.astype(logits.dtype, copy=False)
+
+
+def _swce_grad_impl(softmax, label, g, soft_label, ignore_index, axis):
+    if soft_label:
+        d = softmax * label.sum(axis=axis, keepdims=True) - label
+        return (d * g).astype(softmax.dtype, copy=False)
+    mask = label != ignore_index
+    safe = np.where(mask, label, 0).astype(np.intp)
+    d = softmax.copy()
+    np.put_along_axis(d, safe, np.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
+    return d * (g * mask).astype(softmax.dtype, copy=False)
+
+
+def _swce_infer(m, soft_label, ignore_index, axis):
+    shape = list(m[0][0])
+    shape[axis] = 1
+    return [m[0], (shape, m[0][1])]
+
+
+SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("softmax", "label", "loss_grad"),
+                  infer=lambda m, **a: [m[0]])
+SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("softmax", "loss"),
+             nondiff=(1,), nondiff_out=(0,), infer=_swce_infer,
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[0], label, g[1]), a), None))
+
+
+def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
+                               return_softmax=False, axis=-1):
+    """Cross entropy of softmax(logits) against `label` (class ids with a size-1 class dim, or soft labels);
+    the loss keeps the class dim with size 1."""
+    axis = axis % logits.ndim
+    if not soft_label and label.ndim == logits.ndim - 1:
+        label = S.unsqueeze(label, axis)
+    sm, loss = apply(SWCE, (logits, label), {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
+                                             "axis": axis})
+    return (loss, sm) if return_softmax else loss
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """(1 - epsilon) * label + epsilon * prior (uniform by default)."""
+    if prior_dist is None:
+        return label * (1.0 - epsilon) + epsilon / label.shape[-1]
+    return label * (1.0 - epsilon) + prior_dist * epsilon
+
+
+def _class_last(x, axis):
+    if axis == x.ndim - 1:
+        return x
+    perm = [i for i in range(x.ndim) if i != axis] + [axis]
+    return S.transpose(x, perm)
+
+
+def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
+                  use_softmax=True, label_smoothing=0.0, name=None):
+    """Paddle's cross entropy: softmax (unless ``use_softmax=False``) then negative log likelihood.
+
+    `label` holds class ids of shape ``[N]`` or ``[N, 1]`` (any extra dims too), or soft labels with the
+    input's shape when ``soft_label=True``. `weight` rescales classes; with ``reduction='mean'`` the sum is
+    divided by the total weight of the non-ignored samples.
+
+    Example:
+        >>> loss = F.cross_entropy(oar.to_tensor([[2.0, 0.5]]), oar.to_tensor([0]))
+    """
+    axis = axis % input.ndim
+    n_cls = input.shape[axis]
+    squeeze_out = False
+    hard = not soft_label
+    if label_smoothing and label_smoothing > 0:
+        if hard:
+            lab = S.squeeze(label, axis) if label.ndim == input.ndim else label
+            lab = one_hot(lab, n_cls)
+            label = _from_class_last(lab, axis, input.ndim)
+        label = label_smooth(M.cast(label, input.dtype), epsilon=label_smoothing)
+        hard = False
+    elif hard and label.ndim == input.ndim - 1:
+        label = S.unsqueeze(label, axis)
+        squeeze_out = True
+    if hard and label.dtype.kind not in "iu":
+        raise TypeError(f"cross_entropy: hard labels must be integers, got {label.dtype.name}; pass "
+                        "soft_label=True for probability labels")
+    if use_softmax:
+        loss = apply(SWCE, (input, label), {"soft_label": not hard, "ignore_index": int(ignore_index),
+                                            "axis": axis})[1]
+    else:
+        logp = M.log(input)
+        if hard:
+            valid = L.not_equal(label, operand(ignore_index, label))
+            safe = S.squeeze(M.where(valid, label, M.zeros_like(label)), axis)
+            oh = _from_class_last(one_hot(safe, n_cls), axis, input.ndim)
+            loss = -M.sum(M.cast(oh, input.dtype) * logp, axis=axis, keepdim=True) * M.cast(valid, input.dtype)
+        else:
+            loss = -M.sum(M.cast(label, input.dtype) * logp, axis=axis, keepdim=True)
+    if hard:
+        mask = M.cast(L.not_equal(label, operand(ignore_index, label)), input.dtype)
+    w = None
+    if weight is not None:
+        if hard:
+            safe = M.where(L.not_equal(label, operand(ignore_index, label)), label, M.zeros_like(label))
+            oh = one_hot(S.squeeze(safe, axis), n_cls)
+            w = S.unsqueeze(M.sum(oh * M.cast(weight, input.dtype), axis=-1), axis)
+        else:
+            lab = _class_last(M.cast(label, input.dtype), axis)
+            w = S.unsqueeze(M.matmul(lab, M.cast(weight, input.dtype)), axis)
+        loss = loss * w
+    if reduction == "none":
+        return S.squeeze(loss, axis) if squeeze_out else loss
+    if reduction == "sum":
+        return M.sum(loss)
+    if reduction != "mean":
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if w is None and (not hard or (not STATE.static and isinstance(label, Tensor)
+                                   and not (label._data == ignore_index).any())):
+        return M.mean(loss)
+    denom = M.sum(w * mask if hard else w) if w is not None else M.sum(mask)
+    denom = denom + M.cast(L.equal(denom, operand(0.0, denom)), denom.dtype)
+    return M.sum(loss) / denom
+
+
+def _from_class_last(x, axis, ndim):
+    """Moves the trailing class dim of `x` (ndim dims) to `axis`."""
+    if axis == ndim - 1:
+        return x
+    perm = list(range(ndim - 1))
+    perm.insert(axis, ndim - 1)
+    return S.transpose(x, perm)
+
+
+def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+    """Negative log likelihood of log-probabilities `input` ``[N, C, *d]`` at class ids `label` ``[N, *d]``."""
+    n_cls = input.shape[1]
+    logp = _class_last(input, 1)
+    valid = L.not_equal(label, operand(ignore_index, label))
+    safe = M.where(valid, label, M.zeros_like(label))
+    oh = one_hot(safe, n_cls)
+    mask = M.cast(valid, input.dtype)
+    w = mask if weight is None else M.sum(oh * M.cast(weight, input.dtype), axis=-1) * mask
+    loss = -M.sum(oh * logp, axis=-1) * w
+    if reduction == "mean":
+        denom = M.sum(w)
+        return M.sum(loss) / (denom + M.cast(L.equal(denom, operand(0.0, denom)), denom.dtype))
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input, label, reduction="mean", name=None):
+    """Mean squared error.
+
+    Example:
+        >>> F.mse_loss(oar.to_tensor([1.0, 2.0]), oar.to_tensor([1.0, 4.0])).item()
+        2.0
+    """
+    d = input - label
+    return _reduce(d * d, reduction)
+
+
+def square_error_cost(input, label):
+    d = input - label
+    return d * d
+
+
+def l1_loss(input, label, reduction="mean", name=None):
+    """Mean absolute error."""
+    return _reduce(M.abs(input - label), reduction)
+
+
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+    """Huber loss: 0.5*d^2 where |d| < delta, else delta*|d| - 0.5*delta^2."""
+    d = M.abs(input - label)
+    loss = M.where(d < delta, 0.5 * d * d, delta * d - 0.5 * delta * delta)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+    """-(label*log(p) + (1-label)*log(1-p)) with the logs clipped at -100 (as Paddle)."""
+    lo = operand(-100.0, input)
+    loss = -(label * M.maximum(M.log(input), lo) + (1 - label) * M.maximum(M.log(1 - input), lo))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean", pos_weight=None, name=None):
+    """Sigmoid + binary cross entropy, computed stably from logits; `pos_weight` weights positive examples."""
+    from .activation import log_sigmoid
+    if pos_weight is not None:
+        loss = -(pos_weight * label * log_sigmoid(logit) + (1 - label) * log_sigmoid(-logit))
+    else:
+        loss = (1 - label) * logit - log_sigmoid(logit)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum", name=None):
+    p = M.sigmoid(logit)
+    ce = binary_cross_entropy_with_logits(logit, label, reduction="none")
+    pt = p * label + (1 - p) * (1 - label)
+    loss = ce * M.pow(1 - pt, gamma) * (alpha * label + (1 - alpha) * (1 - label))
+    if normalizer is not None:
+        loss = loss / normalizer
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """label * (log(label) - input) with `input` given as log-probabilities; 'batchmean' divides by N."""
+    if log_target:
+        loss = M.exp(label) * (label - input)
+    else:
+        pos = label > 0
+        safe = M.where(pos, label, M.ones_like(label))
+        loss = M.where(pos, label * (M.log(safe) - input), M.zeros_like(input))
+    if reduction == "batchmean":
+        return M.sum(loss) / float(input.shape[0])
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
+    """max(0, -label * (input - other) + margin)."""
+    from .activation import relu
+    return _reduce(relu(-label * (input - other) + margin), reduction)
+
+
+def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
+    from .activation import relu
+    loss = M.where(L.equal(label, operand(1, label)), input, relu(operand(margin, input) - input))
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+    from .activation import relu
+    from .common import cosine_similarity
+    cos = cosine_similarity(input1, input2, axis=-1)
+    loss = M.where(L.equal(label, operand(1, label)), 1 - cos, relu(cos - margin))
+    return _reduce(loss, reduction)
+
+
+# ---- CTC ----------------------------------------------------------------------------------------------------------
+
+def _lse(*arrs):
+    m = np.maximum.reduce(arrs)
+    safe = np.where(np.isfinite(m), m, 0)
+    return safe + np.log(sum(np.exp(a - safe) for a in arrs))
+
+
+def _ctc_one(lp, lab, blank):
+    """Loss and d(loss)/d(logits) of one sequence; `lp` is [T, C] log-softmax."""
+    t_len = lp.shape[0]
+    ext = np.full(2 * len(lab) + 1, blank, np.int64)
+    ext[1::2] = lab
+    s_len = len(ext)
+    skip = np.zeros(s_len, bool)
+    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+    ninf = -np.inf
+    alpha = np.full((t_len, s_len), ninf)
+    beta = np.full((t_len, s_len), ninf)
+    em = lp[:, ext]
+    alpha[0, 0] = em[0, 0]
+    if s_len > 1:
+        alpha[0, 1] = em[0, 1]
+    for t in range(1, t_len):
+        a = alpha[t - 1]
+        a1 = np.concatenate([[ninf], a[:-1]])
+        a2 = np.where(skip, np.concatenate([[ninf, ninf], a[:-2]]), ninf)
+        alpha[t] = _lse(a, a1, a2) + em[t]
+    beta[-1, -1] = em[-1, -1]
+    if s_len > 1:
+        beta[-1, -2] = em[-1, -2]
+    skip_next = np.zeros(s_len, bool)
+    skip_next[:-2] = skip[2:]
+    for t in range(t_len - 2, -1, -1):
+        b = beta[t + 1]
+        b1 = np.concatenate([b[1:], [ninf]])
+        b2 = np.where(skip_next, np.concatenate([b[2:], [ninf, ninf]]), ninf)
+        beta[t] = _lse(b, b1, b2) + em[t]
+    ll = _lse(alpha[-1, -1], alpha[-1, -2]) if s_len > 1 else alpha[-1, -1]
+    gamma = alpha + beta - em  # log of the posterior mass through (t, s), times P
+    grad = np.exp(lp)
+    post = np.full((t_len, lp.shape[1]), ninf)
+    for s in range(s_len):
+        post[:, ext[s]] = _lse(post[:, ext[s]], gamma[:, s])
+    grad = grad - np.exp(post - ll)
+    return -ll, grad
+
+
+def _warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
+    t_max, n, c = logits.shape
+    loss = np.zeros((n, 1), logits.dtype)
+    grad = np.zeros_like(logits)
+    for i in range(n):
+        t_i, l_i = int(logits_length[i]), int(labels_length[i])
+        lp = _log_softmax(logits[:t_i, i].astype(np.float64), -1)
+        li, gi = _ctc_one(lp, label[i, :l_i], blank)
+        loss[i, 0] = li
+        grad[:t_i, i] = gi / t_i if norm_by_times else gi
+    return loss, grad
+
+
+WARPCTC = defop("warpctc", _warpctc, inputs=("logits", "label", "logits_length", "labels_length"),
+                outputs=("loss", "warpctc_grad"), nondiff=(1, 2, 3), nondiff_out=(1,),
+                infer=lambda m, **a: [([m[0][0][1], 1], m[0][1]), m[0]],
+                grad=lambda g, out, logits, label, ll, lab_l, **a: (
+                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None))
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean", norm_by_times=False):
+    """Connectionist temporal classification loss of unnormalised scores `log_probs` ``[T, N, C]`` (softmax is
+    applied inside, as Paddle's warpctc), padded `labels` ``[N, S]`` and the true lengths.
+
+    'mean' divides each loss by its label length, then averages over the batch.
+    """
+    loss, _ = apply(WARPCTC, (log_probs, labels, input_lengths, label_lengths),
+                    {"blank": int(blank), "norm_by_times": bool(norm_by_times)})
+    loss = S.squeeze(loss, -1)
+    if reduction == "mean":
+        return M.mean(loss / M.cast(label_lengths, loss.dtype))
+    return _reduce(loss, reduction)

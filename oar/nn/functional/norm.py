@@ -1,0 +1,198 @@
+"""Normalisation: the `batch_norm` op (running statistics, a `training` attr that
+``Program.clone(for_test=True)`` flips), and layer/group/instance norm composed from other ops."""
+import numpy as np
+
+from ...framework.state import STATE
+from ...ops import manipulation as S
+from ...ops import math as M
+from ...ops.registry import apply, defop
+from ...tensor.tensor import Tensor
+
+
+def _bn_axes(ndim, data_format):
+    ch = ndim - 1 if data_format[-1] == "C" and ndim > 2 else 1
+    return tuple(i for i in range(ndim) if i != ch), ch
+
+
+def _bshape(ndim, ch, c):
+    s = [1] * ndim
+    s[ch] = c
+    return s
+
+
+def _bn_impl(x, mean, var, scale, bias, momentum, epsilon, training, data_format, use_global_stats):
+    axes, ch = _bn_axes(x.ndim, data_format)
+    if training and not use_global_stats:
+        m = x.mean(axis=axes)
+        v = np.maximum((x * x).mean(axis=axes) - m * m, 0) if x.dtype != np.float64 else x.var(axis=axes)
+        mean_out = (momentum * mean + (1 - momentum) * m).astype(mean.dtype, copy=False)
+        var_out = (momentum * var + (1 - momentum) * v).astype(var.dtype, copy=False)
+    else:
+        m, v = mean, var
+        mean_out, var_out = mean, var
+    inv = (1.0 / np.sqrt(v + epsilon)).astype(x.dtype, copy=False)
+    bs = _bshape(x.ndim, ch, x.shape[ch])
+    a = (scale * inv).reshape(bs)
+    b = (bias - m * scale * inv).reshape(bs)
+    out = x * a + b
+    return out.astype(x.dtype, copy=False), mean_out, var_out, np.asarray(m, x.dtype), inv
+
+
+def _bn_grad_impl(x, scale, saved_mean, saved_inv, g, epsilon, training, data_format, use_global_stats, momentum):
+    axes, ch = _bn_axes(x.ndim, data_format)
+    bs = _bshape(x.ndim, ch, x.shape[ch])
+    xhat = (x - saved_mean.reshape(bs)) * saved_inv.reshape(bs)
+    dbias = g.sum(axis=axes)
+    dscale = (g * xhat).sum(axis=axes)
+    if training and not use_global_stats:
+        n = x.size // x.shape[ch]
+        dx = (scale * saved_inv / n).reshape(bs) * (n * g - dbias.reshape(bs) - xhat * dscale.reshape(bs))
+    else:
+        dx = g * (scale * saved_inv).reshape(bs)
+    return dx.astype(g.dtype, copy=False), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
+
+
+BATCH_NORM_GRAD = defop("batch_norm_grad", _bn_grad_impl,
+                        inputs=("x", "scale", "saved_mean", "saved_inv_std", "out_grad"),
+                        outputs=("x_grad", "scale_grad", "bias_grad"),
+                        infer=lambda m, **a: [(m[0][0], m[4][1]), m[1], m[1]])
+
+
+def _bn_infer(m, **a):
+    x, mean, var = m[0], m[1], m[2]
+    return [x, mean, var, mean, var]
+
+
+def _bn_grad(g, out, x, mean, var, scale, bias, momentum, epsilon, training, data_format, use_global_stats):
+    dx, dscale, dbias = apply(BATCH_NORM_GRAD, (x, scale, out[3], out[4], g[0]),
+                              {"epsilon": epsilon, "training": training, "data_format": data_format,
+                               "use_global_stats": use_global_stats, "momentum": momentum})
+    return dx, None, None, dscale, dbias
+
+
+BATCH_NORM = defop("batch_norm", _bn_impl, inputs=("x", "mean", "variance", "scale", "bias"),
+                   outputs=("out", "mean_out", "variance_out", "saved_mean", "saved_inv_std"),
+                   nondiff=(1, 2), nondiff_out=(1, 2, 3, 4), infer=_bn_infer, grad=_bn_grad)
+
+
+def _write_back(src, dst):
+    """Stores an updated running statistic: in place eagerly, by an assign op in static mode."""
+    if STATE.static:
+        from ...static.builder import append_assign, as_var, default_main_program
+        append_assign(src, as_var(default_main_program().global_block(), dst))
+    elif isinstance(dst, Tensor):
+        dst._data = src._data  # no version bump: the statistics are not differentiated
+
+
+def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9, epsilon=1e-05,
+               data_format="NCHW", use_global_stats=None, name=None):
+    """Batch normalisation over all dims but the channel one.
+
+    In training (and unless `use_global_stats`) it normalises with the batch statistics and updates the
+    running ones as ``running = momentum * running + (1 - momentum) * batch`` (Paddle's convention, biased
+    variance); otherwise it uses the running statistics.
+
+    Example:
+        >>> x = oar.randn([4, 3, 2, 2]) if hasattr(oar, 'randn') else oar.ones([4, 3, 2, 2])
+        >>> y = F.batch_norm(x, oar.zeros([3]), oar.ones([3]), oar.ones([3]), oar.zeros([3]), training=True)
+    """
+    if weight is None:
+        weight = M.ones_like(running_mean)
+    if bias is None:
+        bias = M.zeros_like(running_mean)
+    ugs = bool(use_global_stats) if use_global_stats is not None else False
+    out, mean_out, var_out, _, _ = apply(BATCH_NORM, (x, running_mean, running_var, weight, bias), {
+        "momentum": float(momentum), "epsilon": float(epsilon), "training": bool(training),
+        "data_format": data_format, "use_global_stats": ugs})
+    if training and not ugs and (STATE.static or isinstance(running_mean, Tensor)):
+        _write_back(mean_out, running_mean)
+        _write_back(var_out, running_var)
+    return out
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalises over the trailing `normalized_shape` dims, then scales by `weight` and shifts by `bias`.
+
+    Example:
+        >>> F.layer_norm(oar.ones([2, 3]), 3).shape
+        [2, 3]
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    axes = list(range(x.ndim - len(normalized_shape), x.ndim))
+    mean = M.mean(x, axis=axes, keepdim=True)
+    d = x - mean
+    var = M.mean(d * d, axis=axes, keepdim=True)
+    out = d * M.rsqrt(var + epsilon)
+    if weight is not None:
+        out = out * S.reshape(weight, list(normalized_shape))
+    if bias is not None:
+        out = out + S.reshape(bias, list(normalized_shape))
+    return out
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW", name=None):
+    """Normalises each group of channels of each sample."""
+    channels_last = data_format[-1] == "C"
+    if channels_last:
+        x = S.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+    n, c = x.shape[:2]
+    if c % num_groups:
+        raise ValueError(f"group_norm: {c} channels cannot be split into {num_groups} groups")
+    xr = S.reshape(x, [n if n >= 0 else -1, num_groups, -1])
+    mean = M.mean(xr, axis=2, keepdim=True)
+    d = xr - mean
+    var = M.mean(d * d, axis=2, keepdim=True)
+    out = S.reshape(d * M.rsqrt(var + epsilon), [n if n >= 0 else -1] + list(x.shape[1:]))
+    bs = [1, c] + [1] * (x.ndim - 2)
+    if weight is not None:
+        out = out * S.reshape(weight, bs)
+    if bias is not None:
+        out = out + S.reshape(bias, bs)
+    if channels_last:
+        out = S.transpose(out, [0] + list(range(2, out.ndim)) + [1])
+    return out
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
+    """Normalises each channel of each sample over its spatial dims."""
+    channels_last = data_format[-1] == "C"
+    if channels_last:
+        x = S.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+    axes = list(range(2, x.ndim))
+    mean = M.mean(x, axis=axes, keepdim=True)
+    d = x - mean
+    var = M.mean(d * d, axis=axes, keepdim=True)
+    out = d * M.rsqrt(var + eps)
+    bs = [1, x.shape[1]] + [1] * (x.ndim - 2)
+    if weight is not None:
+        out = out * S.reshape(weight, bs)
+    if bias is not None:
+        out = out + S.reshape(bias, bs)
+    if channels_last:
+        out = S.transpose(out, [0] + list(range(2, out.ndim)) + [1])
+    return out
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """x / max(||x||_p along axis, epsilon)."""
+    from ...ops.creation import full_like
+    if p == 2:
+        n = M.sqrt(M.sum(x * x, axis=axis, keepdim=True))
+    else:
+        n = M.pow(M.sum(M.pow(M.abs(x), float(p)), axis=axis, keepdim=True), 1.0 / p)
+    return x / M.maximum(n, full_like(n, epsilon))
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
+    """Normalises each value by the sum of squares of its `size` neighbouring channels."""
+    from .common import pad
+    from .pooling import avg_pool2d
+    sq = S.unsqueeze(x * x, 1)  # [N, 1, C, H, W] -> pool over C via 2-D pooling of [N, 1, C, H*W]
+    n, c = x.shape[:2]
+    sq = S.reshape(sq, [n, 1, c, -1])
+    sq = pad(sq, [0, 0, size // 2, (size - 1) // 2])
+    div = avg_pool2d(sq, [size, 1], stride=1, exclusive=False)
+    div = S.reshape(div, x.shape)
+    return x / M.pow(div * alpha + k, beta)

@@ -1,0 +1,200 @@
+"""Pooling: `max_pool2d`/`avg_pool2d` (any spatial rank; 1-D pooling runs through them), adaptive pooling.
+Kernels live in `oar.kernels.pool`."""
+from ...kernels import pool as P
+from ...ops import manipulation as S
+from ...ops.registry import apply, defop
+from .conv import _from_channels_first, _to_channels_first, _tuple, padding_attrs, resolve_pads
+
+
+def _pads(x_spatial, ksize, strides, padding_algorithm, paddings):
+    return resolve_pads(padding_algorithm, paddings, x_spatial, ksize, strides, [1] * len(ksize))
+
+
+def _pool_infer(m, ksize, strides, paddings, padding_algorithm, ceil_mode, n_out=1, **a):
+    xs, dt = m[0]
+    sp = xs[2:]
+    pads = _pads([max(s, 1) for s in sp], ksize, strides, padding_algorithm, paddings)
+    osz = P.pool_out_sizes([max(s, 1) for s in sp], ksize, strides, pads, ceil_mode)
+    shape = list(xs[:2]) + [o if s >= 0 else -1 for o, s in zip(osz, sp)]
+    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, "int32")]
+
+
+def _max_impl(x, ksize, strides, paddings, padding_algorithm, ceil_mode):
+    return P.max_pool(x, ksize, strides, _pads(x.shape[2:], ksize, strides, padding_algorithm, paddings), ceil_mode)
+
+
+def _max_grad_impl(x, idx, g, ksize, strides, paddings, padding_algorithm, ceil_mode):
+    pads = _pads(x.shape[2:], ksize, strides, padding_algorithm, paddings)
+    return P.max_pool_grad(x.shape, idx, g, ksize, strides, pads, ceil_mode)
+
+
+def _avg_impl(x, ksize, strides, paddings, padding_algorithm, ceil_mode, exclusive):
+    pads = _pads(x.shape[2:], ksize, strides, padding_algorithm, paddings)
+    return P.avg_pool(x, ksize, strides, pads, ceil_mode, exclusive)
+
+
+def _avg_grad_impl(x, g, ksize, strides, paddings, padding_algorithm, ceil_mode, exclusive):
+    pads = _pads(x.shape[2:], ksize, strides, padding_algorithm, paddings)
+    return P.avg_pool_grad(x.shape, g, ksize, strides, pads, ceil_mode, exclusive)
+
+
+MAX_POOL_GRAD = defop("max_pool2d_grad", _max_grad_impl, inputs=("x", "mask", "out_grad"),
+                      infer=lambda m, **a: [(m[0][0], m[2][1])])
+MAX_POOL = defop("max_pool2d", _max_impl, outputs=("out", "mask"), nondiff_out=(1,),
+                 infer=lambda m, **a: _pool_infer(m, n_out=2, **a),
+                 grad=lambda g, out, x, **a: apply(MAX_POOL_GRAD, (x, out[1], g[0]), a))
+AVG_POOL_GRAD = defop("avg_pool2d_grad", _avg_grad_impl, inputs=("x", "out_grad"),
+                      infer=lambda m, **a: [(m[0][0], m[1][1])])
+AVG_POOL = defop("avg_pool2d", _avg_impl, infer=_pool_infer,
+                 grad=lambda g, out, x, **a: apply(AVG_POOL_GRAD, (x, g), a))
+
+
+def _pool_attrs(kernel_size, stride, padding, ceil_mode, nd, channels_last):
+    ksize = _tuple(kernel_size, nd, "kernel_size")
+    strides = ksize if stride is None else _tuple(stride, nd, "stride")
+    algo, pads = padding_attrs(padding, nd, channels_last)
+    return {"ksize": ksize, "strides": strides, "paddings": pads, "padding_algorithm": algo,
+            "ceil_mode": bool(ceil_mode)}
+
+
+def _pool(kind, x, kernel_size, stride, padding, ceil_mode, data_format, nd, return_mask=False, exclusive=True):
+    channels_last = data_format[-1] == "C"
+    if x.ndim != nd + 2:
+        raise ValueError(f"{kind}_pool{nd}d expects a {nd + 2}-D input ({data_format}), got shape {x.shape}")
+    x = _to_channels_first(x, nd, channels_last)
+    a = _pool_attrs(kernel_size, stride, padding, ceil_mode, nd, channels_last)
+    if kind == "max":
+        out, mask = apply(MAX_POOL, (x,), a)
+        out = _from_channels_first(out, nd, channels_last)
+        return (out, mask) if return_mask else out
+    a["exclusive"] = bool(exclusive)
+    return _from_channels_first(apply(AVG_POOL, (x,), a), nd, channels_last)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCHW",
+               name=None):
+    """2-D max pooling (stride defaults to the kernel size).
+
+    Example:
+        >>> F.max_pool2d(oar.ones([1, 1, 4, 4]), 2).shape
+        [1, 1, 2, 2]
+    """
+    return _pool("max", x, kernel_size, stride, padding, ceil_mode, data_format, 2, return_mask)
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCDHW",
+               name=None):
+    return _pool("max", x, kernel_size, stride, padding, ceil_mode, data_format, 3, return_mask)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCHW", name=None):
+    """2-D average pooling; ``exclusive=True`` leaves padding out of the average."""
+    out = _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 2, exclusive=exclusive)
+    if divisor_override:
+        k = _tuple(kernel_size, 2, "kernel_size")
+        out = out * (k[0] * k[1] / float(divisor_override))
+    return out
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCDHW", name=None):
+    return _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 3, exclusive=exclusive)
+
+
+def _as_2d(x, data_format):
+    """``[N, C, L]`` (or NLC) to ``[N, C, 1, L]``."""
+    if data_format == "NLC":
+        x = S.transpose(x, [0, 2, 1])
+    return S.unsqueeze(x, 2)
+
+
+def _pad1d(padding):
+    if isinstance(padding, str):
+        return padding
+    _, pads = padding_attrs(padding, 1)
+    return [[0, 0], pads[0]]
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, name=None):
+    """1-D max pooling of ``[N, C, L]``."""
+    k = _tuple(kernel_size, 1, "kernel_size")[0]
+    s = k if stride is None else _tuple(stride, 1, "stride")[0]
+    res = max_pool2d(_as_2d(x, "NCL"), [1, k], [1, s], _pad1d(padding), return_mask, ceil_mode)
+    if return_mask:
+        return S.squeeze(res[0], 2), S.squeeze(res[1], 2)
+    return S.squeeze(res, 2)
+
+
+def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
+    """1-D average pooling of ``[N, C, L]``."""
+    k = _tuple(kernel_size, 1, "kernel_size")[0]
+    s = k if stride is None else _tuple(stride, 1, "stride")[0]
+    return S.squeeze(avg_pool2d(_as_2d(x, "NCL"), [1, k], [1, s], _pad1d(padding), ceil_mode, exclusive), 2)
+
+
+# ---- adaptive ---------------------------------------------------------------------------------------------------
+
+def _adaptive_infer(m, output_size, n_out=1):
+    xs, dt = m[0]
+    shape = list(xs[:len(xs) - len(output_size)]) + list(output_size)
+    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, "int64")]
+
+
+ADAPTIVE_AVG_GRAD = defop("adaptive_avg_pool_grad", lambda x, g, output_size: P.adaptive_avg_pool_grad(
+    x.shape, g, output_size), inputs=("x", "out_grad"), infer=lambda m, **a: [(m[0][0], m[1][1])])
+ADAPTIVE_AVG = defop("adaptive_avg_pool", lambda x, output_size: P.adaptive_avg_pool(x, output_size),
+                     infer=_adaptive_infer, grad=lambda g, out, x, output_size: apply(
+                         ADAPTIVE_AVG_GRAD, (x, g), {"output_size": output_size}))
+ADAPTIVE_MAX_GRAD = defop("adaptive_max_pool2d_grad", lambda x, idx, g, output_size: P.adaptive_max_pool2d_grad(
+    x.shape, idx, g), inputs=("x", "mask", "out_grad"), infer=lambda m, **a: [(m[0][0], m[2][1])])
+ADAPTIVE_MAX = defop("adaptive_max_pool2d", lambda x, output_size: P.adaptive_max_pool2d(x, output_size),
+                     outputs=("out", "mask"), nondiff_out=(1,), infer=lambda m, output_size: _adaptive_infer(
+                         m, output_size, 2),
+                     grad=lambda g, out, x, output_size: apply(ADAPTIVE_MAX_GRAD, (x, out[1], g[0]),
+                                                               {"output_size": output_size}))
+
+
+def _out_size(output_size, x, nd, channels_last):
+    sizes = _tuple(output_size, nd, "output_size") if not isinstance(output_size, (list, tuple)) else \
+        list(output_size)
+    spatial = x.shape[1:1 + nd] if channels_last else x.shape[2:]
+    return [int(s if o is None else o) for o, s in zip(sizes, spatial)]
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """Average pooling to a fixed output size (windows ``[floor(i*H/Ho), ceil((i+1)*H/Ho))``).
+
+    Example:
+        >>> F.adaptive_avg_pool2d(oar.ones([1, 3, 7, 7]), 1).shape
+        [1, 3, 1, 1]
+    """
+    channels_last = data_format == "NHWC"
+    size = _out_size(output_size, x, 2, channels_last)
+    x = _to_channels_first(x, 2, channels_last)
+    return _from_channels_first(apply(ADAPTIVE_AVG, (x,), {"output_size": size}), 2, channels_last)
+
+
+def adaptive_avg_pool1d(x, output_size, name=None):
+    return apply(ADAPTIVE_AVG, (x,), {"output_size": [int(_tuple(output_size, 1, "output_size")[0])]})
+
+
+def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    channels_last = data_format == "NDHWC"
+    size = _out_size(output_size, x, 3, channels_last)
+    x = _to_channels_first(x, 3, channels_last)
+    return _from_channels_first(apply(ADAPTIVE_AVG, (x,), {"output_size": size}), 3, channels_last)
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    """Max pooling to a fixed output size; the mask holds flat indices into H*W."""
+    size = _out_size(output_size, x, 2, False)
+    out, mask = apply(ADAPTIVE_MAX, (x,), {"output_size": size})
+    return (out, mask) if return_mask else out
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    size = [1, int(_tuple(output_size, 1, "output_size")[0])]
+    out, mask = apply(ADAPTIVE_MAX, (S.unsqueeze(x, 2),), {"output_size": size})
+    out, mask = S.squeeze(out, 2), S.squeeze(mask, 2)
+    return (out, mask) if return_mask else out

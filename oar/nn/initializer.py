@@ -1,0 +1,243 @@
+"""Parameter initializers (Paddle 2.x names and defaults) and static-mode parameter creation.
+
+Every initializer is also an op (`uniform_random`, `gaussian_random`, `truncated_gaussian_random`, `full`,
+`assign_value`), so a static startup program holds the same draw the eager path makes. Random draws come
+from `oar.framework.state.rng()`, so `oar.seed(n)` makes models reproducible.
+"""
+import math
+
+import numpy as np
+
+from ..framework import dtype as D
+from ..framework.state import rng
+from ..ops import creation as _creation, random as _random  # noqa: F401  (registers the init ops)
+from ..ops.registry import defop
+
+
+def _truncated_normal(shape, mean, std, a, b, dtype):
+    n = int(np.prod(shape)) if shape else 1
+    out = np.empty(0)
+    while out.size < n:  # rejection sampling; the window holds most of the mass, so this loops rarely
+        draw = rng().normal(0.0, 1.0, size=max(2 * (n - out.size), 16))
+        out = np.concatenate([out, draw[(draw >= a) & (draw <= b)]])
+    return (out[:n].reshape(shape) * std + mean).astype(D.np_dtype(dtype))
+
+
+TRUNCATED_GAUSSIAN = defop("truncated_gaussian_random", _truncated_normal, inputs=(), random=True,
+                           infer=lambda m, shape, dtype, **kw: [(list(shape), D.convert_dtype(dtype))])
+
+
+def _fans(shape):
+    """Paddle's fan rule: 2-D weights are [in, out]; conv weights are [out, in, *kernel]."""
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[2:]))
+    return shape[1] * receptive, shape[0] * receptive
+
+
+class Initializer:
+    """Base class: ``init(param)`` fills an eager parameter, or appends the init op for a static one."""
+
+    op_name = None
+
+    def _attrs(self, shape):
+        raise NotImplementedError
+
+    def __call__(self, param, block=None):
+        shape, dtype = list(param.shape), D.convert_dtype(param.dtype)
+        from ..ops.registry import get_op
+        op_name, attrs = self._attrs(shape)
+        attrs = dict(attrs, shape=shape, dtype=dtype.name)
+        if hasattr(param, "block") and not hasattr(param, "_data"):  # a static Variable
+            target = block if block is not None else param.block
+            target.append_op(op_name, {}, {"out": [param.name]}, attrs)
+            return None
+        param._data = np.asarray(get_op(op_name).impl(**attrs))
+        return param
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+
+
+class Constant(Initializer):
+    """Fills with `value` (default 0.0).
+
+    Example:
+        >>> oar.nn.Linear(2, 2, weight_attr=oar.nn.initializer.Constant(1.0))
+    """
+
+    def __init__(self, value=0.0):
+        self.value = float(value)
+
+    def _attrs(self, shape):
+        return "full", {"value": self.value}
+
+
+class Uniform(Initializer):
+    """Uniform in ``[low, high)`` (default ``[-1, 1)``)."""
+
+    def __init__(self, low=-1.0, high=1.0, name=None):
+        self.low, self.high = float(low), float(high)
+
+    def _attrs(self, shape):
+        return "uniform_random", {"min": self.low, "max": self.high}
+
+
+class Normal(Initializer):
+    """Normal with `mean` and `std` (default 0, 1)."""
+
+    def __init__(self, mean=0.0, std=1.0, name=None):
+        self.mean, self.std = float(mean), float(std)
+
+    def _attrs(self, shape):
+        return "gaussian_random", {"mean": self.mean, "std": self.std}
+
+
+class TruncatedNormal(Initializer):
+    """Normal with `mean` and `std`, redrawn outside ``[mean + a*std, mean + b*std]`` (default a=-2, b=2)."""
+
+    def __init__(self, mean=0.0, std=1.0, a=-2.0, b=2.0, name=None):
+        self.mean, self.std, self.a, self.b = float(mean), float(std), float(a), float(b)
+
+    def _attrs(self, shape):
+        return "truncated_gaussian_random", {"mean": self.mean, "std": self.std, "a": self.a, "b": self.b}
+
+
+class XavierUniform(Initializer):
+    """Uniform in ``±gain*sqrt(6/(fan_in+fan_out))`` (Glorot)."""
+
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, float(gain)
+
+    def _attrs(self, shape):
+        fi, fo = _fans(shape)
+        fi, fo = self.fan_in or fi, self.fan_out or fo
+        limit = self.gain * math.sqrt(6.0 / float(fi + fo))
+        return "uniform_random", {"min": -limit, "max": limit}
+
+
+class XavierNormal(Initializer):
+    """Normal with ``std = gain*sqrt(2/(fan_in+fan_out))`` (Glorot)."""
+
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, float(gain)
+
+    def _attrs(self, shape):
+        fi, fo = _fans(shape)
+        fi, fo = self.fan_in or fi, self.fan_out or fo
+        return "gaussian_random", {"mean": 0.0, "std": self.gain * math.sqrt(2.0 / float(fi + fo))}
+
+
+def _gain(nonlinearity, slope):
+    if nonlinearity in ("relu",):
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    return 1.0
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity ('relu', 'tanh', 'leaky_relu', 'selu', 'sigmoid', 'linear'...)."""
+    return _gain(nonlinearity, 0.01 if param is None else param)
+
+
+class KaimingNormal(Initializer):
+    """Normal with ``std = gain/sqrt(fan_in)`` (He), gain from `nonlinearity` and `negative_slope`."""
+
+    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu"):
+        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, float(negative_slope), nonlinearity
+
+    def _attrs(self, shape):
+        fi = self.fan_in or _fans(shape)[0]
+        return "gaussian_random", {"mean": 0.0, "std": _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fi)}
+
+
+class KaimingUniform(Initializer):
+    """Uniform in ``±gain*sqrt(3/fan_in)`` (He)."""
+
+    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu"):
+        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, float(negative_slope), nonlinearity
+
+    def _attrs(self, shape):
+        fi = self.fan_in or _fans(shape)[0]
+        limit = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fi)
+        return "uniform_random", {"min": -limit, "max": limit}
+
+
+class Assign(Initializer):
+    """Fills with the given values (a NumPy array, list or Tensor) of the parameter's shape."""
+
+    def __init__(self, value, name=None):
+        self.value = np.asarray(value._data if hasattr(value, "_data") else value)
+
+    def _attrs(self, shape):
+        if list(self.value.shape) != list(shape) and self.value.size != int(np.prod(shape)):
+            raise ValueError(f"Assign initializer: value of shape {list(self.value.shape)} does not fit a "
+                             f"parameter of shape {list(shape)}")
+        return "assign_value", {"values": self.value.reshape(-1).tolist()}
+
+
+# Paddle's older spellings
+ConstantInitializer, UniformInitializer, NormalInitializer = Constant, Uniform, Normal
+XavierInitializer, MSRAInitializer, NumpyArrayInitializer = XavierUniform, KaimingNormal, Assign
+
+
+def _global_weight_initializer():
+    return _GLOBAL[0], _GLOBAL[1]
+
+
+_GLOBAL = [None, None]
+
+
+def set_global_initializer(weight_init, bias_init=None):
+    """Overrides the default initializers of every layer created afterwards (None restores them)."""
+    _GLOBAL[0], _GLOBAL[1] = weight_init, bias_init
+
+
+def pick_initializer(attr, is_bias, default_initializer):
+    """The initializer a new parameter gets: the attr's, else the global override, else the layer's default,
+    else Paddle's (zero bias, XavierUniform weight)."""
+    if attr is not None and attr is not False and attr.initializer is not None:
+        return attr.initializer
+    glob = _GLOBAL[1] if is_bias else _GLOBAL[0]
+    if glob is not None:
+        return glob
+    if default_initializer is not None:
+        return default_initializer
+    return Constant(0.0) if is_bias else XavierUniform()
+
+
+def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initializer=None):
+    """Creates a parameter Variable in the main program's global block and its init op in the startup program.
+
+    Returns the main-program Variable (persistable, ``is_parameter=True``); its ``attrs`` hold
+    ``optimize_attr``, ``regularizer`` and ``need_clip`` from the `ParamAttr`.
+    """
+    from ..framework.param_attr import ParamAttr
+    from ..static.builder import default_main_program, default_startup_program
+    from .layer import unique_param_name
+    attr = ParamAttr._to_attr(attr) if not isinstance(attr, ParamAttr) else attr
+    dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
+    name = name or attr.name or unique_param_name("create_parameter", is_bias)
+    shape = [int(s) for s in shape]
+    main_gb = default_main_program().global_block()
+    if name in main_gb.vars:
+        raise ValueError(f"a parameter named {name!r} already exists in the main program; give each ParamAttr a "
+                         "unique name")
+    var = main_gb.create_var(name, shape, dtype, persistable=True, stop_gradient=not attr.trainable,
+                             is_parameter=True, trainable=attr.trainable)
+    var.attrs.update(optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer,
+                     need_clip=attr.need_clip)
+    sb = default_startup_program().global_block()
+    svar = sb.create_var(name, shape, dtype, persistable=True, stop_gradient=True, is_parameter=True,
+                         trainable=attr.trainable)
+    pick_initializer(attr, is_bias, default_initializer)(svar, sb)
+    return var

@@ -1,0 +1,119 @@
+"""Loss layers over `oar.nn.functional` losses."""
+from . import functional as F
+from .layer import Layer
+
+
+class CrossEntropyLoss(Layer):
+    """Softmax cross entropy (see `F.cross_entropy` for labels, `weight`, `ignore_index`, smoothing).
+
+    Example:
+        >>> loss_fn = oar.nn.CrossEntropyLoss()
+        >>> loss = loss_fn(oar.ones([4, 10]), oar.to_tensor([1, 2, 3, 4]))
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
+                 use_softmax=True, label_smoothing=0.0, name=None):
+        super().__init__()
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+        self.soft_label, self.axis, self.use_softmax, self.label_smoothing = soft_label, axis, use_softmax, \
+            label_smoothing
+
+    def forward(self, input, label):
+        return F.cross_entropy(input, label, self.weight, self.ignore_index, self.reduction, self.soft_label,
+                               self.axis, self.use_softmax, self.label_smoothing)
+
+
+class NLLLoss(Layer):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
+        super().__init__()
+        self._weight, self._ignore_index, self._reduction = weight, ignore_index, reduction
+
+    def forward(self, input, label):
+        return F.nll_loss(input, label, self._weight, self._ignore_index, self._reduction)
+
+
+class _Reduced(Layer):
+    def __init__(self, reduction="mean", name=None):
+        super().__init__()
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        self.reduction = reduction
+
+
+class MSELoss(_Reduced):
+    """Mean squared error."""
+
+    def forward(self, input, label):
+        return F.mse_loss(input, label, self.reduction)
+
+
+class L1Loss(_Reduced):
+    def forward(self, input, label):
+        return F.l1_loss(input, label, self.reduction)
+
+
+class SmoothL1Loss(_Reduced):
+    def __init__(self, reduction="mean", delta=1.0, name=None):
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input, label):
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta)
+
+
+class BCELoss(_Reduced):
+    def __init__(self, weight=None, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def forward(self, input, label):
+        return F.binary_cross_entropy(input, label, self.weight, self.reduction)
+
+
+class BCEWithLogitsLoss(_Reduced):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, logit, label):
+        return F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction, self.pos_weight)
+
+
+class KLDivLoss(Layer):
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input, label):
+        return F.kl_div(input, label, self.reduction, self.log_target)
+
+
+class MarginRankingLoss(_Reduced):
+    def __init__(self, margin=0.0, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.margin = margin
+
+    def forward(self, input, other, label):
+        return F.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+class HingeEmbeddingLoss(_Reduced):
+    def __init__(self, margin=1.0, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.margin = margin
+
+    def forward(self, input, label):
+        return F.hinge_embedding_loss(input, label, self.margin, self.reduction)
+
+
+class CTCLoss(Layer):
+    """CTC loss over unnormalised scores ``[T, N, C]`` (see `F.ctc_loss`)."""
+
+    def __init__(self, blank=0, reduction="mean"):
+        super().__init__()
+        self.blank, self.reduction = blank, reduction
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction, norm_by_times)

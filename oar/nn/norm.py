@@ -1,0 +1,179 @@
+"""Normalisation layers. BatchNorm's running mean/variance are non-trainable parameters named `_mean` and
+`_variance` (Paddle's state_dict keys), updated by `F.batch_norm` in training mode."""
+from ..framework.param_attr import ParamAttr
+from . import functional as F
+from .initializer import Constant
+from .layer import Layer
+
+
+class _BatchNormBase(Layer):
+    _fmt = "NCHW"
+    _ndims = None
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format=None, use_global_stats=None, name=None):
+        super().__init__()
+        self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
+        self._data_format = data_format or self._fmt
+        self._use_global_stats = use_global_stats
+        if weight_attr is False:
+            self.weight = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(1.0),
+                                                                                trainable=False))
+        else:
+            self.weight = self.create_parameter([num_features], attr=weight_attr,
+                                                default_initializer=Constant(1.0))
+        if bias_attr is False:
+            self.bias = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(0.0),
+                                                                              trainable=False), is_bias=True)
+        else:
+            self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
+        self._mean = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(0.0),
+                                                                           trainable=False))
+        self._variance = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(1.0),
+                                                                               trainable=False))
+
+    def _check(self, x):
+        if self._ndims is not None and x.ndim not in self._ndims:
+            raise ValueError(f"{type(self).__name__} expects a {' or '.join(map(str, self._ndims))}-D input, got "
+                             f"shape {x.shape}")
+
+    def forward(self, input):
+        self._check(input)
+        return F.batch_norm(input, self._mean, self._variance, self.weight, self.bias, training=self.training,
+                            momentum=self._momentum, epsilon=self._epsilon, data_format=self._data_format,
+                            use_global_stats=self._use_global_stats)
+
+    def extra_repr(self):
+        return f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Batch norm of ``[N, C]`` or ``[N, C, L]``."""
+    _fmt, _ndims = "NCL", (2, 3)
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Batch norm of NCHW input with running statistics (momentum 0.9: ``running = 0.9*running + 0.1*batch``).
+
+    Example:
+        >>> bn = oar.nn.BatchNorm2D(8)
+        >>> y = bn(oar.ones([4, 8, 5, 5]))        # training: batch statistics
+        >>> y = bn.eval()(oar.ones([4, 8, 5, 5]))  # inference: running statistics
+    """
+    _fmt, _ndims = "NCHW", (4,)
+
+
+class BatchNorm3D(_BatchNormBase):
+    _fmt, _ndims = "NCDHW", (5,)
+
+
+class BatchNorm(_BatchNormBase):
+    """Paddle's older BatchNorm(num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, ...)."""
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
+                 bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
+                 moving_variance_name=None, do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
+        self._act = act
+
+    def forward(self, input):
+        y = super().forward(input)
+        if self._act:
+            y = getattr(F, self._act)(y)
+        return y
+
+
+class SyncBatchNorm(BatchNorm2D):
+    """Single-process stand-in: the same as BatchNorm2D."""
+    _ndims = None
+
+
+class LayerNorm(Layer):
+    """Normalises the trailing `normalized_shape` dims; weight ones, bias zeros.
+
+    Example:
+        >>> oar.nn.LayerNorm(8)(oar.ones([2, 8])).shape
+        [2, 8]
+    """
+
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        self._epsilon = epsilon
+        n = 1
+        for d in self._normalized_shape:
+            n *= d
+        self.weight = self.create_parameter([n], attr=weight_attr, default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([n], attr=bias_attr, is_bias=True)
+
+    def forward(self, input):
+        return F.layer_norm(input, self._normalized_shape, self.weight, self.bias, self._epsilon)
+
+    def extra_repr(self):
+        return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
+
+
+class GroupNorm(Layer):
+    """Normalises groups of channels; weight ones, bias zeros."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels={num_channels} is not divisible by num_groups={num_groups}")
+        self._num_groups, self._num_channels, self._epsilon = num_groups, num_channels, epsilon
+        self._data_format = data_format
+        self.weight = self.create_parameter([num_channels], attr=weight_attr, default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True)
+
+    def forward(self, input):
+        return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias, self._data_format)
+
+    def extra_repr(self):
+        return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"
+
+
+class _InstanceNormBase(Layer):
+    _fmt = "NCHW"
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
+                 data_format=None, name=None):
+        super().__init__()
+        self._epsilon, self._data_format = epsilon, data_format or self._fmt
+        self._num_features = num_features
+        if weight_attr is False:
+            self.scale = None
+        else:
+            self.scale = self.create_parameter([num_features], attr=weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter([num_features], attr=bias_attr,
+                                                                          is_bias=True)
+
+    def forward(self, input):
+        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                               data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
+
+
+class InstanceNorm1D(_InstanceNormBase):
+    _fmt = "NCL"
+
+
+class InstanceNorm2D(_InstanceNormBase):
+    """Normalises each channel of each sample over H, W (scale ones, bias zeros)."""
+    _fmt = "NCHW"
+
+
+class InstanceNorm3D(_InstanceNormBase):
+    _fmt = "NCDHW"
+
+
+class LocalResponseNorm(Layer):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, x):
+        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k)

@@ -1,0 +1,234 @@
+"""Multi-head attention and the Transformer encoder/decoder stacks (Paddle 2.x layout: ``[batch, seq, d_model]``)."""
+
+import numpy as np
+
+from ..ops import manipulation as S
+from . import functional as F
+from .common import Dropout, Linear
+from .container import LayerList
+from .layer import Layer
+from .norm import LayerNorm
+
+
+class MultiHeadAttention(Layer):
+    """Attention with `num_heads` heads over query/key/value ``[batch, seq, embed_dim]``.
+
+    `attn_mask` (bool/int: True = attend; float: added to the scores) broadcasts to
+    ``[batch, num_heads, len_q, len_k]``.
+
+    Example:
+        >>> mha = oar.nn.MultiHeadAttention(16, 4)
+        >>> mha(oar.ones([2, 5, 16])).shape
+        [2, 5, 16]
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None, need_weights=False,
+                 weight_attr=None, bias_attr=None):
+        super().__init__()
+        if embed_dim % num_heads:
+            raise ValueError(f"embed_dim={embed_dim} must be divisible by num_heads={num_heads}")
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
+        self.head_dim = embed_dim // num_heads
+        self.need_weights = need_weights
+        self.q_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.k_proj = Linear(self.kdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.v_proj = Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.out_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+
+    def _heads(self, x):
+        b, l = x.shape[0], x.shape[1]
+        return S.transpose(S.reshape(x, [b if b >= 0 else 0, l if l >= 0 else -1, self.num_heads, self.head_dim]),
+                           [0, 2, 1, 3])
+
+    def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
+        if cache is not None:
+            raise NotImplementedError("MultiHeadAttention: incremental decoding caches are not supported yet")
+        key = query if key is None else key
+        value = query if value is None else value
+        q = self._heads(self.q_proj(query))
+        k = self._heads(self.k_proj(key))
+        v = self._heads(self.v_proj(value))
+        from ..ops import math as M
+        scores = M.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
+        if attn_mask is not None:
+            from .functional.attention import mask_to_bias
+            scores = scores + mask_to_bias(attn_mask, scores.dtype)
+        weights = F.softmax(scores, axis=-1)
+        if self.dropout:
+            weights = F.dropout(weights, self.dropout, training=self.training, mode="upscale_in_train")
+        out = M.matmul(weights, v)
+        b = out.shape[0]
+        out = S.reshape(S.transpose(out, [0, 2, 1, 3]), [b if b >= 0 else 0, -1, self.embed_dim])
+        out = self.out_proj(out)
+        return (out, weights) if self.need_weights else out
+
+
+def _act(name):
+    fn = getattr(F, name, None)
+    if fn is None:
+        raise ValueError(f"unknown activation {name!r}")
+    return fn
+
+
+class TransformerEncoderLayer(Layer):
+    """Self-attention + feed-forward block with residuals; ``normalize_before`` selects pre-norm.
+
+    Example:
+        >>> layer = oar.nn.TransformerEncoderLayer(16, 4, 32)
+        >>> layer(oar.ones([2, 5, 16])).shape
+        [2, 5, 16]
+    """
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
+                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
+        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
+                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
+                            layer_norm_eps=layer_norm_eps)
+        super().__init__()
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attr,
+                                            bias_attr=bias_attr)
+        self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        self.dropout = Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        self.norm1 = LayerNorm(d_model, layer_norm_eps)
+        self.norm2 = LayerNorm(d_model, layer_norm_eps)
+        self.dropout1 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = Dropout(dropout, mode="upscale_in_train")
+        self.activation = _act(activation)
+
+    def forward(self, src, src_mask=None, cache=None):
+        residual = src
+        if self.normalize_before:
+            src = self.norm1(src)
+        src = residual + self.dropout1(self.self_attn(src, src, src, src_mask))
+        if not self.normalize_before:
+            src = self.norm1(src)
+        residual = src
+        if self.normalize_before:
+            src = self.norm2(src)
+        src = residual + self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(src)))))
+        if not self.normalize_before:
+            src = self.norm2(src)
+        return src
+
+
+def _clones(layer, n):
+    return LayerList([layer if i == 0 else type(layer)(**layer._config) for i in range(n)])
+
+
+class TransformerEncoder(Layer):
+    """`num_layers` copies of `encoder_layer` (fresh parameters each), then an optional `norm`."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src, src_mask=None, cache=None):
+        out = src
+        for layer in self.layers:
+            out = layer(out, src_mask)
+        return self.norm(out) if self.norm is not None else out
+
+
+class TransformerDecoderLayer(Layer):
+    """Self-attention, cross-attention over `memory`, and feed-forward, each with a residual."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
+                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
+        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
+                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
+                            layer_norm_eps=layer_norm_eps)
+        super().__init__()
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        self.self_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=weight_attr, bias_attr=bias_attr)
+        self.cross_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=weight_attr,
+                                             bias_attr=bias_attr)
+        self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        self.dropout = Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        self.norm1 = LayerNorm(d_model, layer_norm_eps)
+        self.norm2 = LayerNorm(d_model, layer_norm_eps)
+        self.norm3 = LayerNorm(d_model, layer_norm_eps)
+        self.dropout1 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout3 = Dropout(dropout, mode="upscale_in_train")
+        self.activation = _act(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm1(tgt)
+        tgt = residual + self.dropout1(self.self_attn(tgt, tgt, tgt, tgt_mask))
+        if not self.normalize_before:
+            tgt = self.norm1(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm2(tgt)
+        tgt = residual + self.dropout2(self.cross_attn(tgt, memory, memory, memory_mask))
+        if not self.normalize_before:
+            tgt = self.norm2(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm3(tgt)
+        tgt = residual + self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(tgt)))))
+        if not self.normalize_before:
+            tgt = self.norm3(tgt)
+        return tgt
+
+
+class TransformerDecoder(Layer):
+    """`num_layers` copies of `decoder_layer`, then an optional `norm`."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask, memory_mask)
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Layer):
+    """Encoder-decoder Transformer (each stack ends with a LayerNorm, as Paddle).
+
+    Example:
+        >>> model = oar.nn.Transformer(16, 4, 1, 1, 32)
+        >>> model(oar.ones([2, 5, 16]), oar.ones([2, 3, 16])).shape
+        [2, 3, 16]
+    """
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation="relu", attn_dropout=None, act_dropout=None, normalize_before=False,
+                 weight_attr=None, bias_attr=None, custom_encoder=None, custom_decoder=None):
+        super().__init__()
+        kw = dict(dropout=dropout, activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
+                  normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr)
+        self.encoder = custom_encoder or TransformerEncoder(
+            TransformerEncoderLayer(d_model, nhead, dim_feedforward, **kw), num_encoder_layers, LayerNorm(d_model))
+        self.decoder = custom_decoder or TransformerDecoder(
+            TransformerDecoderLayer(d_model, nhead, dim_feedforward, **kw), num_decoder_layers, LayerNorm(d_model))
+        self.d_model, self.nhead = d_model, nhead
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):
+        memory = self.encoder(src, src_mask)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask)
+
+    @staticmethod
+    def generate_square_subsequent_mask(length):
+        """A float ``[length, length]`` mask: 0 on and below the diagonal, -inf above."""
+        from ..tensor.tensor import to_tensor
+        return to_tensor(np.triu(np.full((length, length), -np.inf, np.float32), 1))
