@@ -177,6 +177,13 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     parent = prog.current_block()
     tb, tout = _trace(prog, true_fn)
     fb, fout = _trace(prog, false_fn)
+    return build_cond(pred, parent, tb, tout, fb, fout, name)
+
+
+def build_cond(pred, parent, tb, tout, fb, fout, name=None):
+    """Merges two traced branch blocks and their results into one `cond` op appended to `parent` (used by
+    `cond`, and by dy2static, which reconciles the branches' values before merging)."""
+    prog = parent.program
     tl, ttree = flatten(tout)
     fl, ftree = flatten(fout)
     if ttree != ftree:
@@ -347,7 +354,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     shapes = [list(v.shape) for v in init]
     for _ in range(4):
         cb, bb, cin, bin_, pred, bouts, btree = _trace_loop(prog, cond, body, init, shapes, tree, name)
-        new = [merge_shape(s, o.shape) for s, o in zip(shapes, bouts)]
+        new = [list(o.shape) if _unwritten_array(v) and o.attrs.get("written") else merge_shape(s, o.shape)
+               for s, o, v in zip(shapes, bouts, init)]
         for i, (s, o) in enumerate(zip(new, bouts)):
             if s is None:
                 raise ValueError(f"while_loop: loop var {i} changes rank in the body ({shapes[i]} -> {o.shape})")
@@ -364,6 +372,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             for s, v in zip(shapes, init)]
     for o, b in zip(outs, bouts):
         o.stop_gradient = b.stop_gradient and all(v.stop_gradient for v in init)
+        o.attrs.update(b.attrs)
     parent.append_op("while", {"x": [v.name for v in init], "input": cap}, {"out": [o.name for o in outs] + carried},
                      {"cond_block": cb.idx, "body_block": bb.idx, "cond_in": [v.name for v in cin],
                       "cond_out": pred.name, "body_in": [v.name for v in bin_], "body_out": [o.name for o in bouts],
@@ -371,13 +380,21 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     return list(unflatten(tree, outs))
 
 
+def _unwritten_array(v):
+    return v.attrs.get("kind") == "tensor_array" and not v.attrs.get("written")
+
+
 def _truth(v):
     return bool(v)
 
 
 def _placeholders(block, prog, init, shapes, tag):
-    return [block.create_var(prog.unique_name(f"while.{tag}"), s, v.dtype, stop_gradient=v.stop_gradient)
-            for v, s in zip(init, shapes)]
+    out = []
+    for v, s in zip(init, shapes):
+        p = block.create_var(prog.unique_name(f"while.{tag}"), s, v.dtype, stop_gradient=v.stop_gradient)
+        p.attrs.update(v.attrs)
+        out.append(p)
+    return out
 
 
 def _trace_loop(prog, cond, body, init, shapes, tree, name):
