@@ -54,19 +54,28 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     with ctx:
         while ready:
             node = ready.pop()
-            _check_versions(node)
-            gouts = [grads.pop(id(o), None) for o in node.outputs]
-            gouts = [_run_hooks(o, g) if g is not None and o._hooks else g for o, g in zip(node.outputs, gouts)]
-            for o, g in zip(node.outputs, gouts):
-                if g is not None and capture is not None and id(o) in capture:
-                    captured[id(o)] = g
-            if any(g is not None for g in gouts):
+            inputs = node.inputs
+            for t, v in zip(inputs, node.versions):
+                if t._version != v:
+                    _version_error(node, t, v)
+            gouts, found = [], False
+            for o in node.outputs:
+                g = grads.pop(id(o), None)
+                if g is not None:
+                    found = True
+                    if o._hooks:
+                        g = _run_hooks(o, g)
+                    if capture is not None and id(o) in capture:
+                        captured[id(o)] = g
+                gouts.append(g)
+            if found:
                 _propagate(node, gouts, grads, capture, captured)
-            for t in node.inputs:
+            for t in inputs:
                 n = t._node
                 if n is not None and not t.stop_gradient:
-                    pending[id(n)] -= 1
-                    if pending[id(n)] == 0:
+                    left = pending[id(n)] - 1
+                    pending[id(n)] = left
+                    if left == 0:
                         ready.append(n)
             if not retain_graph:
                 node.inputs = node.outputs = node.attrs = None
@@ -75,7 +84,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
 
 def _propagate(node, gouts, grads, capture, captured):
     op, outs = node.op, node.outputs
-    if len(outs) == 1 and not op.multi_out:
+    if not op.multi_out:
         res = op.grad(gouts[0], outs[0], *node.inputs, **node.attrs)
     else:
         gouts = tuple(g if g is not None else _zeros(o) for g, o in zip(gouts, outs))
@@ -92,7 +101,7 @@ def _propagate(node, gouts, grads, capture, captured):
 
 
 def _deliver(leaf, g, capture, captured):
-    if g.dtype is not leaf.dtype and leaf.dtype.kind in "fc":
+    if g._data.dtype != leaf._data.dtype and leaf.dtype.kind in "fc":
         from ..ops.math import cast
         g = cast(g, leaf.dtype)
     if leaf._hooks:
@@ -102,10 +111,10 @@ def _deliver(leaf, g, capture, captured):
             prev = captured.get(id(leaf))
             captured[id(leaf)] = g if prev is None else prev + g
         return
-    if g.shape != leaf.shape:
+    if g._data.shape != leaf._data.shape:
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
-    if leaf._grad is None:
-        leaf._grad = g if STATE.grad_enabled else Tensor(np.array(g._data, copy=True))
+    if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
+        leaf._grad = g if STATE.grad_enabled else Tensor._wrap(g._data.copy())
     else:
         leaf._grad = leaf._grad + g
 
@@ -115,11 +124,9 @@ def _zeros(t):
     return zeros_like(t)
 
 
-def _check_versions(node):
-    for t, v in zip(node.inputs, node.versions):
-        if t._version != v:
-            raise RuntimeError(f"a tensor needed by the gradient of '{node.op.name}' was changed in place after it was "
-                               f"used (version {v} -> {t._version}); use an out-of-place op instead")
+def _version_error(node, t, v):
+    raise RuntimeError(f"a tensor needed by the gradient of '{node.op.name}' was changed in place after it was "
+                       f"used (version {v} -> {t._version}); use an out-of-place op instead")
 
 
 def _root_grads(tensors, grad_tensors):

@@ -74,6 +74,10 @@ def convert_dtype(d):
     """Returns the `DType` for a DType, a name ('float32', 'paddle.float32'), a NumPy dtype or a Python type."""
     if isinstance(d, DType):
         return d
+    if isinstance(d, np.dtype):
+        t = _BY_NP.get(d)
+        if t is not None:
+            return t
     if isinstance(d, str):
         name = d[7:] if d.startswith("paddle.") else (d[4:] if d.startswith("oar.") else d)
         if name in _BY_NAME:

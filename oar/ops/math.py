@@ -31,7 +31,11 @@ REDUCE_AS = defop("reduce_as", _reduce_as, inputs=("x", "target"), nondiff=(1,),
 
 
 def _expand_as(x, y):
-    return np.broadcast_to(x, y.shape)
+    if y.size > 4096:
+        return np.broadcast_to(x, y.shape)  # a view: no copy of large results
+    out = np.empty(y.shape, x.dtype)  # small: a copy is cheaper than broadcast_to's Python wrapper
+    out[...] = x
+    return out
 
 
 EXPAND_AS = defop("expand_as", _expand_as, inputs=("x", "y"), nondiff=(1,),
@@ -68,9 +72,14 @@ def _bin(name, impl, grad, nondiff=()):
     return defop(name, impl, inputs=("x", "y"), infer=infer_broadcast, grad=grad, nondiff=nondiff)
 
 
-ADD = _bin("add", np.add, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(g, y)))
-SUBTRACT = _bin("subtract", np.subtract, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g, y)))
-MULTIPLY = _bin("multiply", np.multiply, lambda g, out, x, y: (unbroadcast(g * y, x), unbroadcast(g * x, y)))
+# Gradient rules skip inputs with stop_gradient (constants, data): fewer ops on the eager hot path and in
+# static backward programs alike.
+ADD = _bin("add", np.add, lambda g, out, x, y: (
+    None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(g, y)))
+SUBTRACT = _bin("subtract", np.subtract, lambda g, out, x, y: (
+    None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(-g, y)))
+MULTIPLY = _bin("multiply", np.multiply, lambda g, out, x, y: (
+    None if x.stop_gradient else unbroadcast(g * y, x), None if y.stop_gradient else unbroadcast(g * x, y)))
 
 
 def _true_divide(x, y):
@@ -94,10 +103,14 @@ def _pow_grad(g, out, x, y):
 
 
 POW = _bin("elementwise_pow", np.power, _pow_grad)
-MAXIMUM = _bin("maximum", np.maximum, lambda g, out, x, y: (
-    unbroadcast(g * cast(x >= y, g.dtype), x), unbroadcast(g * cast(x < y, g.dtype), y)))
-MINIMUM = _bin("minimum", np.minimum, lambda g, out, x, y: (
-    unbroadcast(g * cast(x <= y, g.dtype), x), unbroadcast(g * cast(x > y, g.dtype), y)))
+def _select_grad(g, x_wins, x, y):
+    """Gradient of an elementwise choice between x and y: `g` goes where `x_wins` to x, elsewhere to y."""
+    gx = g * cast(x_wins, g.dtype)
+    return (None if x.stop_gradient else unbroadcast(gx, x)), (None if y.stop_gradient else unbroadcast(g - gx, y))
+
+
+MAXIMUM = _bin("maximum", np.maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y))
+MINIMUM = _bin("minimum", np.minimum, lambda g, out, x, y: _select_grad(g, x <= y, x, y))
 FMAX = _bin("fmax", np.fmax, None)
 FMIN = _bin("fmin", np.fmin, None)
 ATAN2 = _bin("atan2", np.arctan2, lambda g, out, x, y: (
@@ -221,6 +234,8 @@ ISFINITE, isfinite = _un("isfinite", np.isfinite, None, infer=lambda m: [(m[0][0
 
 
 def _scale(x, scale, bias, bias_after_scale):
+    if bias == 0.0:
+        return x * scale
     return x * scale + bias if bias_after_scale else (x + bias) * scale
 
 
@@ -359,14 +374,26 @@ def _numel_ratio(out, x):
     """Python number when shapes are known (eager), else a runtime tensor."""
     xs, os_ = x.shape, out.shape
     if -1 not in xs and -1 not in os_:
-        return float(np.prod(os_)) / float(np.prod(xs)) if np.prod(xs) else 0.0
+        n = _math.prod(xs)
+        return _math.prod(os_) / n if n else 0.0
     from .manipulation import numel
     return cast(numel(out), x.dtype) / cast(numel(x), x.dtype)
 
 
-MEAN = defop("mean", lambda x, axis, keepdim: np.asarray(np.mean(x, axis=axis, keepdims=keepdim)).astype(
-    x.dtype if x.dtype.kind in "fc" else np.float32, copy=False), infer=_infer_reduce,
-    grad=lambda g, out, x, axis, keepdim: _keep(g, x, axis, keepdim) * _numel_ratio(out, x))
+def _mean(x, axis, keepdim):
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float32)
+    n = x.size if axis is None else _math.prod([x.shape[a] for a in axis])
+    s = np.add.reduce(x, axis=axis, keepdims=keepdim)  # np.mean's Python wrapper costs more than the sum
+    return np.asarray(np.true_divide(s, n, dtype=x.dtype) if n else s * np.nan)
+
+
+MEAN = defop("mean", _mean, infer=_infer_reduce,
+             grad=lambda g, out, x, axis, keepdim: _keep(_scale_by(g, _numel_ratio(out, x)), x, axis, keepdim))
+
+
+def _scale_by(x, r):
+    return scale_(x, r) if isinstance(r, float) else x * r
 
 
 def mean(x, axis=None, keepdim=False, name=None):
@@ -514,15 +541,17 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
 # ---- linear algebra --------------------------------------------------------------------------------------------
 
 def _matmul(x, y, transpose_x, transpose_y):
-    if transpose_x and x.ndim >= 2:
-        x = np.swapaxes(x, -1, -2)
-    if transpose_y and y.ndim >= 2:
-        y = np.swapaxes(y, -1, -2)
-    return np.matmul(x, y)
+    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
+    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
+    try:
+        return np.matmul(a, b)
+    except ValueError:  # explain in the user's terms; checking only on failure keeps the hot path lean
+        _matmul_check(x, y, transpose_x, transpose_y)
+        raise
 
 
 def _matmul_check(x, y, transpose_x, transpose_y):
-    xs, ys = x.shape, y.shape
+    xs, ys = list(x.shape), list(y.shape)
     if not xs or not ys:
         raise ValueError(f"matmul needs inputs with at least 1 dim, got shapes {xs} and {ys}")
     k1 = xs[-2] if transpose_x and len(xs) >= 2 else xs[-1]
@@ -557,23 +586,17 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
     if y.ndim == 1:
         y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
     mm = lambda a, b, ta, tb: apply(MATMUL, (a, b), {"transpose_x": ta, "transpose_y": tb})
-    if not transpose_x and not transpose_y:
-        gx, gy = mm(g2, y2, False, True), mm(x2, g2, True, False)
-    elif transpose_x and not transpose_y:
-        gx, gy = mm(y2, g2, False, True), mm(x2, g2, False, False)
-    elif not transpose_x and transpose_y:
-        gx, gy = mm(g2, y2, False, False), mm(g2, x2, True, False)
-    else:
-        gx, gy = mm(y2, g2, True, True), mm(g2, x2, True, True)
-    gx, gy = unbroadcast(gx, x2), unbroadcast(gy, y2)
-    if x.ndim == 1:
-        gx = reshape(gx, x.shape)
-    if y.ndim == 1:
-        gy = reshape(gy, y.shape)
+    gx = gy = None
+    if not x.stop_gradient:
+        gx = unbroadcast(mm(y2, g2, transpose_y, True) if transpose_x else mm(g2, y2, False, not transpose_y), x2)
+        gx = reshape(gx, x.shape) if x.ndim == 1 else gx
+    if not y.stop_gradient:
+        gy = unbroadcast(mm(g2, x2, True, transpose_x) if transpose_y else mm(x2, g2, not transpose_x, False), y2)
+        gy = reshape(gy, y.shape) if y.ndim == 1 else gy
     return gx, gy
 
 
-MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad, check=_matmul_check)
+MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad)
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):

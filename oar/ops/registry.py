@@ -33,7 +33,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
-                 "lower", "random", "check", "extra")
+                 "lower", "random", "check", "extra", "multi_out")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
@@ -41,10 +41,7 @@ class OpDef:
         self.infer, self.grad, self.nondiff, self.nondiff_out = infer, grad, nondiff, nondiff_out
         self.variadic, self.lower, self.random, self.check = variadic, lower, random, check
         self.extra = {}  # per-exporter hooks (e.g. 'onnx') added by their modules
-
-    @property
-    def multi_out(self):
-        return len(self.outputs) > 1 or self.outputs[0].endswith("*")
+        self.multi_out = len(outputs) > 1 or outputs[0].endswith("*")  # outputs come as a tuple
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -91,7 +88,7 @@ def apply(op, inputs, attrs=_EMPTY):
         out = op.impl(*[t._data for t in inputs], **attrs)
     except Exception as e:
         raise op_error(op, inputs, attrs, e) from None
-    wrap = _Tensor._wrap
+    wrap = _wrap
     if type(out) is tuple or type(out) is list:
         outs = tuple([wrap(a) for a in out])
     else:
@@ -173,9 +170,9 @@ def _static_apply(op, inputs, attrs):
     return append_op(op, inputs, attrs)
 
 
-_Tensor = None  # set by oar.tensor.tensor (avoids an import cycle on the hot path)
+_Tensor = _wrap = None  # set by oar.tensor.tensor (avoids an import cycle on the hot path)
 
 
 def _bind_tensor(cls):
-    global _Tensor
-    _Tensor = cls
+    global _Tensor, _wrap
+    _Tensor, _wrap = cls, cls._wrap

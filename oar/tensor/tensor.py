@@ -9,6 +9,7 @@ from ..ops import registry
 from .methods import TensorMethods
 
 _names = itertools.count()
+_BY_NP = D._BY_NP  # numpy dtype -> DType, the fast path of `Tensor.dtype`
 
 
 class Tensor(TensorMethods):
@@ -62,7 +63,8 @@ class Tensor(TensorMethods):
 
     @property
     def dtype(self):
-        return D.convert_dtype(self._data.dtype)
+        t = _BY_NP.get(self._data.dtype)
+        return t if t is not None else D.convert_dtype(self._data.dtype)
 
     @property
     def size(self):
