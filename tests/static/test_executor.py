@@ -1,0 +1,125 @@
+"""Executor: feeds, fetches, pruning, persistable variables, errors with user source lines, buffer release."""
+import numpy as np
+import pytest
+
+import oar
+from oar.static.executor import compile_program
+
+
+def test_feed_any_variable_and_pruning(prog):
+    main, _ = prog
+    x = oar.static.data("x", [None, 2])
+    h = x * 3
+    y = h + 1
+    z = oar.static.data("z", [1])  # not needed for y: need not be fed
+    w = z * 2
+    exe = oar.static.Executor()
+    xv = np.ones([2, 2], "float32")
+    np.testing.assert_allclose(exe.run(main, feed={"x": xv}, fetch_list=[y])[0], xv * 3 + 1)
+    # feeding the intermediate h skips its producer
+    np.testing.assert_allclose(exe.run(main, feed={h.name: xv * 10}, fetch_list=[h.name, y.name])[1], xv * 10 + 1)
+    assert exe.run(main, feed={"z": np.ones([1], "float32")}, fetch_list=[w])[0].tolist() == [2.0]
+
+
+def test_feed_errors_name_the_variable(prog):
+    main, _ = prog
+    x = oar.static.data("img", [None, 3])
+    y = x + 1
+    exe = oar.static.Executor()
+    with pytest.raises(ValueError, match="shape of fed variable 'img'"):
+        exe.run(main, feed={"img": np.ones([2, 4], "float32")}, fetch_list=[y])
+    with pytest.raises(TypeError, match="img.*float32.*float64"):
+        exe.run(main, feed={"img": np.ones([2, 3])}, fetch_list=[y])
+    with pytest.raises(ValueError, match="img"):
+        exe.run(main, feed={}, fetch_list=[y])
+
+
+def test_kernel_error_names_op_and_user_line(prog):
+    main, _ = prog
+    a = oar.static.data("a", [None, 3])
+    b = oar.static.data("b", [None, None])
+    c = oar.matmul(a, b, transpose_y=True)  # the line the error must name
+    exe = oar.static.Executor()
+    with pytest.raises(ValueError) as e:
+        exe.run(main, feed={"a": np.ones([2, 3], "float32"), "b": np.ones([4, 2], "float32")}, fetch_list=[c])
+    msg = str(e.value)
+    assert "matmul(x=a, y=b)" in msg
+    assert f"{__file__}:{c.block.ops[-1].loc[1]}" in msg
+    assert "c = oar.matmul(a, b, transpose_y=True)" in msg
+
+
+def test_persistable_scope_and_bound(prog):
+    main, startup = prog
+    w = oar.static.create_parameter([2], "float32", name="w_param")
+    x = oar.static.data("x", [2])
+    y = x * w
+    exe = oar.static.Executor()
+    scope = oar.static.Scope()
+    with oar.static.scope_guard(scope):
+        with pytest.raises(RuntimeError, match="startup"):
+            exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y])
+        exe.run(startup)
+        got = exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y])[0]
+        np.testing.assert_allclose(got, np.array(scope.find_var("w_param").get_tensor()))
+    # a name bound to an eager Tensor reads (and writes) that tensor instead of the scope
+    t = oar.Tensor(np.array([5.0, 6.0], "float32"))
+    main.bound["w_param"] = t
+    got = exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y], scope=scope)[0]
+    np.testing.assert_allclose(got, [5.0, 6.0])
+
+
+def test_persistable_write_back(prog):
+    main, startup = prog
+    counter = oar.static.create_parameter([1], "float32", name="counter",
+                                          default_initializer=oar.nn.initializer.Constant(0.0))
+    oar.assign(counter + 1, counter)
+    exe = oar.static.Executor()
+    scope = oar.static.Scope()
+    exe.run(startup, scope=scope)
+    for _ in range(3):
+        exe.run(main, scope=scope)  # no fetch: the write is a side effect and still runs
+    assert np.array(scope.find_var("counter").get_tensor()).tolist() == [3.0]
+
+
+def test_plan_cached_per_version_and_dead_buffers_released(prog):
+    main, _ = prog
+    x = oar.static.data("x", [1000])
+    h = x
+    for _ in range(20):
+        h = h * 1.0001 + 1.0
+    c1 = compile_program(main, ("x",), (h.name,))
+    assert compile_program(main, ("x",), (h.name,)) is c1
+    assert c1.fn.source.count("del ") >= 20  # every intermediate is released after its last use
+    _ = h + 1
+    assert compile_program(main, ("x",), (h.name,)) is not c1  # the program changed: recompiled
+    out = oar.static.Executor().run(main, feed={"x": np.zeros(1000, "float32")}, fetch_list=[h])[0]
+    ref = np.zeros(1000, "float32")
+    for _ in range(20):
+        ref = ref * np.float32(1.0001) + np.float32(1.0)
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+
+
+def test_peak_memory_below_sum_of_intermediates(prog):
+    import tracemalloc
+    main, _ = prog
+    x = oar.static.data("x", [1 << 18])
+    h = x
+    for _ in range(30):
+        h = oar.exp(h * 0.0)
+    exe = oar.static.Executor()
+    feed = {"x": np.zeros(1 << 18, "float32")}
+    exe.run(main, feed=feed, fetch_list=[h])
+    tracemalloc.start()
+    exe.run(main, feed=feed, fetch_list=[h])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    total = 60 * (1 << 18) * 4
+    assert peak < total / 5
+
+
+def test_return_numpy_false_gives_tensors(prog):
+    main, _ = prog
+    x = oar.static.data("x", [2])
+    y = x + 1
+    out = oar.static.Executor().run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y], return_numpy=False)
+    assert isinstance(out[0], oar.Tensor)
