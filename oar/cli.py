@@ -1,0 +1,67 @@
+"""The `oar` command line.
+
+    oar inspect PATH      print a saved model: program text, inputs/outputs, parameters, format version
+
+PATH is the prefix given to `oar.jit.save` (``model/net``) or its ``.pdmodel`` file.
+"""
+import argparse
+import os
+import sys
+
+
+def _human(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024
+
+
+def inspect_model(path, out=None):
+    """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
+    from .jit.model_files import MODEL_FORMAT_VERSION, file_names, load_files
+    from .jit.save_load import _saved_methods
+    from .static.serialize import FORMAT_VERSION
+    path = os.fspath(path)
+    prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
+    methods = (["forward"] if os.path.exists(prefix + ".pdmodel") else []) + _saved_methods(prefix)
+    if not methods:
+        raise ValueError(f"{prefix}.pdmodel: model file not found")
+    w = (out or sys.stdout).write
+    w(f"model: {prefix}\nformat: oar.model v{MODEL_FORMAT_VERSION}, program JSON v{FORMAT_VERSION}\n")
+    for m in methods:
+        rec, weights = load_files(*file_names(prefix, m))
+        w(f"\n== method {m} (saved in {'train' if rec.train else 'eval'} mode) ==\n")
+        for title, specs in (("inputs", rec.inputs), ("outputs", rec.outputs)):
+            w(f"{title}:\n")
+            for s in specs:
+                w(f"  {s['name']} : {s['dtype']}{s['shape']}\n")
+        n = sum(int(a.size) for a in weights.values())
+        size = sum(int(a.nbytes) for a in weights.values())
+        w(f"parameters: {len(weights)} tensors, {n:,} values, {_human(size)}\n")
+        for name, a in weights.items():
+            w(f"  {name} : {a.dtype}{list(a.shape)}\n")
+        w("program:\n")
+        w(str(rec.infer_program) + "\n")
+        if rec.program is not rec.infer_program:
+            w("train program:\n")
+            w(str(rec.program) + "\n")
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="oar", description="oar command line tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ins = sub.add_parser("inspect", help="print a saved model (program, inputs/outputs, parameters)")
+    ins.add_argument("path", help="the prefix given to oar.jit.save, or its .pdmodel file")
+    args = parser.parse_args(argv)
+    if args.command == "inspect":
+        try:
+            return inspect_model(args.path)
+        except (ValueError, RuntimeError) as e:
+            print(f"oar inspect: {e}", file=sys.stderr)
+            return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
