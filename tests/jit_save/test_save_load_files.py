@@ -82,3 +82,18 @@ def test_resave_loaded(tmp_path):
 def test_file_names():
     assert file_names("a/b") == ("a/b.pdmodel", "a/b.pdiparams")
     assert file_names("a/b", "another_forward") == ("a/b.another_forward.pdmodel", "a/b.another_forward.pdiparams")
+
+
+def test_fine_tune_gradients(tmp_path):
+    cp, ref = mlp_concrete()
+    loaded = load(save(tmp_path, cp))
+    loaded.train()
+    params = {p.name: p for p in loaded.parameters()}
+    assert sorted(params) == ["fc_0.b_0", "fc_0.w_0", "fc_1.w_0"]
+    assert all(not p.stop_gradient for p in params.values())
+    x = np.random.rand(3, 4).astype("float32")
+    loaded(oar.to_tensor(x)).sum().backward()
+    w1, b1 = params["fc_0.w_0"].numpy(), params["fc_0.b_0"].numpy()
+    h = np.tanh(x @ w1 + b1)
+    np.testing.assert_allclose(params["fc_1.w_0"].grad.numpy(), h.T @ np.ones([3, 3]), rtol=1e-5)
+    assert params["fc_0.w_0"].grad is not None
