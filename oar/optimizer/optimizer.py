@@ -21,7 +21,7 @@ Example:
 import numpy as np
 
 from ..framework.state import STATE, no_grad
-from ..ops.registry import apply
+from ..ops.registry import op_error
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..tensor.tensor import Tensor
 from .lr import LRScheduler
@@ -172,23 +172,42 @@ class Optimizer:
             self._apply_gradients(self._params_grads())
 
     def _apply_gradients(self, params_grads):
+        """Clip, decay, then one update-op kernel call per parameter, results written back in place.
+
+        The eager path runs the registered op's kernel on the arrays directly (no Tensor wrapping of the inputs
+        and outputs: that bookkeeping would cost as much as the update itself on small models).
+        """
         if self._grad_clip is not None and params_grads:
             params_grads = self._grad_clip(params_grads)
         base = self.get_lr()
+        op, impl, group_of, acc = self._op, self._op.impl, self._group_of, self._acc
         for p, g in params_grads:
             if g is None:
                 continue
-            reg = self._regularizer(p)
+            group = group_of[id(p)]
+            reg = getattr(p, "regularizer", None) or group["_reg"]
             if reg is not None:
                 g = reg(p, g)
-            lr = _wrap(np.array(self._param_lr(p, base), dtype=p._data.dtype))
-            op, inputs, attrs, targets = self._update_spec(p, g, lr)
-            outs = apply(op, inputs, attrs)
+            accs = acc.get(id(p)) or self._accumulators(p)
+            oa = getattr(p, "optimize_attr", None)
+            lr = base * group["learning_rate"] * (oa["learning_rate"] if oa else 1.0)
+            pd = p._data
+            arrays = [pd, g._data]
+            arrays += [a._data for a in accs]
+            arrays.append(np.array(lr, dtype=pd.dtype))
+            attrs = self._attrs(p, group)
+            try:
+                outs = impl(*arrays, **attrs)
+            except Exception as e:
+                raise op_error(op, [p, g, *accs, _wrap(arrays[-1])], attrs, e) from None
             if type(outs) is not tuple:
-                outs = (outs,)
-            for t, o in zip(targets, outs):
-                t._data = o._data
-                t._version += 1
+                p._data = outs
+            else:
+                p._data = outs[0]
+                for t, o in zip(accs, outs[1:]):
+                    t._data = o
+                    t._version += 1
+            p._version += 1
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Eager: runs ``loss.backward()`` if it has not run yet, then one `step` on `parameters` (default: all).

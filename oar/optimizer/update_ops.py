@@ -50,15 +50,25 @@ MOMENTUM_UPDATE = _op("momentum_update", _momentum, ("velocity",))
 
 
 def _adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, coeff=0.0, lr_ratio=1.0):
+    # Written with in-place ops on fresh outputs: this kernel is the bulk of an eager Adam step.
+    lr = float(lr) * lr_ratio
     if coeff:  # AdamW: decoupled decay, before the Adam step (as Paddle's adamw kernel)
-        param = param * (1.0 - lr * lr_ratio * coeff)
-    lr = lr * lr_ratio
-    m1 = beta1 * m1 + (1.0 - beta1) * grad
-    m2 = beta2 * m2 + (1.0 - beta2) * (grad * grad)
-    c2 = np.sqrt(1.0 - b2p.reshape(()))
-    lr_t = lr * c2 / (1.0 - b1p.reshape(()))
-    p = param - lr_t * (m1 / (np.sqrt(m2) + epsilon * c2))
-    return (_cast(p, param), _cast(m1, grad), _cast(m2, grad), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
+        param = param * (1.0 - lr * coeff)
+    c2 = (1.0 - float(b2p.reshape(()))) ** 0.5
+    lr_t = lr * c2 / (1.0 - float(b1p.reshape(())))
+    m1o = m1 * beta1
+    t = grad * (1.0 - beta1)
+    m1o += t
+    m2o = m2 * beta2
+    np.multiply(grad, grad, out=t)
+    t *= 1.0 - beta2
+    m2o += t
+    den = np.sqrt(m2o)
+    den += epsilon * c2
+    np.divide(m1o, den, out=den)
+    den *= lr_t
+    p = np.subtract(param, den, out=den)
+    return (_cast(p, param), _cast(m1o, grad), _cast(m2o, grad), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
 
 
 ADAM_UPDATE = _op("adam_update", _adam, ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc"))
