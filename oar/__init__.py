@@ -31,5 +31,6 @@ _install(_ops.METHODS)
 
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402
+from . import inference  # noqa: E402
 
 dtype = DType
