@@ -142,6 +142,16 @@ def _conv_ok(op):
     return not (fmt.endswith("C") and len(fmt) > 2)
 
 
+def _drop_stat_writeback(gb, bn):
+    """In inference mode mean_out/variance_out equal the running statistics, so ``assign(mean_out ->
+    running_mean)`` ops (left by a program traced in train mode then cloned for test) change nothing."""
+    s = _slots(bn)
+    stats = {_find(s, "mean"), _find(s, "variance")}
+    outs = set(out_names(bn)[1:3])
+    gb.ops = [o for o in gb.ops if not (o.type == "assign" and o.input_names() and o.input_names()[0] in outs
+                                        and o.output_names() and o.output_names()[0] in stats)]
+
+
 def fold_batch_norm(program, keep=()):
     """Returns a copy of `program` with inference batch_norms folded into the preceding conv/linear."""
     p = program.clone()
@@ -149,6 +159,7 @@ def fold_batch_norm(program, keep=()):
     keep = set(keep)
     folded = 0
     for bn in [o for o in gb.ops if o.type in BN_TYPES and _bn_inference(o)]:
+        _drop_stat_writeback(gb, bn)
         producers = {n: o for o in gb.ops for n in o.output_names()}
         readers = consumers(p)
         extra = [n for n in out_names(bn)[1:] if readers.get(n, 0) or n in keep]

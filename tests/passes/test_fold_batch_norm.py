@@ -61,3 +61,22 @@ def test_training_bn_and_shared_conv_output_left_alone():
     p, feeds, fetch = build(f, [("x", [-1, 3, 4, 4], "float32")])
     q = fold_batch_norm(p, keep=fetch)
     assert "batch_norm" in [op.type for op in q.global_block().ops]
+
+
+def test_train_traced_program_cloned_for_test():
+    w = const(rng.standard_normal([4, 3, 3, 3]))
+    mean, var, gamma, beta = bn_params(4)
+
+    def f(x):
+        return F.batch_norm(F.conv2d(x, w), mean, var, gamma, beta, training=True)
+
+    p, feeds, fetch = build(f, [("x", [-1, 3, 5, 5], "float32")])
+    assert "assign" in [op.type for op in p.global_block().ops]
+    t = p.clone(for_test=True)
+    q = apply_passes(t, keep=fetch)
+    types = [op.type for op in q.global_block().ops]
+    assert "batch_norm" not in types and "assign" not in types, types
+    x = rng.standard_normal([2, 3, 5, 5]).astype("float32")
+    before = mean.numpy().copy()
+    np.testing.assert_allclose(run(q, feeds, fetch, [x])[0], run(t, feeds, fetch, [x])[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(mean.numpy(), before)
