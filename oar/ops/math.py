@@ -105,8 +105,8 @@ def _pow_grad(g, out, x, y):
 POW = _bin("elementwise_pow", np.power, _pow_grad)
 def _select_grad(g, x_wins, x, y):
     """Gradient of an elementwise choice between x and y: `g` goes where `x_wins` to x, elsewhere to y."""
-    gx = g * cast(x_wins, g.dtype)
-    return (None if x.stop_gradient else unbroadcast(gx, x)), (None if y.stop_gradient else unbroadcast(g - gx, y))
+    return (None if x.stop_gradient else unbroadcast(where(x_wins, g, 0.0), x)), \
+        (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
 
 
 MAXIMUM = _bin("maximum", np.maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y))
@@ -578,14 +578,19 @@ def _matmul_infer(m, transpose_x, transpose_y):
     return [(out, m[0][1])]
 
 
+def _mm(a, b, ta, tb):
+    return apply(MATMUL, (a, b), {"transpose_x": ta, "transpose_y": tb})
+
+
 def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
-    from .manipulation import unsqueeze, squeeze, reshape
     x2, y2, g2 = x, y, g
-    if x.ndim == 1:
-        x2, g2 = unsqueeze(x, [0]), unsqueeze(g2, [-2 if y.ndim > 1 else 0])
-    if y.ndim == 1:
-        y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
-    mm = lambda a, b, ta, tb: apply(MATMUL, (a, b), {"transpose_x": ta, "transpose_y": tb})
+    if x.ndim == 1 or y.ndim == 1:  # vectors: compute as matrices, then reshape back
+        from .manipulation import unsqueeze, reshape
+        if x.ndim == 1:
+            x2, g2 = unsqueeze(x, [0]), unsqueeze(g2, [-2 if y.ndim > 1 else 0])
+        if y.ndim == 1:
+            y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
+    mm = _mm
     gx = gy = None
     if not x.stop_gradient:
         gx = unbroadcast(mm(y2, g2, transpose_y, True) if transpose_x else mm(g2, y2, False, not transpose_y), x2)
