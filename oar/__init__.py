@@ -32,5 +32,6 @@ _install(_ops.METHODS)
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
+from . import jit  # noqa: E402
 
 dtype = DType

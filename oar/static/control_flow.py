@@ -322,7 +322,7 @@ def _while_grad(*args, **attrs):
     return while_grad(*args, **attrs)
 
 
-WHILE = defop("while", _cond_impl, inputs=("x", "input"), outputs=("out*",), lower=_while_lower,
+WHILE = defop("while", _cond_impl, inputs=("x", "input"), outputs=("out*", "history"), lower=_while_lower,
               grad=_while_grad, infer=lambda m, **a: [])
 
 

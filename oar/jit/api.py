@@ -1,0 +1,80 @@
+"""`to_static` and its companions (Paddle 2.x `paddle.jit` names)."""
+import types
+
+from . import runtime
+from .log import set_code_level, set_verbosity  # noqa: F401
+from .static_function import ENABLED, StaticFunction
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, check=None, **kwargs):
+    """Converts a function, a Layer method or a whole Layer into a static program, keeping its Python.
+
+    Args:
+        function: a function, a Layer method, or a Layer (its `forward` is converted; the layer keeps its
+            parameters, state_dict and train/eval). Omit it to use `to_static(...)` as a decorator.
+        input_spec: InputSpecs (None dims for a dynamic batch) and Python values matching the arguments.
+        check: run the eager function beside the program for the first calls and raise when an output
+            differs (also switched on by the environment variable OAR_TO_STATIC_CHECK=1).
+
+    Example:
+        >>> @oar.jit.to_static
+        ... def f(x):
+        ...     return x * 2 if x.sum() > 0 else -x
+        >>> net = oar.jit.to_static(net, input_spec=[InputSpec([None, 784], 'float32')])
+    """
+    def decorate(fn):
+        from ..nn.layer import Layer
+        if isinstance(fn, StaticFunction):
+            return fn
+        if isinstance(fn, Layer):
+            fwd = fn.__dict__.get("forward")
+            if isinstance(fwd, StaticFunction):
+                return fn
+            cls_fwd = type(fn).forward
+            if isinstance(cls_fwd, StaticFunction):  # @to_static already on the class method
+                return fn
+            fn.__dict__["forward"] = StaticFunction(cls_fwd, input_spec, build_strategy, full_graph, check,
+                                                    layer=fn)
+            return fn
+        if not callable(fn):
+            raise TypeError(f"to_static expects a function or a Layer, got {type(fn).__name__}")
+        return StaticFunction(fn, input_spec, build_strategy, full_graph, check)
+    if function is None:
+        return decorate
+    return decorate(function)
+
+
+def not_to_static(func=None):
+    """Marks a function that converted code calls as it is (never converted).
+
+    Example:
+        >>> @oar.jit.not_to_static
+        ... def helper(x): ...
+    """
+    if func is None:
+        return not_to_static
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        runtime.NOT_TO_STATIC.add(code)
+    return func
+
+
+def ignore_module(modules):
+    """Functions of these modules are called as they are by converted code.
+
+    Example:
+        >>> oar.jit.ignore_module([scipy])
+    """
+    for m in modules if isinstance(modules, (list, tuple, set)) else [modules]:
+        runtime.IGNORED_MODULES.add(m.__name__ if isinstance(m, types.ModuleType) else str(m))
+
+
+def enable_to_static(enable_to_static_bool):
+    """False: every `to_static` function runs its original Python (eagerly); True (default): converted.
+
+    Example:
+        >>> oar.jit.enable_to_static(False)
+    """
+    if not isinstance(enable_to_static_bool, bool):
+        raise TypeError(f"enable_to_static expects a bool, got {type(enable_to_static_bool).__name__}")
+    ENABLED["on"] = enable_to_static_bool

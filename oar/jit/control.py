@@ -1,0 +1,210 @@
+"""Runtime control flow for converted code: `convert_ifelse`, `convert_ifexp`, `convert_while`,
+`convert_for`, and the logical operators. Each runs plain Python when its operand is a Python value (or an
+eager Tensor) and builds a `cond` / `while` op when it is a static Variable, reconciling what the branches
+or the loop body leave in the shared variables (Python scalars become constants, a value missing in one
+branch gets a zero filler when the other defines it, lists carried by loops become tensor arrays)."""
+import numpy as np
+
+from ..static.ir import Variable
+from ..static import control_flow as cf
+from ..static import builder
+from ..tensor.methods import TensorMethods
+from . import log
+from .undefined import UndefinedVar
+
+_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def is_var(x):
+    return isinstance(x, Variable)
+
+
+def no_state(*args):
+    return ()
+
+
+def _site():
+    loc = builder.user_location()
+    return f"{loc[0].rsplit('/', 1)[-1]}:{loc[1]}" if loc else "?"
+
+
+# ---- if / else --------------------------------------------------------------------------------------------------
+
+def convert_ifelse(pred, true_fn, false_fn, get, set_, names):
+    """`if pred: true_fn() else: false_fn()`; a static `pred` builds a `cond` op over the variables `names`."""
+    if not is_var(pred):
+        if isinstance(pred, UndefinedVar):
+            raise pred.error()
+        return true_fn() if pred else false_fn()
+    log.info(2, f"{_site()}: `if` on a static value -> cond op over {list(names)}")
+    init = get()
+
+    def branch(fn):
+        def run():
+            set_(init)
+            fn()
+            return list(get())
+        return run
+    out = static_branches(_pred(pred), branch(true_fn), branch(false_fn), names)
+    set_(tuple(out))
+
+
+def convert_ifexp(pred, true_fn, false_fn):
+    """`a if pred else b` with lazily evaluated sides."""
+    if not is_var(pred):
+        return true_fn() if pred else false_fn()
+    return static_branches(_pred(pred), lambda: [true_fn()], lambda: [false_fn()], ("<value>",))[0]
+
+
+def _pred(p):
+    from ..ops.math import cast
+    from ..ops.logic import all as _all
+    if p.dtype.kind != "b":
+        p = cast(p, "bool")
+    if p.size != 1:
+        p = _all(p)
+    return p
+
+
+def static_branches(pred, true_run, false_run, names):
+    """Traces both branches into sub-blocks, reconciles their values name by name, builds the cond op."""
+    prog = builder.default_main_program()
+    parent = prog.current_block()
+    tb, tout = cf._trace(prog, true_run)
+    fb, fout = cf._trace(prog, false_run)
+    tout, fout = list(tout), list(fout)
+    for i, name in enumerate(names):
+        tout[i], fout[i] = _reconcile(name, tout[i], fout[i], tb, fb)
+    return cf.build_cond(pred, parent, tb, tout, fb, fout)
+
+
+def _reconcile(name, a, b, tb, fb):
+    la, ta = cf.flatten(a)
+    lb, tb_ = cf.flatten(b)
+    if ta != tb_:
+        if isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
+            return _one_sided(name, a, b, tb, fb)
+        raise ValueError(f"'{name}' has a different structure in the two branches of a tensor-dependent `if` "
+                         f"({cf._describe(a)} vs {cf._describe(b)}); give it the same structure in both")
+    ra, rb = [], []
+    for x, y in zip(la, lb):
+        x, y = _leaf_pair(name, x, y, tb, fb)
+        ra.append(x)
+        rb.append(y)
+    return cf.unflatten(ta, ra), cf.unflatten(ta, rb)
+
+
+def _missing(v):
+    return v is None or isinstance(v, UndefinedVar)
+
+
+def _one_sided(name, a, b, tb, fb):
+    if is_var(a) and _missing(b):
+        return a, _filler(name, a, fb, b)
+    if is_var(b) and _missing(a):
+        return _filler(name, b, tb, a), b
+    if _missing(a) or _missing(b):  # undefined on one side, a Python value on the other: stays undefined
+        u = a if isinstance(a, UndefinedVar) else b
+        return u, u
+    raise ValueError(f"'{name}' differs between the branches of a tensor-dependent `if`")
+
+
+def _filler(name, v, block, missing):
+    """A zero of `v`'s type where the other branch does not define it (the return value, or a variable
+    defined in one branch only: Python semantics would raise only if it were used on that path)."""
+    from ..ops.creation import zeros
+    if not name.startswith("__"):
+        log.info(1, f"{_site()}: '{name}' is assigned in one branch only of a tensor-dependent `if`; the other "
+                 "branch gives zeros")
+    with cf.in_block(block):
+        return zeros([d if d >= 0 else 1 for d in v.shape], v.dtype)
+
+
+def _leaf_pair(name, x, y, tb, fb):
+    if x is y:
+        return x, y
+    if _missing(x) or _missing(y):
+        return _one_sided(name, x, y, tb, fb)
+    x = _as_block_value(x, tb)
+    y = _as_block_value(y, fb)
+    return x, y
+
+
+def _as_block_value(v, block):
+    """Eager Tensors (constants, parameters) become Variables inside the branch block."""
+    if isinstance(v, TensorMethods) and not is_var(v):
+        from ..ops.creation import assign
+        with cf.in_block(block):
+            return assign(v)
+    return v
+
+
+# ---- logical operators ------------------------------------------------------------------------------------------
+
+def _bool_var(v):
+    from ..ops.math import cast
+    from ..ops.manipulation import reshape
+    if is_var(v):
+        if v.dtype.kind != "b":
+            v = cast(v, "bool")
+        if v.ndim == 0:
+            v = reshape(v, [1])
+        return v
+    if isinstance(v, TensorMethods):
+        return _bool_var(_as_block_value(v, builder.default_main_program().current_block()))
+    from ..ops.creation import full
+    return full([1], bool(v), "bool")
+
+
+def convert_logical_and(lhs, rhs):
+    """`lhs() and rhs()`; on a static lhs the right side is traced inside a cond, so it runs only if needed."""
+    a = lhs()
+    if not is_var(a):
+        return rhs() if a else a
+    a = _bool_var(a)
+    return static_branches(_pred(a), lambda: [_bool_var(rhs())], lambda: [a], ("<and>",))[0]
+
+
+def convert_logical_or(lhs, rhs):
+    """`lhs() or rhs()`, lazily."""
+    a = lhs()
+    if not is_var(a):
+        return a if a else rhs()
+    a = _bool_var(a)
+    return static_branches(_pred(a), lambda: [a], lambda: [_bool_var(rhs())], ("<or>",))[0]
+
+
+def convert_logical_not(x):
+    if not is_var(x):
+        if isinstance(x, UndefinedVar):
+            raise x.error()
+        return not x
+    from ..ops.logic import logical_not
+    from ..ops.math import cast
+    return logical_not(x if x.dtype.kind == "b" else cast(x, "bool"))
+
+
+_CMP = {"Eq": lambda a, b: a == b, "NotEq": lambda a, b: a != b, "Lt": lambda a, b: a < b,
+        "LtE": lambda a, b: a <= b, "Gt": lambda a, b: a > b, "GtE": lambda a, b: a >= b,
+        "Is": lambda a, b: a is b, "IsNot": lambda a, b: a is not b, "In": lambda a, b: a in b,
+        "NotIn": lambda a, b: a not in b}
+
+
+def convert_compare_chain(ops, thunks):
+    """`a < b < c`: each operand evaluated once, stopping at the first false link (Python semantics)."""
+    left = thunks[0]()
+    result = None
+    for op, th in zip(ops, thunks[1:]):
+        right = th()
+        r = _CMP[op](left, right)
+        if result is None:
+            result = r
+        elif is_var(result) or is_var(r):
+            from ..ops.logic import logical_and
+            result = logical_and(_bool_var(result), _bool_var(r))
+        else:
+            result = result and r
+        if not is_var(result) and not result:
+            return result
+        left = right
+    return result

@@ -1,0 +1,124 @@
+"""Converts one Python function: source -> AST -> the conversion steps -> code compiled with the ORIGINAL
+file name and line numbers (so tracebacks and the static builder's source lines point at the user's code),
+closed over the original closure cells.
+
+Example:
+    >>> conv = convert_function(f)      # Converted(fn=..., code='def f(x): ...') or None if not convertible
+"""
+import ast
+import inspect
+import textwrap
+import types
+import weakref
+
+from . import log
+from .transformers import STEPS
+from .transformers.base import Context, to_source
+
+CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
+_CODE_CACHE = {}             # original code object -> (new code, Converted template)
+_FN_CACHE = weakref.WeakKeyDictionary()
+
+
+class Converted:
+    """A converted function: `fn` (call it like the original), `code` (the transformed source), `ctx`."""
+
+    def __init__(self, fn, code, ctx):
+        self.fn, self.code, self.ctx = fn, code, ctx
+
+    @property
+    def eager_reason(self):
+        return self.ctx.eager_reason
+
+
+class ConversionError(Exception):
+    """The function's source cannot be converted (no source, unsupported syntax)."""
+
+
+def convert_function(fn):
+    """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError."""
+    hit = _FN_CACHE.get(fn)
+    if hit is not None:
+        return hit
+    code = fn.__code__
+    entry = _CODE_CACHE.get(code)
+    if entry is None:
+        entry = _CODE_CACHE[code] = _transform(fn)
+    new_code, text, ctx = entry
+    conv = Converted(_rebind(fn, new_code), text, ctx)
+    _FN_CACHE[fn] = conv
+    return conv
+
+
+def _transform(fn):
+    if fn.__name__ == "<lambda>":
+        raise ConversionError("lambdas are converted as part of the function that defines them")
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    filename = fn.__code__.co_filename
+    ctx = Context(filename, fn.__name__)
+    ctx.uses_class_cell = False
+    for i, (name, step) in enumerate(STEPS, 1):
+        tree = step(tree, ctx)
+        if log.code_level():
+            log.code(i, name, fn.__name__, to_source(tree))
+    fdef = tree.body[0]
+    text = to_source(fdef)
+    freevars = list(fn.__code__.co_freevars)
+    params = ["_jst"] + [v for v in freevars if v != "_jst"]
+    if ctx.uses_class_cell and "__class__" not in params:
+        params.append("__class__")
+    factory = ast.parse(f"def __oar_factory({', '.join(params)}):\n    pass").body[0]
+    real_name = fdef.name
+    fdef.name = f"__oar_converted_{real_name}"  # so the body's own name still means the global (recursion)
+    factory.body = [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))]
+    ast.copy_location(factory, fdef)
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    try:
+        compiled = compile(module, filename, "exec")
+    except SyntaxError as e:
+        raise ConversionError(f"the converted code of {fn.__qualname__} does not compile ({e}):\n{text}") from None
+    ns = {}
+    exec(compiled, fn.__globals__, ns)
+    inner = ns["__oar_factory"](*([None] * len(params)))
+    new_code = inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname)
+    _register(new_code)
+    if log.code_level():
+        log.code(len(STEPS) + 1, "final", fn.__name__, text)
+    return new_code, text, ctx
+
+
+def _register(code):
+    CONVERTED_CODES.add(code)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _register(c)
+
+
+def _rebind(fn, new_code):
+    from . import runtime
+    old = fn.__code__.co_freevars
+    cells = []
+    for name in new_code.co_freevars:
+        if name == "_jst":
+            cells.append(types.CellType(runtime))
+        elif name in old:
+            cells.append(fn.__closure__[old.index(name)])
+        else:
+            cells.append(types.CellType())
+    new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells))
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+    new.__dict__.update(fn.__dict__)
+    new.__wrapped_original__ = fn
+    return new

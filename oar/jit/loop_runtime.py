@@ -1,0 +1,306 @@
+"""Runtime loops for converted code: `convert_while`, `convert_for` and the loop sources `convert_range`,
+`convert_enumerate`, `convert_zip`. A loop runs as plain Python while its condition / iterable is Python;
+once it depends on a static Variable it becomes one `while` op carrying the variables the body assigns."""
+import numpy as np
+
+from ..static import builder
+from ..static import control_flow as cf
+from ..tensor.methods import TensorMethods
+from . import log
+from .control import _SCALARS, _bool_var, _pred, _site, convert_ifelse, convert_logical_not, is_var
+from .undefined import UndefinedVar
+
+
+class _Retry(Exception):
+    """A variable first assigned inside a static loop: rebuild the loop with it carried from the start."""
+
+    def __init__(self, index, value):
+        self.index, self.value = index, value
+
+
+# ---- loop sources ----------------------------------------------------------------------------------------------
+
+class TensorRange:
+    """`range(start, stop, step)` with a static bound: iterated by a `while` op."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def length(self):
+        from ..ops.math import maximum, zeros_like
+        n = self.stop if isinstance(self.start, int) and self.start == 0 else self.stop - self.start
+        if not (isinstance(self.step, int) and self.step == 1):
+            neg = isinstance(self.step, int) and self.step < 0
+            n = (n + (self.step + 1 if neg else self.step - 1)) // self.step
+        n = _int64(n)
+        return maximum(n, zeros_like(n)) if is_var(n) else max(n, 0)
+
+    def item(self, k):
+        if isinstance(self.start, int) and self.start == 0 and isinstance(self.step, int) and self.step == 1:
+            return k
+        return self.start + k * self.step
+
+
+class _Rows:
+    def __init__(self, x):
+        self.x = x
+
+    def length(self):
+        from ..ops.manipulation import shape
+        d = self.x.shape[0] if self.x.ndim else -1
+        if self.x.attrs.get("kind") == "tensor_array":
+            from ..tensor.array import array_length
+            return array_length(self.x)
+        return d if d >= 0 else shape(self.x)[0]
+
+    def item(self, k):
+        if self.x.attrs.get("kind") == "tensor_array":
+            from ..tensor.array import array_read
+            return array_read(self.x, k)
+        return self.x[k]
+
+
+class _PyList:
+    def __init__(self, xs):
+        self.xs = list(xs)
+
+    def length(self):
+        return len(self.xs)
+
+    def item(self, k):
+        from ..tensor.tensor import to_tensor
+        return to_tensor(self.xs)[k]
+
+
+class Enumerate:
+    def __init__(self, src, start=0):
+        self.src, self.start = _source(src), start
+
+    def length(self):
+        return self.src.length()
+
+    def item(self, k):
+        return (k + self.start if self.start else k), self.src.item(k)
+
+
+class Zip:
+    def __init__(self, *srcs):
+        self.srcs = [_source(s) for s in srcs]
+
+    def length(self):
+        from ..ops.math import minimum
+        n = None
+        for s in self.srcs:
+            m = s.length()
+            n = m if n is None else (minimum(_int64(n), _int64(m)) if is_var(n) or is_var(m) else min(n, m))
+        return n
+
+    def item(self, k):
+        return tuple(s.item(k) for s in self.srcs)
+
+
+def _source(x):
+    if isinstance(x, (TensorRange, Enumerate, Zip)):
+        return x
+    if is_var(x):
+        return _Rows(x)
+    if isinstance(x, range):
+        return TensorRange(x.start, x.stop, x.step)
+    return _PyList(x)
+
+
+def _static_iterable(x):
+    return is_var(x) or isinstance(x, (TensorRange, Enumerate, Zip))
+
+
+def _int64(v):
+    from ..ops.math import cast
+    if is_var(v):
+        return v if v.dtype.name == "int64" else cast(v, "int64")
+    return v
+
+
+def convert_range(*args):
+    """`range(...)`; a static bound gives a `TensorRange` that `convert_for` turns into a `while` op."""
+    if any(is_var(a) for a in args):
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) > 2 else 1)
+        return TensorRange(start, stop, step)
+    return range(*[a if not isinstance(a, TensorMethods) else int(a) for a in args])
+
+
+def convert_enumerate(x, start=0):
+    return Enumerate(x, start) if _static_iterable(x) else enumerate(x, start)
+
+
+def convert_zip(*xs):
+    return Zip(*xs) if any(_static_iterable(x) for x in xs) else zip(*xs)
+
+
+# ---- while ------------------------------------------------------------------------------------------------------
+
+def convert_while(cond, body, get, set_, names):
+    """`while cond(): body()`: Python iterations until the condition is a static Variable, then a `while` op."""
+    while True:
+        c = cond()
+        if is_var(c):
+            log.info(2, f"{_site()}: `while` on a static value -> while op over {list(names)}")
+            return _static_loop(get, set_, names, lambda extra: cond(), lambda extra: (body(), [])[1], [])
+        if isinstance(c, UndefinedVar):
+            raise c.error()
+        if not c:
+            return
+        body()
+
+
+def convert_for(iterable, body, get, set_, names, target, brk):
+    """`for item in iterable: body(item)`; a static iterable (a tensor, a range with a static bound) becomes
+    a `while` op; a static `break` inside a Python loop guards the remaining iterations with `cond`."""
+    if _static_iterable(iterable):
+        log.info(2, f"{_site()}: `for` over a static value -> while op over {list(names)}")
+        src = _source(iterable)
+        n = src.length()
+        from ..ops.creation import full
+
+        def cond(extra):
+            k = extra[0]
+            c = k < n
+            if brk is not None:
+                b = brk()
+                if is_var(b) or b:
+                    from .control import convert_logical_and
+                    return convert_logical_and(lambda: convert_logical_not(b), lambda: c)
+            return c
+
+        def step(extra):
+            k = extra[0]
+            body(src.item(k))
+            return [k + 1]
+        return _static_loop(get, set_, names, cond, step, [full([], 0, "int64")])
+    for item in iterable:
+        if brk is not None:
+            b = brk()
+            if is_var(b):
+                convert_ifelse(convert_logical_not(b), lambda: body(item), lambda: None, get, set_, names)
+                continue
+            if b:
+                break
+        body(item)
+
+
+# ---- the static loop --------------------------------------------------------------------------------------------
+
+def _carried(v):
+    """Values a `while` op can carry: Variables, eager Tensors, Python scalars, and nests of them."""
+    leaves, _ = cf.flatten(v)
+    return all(is_var(x) or isinstance(x, TensorMethods) or isinstance(x, _SCALARS) for x in leaves) and \
+        not (isinstance(v, (list, tuple, dict)) and not leaves and not isinstance(v, list))
+
+
+def _to_array(v):
+    from ..tensor.array import create_array
+    dtype = v[0].dtype if v else "float32"
+    arr = create_array(dtype, v)
+    arr.attrs["empty_dtype"] = not v
+    return arr
+
+
+def _static_loop(get, set_, names, cond_fn, body_fn, extra):
+    from ..ops.creation import full, zeros
+    from ..ops.math import cast
+    prog = builder.default_main_program()
+    parent = prog.current_block()
+    values = list(get())
+    fills = {}
+    for _ in range(len(names) + 2):
+        vals = list(values)
+        for i, fv in fills.items():
+            vals[i] = fv
+        carried, const = [], {}
+        for i, v in enumerate(vals):
+            if isinstance(v, list) and all(is_var(x) or isinstance(x, TensorMethods) for x in v):
+                vals[i] = _to_array(v)
+                carried.append(i)
+            elif not isinstance(v, UndefinedVar) and _carried(v):
+                carried.append(i)
+            else:
+                const[i] = v
+        arrays = {i for i in carried if is_var(vals[i]) and vals[i].attrs.get("kind") == "tensor_array"}
+        nb, nops = len(prog.blocks), len(parent.ops)
+        init = [vals[i] for i in carried] + list(extra)
+        nc = len(carried)
+        last = {}
+
+        def load(lv):
+            state = list(vals)
+            for j, i in enumerate(carried):
+                x = lv[j]
+                if i in arrays and is_var(x):
+                    x.attrs["kind"] = "tensor_array"
+                state[i] = x
+            set_(tuple(state))
+            return list(lv[nc:])
+
+        def cond(*lv):
+            return cond_fn(load(lv))
+
+        def body(*lv):
+            ex = body_fn(load(lv))
+            now = list(get())
+            for i in const:
+                last[i] = now[i]
+            out = []
+            for j, i in enumerate(carried):
+                out.append(_match(names[i], now[i], init[j], i in arrays))
+            for i in const:
+                v = now[i]
+                if is_var(v) and isinstance(const[i], UndefinedVar):
+                    raise _Retry(i, v)
+                if is_var(v) and i not in fills:
+                    raise _Retry(i, v)
+            return out + list(ex)
+        try:
+            res = cf.while_loop(cond, body, init)
+        except _Retry as r:
+            del prog.blocks[nb:]
+            del parent.ops[nops:]
+            prog.current_block_idx = parent.idx
+            v = r.value
+            log.info(1, f"{_site()}: '{names[r.index]}' is first assigned inside a tensor-dependent loop; it is "
+                     "carried from the start with zeros")
+            fills[r.index] = zeros([d if d >= 0 else 1 for d in v.shape], v.dtype) if is_var(v) else v
+            continue
+        state = list(vals)
+        for i, v in last.items():
+            state[i] = v
+        for j, i in enumerate(carried):
+            x = res[j]
+            if i in arrays:
+                x.attrs["kind"] = "tensor_array"
+            state[i] = x
+        set_(tuple(state))
+        return
+    raise RuntimeError("could not build the loop: its variables keep changing type")
+
+
+def _match(name, v, init, is_array):
+    """The body's value for a carried variable, in the loop var's dtype (Python scalars become constants)."""
+    from ..ops.math import cast
+    lv, tv = cf.flatten(v)
+    li, ti = cf.flatten(init)
+    if tv != ti:
+        raise ValueError(f"loop variable '{name}' changes structure inside a tensor-dependent loop "
+                         f"({cf._describe(init)} before, {cf._describe(v)} after the body)")
+    out = []
+    for x, y in zip(lv, li):
+        if isinstance(x, UndefinedVar):
+            raise x.error()
+        if isinstance(x, TensorMethods) and not is_var(x):
+            from ..ops.creation import assign
+            x = assign(x)
+        if is_var(x) and is_var(y) and x.dtype is not y.dtype and not is_array:
+            x = cast(x, y.dtype)
+        elif not is_var(x) and is_var(y):
+            from ..ops.creation import full
+            x = full([d if d >= 0 else 1 for d in y.shape] if y.ndim else [], x, y.dtype.name)
+        out.append(x)
+    return cf.unflatten(tv, out)

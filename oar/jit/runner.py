@@ -1,0 +1,172 @@
+"""`ProgramRunner`: runs a forward Program as ONE eager op (`run_program`) whose gradient rule runs the
+backward program (built once with `oar.static.gradients`), so `loss.backward()` accumulates `.grad` on the
+Parameters bound in `program.bound` and on inputs that need gradients. Eager optimizers, LR schedulers,
+clipping and `clear_grad()` work unchanged.
+
+The forward plan fetches the outputs and the intermediates the backward reads; they travel as extra
+outputs of the op, so nothing is stored between the two calls.
+
+Example:
+    >>> runner = ProgramRunner(concrete.main_program, [v.name for v in concrete.inputs],
+    ...                        [v.name for v in concrete.outputs])
+    >>> outs = runner(x)                 # eager Tensors
+"""
+import itertools
+
+import numpy as np
+
+from ..framework.state import STATE
+from ..ops.registry import apply, defop
+from ..static.executor import compile_program
+
+RUNNERS = {}
+_ids = itertools.count()
+
+
+def _fwd_impl(*arrays, runner, save):
+    return RUNNERS[runner].run_forward(arrays, save)
+
+
+def _fwd_infer(metas, runner, save):
+    r = RUNNERS[runner]
+    gb = r.program.global_block()
+    out = [(list(gb.var(n).shape), gb.var(n).dtype) for n in r.output_names]
+    return out + ([(list(gb.var(n).shape), gb.var(n).dtype) for n in r.saved_names] if save else [])
+
+
+def _fwd_grad(gouts, outs, *inputs, runner, save):
+    r = RUNNERS[runner]
+    mask = [not t.stop_gradient and t.dtype.kind in "fc" for t in inputs]
+    n = len(r.output_names)
+    want = [i for i, m in enumerate(mask) if m]
+    args = tuple(inputs[:r.n_in]) + tuple(gouts[:n]) + tuple(outs[n:])
+    grads = apply(RUN_PROGRAM_GRAD, args, {"runner": runner, "want": want})
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    result = [None] * len(inputs)
+    for i, g in zip(want, grads):
+        result[i] = g
+    return tuple(result)
+
+
+def _bwd_impl(*arrays, runner, want):
+    return RUNNERS[runner].run_backward(arrays, want)
+
+
+def _bwd_infer(metas, runner, want):
+    r = RUNNERS[runner]
+    return [r.in_meta(i) for i in want]
+
+
+RUN_PROGRAM = defop("run_program", _fwd_impl, inputs=("x",), outputs=("out*",), variadic=True, infer=_fwd_infer,
+                    grad=_fwd_grad)
+RUN_PROGRAM_GRAD = defop("run_program_grad", _bwd_impl, inputs=("x",), outputs=("out*",), variadic=True,
+                         infer=_bwd_infer)
+
+
+class ProgramRunner:
+    """Runs `program` (feeds `input_names`, fetches `output_names`) as one differentiable eager op.
+
+    Args:
+        program: a forward Program; its `bound` Tensors (parameters, buffers) are read at call time.
+        input_names: feed variable names, in the order of the tensors given to `__call__`.
+        output_names: fetched variable names, in the order returned.
+    """
+
+    def __init__(self, program, input_names, output_names):
+        self.program = program
+        self.input_names, self.output_names = list(input_names), list(output_names)
+        self.n_in = len(self.input_names)
+        gb = program.global_block()
+        reads = set()
+        for b in program.blocks:
+            for op in b.ops:
+                reads.update(op.input_names())
+        self.param_names = [n for n in program.bound if n in gb.vars and n in reads]
+        self.id = next(_ids)
+        RUNNERS[self.id] = self
+        self._fwd = {}
+        self._bwd = None
+        self.saved_names = []
+
+    # ---- calling ------------------------------------------------------------------------------------------
+    def __call__(self, *inputs):
+        bound = self.program.bound
+        params = [bound[n] for n in self.param_names]
+        args = tuple(inputs) + tuple(params)
+        save = False
+        if STATE.grad_enabled:
+            for t in args:
+                if not t.stop_gradient:
+                    save = True
+                    break
+        if save and self._bwd is None:
+            self._build_backward()
+        outs = apply(RUN_PROGRAM, args, {"runner": self.id, "save": save})
+        if not isinstance(outs, tuple):
+            outs = (outs,)
+        return list(outs[:len(self.output_names)])
+
+    def run_forward(self, arrays, save):
+        c = self._fwd.get(save)
+        if c is None:
+            fetch = self.output_names + (self.saved_names if save else [])
+            c = self._fwd[save] = compile_program(self.program, self.input_names, fetch)
+        feed = dict(zip(self.input_names, arrays))
+        return tuple(c.run(feed))
+
+    # ---- backward -----------------------------------------------------------------------------------------
+    def _build_backward(self):
+        from ..static.backward import gradients
+        from ..static.builder import program_guard, static_mode, data
+        bp = self.program.clone()
+        gb = bp.global_block()
+        n_fwd = len(gb.ops)
+        outs = [gb.var(n) for n in self.output_names]
+        targets = [v for v in outs if v.dtype.kind in "fc" and not v.stop_gradient]
+        wrt_names = self.input_names + self.param_names
+        with program_guard(bp), static_mode(True):
+            seeds = [data(f"{v.name}@OUT_GRAD", v.shape, v.dtype) for v in targets]
+            wrt = [gb.var(n) for n in wrt_names]
+            grads = gradients(targets, wrt, seeds) if targets else [None] * len(wrt)
+        grad_ops = gb.ops[n_fwd:]
+        gb.ops = grad_ops
+        bp._bump()
+        written, free = set(), []
+        for op in grad_ops:
+            for n in op.input_names():
+                if n not in written and n not in free:
+                    free.append(n)
+            written.update(op.output_names())
+        seed_names = [s.name for s in seeds]
+        params = set(self.param_names)
+        self.saved_names = [n for n in free if n not in params and n not in seed_names and n not in self.input_names
+                            and n in self.program.global_block().vars]
+        self._bwd = (bp, [g.name if g is not None else None for g in grads], seed_names, [v.name for v in targets])
+
+    def run_backward(self, arrays, want):
+        bp, grad_names, seed_names, target_names = self._bwd
+        n_in, n_out = self.n_in, len(self.output_names)
+        inputs, gouts, saved = arrays[:n_in], arrays[n_in:n_in + n_out], arrays[n_in + n_out:]
+        feed = dict(zip(self.input_names, inputs))
+        feed.update(zip(self.saved_names, saved))
+        by_name = dict(zip(self.output_names, gouts))
+        for s, t in zip(seed_names, target_names):
+            feed[s] = by_name[t]
+        names = [grad_names[i] for i in want]
+        fetch = [n for n in names if n is not None]
+        c = compile_program(bp, [n for n in feed], fetch)
+        got = dict(zip(fetch, c.run(feed)))
+        out = []
+        for i, n in zip(want, names):
+            if n is None:  # no path from the outputs to this input: a zero gradient
+                shape = np.shape(inputs[i]) if i < n_in else self.program.bound[self.param_names[i - n_in]].shape
+                got[n] = np.zeros(shape, self.in_meta(i)[1].np)
+            out.append(got[n])
+        return tuple(out)
+
+    def in_meta(self, i):
+        gb = self.program.global_block()
+        name = (self.input_names + self.param_names)[i]
+        v = gb.var(name)
+        return list(v.shape), v.dtype

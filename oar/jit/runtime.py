@@ -1,0 +1,223 @@
+"""The runtime operators that converted code calls as `_jst.<name>`: the one place where "Python value or
+graph op" is decided, at run time. Non-Variables always keep plain Python semantics.
+
+Control flow lives in `control.py` and `loop_runtime.py`; builtins, calls and list mutation are here.
+"""
+import builtins
+import inspect
+import os
+import sys
+import sysconfig
+import types
+
+import numpy as np
+
+from ..static.ir import Variable
+from ..tensor.methods import TensorMethods
+from . import log
+from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
+                      convert_logical_not, convert_compare_chain, is_var, no_state)
+from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip  # noqa: F401
+from .undefined import UndefinedVar, check_defined  # noqa: F401
+
+_OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_SKIP_DIRS = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+_SKIP_MODULES = {"numpy", "builtins", "functools", "itertools", "math", "collections", "typing", "copy", "abc",
+                 "warnings", "re", "os", "sys", "inspect", "logging", "operator", "random", "time"}
+IGNORED_MODULES = set()       # module names given to oar.jit.ignore_module
+NOT_TO_STATIC = set()         # code objects marked by oar.jit.not_to_static
+_DEPTH = {}                   # code object -> depth of converted calls now running (static recursion check)
+MAX_STATIC_RECURSION = 64
+
+
+# ---- calls ------------------------------------------------------------------------------------------------------
+
+def _skip(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None or code in NOT_TO_STATIC:
+        return True
+    mod = (getattr(fn, "__module__", None) or "").split(".")[0]
+    if mod == "oar" or mod in _SKIP_MODULES or getattr(fn, "__module__", None) in IGNORED_MODULES or \
+            mod in IGNORED_MODULES:
+        return True
+    f = code.co_filename
+    return f.startswith(_OAR_DIR) or f.startswith(_SKIP_DIRS) or f.startswith("<")
+
+
+def convert_call(fn):
+    """The callable to use for `fn` in converted code: user functions, methods and sublayers converted
+    (recursively, cached); oar's own functions, builtins and ignored modules unchanged."""
+    from .convert import CONVERTED_CODES, ConversionError, convert_function
+    from .static_function import StaticFunction
+    if isinstance(fn, UndefinedVar):
+        raise fn.error()
+    if isinstance(fn, StaticFunction):
+        return fn._traced_callable()
+    if isinstance(fn, types.FunctionType):
+        if fn.__code__ in CONVERTED_CODES or _skip(fn):
+            return _array_aware(fn)
+        if getattr(fn, "__code__", None) is not None and inspect.isgeneratorfunction(fn):
+            return fn
+        try:
+            conv = convert_function(fn)
+        except ConversionError as e:
+            log.info(1, f"calling {fn.__qualname__} as it is: {e}")
+            return fn
+        return _guard_recursion(conv.fn) if conv.eager_reason is None else fn
+    if isinstance(fn, types.MethodType):
+        inner = convert_call(fn.__func__)
+        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+    from ..nn.layer import Layer
+    if isinstance(fn, Layer):
+        fwd = fn.__dict__.get("forward")
+        if fwd is not None or type(fn).__module__.split(".")[0] == "oar":
+            return fn
+        conv = convert_call(type(fn).forward)
+        if conv is type(fn).forward:
+            return fn
+        return _LayerCall(fn, conv)
+    return fn
+
+
+class _LayerCall:
+    """Calls a user sublayer with its converted `forward` (hooks still run)."""
+
+    def __init__(self, layer, forward):
+        self.layer, self.forward = layer, forward
+
+    def __call__(self, *args, **kwargs):
+        layer = self.layer
+        layer.__dict__["forward"] = types.MethodType(self.forward, layer)
+        try:
+            return layer(*args, **kwargs)
+        finally:
+            layer.__dict__.pop("forward", None)
+
+
+def _guard_recursion(fn):
+    code = fn.__code__
+
+    def call(*args, **kwargs):
+        from ..framework.state import STATE
+        if not STATE.static:
+            return fn(*args, **kwargs)
+        d = _DEPTH.get(code, 0)
+        if d >= MAX_STATIC_RECURSION:
+            raise RecursionError(
+                f"'{fn.__qualname__}' ({code.co_filename}:{code.co_firstlineno}) calls itself more than "
+                f"{MAX_STATIC_RECURSION} times while being converted: its recursion ends on a tensor value, which "
+                "a static program cannot express. End the recursion on a Python value, or write it as a while "
+                "loop over tensors")
+        _DEPTH[code] = d + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _DEPTH[code] = d
+    call.__wrapped__ = fn
+    return call
+
+
+def _array_aware(fn):
+    """`oar.stack` / `oar.concat` of a list carried through a static loop (a tensor array)."""
+    name = getattr(fn, "__name__", "")
+    if name in ("stack", "concat") and getattr(fn, "__module__", "").startswith("oar."):
+        def call(x, axis=0, name=None):
+            if is_var(x) and x.attrs.get("kind") == "tensor_array":
+                from ..tensor.array import array_to_tensor
+                return array_to_tensor(x, axis, fn.__name__ == "stack")
+            return fn(x, axis)
+        return call
+    return fn
+
+
+# ---- builtins ---------------------------------------------------------------------------------------------------
+
+def _is_array(x):
+    return is_var(x) and x.attrs.get("kind") == "tensor_array"
+
+
+def convert_print(*args, **kwargs):
+    """`print`: static values print when the program runs (a `print` op); others print now."""
+    if not any(is_var(a) for a in args):
+        return builtins.print(*args, **kwargs)
+    from ..static.debug_ops import Print
+    text = [str(a) for a in args if not is_var(a)]
+    for a in args:
+        if is_var(a):
+            Print(a, message=" ".join(text) or None)
+
+
+def convert_assert(cond, message):
+    """`assert cond, message`: a static condition becomes an `assert` op keeping the message."""
+    if isinstance(cond, UndefinedVar):
+        raise cond.error()
+    if not is_var(cond):
+        if not cond:
+            msg = message()
+            raise AssertionError(msg) if msg is not None else AssertionError()
+        return
+    from ..static.debug_ops import Assert
+    from .control import _pred
+    msg = message()
+    Assert(_pred(cond), name=str(msg) if msg is not None else "assert")
+
+
+def convert_len(x):
+    """`len(x)`: a Python int when known, a run-time shape value for an unknown first dim or a tensor array."""
+    if is_var(x):
+        if _is_array(x):
+            from ..tensor.array import array_length
+            from ..ops.manipulation import reshape
+            return reshape(array_length(x), [])
+        if x.ndim == 0:
+            raise TypeError(f"len() of a 0-D tensor '{x.name}'")
+        if x.shape[0] >= 0:
+            return x.shape[0]
+        from ..ops.manipulation import shape
+        return shape(x)[0]
+    return len(x)
+
+
+_CAST = {"int": "int64", "bool": "bool"}
+
+
+def convert_cast(x, kind):
+    """`int(x)`, `float(x)`, `bool(x)`: a cast op for a static value, Python otherwise."""
+    if not is_var(x):
+        return {"int": int, "float": float, "bool": bool}[kind](x)
+    from ..ops.math import cast
+    if kind == "float":
+        return x if x.dtype.kind == "f" else cast(x, "float32")
+    return cast(x, _CAST[kind])
+
+
+def convert_shape(x):
+    """`x.shape`: known dims as ints, unknown dims (-1) as run-time values."""
+    if not is_var(x):
+        return x.shape
+    if all(d >= 0 for d in x.shape):
+        return list(x.shape)
+    from ..ops.manipulation import shape
+    s = shape(x)
+    return [d if d >= 0 else s[i] for i, d in enumerate(x.shape)]
+
+
+def convert_append(xs, v):
+    """`xs.append(v)`: on a tensor array (a list carried by a static loop) an `array_write` at the end."""
+    if _is_array(xs):
+        from ..tensor.array import array_length, array_write
+        if xs.attrs.pop("empty_dtype", False) and v.dtype is not xs.dtype:
+            xs.dtype = v.dtype
+        array_write(v, array_length(xs), xs)
+        return xs
+    xs.append(v)
+    return xs
+
+
+def convert_pop(xs, index=None):
+    """`xs.pop(index)`; returns (xs, value)."""
+    if _is_array(xs):
+        raise NotImplementedError(
+            "list.pop() on a list carried through a tensor-dependent loop (a tensor array) is not supported; "
+            "read the element with xs[i] and keep a separate length counter")
+    return xs, (xs.pop() if index is None else xs.pop(index))

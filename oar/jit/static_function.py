@@ -1,0 +1,344 @@
+"""`StaticFunction` (what `to_static` returns), `ProgramCache` and `ConcreteProgram`.
+
+Calling a StaticFunction in eager mode looks up (or builds) the ConcreteProgram for the call's signature --
+tensor shapes and dtypes (or the `input_spec`'s), non-tensor argument values, train/eval -- and runs it as one
+eager op through `ProgramRunner`. Building = running the converted function on `oar.static.data` placeholders
+inside a fresh Program.
+"""
+import inspect
+import os
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+from ..framework.state import STATE, get_rng_state, set_rng_state
+from ..static import builder
+from ..static import control_flow as cf
+from ..static.input_spec import InputSpec
+from ..static.ir import Program, Variable
+from ..tensor.methods import TensorMethods
+from ..tensor.tensor import Tensor
+from . import errors, log
+from .convert import ConversionError, convert_function
+
+ENABLED = {"on": True}
+MAX_PROGRAMS_WARN = 8
+CHECK_CALLS = 3
+
+
+class ConcreteProgram:
+    """One traced Program of a function.
+
+    Attributes: main_program, startup_program, inputs (feed Variables, in the order of the flattened tensor
+    arguments), outputs (output Variables), parameters (var name -> eager Tensor, == main_program.bound),
+    input_spec (flat InputSpecs of the inputs), function_name, training.
+    """
+
+    def __init__(self, main_program, startup_program, inputs, outputs, out_tree, out_leaves, function_name,
+                 training):
+        self.main_program, self.startup_program = main_program, startup_program
+        self.inputs, self.outputs = inputs, outputs
+        self._out_tree, self._out_leaves = out_tree, out_leaves
+        self.function_name, self.training = function_name, training
+        self.input_spec = [InputSpec(v.shape, v.dtype, v.name) for v in inputs]
+        self._runner = None
+
+    @property
+    def parameters(self):
+        return self.main_program.bound
+
+    @property
+    def runner(self):
+        if self._runner is None:
+            from .runner import ProgramRunner
+            self._runner = ProgramRunner(self.main_program, [v.name for v in self.inputs],
+                                         [v.name for v in self.outputs])
+        return self._runner
+
+    def pack_outputs(self, flat_values):
+        """Rebuilds the function's output structure from values for `outputs` (in order)."""
+        it = iter(flat_values)
+        leaves = [next(it) if isinstance(v, Variable) else v for v in self._out_leaves]
+        return cf.unflatten(self._out_tree, leaves)
+
+
+class ProgramCache:
+    """The ConcretePrograms of one StaticFunction, keyed by call signature."""
+
+    def __init__(self):
+        self._programs = {}
+        self._reasons = []
+        self._warned = False
+
+    def concrete_programs(self):
+        return list(self._programs.values())
+
+    def __len__(self):
+        return len(self._programs)
+
+    def get(self, key):
+        return self._programs.get(key)
+
+    def add(self, key, cp, name):
+        if self._programs:
+            reason = _why(key, list(self._programs))
+            self._reasons.append(reason)
+            log.info(1, f"building a new program for '{name}' ({len(self._programs) + 1} so far): {reason}")
+        else:
+            log.info(1, f"building the first program for '{name}'")
+        self._programs[key] = cp
+        if len(self._programs) > MAX_PROGRAMS_WARN and not self._warned:
+            self._warned = True
+            warnings.warn(f"to_static: '{name}' has been converted into {len(self._programs)} programs; the "
+                          f"reasons were: {'; '.join(self._reasons[-8:])}. Pass an input_spec with None dims, or "
+                          "make the changing Python arguments tensors", stacklevel=4)
+
+
+def _why(key, old):
+    prev = old[-1]
+    if len(prev) != len(key):
+        return "the arguments' structure changed"
+    for i, (a, b) in enumerate(zip(prev, key)):
+        if a != b:
+            if i == len(key) - 1:
+                return f"train/eval mode changed to {'train' if b else 'eval'}"
+            return f"argument {i} changed from {a!r} to {b!r}"
+    return "unknown"
+
+
+def _spec_of(leaf):
+    if isinstance(leaf, InputSpec):
+        return leaf
+    if isinstance(leaf, TensorMethods):
+        return InputSpec(leaf.shape, leaf.dtype, None)
+    return None
+
+
+class StaticFunction:
+    """A function (or Layer method) converted by `to_static`. Call it like the original.
+
+    Attributes:
+        dygraph_function: the original function. code: the converted source. concrete_program: the latest
+        ConcreteProgram. program_cache: every program built. rollback(): the original function back.
+    """
+
+    def __init__(self, function, input_spec=None, build_strategy=None, full_graph=True, check=None, layer=None):
+        if isinstance(function, types.MethodType):
+            layer, function = function.__self__, function.__func__
+        self._function = function
+        self._layer = layer
+        self._input_spec = list(input_spec) if input_spec is not None else None
+        self._build_strategy = build_strategy
+        self.program_cache = ProgramCache()
+        self._check = check if check is not None else os.environ.get("OAR_TO_STATIC_CHECK", "") not in ("", "0")
+        self._checks_left = CHECK_CALLS
+        self._bound = weakref.WeakKeyDictionary()
+        self._last = None
+        self._warned_eager = False
+        self.__name__ = getattr(function, "__name__", "static_function")
+        self.__doc__ = getattr(function, "__doc__", None)
+        self.__wrapped__ = function
+
+    # ---- descriptor: @to_static on a Layer method ---------------------------------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        sf = self._bound.get(instance)
+        if sf is None:
+            sf = StaticFunction(self._function, self._input_spec, self._build_strategy, check=self._check,
+                                layer=instance)
+            self._bound[instance] = sf
+        return sf
+
+    @property
+    def dygraph_function(self):
+        return types.MethodType(self._function, self._layer) if self._layer is not None else self._function
+
+    @property
+    def code(self):
+        return convert_function(self._function).code
+
+    @property
+    def concrete_program(self):
+        if self._last is None:
+            if self._input_spec is None:
+                raise ValueError(f"'{self.__name__}' has no program yet: call it once or pass input_spec")
+            return self.get_concrete_program(*self._input_spec)
+        return self._last
+
+    def rollback(self):
+        """The original function (for a Layer, `forward` is restored to its class method)."""
+        if self._layer is not None and self._layer.__dict__.get("forward") is self:
+            del self._layer.__dict__["forward"]
+            return self._layer.forward
+        return self.dygraph_function
+
+    def _converted(self):
+        conv = convert_function(self._function)
+        fn = conv.fn
+        return types.MethodType(fn, self._layer) if self._layer is not None else fn, conv
+
+    def _traced_callable(self):
+        """The converted function to call while another program is being built."""
+        try:
+            fn, conv = self._converted()
+        except ConversionError:
+            return self.dygraph_function
+        return fn if conv.eager_reason is None else self.dygraph_function
+
+    # ---- calling ------------------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not ENABLED["on"]:
+            return self.dygraph_function(*args, **kwargs)
+        if STATE.static:
+            return self._traced_callable()(*args, **kwargs)
+        try:
+            _, conv = self._converted()
+        except ConversionError as e:
+            return self._eager(str(e), args, kwargs)
+        if conv.eager_reason is not None:
+            return self._eager(conv.eager_reason, args, kwargs)
+        cp = self._program_for(args, kwargs)
+        tensors = [a for a in _flat_args(args, kwargs)[0] if isinstance(a, TensorMethods)]
+        if self._check and self._checks_left > 0:
+            return self._checked_call(cp, tensors, args, kwargs)
+        return cp.pack_outputs(cp.runner(*tensors))
+
+    def _eager(self, reason, args, kwargs):
+        if not self._warned_eager:
+            self._warned_eager = True
+            log.info(0, f"'{self.__name__}' runs eagerly (not converted): {reason}")
+        return self.dygraph_function(*args, **kwargs)
+
+    def _key(self, leaves):
+        parts = []
+        specs = self._flat_specs(len(leaves))
+        for i, a in enumerate(leaves):
+            if isinstance(a, TensorMethods):
+                s = specs[i] if specs is not None else None
+                if s is not None and isinstance(s, InputSpec):
+                    parts.append(("spec", s.shape, s.dtype.name))
+                else:
+                    d = a._data
+                    parts.append((d.shape, d.dtype.str))
+            elif isinstance(a, InputSpec):
+                parts.append(("spec", a.shape, a.dtype.name))
+            else:
+                try:
+                    hash(a)
+                    parts.append(("py", a))
+                except TypeError:
+                    parts.append(("py-id", id(a)))
+        parts.append(bool(getattr(self._layer, "training", True)))
+        return tuple(parts)
+
+    def _flat_specs(self, n):
+        if self._input_spec is None:
+            return None
+        leaves, _ = cf.flatten(list(self._input_spec))
+        return leaves if len(leaves) == n else None
+
+    def _program_for(self, args, kwargs):
+        leaves, tree = _flat_args(args, kwargs)
+        key = self._key(leaves)
+        cp = self.program_cache.get(key)
+        if cp is None:
+            specs = self._flat_specs(len(leaves))
+            if specs is not None:
+                leaves = [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a
+                          for a, s in zip(leaves, specs)]
+            cp = self._build(leaves, tree)
+            self.program_cache.add(key, cp, self.__name__)
+        self._last = cp
+        return cp
+
+    def get_concrete_program(self, *args, **kwargs):
+        """The ConcreteProgram for these arguments (InputSpecs, Tensors or Python values), built if needed."""
+        leaves, tree = _flat_args(args, kwargs)
+        key = self._key(leaves)
+        cp = self.program_cache.get(key)
+        if cp is None:
+            cp = self._build(leaves, tree)
+            self.program_cache.add(key, cp, self.__name__)
+        self._last = cp
+        return cp
+
+    def _build(self, leaves, tree):
+        fn, conv = self._converted()
+        main, startup = Program(), Program()
+        names = _arg_names(self._function, self._layer is not None)
+        inputs, used = [], set()
+        try:
+            with builder.program_guard(main, startup), builder.static_mode(True):
+                new = []
+                for i, a in enumerate(leaves):
+                    spec = _spec_of(a)
+                    if spec is None:
+                        new.append(a)
+                        continue
+                    name = spec.name or (names[i] if i < len(names) else f"input_{i}")
+                    while name in used:
+                        name = f"{name}_{len(used)}"
+                    used.add(name)
+                    v = builder.data(name, list(spec.shape), spec.dtype)
+                    v.stop_gradient = spec.dtype.kind not in "fc"
+                    inputs.append(v)
+                    new.append(v)
+                args, kwargs = cf.unflatten(tree, new)
+                out = fn(*args, **kwargs)
+                out_leaves, out_tree = cf.flatten(out)
+                fixed = []
+                for v in out_leaves:
+                    if isinstance(v, TensorMethods) and not isinstance(v, Variable):
+                        from ..ops.creation import assign
+                        v = assign(v)
+                    fixed.append(v)
+        except Exception as e:
+            raise errors.attach(e, self.__name__, "converting") from None
+        outputs = [v for v in fixed if isinstance(v, Variable)]
+        from .undefined import UndefinedVar
+        for v in fixed:
+            if isinstance(v, UndefinedVar):
+                raise v.error()
+        training = bool(getattr(self._layer, "training", True))
+        return ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+
+    # ---- check mode ---------------------------------------------------------------------------------------
+    def _checked_call(self, cp, tensors, args, kwargs):
+        self._checks_left -= 1
+        state = get_rng_state()
+        from ..framework.state import no_grad
+        with no_grad():
+            expected = self.dygraph_function(*args, **kwargs)
+        set_rng_state(state)
+        got = cp.pack_outputs(cp.runner(*tensors))
+        el, _ = cf.flatten(expected)
+        gl, _ = cf.flatten(got)
+        if len(el) != len(gl):
+            raise AssertionError(f"to_static check: '{self.__name__}' returns {len(gl)} values converted but "
+                                 f"{len(el)} eagerly")
+        for i, (e, g) in enumerate(zip(el, gl)):
+            ea, ga = np.asarray(getattr(e, "_data", e)), np.asarray(getattr(g, "_data", g))
+            if ea.shape != ga.shape or not np.allclose(ea, ga, rtol=1e-5, atol=1e-6, equal_nan=True):
+                diff = np.max(np.abs(ea.astype(float) - ga.astype(float))) if ea.shape == ga.shape else "shape"
+                raise AssertionError(f"to_static check: output {i} of '{self.__name__}' differs between eager and "
+                                     f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
+                                     f"max abs diff {diff})")
+        return got
+
+
+def _flat_args(args, kwargs):
+    if not kwargs:
+        leaves, tree = cf.flatten(list(args))
+        return leaves, ("tuple", [tree, ("dict", [])])
+    return cf.flatten((list(args), dict(kwargs)))
+
+
+def _arg_names(fn, is_method):
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):
+        return []
+    return names[1:] if is_method else names

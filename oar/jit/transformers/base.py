@@ -1,0 +1,229 @@
+"""The AST toolkit shared by the converters. It imports nothing of the framework: converters only rewrite
+syntax into calls of runtime `_jst.convert_*` functions (oar/jit/runtime.py), which decide at run time.
+
+Example:
+    >>> stmts = template("_jst.convert_print({args})", args="x, y")
+"""
+import ast
+import copy
+import re
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+          ast.DictComp, ast.GeneratorExp)
+LOOPS = (ast.For, ast.While)
+HELPER_RE = re.compile(r"__(true_fn|false_fn|get|set|cond|body)_\d+$")
+
+
+class Context:
+    """Per-function conversion state: fresh names, and the side table of sites (line -> info) the runtime
+    uses for messages (which lines assign a name, where an `if` or loop starts)."""
+
+    def __init__(self, filename="<unknown>", func_name="f"):
+        self.filename, self.func_name = filename, func_name
+        self._n = 0
+        self.sites = {}          # lineno -> {"kind": ..., "assigned": {name: [lines]}}
+        self.eager_reason = None  # set when the function must run eagerly (breakpoint(), pdb.set_trace())
+
+    def fresh(self, stem):
+        self._n += 1
+        return f"__{stem}_{self._n}"
+
+
+def template(src, **subs):
+    """Parses `src` with `{key}` placeholders: strings are formatted in; AST nodes replace the placeholder
+    name `{key}` where it appears as a bare name. Returns a list of statements."""
+    nodes = {k: v for k, v in subs.items() if isinstance(v, ast.AST)}
+    text = src.format(**{k: (f"__PH_{k}" if k in nodes else v) for k, v in subs.items()})
+    tree = ast.parse(text)
+    mark_generated(tree.body)
+
+    class _Fill(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id.startswith("__PH_"):
+                return copy.deepcopy(nodes[node.id[5:]])
+            return node
+
+        def visit_Expr(self, node):
+            self.generic_visit(node)
+            return node
+
+    return _Fill().visit(tree).body
+
+
+def expr(src, **subs):
+    """Like `template` for one expression."""
+    return template(src, **subs)[0].value
+
+
+def located(nodes, like):
+    """Gives every node in `nodes` (one node or a list) without a location the location of `like`, so errors
+    and the static builder's source lines point at the user's original line."""
+    items = nodes if isinstance(nodes, list) else [nodes]
+    for n in items:
+        for sub in ast.walk(n):
+            if "lineno" in sub._attributes:
+                if getattr(sub, "lineno", None) is None or getattr(sub, "_oar_gen", False):
+                    sub.lineno, sub.col_offset = like.lineno, getattr(like, "col_offset", 0)
+                    sub.end_lineno, sub.end_col_offset = like.lineno, getattr(like, "col_offset", 0)
+                    sub.__dict__.pop("_oar_gen", None)
+    return nodes
+
+
+def walk_scope(node):
+    """`ast.walk` that does not enter nested function, lambda, class or comprehension scopes."""
+    todo = [node] if not isinstance(node, list) else list(node)
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, SCOPES):  # its name (if any) is bound here, its body is another scope
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def assigned_names(stmts):
+    """Names (re)bound by `stmts` in their own scope, in first-seen order, with the lines binding them.
+
+    `x.append(...)`/`x.pop()` statements rewritten to `x = _jst.convert_append(x, ...)` count as bindings;
+    `x[i] = v` counts as a change of `x`."""
+    out = {}
+
+    def add(name, node):
+        out.setdefault(name, []).append(getattr(node, "lineno", 0))
+
+    for n in walk_scope(stmts):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and not HELPER_RE.match(n.id):
+            add(n.id, n)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if getattr(n, "_oar_helper", False):  # a converted block: the names it declares nonlocal change here
+                for d in n.body:
+                    if isinstance(d, ast.Nonlocal):
+                        for name in d.names:
+                            add(name, d)
+            else:
+                add(n.name, n)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
+            add(n.value.id, n)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                add((a.asname or a.name).split(".")[0], n)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            add(n.name, n)
+    return out
+
+
+def declared(stmts, kind):
+    """Names declared `global` (kind=ast.Global) or `nonlocal` in `stmts`' own scope."""
+    names = set()
+    for n in walk_scope(stmts):
+        if isinstance(n, kind):
+            names.update(n.names)
+    return names
+
+
+def contains(stmts, types, stop_at_loops=False):
+    """True when `stmts` hold a node of `types` in their own scope (optionally not inside nested loops)."""
+    todo = list(stmts) if isinstance(stmts, list) else [stmts]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, types):
+            return True
+        for child in ast.iter_child_nodes(n):
+            if isinstance(child, SCOPES) or (stop_at_loops and isinstance(child, LOOPS)):
+                continue
+            todo.append(child)
+    return False
+
+
+def sets_flag(stmt, flags):
+    """True when `stmt` may assign one of the `flags` names."""
+    for n in walk_scope(stmt):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in flags:
+            return True
+    return False
+
+
+def not_any(flags):
+    """The expression `not (f1 or f2 ...)` through the runtime's lazy logical operators."""
+    if len(flags) == 1:
+        return expr("_jst.convert_logical_not({f})", f=flags[0])
+    return expr("_jst.convert_logical_not(_jst.convert_logical_or(lambda: {a}, lambda: {b}))",
+                a=flags[0], b=flags[1])
+
+
+def guard(stmts, flags):
+    """Wraps the statements that follow a possible assignment of a flag in `if not flag:` (recursively in
+    the bodies of `if`, `with` and `try`), so `break`/`continue`/`return` lowered to flags skip the rest."""
+    out = []
+    for k, s in enumerate(stmts):
+        if isinstance(s, ast.If):
+            s.body, s.orelse = guard(s.body, flags), guard(s.orelse, flags)
+        elif isinstance(s, (ast.With, ast.Try)):
+            s.body = guard(s.body, flags)
+        out.append(s)
+        if getattr(s, "_oar_jump", False):  # an unconditional flag assignment: the rest is unreachable
+            return out
+        if k + 1 < len(stmts) and sets_flag(s, flags):
+            rest = guard(stmts[k + 1:], flags)
+            out.append(located(ast.If(test=not_any(flags), body=rest, orelse=[]), stmts[k + 1]))
+            return out
+    return out
+
+
+def mark_generated(nodes):
+    for n in (nodes if isinstance(nodes, list) else [nodes]):
+        for sub in ast.walk(n):
+            sub._oar_gen = True
+    return nodes
+
+
+def set_jump(stmts):
+    """Marks statements that replaced an unconditional `break`/`continue`/`return`."""
+    for s in stmts:
+        s._oar_jump = True
+    return stmts
+
+
+def args_tuple(names):
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+def state_functions(names, ctx, global_names=()):
+    """`get`/`set` helpers that read and write the enclosing function's variables `names`:
+
+        def __get_3(): return (a, b)
+        def __set_3(__args): nonlocal a, b; (a, b) = __args
+    """
+    if not names:
+        return [], "_jst.no_state", "_jst.no_state"
+    get_name, set_name = ctx.fresh("get"), ctx.fresh("set")
+    decl = _decl(names, global_names)
+    t = args_tuple(names)
+    src = f"def {get_name}():\n    return {t}\ndef {set_name}(__args):\n    {decl}\n    {t} = __args\n"
+    out = template(src)
+    out[0]._oar_helper = True
+    out[1]._oar_helper = True
+    return out, get_name, set_name
+
+
+def _decl(names, global_names):
+    g = [n for n in names if n in global_names]
+    nl = [n for n in names if n not in global_names]
+    parts = []
+    if nl:
+        parts.append("nonlocal " + ", ".join(nl))
+    if g:
+        parts.append("global " + ", ".join(g))
+    return "; ".join(parts) if parts else "pass"
+
+
+def function_def(name, args, body, names, global_names=()):
+    """`def name(args): nonlocal names; body`."""
+    decl = template(_decl(names, global_names)) if names else []
+    fn = ast.parse(f"def {name}({args}):\n    pass").body[0]
+    fn.body = decl + (body or [ast.Pass()])
+    fn._oar_helper = True
+    return fn
+
+
+def to_source(tree):
+    return ast.unparse(ast.fix_missing_locations(tree))

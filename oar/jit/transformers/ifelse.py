@@ -1,0 +1,65 @@
+"""`if`/`elif`/`else` and conditional expressions. Each branch becomes a nested function sharing the
+enclosing variables through `nonlocal`; `_jst.convert_ifelse` runs one branch for a Python predicate and
+builds a `cond` op for a static one.
+
+    if x > 0:                  def __true_fn_1():
+        y = x                      nonlocal y
+    else:              ->          y = x
+        y = -x                 def __false_fn_2():
+                                   nonlocal y
+                                   y = -x
+                               _jst.convert_ifelse(x > 0, __true_fn_1, __false_fn_2, __get_3, __set_4, ('y',))
+
+    a if c else b      ->   _jst.convert_ifexp(c, lambda: a, lambda: b)
+"""
+import ast
+
+from .base import assigned_names, declared, expr, function_def, located, state_functions, template
+
+
+class _IfElse(ast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.globals = [set()]
+
+    def visit_FunctionDef(self, node):
+        if getattr(node, "_oar_helper", False):
+            self.generic_visit(node)
+            return node
+        self.globals.append(declared(node.body, ast.Global))
+        self.generic_visit(node)
+        self.globals.pop()
+        return node
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        names = list(assigned_names(node.body + node.orelse))
+        g = self.globals[-1]
+        tname, fname = self.ctx.fresh("true_fn"), self.ctx.fresh("false_fn")
+        tfn = function_def(tname, "", node.body, names, g)
+        ffn = function_def(fname, "", node.orelse, names, g)
+        state, get, set_ = state_functions(names, self.ctx, g)
+        call = template(f"_jst.convert_ifelse({{t}}, {tname}, {fname}, {get}, {set_}, {_names(names)})",
+                        t=node.test)
+        self.ctx.sites[node.lineno] = {"kind": "if", "true": assigned_names(node.body),
+                                       "false": assigned_names(node.orelse)}
+        return located([tfn, ffn] + state + call, node)
+
+
+class _IfExp(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return located(expr("_jst.convert_ifexp({t}, lambda: {a}, lambda: {b})", t=node.test, a=node.body,
+                            b=node.orelse), node)
+
+
+def _names(names):
+    return "(" + "".join(repr(n) + ", " for n in names) + ")"
+
+
+def transform(tree, ctx):
+    return _IfElse(ctx).visit(tree)
+
+
+def transform_ifexp(tree, ctx):
+    return _IfExp().visit(tree)

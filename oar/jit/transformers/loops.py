@@ -1,0 +1,77 @@
+"""`while` and `for` loops. The body becomes a nested function over the loop variables (the names it
+assigns); `_jst.convert_while` / `_jst.convert_for` run a plain Python loop while the condition or the
+iterable is Python, and build a `while_loop` op as soon as it depends on a static value.
+
+    while i < n:              def __cond_1():
+        i = i + 1      ->         return i < n
+                              def __body_2():
+                                  nonlocal i
+                                  i = i + 1
+                              _jst.convert_while(__cond_1, __body_2, __get_3, __set_4, ('i',))
+
+    for v in xs:              def __body_1(__item):
+        s = s + v      ->         nonlocal s, v
+                                  v = __item
+                                  s = s + v
+                              _jst.convert_for(xs, __body_1, __get_2, __set_3, ('s', 'v'), 'v', None)
+"""
+import ast
+
+from .base import assigned_names, declared, function_def, located, state_functions, template
+from .ifelse import _names
+
+
+def _target_spec(t):
+    if isinstance(t, ast.Name):
+        return t.id
+    if isinstance(t, (ast.Tuple, ast.List)):
+        parts = [_target_spec(e) for e in t.elts]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return None
+
+
+class _Loops(ast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.globals = [set()]
+
+    def visit_FunctionDef(self, node):
+        if getattr(node, "_oar_helper", False):
+            self.generic_visit(node)
+            return node
+        self.globals.append(declared(node.body, ast.Global))
+        self.generic_visit(node)
+        self.globals.pop()
+        return node
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        names = list(assigned_names(node.body))
+        g = self.globals[-1]
+        cname, bname = self.ctx.fresh("cond"), self.ctx.fresh("body")
+        cfn = function_def(cname, "", [ast.Return(node.test)], [], g)
+        bfn = function_def(bname, "", node.body, names, g)
+        state, get, set_ = state_functions(names, self.ctx, g)
+        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_names(names)})")
+        self.ctx.sites[node.lineno] = {"kind": "while", "body": assigned_names(node.body)}
+        return located([cfn, bfn] + state + call, node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        g = self.globals[-1]
+        assign = ast.Assign(targets=[node.target], value=ast.Name("__item", ast.Load()))
+        body = located([assign], node) + node.body
+        names = list(assigned_names(body))
+        bname = self.ctx.fresh("body")
+        bfn = function_def(bname, "__item", body, names, g)
+        state, get, set_ = state_functions(names, self.ctx, g)
+        flag = getattr(node, "_oar_break_flag", None)
+        brk = f"lambda: {flag}" if flag else "None"
+        call = template(f"_jst.convert_for({{it}}, {bname}, {get}, {set_}, {_names(names)}, "
+                        f"{_target_spec(node.target)!r}, {brk})", it=node.iter)
+        self.ctx.sites[node.lineno] = {"kind": "for", "body": assigned_names(body)}
+        return located([bfn] + state + call, node)
+
+
+def transform(tree, ctx):
+    return _Loops(ctx).visit(tree)

@@ -1,0 +1,18 @@
+"""`x.shape` becomes `_jst.convert_shape(x)`: a list of ints for known dims and run-time shape values for the
+unknown ones (an `InputSpec` with `None`), so `x.shape[0] * 3` keeps working on a dynamic batch."""
+import ast
+
+from .base import located
+
+
+class _Shape(ast.NodeTransformer):
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "shape" and isinstance(node.ctx, ast.Load):
+            return located(ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "convert_shape", ast.Load()),
+                                    [node.value], []), node)
+        return node
+
+
+def transform(tree, ctx):
+    return _Shape().visit(tree)
