@@ -173,3 +173,19 @@ def test_print_and_assert(prog, capsys):
 def test_assert_eager():
     with pytest.raises(ValueError):
         oar.static.nn.Assert(oar.to_tensor(False))
+
+
+def test_control_flow_program_round_trips_through_json(prog):
+    import json
+    from oar.static.serialize import program_from_dict, program_to_dict
+    main, _ = prog
+    x = oar.static.data("x", [None, 3])
+    x.stop_gradient = False
+    y = oar.static.nn.cond(x.sum() > 0, lambda: x * 2, lambda: x * 3)
+    _, s = oar.static.nn.while_loop(lambda i, s: i < 3, lambda i, s: [i + 1, s * x], [oar.zeros([1], "int64"), x])
+    g, = oar.static.gradients([(y + s).sum()], [x])
+    p = program_from_dict(json.loads(json.dumps(program_to_dict(main))))
+    assert str(p) == str(main)
+    xv = np.ones((2, 3), "float32")
+    for q in (main, p, main.clone(for_test=True)):
+        np.testing.assert_allclose(run(q, {"x": xv}, [g.name])[0], np.full((2, 3), 6.0))
