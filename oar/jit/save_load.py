@@ -126,29 +126,29 @@ def _concrete(name, sf, specs):
         if not seen:
             raise ValueError(f"oar.jit.save: cannot save '{name}': it has no input_spec and was never called; "
                              "pass input_spec=[InputSpec(...)] or call it once before saving")
-        cp = seen[-1]
-        return cp
-    return sf.get_concrete_program(*_as_specs(list(specs)))
+        mode = getattr(sf._layer, "training", None) if getattr(sf, "_layer", None) is not None else None
+        same_mode = [cp for cp in seen if mode is None or getattr(cp, "training", mode) == mode]
+        return (same_mode or seen)[-1], True  # traced on real tensors: let the saved model take any batch
+    return sf.get_concrete_program(*_as_specs(list(specs))), False
 
 
 def _records_of_static(layer, input_spec, output_spec):
     entries = []
     for name, sf, specs in _methods(layer, input_spec):
-        cp = _concrete(name, sf, specs if name == "forward" else None)
-        if isinstance(cp, tuple):  # (concrete program, partial program) in Paddle's API shape
-            cp = cp[0]
-        entries.append((name, cp))
+        cp, relax = _concrete(name, sf, specs if name == "forward" else None)
+        entries.append((name, cp, relax))
     return records_from_concrete(entries, layer, output_spec)
 
 
 def records_from_concrete(entries, layer=None, output_spec=None):
-    """(records, tensors, info) for [(method, ConcreteProgram)]; `layer` gives structured names and the mode."""
+    """(records, tensors, info) for [(method, ConcreteProgram[, relax_batch])]; `layer` gives structured names
+    and the mode; ``relax_batch`` makes dim 0 of every feed dynamic (programs traced on real tensors)."""
     from ..nn.layer import Layer
     is_layer = isinstance(layer, Layer)
     training = is_layer and bool(layer.training)
     records, tensors = {}, {}
-    for name, cp in entries:
-        rec = _record(name, cp, training, output_spec if name == "forward" else None)
+    for name, cp, *relax in entries:
+        rec = _record(name, cp, training, output_spec if name == "forward" else None, bool(relax and relax[0]))
         for n in rec.params:
             tensors[n] = cp.main_program.bound[n]
         records[name] = rec
@@ -166,7 +166,7 @@ def save_records(path, records, tensors, info):
     write_info(path, info)
 
 
-def _record(method, cp, training, output_spec):
+def _record(method, cp, training, output_spec, relax=False):
     prog = cp.main_program
     feeds = list(cp.inputs)
     outs = list(cp.outputs)
@@ -178,7 +178,9 @@ def _record(method, cp, training, output_spec):
     gb = pruned.global_block()
     for f in feeds:
         if f.name not in gb.vars:  # an input the outputs do not need still stays a feed
-            gb.vars[f.name] = prog.global_block().vars[f.name]
+            gb.create_var(f.name, f.shape, f.dtype, stop_gradient=f.stop_gradient, is_data=True)
+        if relax and gb.vars[f.name].shape:
+            gb.vars[f.name].shape[0] = -1
     infer = dead_code_elimination(pruned.clone(for_test=True), keep=out_names)
     main = pruned if training else infer
     used = _persistables_read(main) | (_persistables_read(infer) if training else set())
@@ -187,7 +189,8 @@ def _record(method, cp, training, output_spec):
     if missing:
         raise ValueError(f"oar.jit.save: persistable variables {missing} of '{method}' have no value (not bound "
                          "to a tensor)")
-    spec = [{"name": v.name, "shape": [int(d) for d in v.shape], "dtype": v.dtype.name} for v in feeds]
+    spec = [{"name": v.name, "shape": [int(d) for d in gb.vars[v.name].shape], "dtype": v.dtype.name}
+            for v in feeds]
     ospec = [{"name": v.name, "shape": [int(d) for d in v.shape], "dtype": v.dtype.name} for v in outs]
     return ModelRecord(main, infer if training else main, spec, ospec, structure, params, method, training)
 
