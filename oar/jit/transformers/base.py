@@ -178,8 +178,8 @@ def mark_generated(nodes):
 
 def set_jump(stmts):
     """Marks statements that replaced an unconditional `break`/`continue`/`return`."""
-    for s in stmts:
-        s._oar_jump = True
+    if stmts:
+        stmts[-1]._oar_jump = True
     return stmts
 
 

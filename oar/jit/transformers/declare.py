@@ -25,7 +25,7 @@ class _Declare(ast.NodeTransformer):
         a = node.args
         params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
         params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-        skip = params | declared(node.body, ast.Global) | declared(node.body, ast.Nonlocal)
+        skip = params | declared(node.body, ast.Global) | declared(node.body, ast.Nonlocal) | _bound_first(node.body)
         lines = getattr(node, "_oar_lines", {})
         decls = []
         for name in shared:
@@ -37,6 +37,19 @@ class _Declare(ast.NodeTransformer):
             head = 1 if _is_docstring(node.body[0]) else 0
             node.body[head:head] = located(decls, node.body[head])
         return node
+
+
+def _bound_first(body):
+    """Names plainly assigned at the top of the function before any converted block: already bound."""
+    names = set()
+    for s in body:
+        if isinstance(s, ast.FunctionDef) and getattr(s, "_oar_helper", False):
+            break
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                if isinstance(t, ast.Name):
+                    names.add(t.id)
+    return names
 
 
 def _is_docstring(s):

@@ -1,0 +1,115 @@
+"""Ops whose shape comes from a tensor at run time: `reshape_dynamic`, `full_dynamic`, `arange_dynamic`.
+
+`oar.reshape(x, [batch * 3])` with `batch` a static Variable (an unknown dim of an InputSpec) lands here; so do
+`oar.full(shape_tensor, v)` and `oar.arange(n)` with a static bound. Known entries of the shape are kept in the
+`static_shape` attribute (-1 for run-time ones) so shape inference stays as precise as it can.
+
+Example:
+    >>> y = oar.reshape(x, [oar.shape(x)[0] * 3])
+"""
+import numpy as np
+
+from ..framework import dtype as D
+from ..framework.state import STATE
+from .registry import apply, defop
+
+
+def _shape_values(shape):
+    """(list of ints or tensors, the static shape with -1 for run-time entries)."""
+    if hasattr(shape, "dtype"):  # one shape tensor
+        n = shape.shape[0] if shape.shape and shape.shape[0] >= 0 else None
+        return shape, [-1] * (n if n is not None else 0), n is None
+    items = list(shape)
+    static = [int(s) if not hasattr(s, "dtype") else -1 for s in items]
+    return items, static, False
+
+
+def _shape_tensor(items):
+    from .common import const
+    from .manipulation import concat, reshape
+    from .math import cast
+    parts = []
+    for s in items:
+        if hasattr(s, "dtype"):
+            s = cast(s, "int64") if s.dtype.name != "int64" else s
+            parts.append(reshape(s, [1]) if s.ndim == 0 or s.shape != [1] else s)
+        else:
+            parts.append(const(np.asarray([int(s)], np.int64), D.int64))
+    return concat(parts, 0) if len(parts) > 1 else parts[0]
+
+
+def _eager_ints(items):
+    return [int(np.asarray(s._data).reshape(-1)[0]) if hasattr(s, "_data") else int(s) for s in items]
+
+
+def _reshape_dyn(x, shape, static_shape):
+    target = [x.shape[i] if s == 0 else int(s) for i, s in enumerate(shape.tolist())]
+    return x.reshape(target)
+
+
+def _reshape_dyn_infer(m, static_shape):
+    ins = m[0][0]
+    out = [ins[i] if s == 0 and i < len(ins) else s for i, s in enumerate(static_shape)]
+    if len(static_shape) == 0:
+        out = [-1] * (m[1][0][0] if m[1][0] and m[1][0][0] >= 0 else 1)
+    return [(out, m[0][1])]
+
+
+RESHAPE_DYNAMIC = defop("reshape_dynamic", _reshape_dyn, inputs=("x", "shape"), nondiff=(1,),
+                        infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None))
+
+
+def _reshape_as(g, x):
+    from .manipulation import reshape_as
+    return reshape_as(g, x)
+
+
+def reshape_dynamic(x, shape):
+    """`reshape` with run-time entries (tensors) in `shape`."""
+    items, static, _ = _shape_values(shape)
+    if not STATE.static and not hasattr(items, "dtype"):
+        from .manipulation import reshape
+        return reshape(x, _eager_ints(items))
+    st = items if hasattr(items, "dtype") else _shape_tensor(items)
+    return apply(RESHAPE_DYNAMIC, (x, st), {"static_shape": static})
+
+
+FULL_DYNAMIC = defop("full_dynamic", lambda shape, value, dtype, static_shape: np.full(
+    [int(s) for s in np.asarray(shape).reshape(-1)], value, D.np_dtype(dtype)), inputs=("shape",),
+    infer=lambda m, value, dtype, static_shape: [(list(static_shape) if static_shape else
+                                                  [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))])
+
+
+def full_dynamic(shape, fill_value, dtype):
+    """`full` with run-time entries in `shape`."""
+    items, static, _ = _shape_values(shape)
+    dt = D.convert_dtype(dtype)
+    if not STATE.static and not hasattr(items, "dtype"):
+        from .creation import full
+        return full(_eager_ints(items), fill_value, dt)
+    st = items if hasattr(items, "dtype") else _shape_tensor(items)
+    return apply(FULL_DYNAMIC, (st,), {"value": fill_value, "dtype": dt.name, "static_shape": static})
+
+
+def _arange_dyn(start, end, step, dtype):
+    return np.arange(np.asarray(start).reshape(()), np.asarray(end).reshape(()), np.asarray(step).reshape(()),
+                     dtype=D.np_dtype(dtype))
+
+
+ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "step"),
+                       infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))])
+
+
+def arange_dynamic(start, end, step, dtype=None):
+    """`arange` with run-time bounds."""
+    from .common import operand
+    if dtype is None:
+        dtype = D.int64 if all(not hasattr(v, "dtype") and isinstance(v, (int, np.integer)) or
+                               hasattr(v, "dtype") and v.dtype.kind in "iu" for v in (start, end, step)) \
+            else D.default_float()
+    dt = D.convert_dtype(dtype)
+    vals = [operand(v) if not hasattr(v, "dtype") else v for v in (start, end, step)]
+    if not STATE.static:
+        from .creation import arange
+        return arange(*[np.asarray(v._data).reshape(()).item() for v in vals], dtype=dt)
+    return apply(ARANGE_DYNAMIC, tuple(vals), {"dtype": dt.name})
