@@ -93,8 +93,6 @@ def _transform(fn):
     inner = ns["__oar_factory"](*([None] * len(params)))
     new_code = inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname)
     _register(new_code)
-    if log.code_level():
-        log.code(len(STEPS) + 1, "final", fn.__name__, text)
     return new_code, text, ctx
 
 

@@ -267,6 +267,8 @@ class StaticFunction:
 
     def _build(self, leaves, tree):
         fn, conv = self._converted()
+        if log.code_level():
+            log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
         names = _arg_names(self._function, self._layer is not None)
         inputs, used = [], set()
