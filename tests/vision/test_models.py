@@ -1,0 +1,80 @@
+"""Vision models: shapes, Paddle's parameter names and counts, pretrained=True refused, eager training works."""
+import numpy as np
+import pytest
+
+import oar
+from oar.vision import models as M
+
+
+def n_params(model):
+    return sum(int(np.prod(p.shape)) for p in model.parameters())
+
+
+def test_lenet_trains():
+    oar.seed(0)
+    model = M.LeNet()
+    x = oar.to_tensor(np.random.default_rng(0).random((8, 1, 28, 28), dtype=np.float32))
+    y = oar.to_tensor(np.arange(8).reshape(8, 1) % 10)
+    assert model(x).shape == [8, 10]
+    opt = oar.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+    loss_fn = oar.nn.CrossEntropyLoss()
+    losses = []
+    for _ in range(8):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < losses[0] * 0.7
+    assert M.LeNet(num_classes=0)(x).shape == [8, 16, 5, 5]
+
+
+@pytest.mark.parametrize("build,count", [(M.resnet18, 11689512), (M.resnet34, 21797672), (M.resnet50, 25557032),
+                                         (M.mobilenet_v2, 3504872)])
+def test_parameter_counts_match_the_reference_architectures(build, count):
+    assert n_params(build()) == count
+
+
+def test_vgg16_features():
+    model = M.vgg16(num_classes=0, with_pool=False)
+    assert n_params(model) == 14714688        # the 13 convolutions of VGG-16
+    out = model(oar.randn([1, 3, 32, 32]))
+    assert out.shape == [1, 512, 1, 1]
+
+
+def test_resnet_names_and_shapes():
+    model = M.resnet18(num_classes=10)
+    keys = list(model.state_dict())
+    for k in ("conv1.weight", "bn1.weight", "bn1._mean", "bn1._variance", "layer1.0.conv1.weight",
+              "layer2.0.downsample.0.weight", "layer4.1.bn2.bias", "fc.weight", "fc.bias"):
+        assert k in keys, k
+    model.eval()
+    assert model(oar.randn([2, 3, 32, 32])).shape == [2, 10]
+    assert M.resnet18(num_classes=0, with_pool=False)(oar.randn([1, 3, 64, 64])).shape == [1, 512, 2, 2]
+
+
+def test_resnet50_eager_training_step():
+    oar.seed(1)
+    model = M.resnet50(num_classes=4)
+    opt = oar.optimizer.Momentum(learning_rate=0.01, parameters=model.parameters())
+    x = oar.randn([2, 3, 32, 32])
+    y = oar.to_tensor(np.array([[1], [3]]))
+    before = model.fc.weight.numpy().copy()
+    loss = oar.nn.CrossEntropyLoss()(model(x), y)
+    loss.backward()
+    assert model.conv1.weight.grad is not None
+    opt.step()
+    opt.clear_grad()
+    assert np.isfinite(float(loss)) and not np.allclose(before, model.fc.weight.numpy())
+
+
+def test_mobilenet_v2_forward():
+    model = M.mobilenet_v2(scale=0.5, num_classes=7)
+    model.eval()
+    assert model(oar.randn([1, 3, 32, 32])).shape == [1, 7]
+
+
+@pytest.mark.parametrize("build", [M.resnet18, M.resnet50, M.mobilenet_v2, M.vgg16])
+def test_pretrained_is_refused_clearly(build):
+    with pytest.raises(ValueError, match="cannot download pretrained weights"):
+        build(pretrained=True)
