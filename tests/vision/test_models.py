@@ -7,7 +7,8 @@ from oar.vision import models as M
 
 
 def n_params(model):
-    return sum(int(np.prod(p.shape)) for p in model.parameters())
+    """Trainable parameters (Paddle's BatchNorm keeps its running statistics as non-trainable parameters)."""
+    return sum(int(np.prod(p.shape)) for p in model.parameters() if not p.stop_gradient)
 
 
 def test_lenet_trains():
