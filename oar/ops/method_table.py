@@ -52,3 +52,8 @@ for _name in ("tensor_getitem", "tensor_setitem", "encode_index", "decode_index"
 METHODS["scale_"] = _inplace(M.scale)
 METHODS.update(uniform_=random.uniform_, normal_=random.normal_, bernoulli=random.bernoulli,
                multinomial=random.multinomial)
+# more in-place variants that Paddle's Tensor has: each is the out-of-place op, then `_inplace`
+for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos, M.log, M.sigmoid, M.pow,
+            M.remainder, M.floor_divide, M.neg, M.square, M.cumsum, S.flip, S.roll, S.tile, S.transpose,
+            indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill):
+    METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))

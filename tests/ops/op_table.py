@@ -173,6 +173,8 @@ unary("cosh", oar.cosh, np.cosh)
 unary("tanh", oar.tanh, np.tanh)
 unary("sigmoid", oar.sigmoid, lambda x: 1 / (1 + np.exp(-x)))
 unary("erf", oar.erf, lambda x: _erf(x).astype(x.dtype))
+add("erf_float32", oar.erf, lambda x: _erf(x).astype(np.float32), (randn(50).astype(np.float32),), grad=False,
+    rtol=1e-6, atol=3e-7)
 unary("floor", oar.floor, np.floor)
 unary("ceil", oar.ceil, np.ceil)
 unary("round", oar.round, np.round)
@@ -206,6 +208,21 @@ add("allclose", lambda x, y: oar.allclose(x, x + y * 1e-9), lambda x, y: np.arra
     (randn(3, 4), randn(3, 4)), grad=False)
 add("all", lambda x: oar.all(x, axis=1), lambda x: np.all(x, axis=1), (randn(3, 4) > -1,))
 add("any", lambda x: oar.any(x), lambda x: np.array(np.any(x)), (randn(3, 4) > 1,))
+
+# ---- creation (no tensor inputs, or a `like` input) ------------------------------------------------------------
+add("zeros", lambda: oar.zeros([2, 3]), lambda: np.zeros((2, 3), np.float32), ())
+add("ones_int", lambda: oar.ones([3], dtype="int32"), lambda: np.ones(3, np.int32), ())
+add("full", lambda: oar.full([2, 2], 7), lambda: np.full((2, 2), 7, np.int64), ())
+add("full_float", lambda: oar.full([2], 1.5, "float64"), lambda: np.full(2, 1.5), ())
+add("empty", lambda: oar.empty([0, 3]), lambda: np.zeros((0, 3), np.float32), ())
+add("arange", lambda: oar.arange(5), lambda: np.arange(5), ())
+add("arange_float", lambda: oar.arange(0.0, 1.0, 0.25), lambda: np.arange(0, 1, 0.25, dtype=np.float32), ())
+add("linspace", lambda: oar.linspace(0, 1, 5), lambda: np.linspace(0, 1, 5, dtype=np.float32), ())
+add("eye", lambda: oar.eye(2, 3), lambda: np.eye(2, 3, dtype=np.float32), ())
+add("zeros_like", oar.zeros_like, np.zeros_like, (randn(2, 3),), grad=False)
+add("ones_like", lambda x: oar.ones_like(x, dtype="int64"), lambda x: np.ones(x.shape, np.int64), (randn(2, 3),))
+add("full_like", lambda x: oar.full_like(x, 4.0), lambda x: np.full_like(x, 4.0), (randn(2, 3),), grad=False)
+add("empty_like", oar.empty_like, np.zeros_like, (randn(3),), grad=False)
 
 # ---- reductions -------------------------------------------------------------------------------------------------
 RED = [((3, 4), None, False), ((3, 4), 1, False), ((2, 3, 4), [0, 2], True), ((2, 3, 4), -1, True), ((), None, False)]
