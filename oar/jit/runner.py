@@ -87,6 +87,7 @@ class ProgramRunner:
         RUNNERS[self.id] = self
         self._fwd = {}
         self._bwd = None
+        self._bwd_plans = {}
         self.saved_names = []
 
     # ---- calling ------------------------------------------------------------------------------------------
@@ -109,11 +110,10 @@ class ProgramRunner:
 
     def run_forward(self, arrays, save):
         c = self._fwd.get(save)
-        if c is None:
+        if c is None or c[1] != self.program.version:
             fetch = self.output_names + (self.saved_names if save else [])
-            c = self._fwd[save] = compile_program(self.program, self.input_names, fetch)
-        feed = dict(zip(self.input_names, arrays))
-        return tuple(c.run(feed))
+            c = self._fwd[save] = (compile_program(self.program, self.input_names, fetch), self.program.version)
+        return _run(c[0], arrays[:self.n_in], self.program.bound)
 
     # ---- backward -----------------------------------------------------------------------------------------
     def _build_backward(self):
@@ -147,16 +147,22 @@ class ProgramRunner:
     def run_backward(self, arrays, want):
         bp, grad_names, seed_names, target_names = self._bwd
         n_in, n_out = self.n_in, len(self.output_names)
-        inputs, gouts, saved = arrays[:n_in], arrays[n_in:n_in + n_out], arrays[n_in + n_out:]
-        feed = dict(zip(self.input_names, inputs))
-        feed.update(zip(self.saved_names, saved))
-        by_name = dict(zip(self.output_names, gouts))
-        for s, t in zip(seed_names, target_names):
-            feed[s] = by_name[t]
-        names = [grad_names[i] for i in want]
-        fetch = [n for n in names if n is not None]
-        c = compile_program(bp, [n for n in feed], fetch)
-        got = dict(zip(fetch, c.run(feed)))
+        key = tuple(want)
+        plan = self._bwd_plans.get(key)
+        if plan is None:
+            # feed order: inputs, the seeds (gradients of the differentiable outputs), saved intermediates
+            feed_names = self.input_names + seed_names + self.saved_names
+            pick = list(range(n_in)) + [n_in + self.output_names.index(t) for t in target_names] + \
+                list(range(n_in + n_out, n_in + n_out + len(self.saved_names)))
+            names = [grad_names[i] for i in want]
+            fetch = [n for n in names if n is not None]
+            plan = self._bwd_plans[key] = (compile_program(bp, feed_names, fetch), pick, names, fetch)
+        c, pick, names, fetch = plan
+        vals = _run(c, [arrays[i] for i in pick], bp.bound)
+        if len(fetch) == len(names):
+            return vals
+        inputs = arrays[:n_in]
+        got = dict(zip(fetch, vals))
         out = []
         for i, n in zip(want, names):
             if n is None:  # no path from the outputs to this input: a zero gradient
@@ -170,3 +176,30 @@ class ProgramRunner:
         name = (self.input_names + self.param_names)[i]
         v = gb.var(name)
         return list(v.shape), v.dtype
+
+
+def _run(c, args, bound):
+    """`Compiled.run` without the feed dict: values in feed order, bound parameters read at call time."""
+    args = list(args)
+    for name in c.reads:
+        t = bound.get(name)
+        if t is None:
+            return tuple(c.run(dict(zip(c.feed_names, args))))  # scope-held values: the general path
+        args.append(t._data)
+    try:
+        outs = c.fn(*args)
+    except Exception as e:
+        from ..static.executor import _failing_op, op_run_error
+        op = _failing_op(e.__traceback__)
+        if op is None or getattr(e, "_oar_op_error", False):
+            raise
+        raise op_run_error(e, op) from None
+    nf = c.n_fetch
+    if c.writes:
+        for name, a in zip(c.writes, outs[nf:]):
+            t = bound.get(name)
+            if t is not None:
+                t._data = a if type(a) is np.ndarray else np.asarray(a)
+                t._version += 1
+        return tuple(outs[:nf])
+    return tuple(outs) if len(outs) == nf else tuple(outs[:nf])

@@ -44,6 +44,7 @@ class ConcreteProgram:
         self.function_name, self.training = function_name, training
         self.input_spec = [InputSpec(v.shape, v.dtype, v.name) for v in inputs]
         self._runner = None
+        self._single = out_tree == "*" and len(outputs) == 1
 
     @property
     def parameters(self):
@@ -59,6 +60,8 @@ class ConcreteProgram:
 
     def pack_outputs(self, flat_values):
         """Rebuilds the function's output structure from values for `outputs` (in order)."""
+        if self._single:
+            return flat_values[0]
         it = iter(flat_values)
         leaves = [next(it) if isinstance(v, Variable) else v for v in self._out_leaves]
         return cf.unflatten(self._out_tree, leaves)
@@ -137,6 +140,8 @@ class StaticFunction:
         self._bound = weakref.WeakKeyDictionary()
         self._last = None
         self._warned_eager = False
+        self._conv = None
+        self._fast = {}
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -194,14 +199,34 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         if STATE.static:
             return self._traced_callable()(*args, **kwargs)
-        try:
-            _, conv = self._converted()
-        except ConversionError as e:
-            return self._eager(str(e), args, kwargs)
-        if conv.eager_reason is not None:
-            return self._eager(conv.eager_reason, args, kwargs)
+        if not kwargs and self._fast is not None and not self._check:  # hot path: plain tensor arguments
+            key = [self._layer.training if self._layer is not None else True]
+            for a in args:
+                if type(a) is not Tensor:
+                    break
+                d = a._data
+                key.append(d.shape)
+                key.append(d.dtype)
+            else:
+                cp = self._fast.get(tuple(key))
+                if cp is not None:
+                    return cp.pack_outputs(cp.runner(*args))
+        if self._conv is None:
+            try:
+                _, conv = self._converted()
+            except ConversionError as e:
+                return self._eager(str(e), args, kwargs)
+            if conv.eager_reason is not None:
+                return self._eager(conv.eager_reason, args, kwargs)
+            self._conv = conv
         cp = self._program_for(args, kwargs)
-        tensors = [a for a in _flat_args(args, kwargs)[0] if isinstance(a, TensorMethods)]
+        leaves = _flat_args(args, kwargs)[0]
+        tensors = [a for a in leaves if isinstance(a, TensorMethods)]
+        if not kwargs and all(type(a) is Tensor for a in args) and self._input_spec is None:
+            key = [self._layer.training if self._layer is not None else True]
+            for a in args:
+                key += [a._data.shape, a._data.dtype]
+            self._fast[tuple(key)] = cp
         if self._check and self._checks_left > 0:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))

@@ -1,0 +1,125 @@
+"""dy2static benchmark: conversion latency (first call) of the seeds' LinearNet and of resnet50, and the
+LinearNet training step converted vs eager, measured in the same run. Prints times and ratios.
+
+Targets (issue 5): first call of LinearNet < 50 ms; converted training step >= 2x faster than eager.
+"""
+import time
+
+import numpy as np
+
+import oar as paddle
+import oar.nn as nn
+import oar.optimizer as opt
+
+IMAGE_SIZE, CLASS_NUM, BATCH = 784, 10, 16
+
+
+class LinearNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(IMAGE_SIZE, CLASS_NUM)
+
+    def forward(self, x):
+        return self._linear(x)
+
+
+def first_call_ms(make, x):
+    layer = make()
+    t0 = time.perf_counter()
+    paddle.jit.to_static(layer)(x)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def step_time(loss_of, params, steps=200):
+    """Best per-step time (ms) of: loss = loss_of(x, y); backward; Adam step; clear_grad."""
+    adam = opt.Adam(learning_rate=1e-3, parameters=params)
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.random([BATCH, IMAGE_SIZE], dtype=np.float32))
+    y = paddle.to_tensor(rng.integers(0, CLASS_NUM, (BATCH, 1)).astype("int64"))
+
+    def step():
+        loss = loss_of(x, y)
+        loss.backward()
+        adam.step()
+        adam.clear_grad()
+    for _ in range(10):
+        step()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(steps // 5):
+            step()
+        best = min(best, (time.perf_counter() - t0) / (steps // 5))
+    return best * 1e3
+
+
+def layer_loss(layer):
+    loss_fn = nn.CrossEntropyLoss()
+
+    def train_loss(x, y):
+        return loss_fn(layer(x), y)
+    return train_loss
+
+
+def forward_backward_time(layer, steps=200):
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.random([BATCH, IMAGE_SIZE], dtype=np.float32))
+    for _ in range(10):
+        layer(x).mean().backward()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(steps // 5):
+            layer(x).mean().backward()
+        best = min(best, (time.perf_counter() - t0) / (steps // 5))
+    return best * 1e3
+
+
+def _time(fn, n):
+    for _ in range(10):
+        fn()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n * 1e3
+
+
+def main():
+    x = paddle.to_tensor(np.random.rand(BATCH, IMAGE_SIZE).astype("float32"))
+    lin_ms = first_call_ms(LinearNet, x)
+    print(f"first call (conversion + tracing + run) LinearNet: {lin_ms:.1f} ms (target < 50 ms)")
+    try:
+        from oar.vision.models import resnet50
+        img = paddle.to_tensor(np.random.rand(1, 3, 224, 224).astype("float32"))
+        net = resnet50()
+        net.eval()
+        print(f"first call resnet50 (eval, 1x3x224x224): {first_call_ms(lambda: net, img):.0f} ms")
+    except Exception as e:  # the model zoo may be missing
+        print(f"resnet50: skipped ({type(e).__name__}: {e})")
+    paddle.seed(0)
+    net = LinearNet()
+    eager = step_time(layer_loss(net), net.parameters())
+    paddle.seed(0)
+    net = paddle.jit.to_static(LinearNet())
+    conv = step_time(layer_loss(net), net.parameters())
+    print(f"LinearNet training step (forward, CE loss, backward, Adam): eager {eager:.3f} ms, converted "
+          f"{conv:.3f} ms, speedup {eager / conv:.2f}x")
+    paddle.seed(0)
+    net = LinearNet()
+    conv_loss = step_time(paddle.jit.to_static(layer_loss(net)), net.parameters())
+    print(f"  with the loss inside the converted function: converted {conv_loss:.3f} ms, speedup "
+          f"{eager / conv_loss:.2f}x")
+    paddle.seed(0)
+    net = LinearNet()
+    adam = opt.Adam(learning_rate=1e-3, parameters=net.parameters())
+    for p in net.parameters():
+        p.grad = paddle.ones_like(p)
+    t_adam = _time(lambda: adam.step(), 200)
+    print(f"  of which the eager Adam update of the 2 parameters alone: {t_adam:.3f} ms")
+    e2 = forward_backward_time(LinearNet())
+    c2 = forward_backward_time(paddle.jit.to_static(LinearNet()))
+    print(f"LinearNet forward+backward: eager {e2:.3f} ms, converted {c2:.3f} ms, speedup {e2 / c2:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
