@@ -30,12 +30,14 @@ def _site():
 
 # ---- if / else --------------------------------------------------------------------------------------------------
 
-def convert_ifelse(pred, true_fn, false_fn, get, set_, names):
+def convert_ifelse(pred, true_fn, false_fn, get, set_, names, in_try=None):
     """`if pred: true_fn() else: false_fn()`; a static `pred` builds a `cond` op over the variables `names`."""
     if not is_var(pred):
         if isinstance(pred, UndefinedVar):
             raise pred.error()
         return true_fn() if pred else false_fn()
+    if in_try:
+        raise try_error("`if`", in_try)
     log.info(2, f"{_site()}: `if` on a static value -> cond op over {list(names)}")
     init = get()
 
@@ -137,6 +139,14 @@ def _as_block_value(v, block):
         with cf.in_block(block):
             return assign(v)
     return v
+
+
+def try_error(what, line):
+    from .errors import unsupported
+    return unsupported(f"a tensor-dependent {what} inside `try` (the `try` at line {line})",
+                       "Errors inside a static program are raised when the program runs, where this `try` cannot "
+                       "catch them. Move the `try` out of the converted function, make the condition a Python "
+                       "value, or mark the function with @oar.jit.not_to_static.")
 
 
 # ---- logical operators ------------------------------------------------------------------------------------------

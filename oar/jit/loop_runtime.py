@@ -138,11 +138,14 @@ def convert_zip(*xs):
 
 # ---- while ------------------------------------------------------------------------------------------------------
 
-def convert_while(cond, body, get, set_, names):
+def convert_while(cond, body, get, set_, names, in_try=None):
     """`while cond(): body()`: Python iterations until the condition is a static Variable, then a `while` op."""
     while True:
         c = cond()
         if is_var(c):
+            if in_try:
+                from .control import try_error
+                raise try_error("`while`", in_try)
             log.info(2, f"{_site()}: `while` on a static value -> while op over {list(names)}")
             return _static_loop(get, set_, names, lambda extra: cond(), lambda extra: (body(), [])[1], [])
         if isinstance(c, UndefinedVar):
@@ -152,10 +155,13 @@ def convert_while(cond, body, get, set_, names):
         body()
 
 
-def convert_for(iterable, body, get, set_, names, target, brk):
+def convert_for(iterable, body, get, set_, names, target, brk, in_try=None):
     """`for item in iterable: body(item)`; a static iterable (a tensor, a range with a static bound) becomes
     a `while` op; a static `break` inside a Python loop guards the remaining iterations with `cond`."""
     if _static_iterable(iterable):
+        if in_try:
+            from .control import try_error
+            raise try_error("`for`", in_try)
         log.info(2, f"{_site()}: `for` over a static value -> while op over {list(names)}")
         src = _source(iterable)
         n = src.length()
@@ -180,7 +186,7 @@ def convert_for(iterable, body, get, set_, names, target, brk):
         if brk is not None:
             b = brk()
             if is_var(b):
-                convert_ifelse(convert_logical_not(b), lambda: body(item), lambda: None, get, set_, names)
+                convert_ifelse(convert_logical_not(b), lambda: body(item), lambda: None, get, set_, names, in_try)
                 continue
             if b:
                 break
@@ -226,6 +232,10 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
                 const[i] = v
         arrays = {i for i in carried if is_var(vals[i]) and vals[i].attrs.get("kind") == "tensor_array"}
         nb, nops = len(prog.blocks), len(parent.ops)
+        for i in carried:  # Python scalars carried by a static loop become tensors
+            leaves, tree = cf.flatten(vals[i])
+            if any(isinstance(x, _SCALARS) for x in leaves):
+                vals[i] = cf.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
         init = [vals[i] for i in carried] + list(extra)
         nc = len(carried)
         last = {}
@@ -280,6 +290,12 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
         set_(tuple(state))
         return
     raise RuntimeError("could not build the loop: its variables keep changing type")
+
+
+def _scalar_var(x):
+    from ..ops.creation import full
+    dt = "bool" if isinstance(x, (bool, np.bool_)) else ("int64" if isinstance(x, (int, np.integer)) else "float32")
+    return full([], x.item() if isinstance(x, np.generic) else x, dt)
 
 
 def _match(name, v, init, is_array):

@@ -65,6 +65,12 @@ def convert_call(fn):
             return fn
         return _guard_recursion(conv.fn) if conv.eager_reason is None else fn
     if isinstance(fn, types.MethodType):
+        if is_var(fn.__self__) and fn.__name__ in ("numpy", "item", "tolist", "__array__"):
+            from .errors import unsupported
+            raise unsupported(f"`.{fn.__name__}()` on the static value '{fn.__self__.name}'",
+                              "Its value exists only when the program runs: keep the computation in oar ops "
+                              "(oar.sum, oar.where, ...), return the tensor and call .numpy() outside, or mark the "
+                              "helper that needs NumPy with @oar.jit.not_to_static.")
         inner = convert_call(fn.__func__)
         return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
     from ..nn.layer import Layer

@@ -39,7 +39,8 @@ class _IfElse(ast.NodeTransformer):
         tfn = function_def(tname, "", node.body, names, g)
         ffn = function_def(fname, "", node.orelse, names, g)
         state, get, set_ = state_functions(names, self.ctx, g)
-        call = template(f"_jst.convert_ifelse({{t}}, {tname}, {fname}, {get}, {set_}, {_names(names)})",
+        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
+        call = template(f"_jst.convert_ifelse({{t}}, {tname}, {fname}, {get}, {set_}, {_names(names)}{in_try})",
                         t=node.test)
         self.ctx.sites[node.lineno] = {"kind": "if", "true": assigned_names(node.body),
                                        "false": assigned_names(node.orelse)}

@@ -52,7 +52,8 @@ class _Loops(ast.NodeTransformer):
         cfn = function_def(cname, "", [ast.Return(node.test)], [], g)
         bfn = function_def(bname, "", node.body, names, g)
         state, get, set_ = state_functions(names, self.ctx, g)
-        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_names(names)})")
+        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
+        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_names(names)}{in_try})")
         self.ctx.sites[node.lineno] = {"kind": "while", "body": assigned_names(node.body)}
         return located([cfn, bfn] + state + call, node)
 
@@ -66,9 +67,10 @@ class _Loops(ast.NodeTransformer):
         bfn = function_def(bname, "__item", body, names, g)
         state, get, set_ = state_functions(names, self.ctx, g)
         flag = getattr(node, "_oar_break_flag", None)
+        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
         brk = f"lambda: {flag}" if flag else "None"
         call = template(f"_jst.convert_for({{it}}, {bname}, {get}, {set_}, {_names(names)}, "
-                        f"{_target_spec(node.target)!r}, {brk})", it=node.iter)
+                        f"{_target_spec(node.target)!r}, {brk}{in_try})", it=node.iter)
         self.ctx.sites[node.lineno] = {"kind": "for", "body": assigned_names(body)}
         return located([bfn] + state + call, node)
 

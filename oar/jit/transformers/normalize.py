@@ -21,6 +21,11 @@ def transform(tree, ctx):
             if isinstance(f, ast.Name) and f.id == "super" and not node.args and fn.args.args:
                 node.args = [ast.Name("__class__", ast.Load()), ast.Name(fn.args.args[0].arg, ast.Load())]
                 ctx.uses_class_cell = True
+        elif isinstance(node, ast.Try):
+            for inner in node.body:
+                for sub in ast.walk(inner):
+                    if isinstance(sub, (ast.If, ast.While, ast.For)):
+                        sub._oar_in_try = node.lineno
         elif isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
             ctx.eager_reason = f"line {node.lineno}: generators and coroutines are run as they are"
     return tree
