@@ -108,7 +108,7 @@ def assigned_names(stmts):
                 add((a.asname or a.name).split(".")[0], n)
         elif isinstance(n, ast.ExceptHandler) and n.name:
             add(n.name, n)
-    return out
+    return dict(sorted(out.items(), key=lambda kv: (min(kv[1]), kv[0])))  # source order, deterministic
 
 
 def declared(stmts, kind):
