@@ -7,10 +7,18 @@ The NumPy reference does the same math with the usual fast NumPy idioms: im2col 
 BLAS matmul per convolution (forward, weight gradient and input gradient), the input gradient by col2im (one
 slice-add per kernel offset), 2x2 max pooling by reshape with a mask backward, and Paddle's Adam update. Both sides run in float32; the reference's results are checked against oar's once.
 
+BLAS threads: both sides call the same OpenBLAS; on a small shared machine its thread pool makes the timing of
+mid-sized GEMMs erratic (x10 swings under load), so the bench pins BLAS to one thread unless OAR_BENCH_THREADS
+is set (e.g. OAR_BENCH_THREADS=4).
+
 Run: python bench/train_step.py [--repeat N] [--profile a|b]
 """
 import argparse
+import os
 import timeit
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads BLAS
+    os.environ.setdefault(_v, os.environ.get("OAR_BENCH_THREADS", "1"))
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -233,6 +241,7 @@ def main():
         cProfile.runctx("for _ in range(n): step()", globals(), {"step": step, "n": n}, "/tmp/train_step.prof")
         pstats.Stats("/tmp/train_step.prof").sort_stats("tottime").print_stats(25)
         return
+    print(f"BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}")
     targets = {"a": 3.0, "b": 1.5}
     names = {"a": "LinearNet 784->10, batch 16, Adam", "b": "LeNet CNN, batch 64, Adam"}
     for which in ("a", "b"):

@@ -233,7 +233,13 @@ class Optimizer:
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""
         for p in self._parameter_list or ():
-            if p._grad is not None:
+            g = p._grad
+            if g is None:
+                continue
+            if set_to_zero and g._data.flags.writeable:  # zero in place, as Paddle: no new allocation
+                g._data.fill(0)
+                g._version += 1
+            else:
                 p.clear_grad(set_to_zero)
 
     clear_gradients = clear_grad
