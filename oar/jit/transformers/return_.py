@@ -26,6 +26,8 @@ def _needs(fn):
 
 
 def _walk_own(node):
+    if isinstance(node, SCOPES):  # a nested function's returns are its own
+        return
     todo = [node]
     while todo:
         n = todo.pop()
