@@ -507,23 +507,32 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     return apply(PAD, (x,), {"pad_width": width, "mode": mode, "value": float(value)})
 
 
+def _repeat_index(x, repeats, axis):
+    return np.repeat(np.arange(x.shape[axis]), repeats.reshape(-1) if repeats.ndim else int(repeats))
+
+
+REPEAT_INDEX = defop("repeat_index", _repeat_index, inputs=("x", "repeats"), nondiff=(0, 1),
+                     infer=lambda m, axis: [([-1], D.int64)])
+
+
 def repeat_interleave(x, repeats, axis=None, name=None):
-    """Repeats each element (each slice along `axis`; of the flattened tensor when None) `repeats` times.
+    """Repeats each element (each slice along `axis`; of the flattened tensor when None) `repeats` times;
+    `repeats` is an int or a 1-D tensor with one count per slice. Built on `gather`, which gives the gradient.
 
     Example:
         >>> oar.repeat_interleave(oar.to_tensor([1, 2]), 2).numpy()
         array([1, 1, 2, 2])
     """
     from .indexing import gather
+    from .common import const, operand
     if axis is None:
         x, axis = flatten(x), 0
     axis = int(axis) % x.ndim
-    reps = repeats._data if hasattr(repeats, "_data") else np.asarray(repeats)
-    if hasattr(repeats, "block"):
-        raise TypeError("repeat_interleave: repeats must be known while building a static program")
-    index = np.repeat(np.arange(x.shape[axis]), reps.reshape(-1) if reps.ndim else int(reps))
-    from .common import const
-    return gather(x, const(index, D.int64), axis)
+    if isinstance(repeats, (int, np.integer)) and x.shape[axis] != -1:  # the index is a known constant
+        index = const(np.repeat(np.arange(x.shape[axis]), int(repeats)), D.int64)
+    else:  # computed when the program runs (repeats given as a tensor, or an unknown dim)
+        index = apply(REPEAT_INDEX, (x, operand(repeats)), {"axis": axis})
+    return gather(x, index, axis)
 
 
 def unstack(x, axis=0, num=None):
