@@ -77,10 +77,11 @@ def conv_grad_input(w, g, x_shape, strides, paddings, dilations, groups):
     osz = list(g.shape[2:])
     wm = w.reshape(groups, o // groups, -1)
     gm = g.reshape(n, groups, o // groups, -1)
+    # a contiguous transposed filter keeps the batched matmul on BLAS (a transposed view falls off it)
     if groups > 1:
-        dcols = np.matmul(wm.transpose(0, 2, 1), gm)
+        dcols = np.matmul(np.ascontiguousarray(wm.transpose(0, 2, 1)), gm)
     else:
-        dcols = np.matmul(wm[0].T, gm[:, 0])
+        dcols = np.matmul(np.ascontiguousarray(wm[0].T), gm[:, 0])
     dcols = dcols.reshape([n, c] + ksize + osz)
     return col2im(dcols, list(x_shape[:1]) + [c] + list(x_shape[2:]), ksize, strides, paddings, dilations)
 
@@ -92,7 +93,7 @@ def conv_grad_filter(x, g, w_shape, strides, paddings, dilations, groups):
     n, o = g.shape[:2]
     gm = g.reshape(n, groups, o // groups, -1)
     if groups == 1:
-        dw = np.tensordot(gm[:, 0], cols[:, 0], axes=([0, 2], [0, 2]))
+        dw = np.einsum("nol,nkl->ok", gm[:, 0], cols[:, 0], optimize=True)
     else:
         dw = np.einsum("ngol,ngkl->gok", gm, cols, optimize=True)
     return dw.reshape(w_shape).astype(x.dtype, copy=False)

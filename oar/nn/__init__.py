@@ -20,3 +20,4 @@ from .rnn import (RNNCellBase, SimpleRNNCell, LSTMCell, GRUCell, RNN, BiRNN, Sim
 from .transformer import (MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
 from ..framework.param_attr import ParamAttr  # noqa: F401
+from .clip import ClipGradBase, ClipGradByValue, ClipGradByNorm, ClipGradByGlobalNorm  # noqa: F401  (optimizer engineer's module)

@@ -24,42 +24,70 @@ def _reduce(loss, reduction):
 
 # ---- softmax cross entropy (fused) ------------------------------------------------------------------------------
 
+def _pick(a, idx, axis):
+    """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis."""
+    if axis == a.ndim - 1:
+        c = a.shape[-1]
+        flat = a.reshape(-1, c)
+        return flat[np.arange(flat.shape[0]), idx.reshape(-1)].reshape(idx.shape)
+    return np.take_along_axis(a, idx, axis=axis)
+
+
+def _hard_index(label, ignore_index, n_cls):
+    """(mask of non-ignored labels or None when none is ignored, labels safe to index with)."""
+    lo, hi = (label.min(), label.max()) if label.size else (0, 0)
+    if lo > ignore_index or hi < ignore_index:
+        mask, safe = None, label
+    else:
+        mask = label != ignore_index
+        safe = np.where(mask, label, 0)
+        lo, hi = (safe.min(), safe.max()) if safe.size else (0, 0)
+    if lo < 0 or hi >= n_cls:
+        raise IndexError(f"labels must be in [0, {n_cls}) or equal ignore_index={ignore_index}, "
+                         f"got values in [{label.min()}, {label.max()}]")
+    return mask, safe
+
+
 def _swce(logits, label, soft_label, ignore_index, axis):
     logp = _log_softmax(logits, axis)
     if soft_label:
         loss = -(label * logp).sum(axis=axis, keepdims=True)
     else:
-        mask = label != ignore_index
-        safe = np.where(mask, label, 0).astype(np.intp)
-        if safe.size and (safe.min() < 0 or safe.max() >= logits.shape[axis]):
-            raise IndexError(f"labels must be in [0, {logits.shape[axis]}) or equal ignore_index={ignore_index}, "
-                             f"got values in [{label.min()}, {label.max()}]")
-        loss = -np.take_along_axis(logp, safe, axis=axis) * mask
-    return np.exp(logp), loss.astype(logits.dtype, copy=False)
+        mask, safe = _hard_index(label, ignore_index, logits.shape[axis])
+        loss = -_pick(logp, safe, axis)
+        if mask is not None:
+            loss = loss * mask
+    return loss.astype(logits.dtype, copy=False)
 
 
-def _swce_grad_impl(softmax, label, g, soft_label, ignore_index, axis):
+def _swce_grad_impl(logits, label, g, soft_label, ignore_index, axis):
+    # the softmax is recomputed here: one exp is cheaper than carrying a second output through the tape
+    softmax = np.exp(_log_softmax(logits, axis))
     if soft_label:
         d = softmax * label.sum(axis=axis, keepdims=True) - label
         return (d * g).astype(softmax.dtype, copy=False)
-    mask = label != ignore_index
-    safe = np.where(mask, label, 0).astype(np.intp)
+    mask, safe = _hard_index(label, ignore_index, softmax.shape[axis])
     d = softmax.copy()
-    np.put_along_axis(d, safe, np.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
-    return d * (g * mask).astype(softmax.dtype, copy=False)
+    if axis == d.ndim - 1:
+        flat = d.reshape(-1, d.shape[-1])
+        flat[np.arange(flat.shape[0]), safe.reshape(-1)] -= 1
+    else:
+        np.put_along_axis(d, safe, np.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
+    gm = g if mask is None else g * mask
+    return (d * gm).astype(softmax.dtype, copy=False)
 
 
 def _swce_infer(m, soft_label, ignore_index, axis):
     shape = list(m[0][0])
     shape[axis] = 1
-    return [m[0], (shape, m[0][1])]
+    return [(shape, m[0][1])]
 
 
-SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("softmax", "label", "loss_grad"),
+SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("logits", "label", "loss_grad"),
                   infer=lambda m, **a: [m[0]])
-SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("softmax", "loss"),
-             nondiff=(1,), nondiff_out=(0,), infer=_swce_infer,
-             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[0], label, g[1]), a), None))
+SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss",),
+             nondiff=(1,), infer=_swce_infer,
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (logits, label, g), a), None))
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
@@ -69,9 +97,12 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     axis = axis % logits.ndim
     if not soft_label and label.ndim == logits.ndim - 1:
         label = S.unsqueeze(label, axis)
-    sm, loss = apply(SWCE, (logits, label), {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
-                                             "axis": axis})
-    return (loss, sm) if return_softmax else loss
+    loss = apply(SWCE, (logits, label), {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
+                                         "axis": axis})
+    if return_softmax:
+        from .activation import softmax
+        return loss, softmax(logits, axis=axis)
+    return loss
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
@@ -118,7 +149,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
                         "soft_label=True for probability labels")
     if use_softmax:
         loss = apply(SWCE, (input, label), {"soft_label": not hard, "ignore_index": int(ignore_index),
-                                            "axis": axis})[1]
+                                            "axis": axis})
     else:
         logp = M.log(input)
         if hard:
@@ -128,8 +159,6 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             loss = -M.sum(M.cast(oh, input.dtype) * logp, axis=axis, keepdim=True) * M.cast(valid, input.dtype)
         else:
             loss = -M.sum(M.cast(label, input.dtype) * logp, axis=axis, keepdim=True)
-    if hard:
-        mask = M.cast(L.not_equal(label, operand(ignore_index, label)), input.dtype)
     w = None
     if weight is not None:
         if hard:
@@ -147,11 +176,18 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if reduction != "mean":
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     if w is None and (not hard or (not STATE.static and isinstance(label, Tensor)
-                                   and not (label._data == ignore_index).any())):
+                                   and not _has(label._data, ignore_index))):
         return M.mean(loss)
+    mask = M.cast(L.not_equal(label, operand(ignore_index, label)), input.dtype) if hard else None
     denom = M.sum(w * mask if hard else w) if w is not None else M.sum(mask)
     denom = denom + M.cast(L.equal(denom, operand(0.0, denom)), denom.dtype)
     return M.sum(loss) / denom
+
+
+def _has(a, value):
+    if value < 0 and a.size and a.min() >= 0:
+        return False
+    return bool((a == value).any())
 
 
 def _from_class_last(x, axis, ndim):
