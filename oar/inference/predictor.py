@@ -12,6 +12,7 @@ class Tensor:
 
     def __init__(self, name, spec):
         self.name, self._spec, self._data = name, spec, None
+        self._np = D.np_dtype(spec["dtype"])
         self._shape = [d for d in spec["shape"]]
 
     def reshape(self, shape):
@@ -102,12 +103,14 @@ class Predictor:
             feed = {}
             for n, a in zip(self._in_names, inputs):
                 h = self._in[n]
-                h.copy_from_cpu(a)
-                feed[n] = h._data
+                if type(a) is not np.ndarray or a.dtype != h._np:
+                    h.copy_from_cpu(a)
+                    a = h._data
+                feed[n] = h._data = a  # the executor never writes its feeds: no copy needed
             outs = self._compiled.run(feed)
             for n, a in zip(self._out_names, outs):
                 self._out[n]._data = a
-            return [np.asarray(a) for a in outs]
+            return list(outs)
         feed = {}
         for n in self._in_names:
             h = self._in[n]

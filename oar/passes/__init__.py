@@ -11,14 +11,16 @@ Example:
 from .constant_folding import constant_folding
 from .dead_code import dead_code_elimination
 from .fold_batch_norm import fold_batch_norm
+from .fuse_linear import fuse_linear
 
 PASSES = {
     "constant_folding": constant_folding,
     "fold_batch_norm": fold_batch_norm,
+    "fuse_linear": fuse_linear,
     "dead_code_elimination": dead_code_elimination,
 }
 
-INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "dead_code_elimination")
+INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
 
 
 def register_pass(name, fn):

@@ -1,0 +1,90 @@
+"""Linear fusion for inference: ``matmul(x, W) [+ b] [-> relu]`` with constant W, b becomes one
+``fused_linear`` op that adds the bias and applies the activation in place on the matmul's result.
+
+Needs: W (2-D) and b (1-D, length W.shape[1], same dtype) are constants bound in ``program.bound``; each
+intermediate has that single reader and is not kept. Guarantees: the last op's output keeps its name and
+value; fewer ops and temporary buffers per layer (the ``fused_linear`` op has no gradient: inference only).
+
+Example:
+    >>> p = fuse_linear(program)   # matmul, add, relu -> fused_linear {act="relu"}
+"""
+import numpy as np
+
+from ..ops.registry import defop
+from .graph import arg_names, consumers, out_names
+
+ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
+
+
+def _fused_linear(x, w, b=None, act=None):
+    out = np.matmul(x, w)
+    if b is not None:
+        np.add(out, b, out=out)
+    if act is not None:
+        ACTS[act](out)
+    return out
+
+
+def _infer(metas, act=None):
+    (xs, xd), (ws, _) = metas[0], metas[1]
+    return [(list(xs[:-1]) + [ws[1]], xd)]
+
+
+FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer)
+
+
+def fuse_linear(program, keep=()):
+    """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused."""
+    p = program.clone()
+    gb = p.global_block()
+    keep = set(keep)
+    readers = consumers(p)
+    reader_of = {}
+    for op in gb.ops:
+        for n in op.input_names():
+            reader_of[n] = op
+    fused, drop = 0, set()
+    for op in list(gb.ops):
+        if op.type != "matmul" or id(op) in drop or op.attrs.get("transpose_x") or op.attrs.get("transpose_y"):
+            continue
+        x, w = arg_names(op)
+        wv, xv = _const(p, w), gb.vars.get(x)
+        if wv is None or wv.ndim != 2 or xv is None or xv.dtype.np != wv.dtype or len(xv.shape) < 1:
+            continue
+        chain, bias, act, last = [op], None, None, out_names(op)[0]
+        nxt = _single_reader(last, readers, reader_of, keep)
+        if nxt is not None and nxt.type == "add" and arg_names(nxt)[0] == last:
+            bv = _const(p, arg_names(nxt)[1])
+            if bv is not None and bv.ndim == 1 and bv.shape[0] == wv.shape[1] and bv.dtype == wv.dtype:
+                bias, last = arg_names(nxt)[1], out_names(nxt)[0]
+                chain.append(nxt)
+                nxt = _single_reader(last, readers, reader_of, keep)
+        if nxt is not None and nxt.type in ACTS:
+            act, last = nxt.type, out_names(nxt)[0]
+            chain.append(nxt)
+        if len(chain) == 1:
+            continue
+        ins = {"x": [x], "w": [w]}
+        if bias is not None:
+            ins["b"] = [bias]
+        idx = gb.ops.index(op)
+        gb.ops[idx] = type(op)(gb, "fused_linear", ins, {"out": [last]}, {"act": act}, chain[-1].loc)
+        drop.update(id(o) for o in chain[1:])
+        fused += 1
+    gb.ops = [o for o in gb.ops if id(o) not in drop]
+    p._bump()
+    p.provenance.append(f"fuse_linear: fused {fused} linear chains")
+    return p
+
+
+def _const(p, name):
+    t, v = p.bound.get(name), p.global_block().vars.get(name)
+    return t._data if t is not None and v is not None and v.persistable else None
+
+
+def _single_reader(name, readers, reader_of, keep):
+    if readers.get(name, 0) != 1 or name in keep:
+        return None
+    return reader_of.get(name)
+
+
