@@ -115,8 +115,12 @@ def _deliver(leaf, g, capture, captured):
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
         leaf._grad = g if STATE.grad_enabled else Tensor._wrap(g._data.copy())
-    else:
+    elif STATE.grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
+    else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
+        acc = leaf._grad
+        acc._data = acc._data + g._data
+        acc._version += 1
 
 
 def _zeros(t):
