@@ -10,7 +10,7 @@ from ..static import control_flow as cf
 from ..static import builder
 from ..tensor.methods import TensorMethods
 from . import log
-from .undefined import UndefinedVar
+from .undefined import MaybeUndefinedVar, UndefinedVar
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -75,9 +75,21 @@ def static_branches(pred, true_run, false_run, names):
     tb, tout = cf._trace(prog, true_run)
     fb, fout = cf._trace(prog, false_run)
     tout, fout = list(tout), list(fout)
+    partial = []
     for i, name in enumerate(names):
-        tout[i], fout[i] = _reconcile(name, tout[i], fout[i], tb, fb)
-    return cf.build_cond(pred, parent, tb, tout, fb, fout)
+        a, b = tout[i], fout[i]
+        tout[i], fout[i] = _reconcile(name, a, b, tb, fb)
+        if not name.startswith("__") and (is_var(a) and isinstance(b, UndefinedVar) or
+                                          is_var(b) and isinstance(a, UndefinedVar)):
+            partial.append((i, name, (b if is_var(a) else a).lines))
+            tout.append(is_var(a))  # a "defined" flag per such name, merged by the same cond
+            fout.append(is_var(b))
+    out = cf.build_cond(pred, parent, tb, tout, fb, fout)
+    n = len(names)
+    for k, (i, name, lines) in enumerate(partial):
+        if is_var(out[i]):
+            MaybeUndefinedVar.mark(out[i], out[n + k], name, lines)
+    return out[:n]
 
 
 def _reconcile(name, a, b, tb, fb):

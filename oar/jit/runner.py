@@ -113,7 +113,10 @@ class ProgramRunner:
         if c is None or c[1] != self.program.version:
             fetch = self.output_names + (self.saved_names if save else [])
             c = self._fwd[save] = (compile_program(self.program, self.input_names, fetch), self.program.version)
-        return _run(c[0], arrays[:self.n_in], self.program.bound)
+        outs = _run(c[0], arrays[:self.n_in], self.program.bound)
+        if save and any(type(a) is list for a in outs):
+            outs = tuple(_box(a) if type(a) is list else a for a in outs)
+        return outs
 
     # ---- backward -----------------------------------------------------------------------------------------
     def _build_backward(self):
@@ -130,6 +133,7 @@ class ProgramRunner:
             wrt = [gb.var(n) for n in wrt_names]
             grads = gradients(targets, wrt, seeds) if targets else [None] * len(wrt)
         grad_ops = gb.ops[n_fwd:]
+        _sync_history(gb.ops[:n_fwd], self.program.global_block())
         gb.ops = grad_ops
         bp._bump()
         written, free = set(), []
@@ -158,7 +162,7 @@ class ProgramRunner:
             fetch = [n for n in names if n is not None]
             plan = self._bwd_plans[key] = (compile_program(bp, feed_names, fetch), pick, names, fetch)
         c, pick, names, fetch = plan
-        vals = _run(c, [arrays[i] for i in pick], bp.bound)
+        vals = _run(c, [_unbox(arrays[i]) for i in pick], bp.bound)
         if len(fetch) == len(names):
             return vals
         inputs = arrays[:n_in]
@@ -176,6 +180,31 @@ class ProgramRunner:
         name = (self.input_names + self.param_names)[i]
         v = gb.var(name)
         return list(v.shape), v.dtype
+
+
+def _sync_history(cloned_ops, fwd_block):
+    """Static backward switches `while` ops to keep their per-iteration history (a saved value the backward
+    program reads); the same switch is made on the forward program that the runner executes."""
+    for src, dst in zip(cloned_ops, fwd_block.ops):
+        if src.attrs.get("save_history") and not dst.attrs.get("save_history"):
+            dst.attrs["save_history"] = True
+            dst.outputs["history"] = list(src.outputs["history"])
+            for n in dst.outputs["history"]:
+                v = src.block.var(n)
+                nv = fwd_block.create_var(n, v.shape, v.dtype, stop_gradient=True)
+                nv.attrs = dict(v.attrs)
+            fwd_block.program._bump()
+
+
+def _box(value):
+    """A list value (tensor array, while history) as a 0-D object array, to travel as an eager op output."""
+    a = np.empty((), object)
+    a[()] = value
+    return a
+
+
+def _unbox(a):
+    return a[()] if type(a) is np.ndarray and a.dtype == object and a.ndim == 0 else a
 
 
 def _run(c, args, bound):

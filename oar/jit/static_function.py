@@ -318,6 +318,8 @@ class StaticFunction:
                 out_leaves, out_tree = cf.flatten(out)
                 fixed = []
                 for v in out_leaves:
+                    if isinstance(v, Variable) and v.__class__ is not Variable:
+                        v.check_output()
                     if isinstance(v, TensorMethods) and not isinstance(v, Variable):
                         from ..ops.creation import assign
                         v = assign(v)

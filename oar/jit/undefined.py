@@ -2,6 +2,12 @@
 through `nonlocal`, so such names must exist; any use of one raises UnboundLocalError naming the variable,
 the line that used it and the lines that assign it -- exactly when Python would have raised."""
 import linecache
+import weakref
+
+import numpy as np
+
+from ..ops.registry import apply, defop
+from ..static.ir import Variable
 
 
 def _where():
@@ -47,3 +53,52 @@ def check_defined(value):
     if isinstance(value, UndefinedVar):
         raise value.error()
     return value
+
+
+# ---- a value defined in one branch of a tensor-dependent `if` -------------------------------------------------
+
+def _assert_defined(flag, message):
+    if not bool(np.asarray(flag).reshape(-1)[0]):
+        raise UnboundLocalError(message)
+    return np.asarray(flag)
+
+
+ASSERT_DEFINED = defop("assert_defined", _assert_defined, inputs=("defined",), infer=lambda m, message: [m[0]])
+ASSERT_DEFINED.extra["side_effect"] = True
+
+
+_INFO = {}  # id(MaybeUndefinedVar) -> (weakref, defined flag, name, lines, blocks checked); Variables define ==
+
+
+class MaybeUndefinedVar(Variable):
+    """The merged value of a name that only one branch of a tensor-dependent `if` assigns. It computes like
+    the Variable it is; the first time an op of a block uses it, an `assert_defined` op is added there, which
+    raises UnboundLocalError when the program runs down the path that did not assign it -- Python's rule."""
+
+    __slots__ = ()
+
+    @classmethod
+    def mark(cls, var, flag, name, lines):
+        var.__class__ = cls
+        _INFO[id(var)] = (weakref.ref(var), flag, name, lines, set())
+        return var
+
+    def _on_use(self, block):
+        info = _INFO.get(id(self))
+        if info is None or info[0]() is not self:
+            return
+        _, flag, name, lines, done = info
+        if block.idx in done:
+            return
+        done.add(block.idx)
+        loc = _where()
+        used = f" at {loc[0]}:{loc[1]} ({loc[2]})" if loc else ""
+        msg = f"local variable '{name}' is used{used} before it is assigned"
+        if lines and loc:
+            msg += "; it is assigned only at " + "; ".join(
+                f"line {l}: {linecache.getline(loc[0], l).strip()}" for l in lines) + \
+                ", in the branch of a tensor-dependent `if` that did not run"
+        apply(ASSERT_DEFINED, (flag,), {"message": msg})
+
+    def check_output(self):
+        self._on_use(self.block.program.current_block())

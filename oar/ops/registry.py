@@ -87,6 +87,8 @@ def apply(op, inputs, attrs=_EMPTY):
     try:
         out = op.impl(*[t._data for t in inputs], **attrs)
     except Exception as e:
+        if getattr(e, "_oar_op_error", False):  # already names the failing op and the user's line (programs)
+            raise
         raise op_error(op, inputs, attrs, e) from None
     wrap = _wrap
     if type(out) is tuple or type(out) is list:

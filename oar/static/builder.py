@@ -86,6 +86,8 @@ def user_location():
 def as_var(block, t):
     """The Variable for an op input: Variables pass through; eager Tensors become bound persistable vars."""
     if isinstance(t, Variable):
+        if t.__class__ is not Variable:  # e.g. dy2static's maybe-undefined value: checks itself when used
+            t._on_use(block)
         return t
     if isinstance(t, Tensor):
         prog = block.program

@@ -361,3 +361,20 @@ def test_set_code_level_prints_steps():
     finally:
         paddle.jit.set_code_level(0)
     assert "(ifelse)" in buf.getvalue() and "def g" in buf.getvalue()
+
+
+def test_value_from_one_branch_of_tensor_if_follows_python_rules():
+    def f(x):
+        if x.sum() > 0:
+            y = x + 1
+        return y * 2
+
+    def g(x):
+        if x.sum() > 0:
+            y = x + 1   # never used afterwards: no error on either path
+        return x * 2
+    sf = paddle.jit.to_static(f)
+    np.testing.assert_allclose(sf(T(1.0)).numpy(), [4.0])          # the assigning branch ran: fine
+    with pytest.raises(UnboundLocalError, match=r"'y' is used .*return y \* 2.*line \d+: y = x \+ 1"):
+        sf(T(-1.0))                                                # it did not: Python's error, at run time
+    np.testing.assert_allclose(paddle.jit.to_static(g)(T(-1.0)).numpy(), [-2.0])
