@@ -249,10 +249,18 @@ class RNNBase(LayerList):
         states = self._split_states(initial_states)
         finals = []
         x = inputs
+        out_mask = None
+        if sequence_length is not None:  # Paddle's rnn op returns zeros at padded steps
+            steps = inputs.shape[0 if self.time_major else 1]
+            out_mask = _step_mask(sequence_length, steps, inputs.dtype)
+            if not self.time_major:
+                out_mask = S.transpose(out_mask, [1, 0, 2])
         for i, layer in enumerate(self):
             if i > 0 and self.dropout:
                 x = F.dropout(x, self.dropout, training=self.training, mode="upscale_in_train")
             x, st = layer(x, states[i], sequence_length)
+            if out_mask is not None:
+                x = x * out_mask
             finals.extend(st if self.num_directions == 2 else [st])
         if self.mode == "LSTM":
             final = (S.stack([s[0] for s in finals], 0), S.stack([s[1] for s in finals], 0))
