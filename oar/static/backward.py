@@ -35,7 +35,8 @@ def is_array(v):
 
 
 def differentiable(v):
-    return v.dtype.kind in "fc" and not is_array(v)
+    """Float tensors and float tensor arrays (whose gradients are tensor arrays); not a while op's history."""
+    return v.dtype.kind in "fc" and not v.attrs.get("history")
 
 
 @contextlib.contextmanager
@@ -70,17 +71,46 @@ def requires_grad(ops, block, start, no_grad=()):
     return req
 
 
-def _zeros(v):
+def zeros_grad(v):
+    """A zero gradient for `v` (an empty gradient array for a tensor array)."""
+    if is_array(v):
+        from ..tensor.array import ARRAY_ZEROS, _grad_array
+        from ..ops.registry import apply
+        return _grad_array(apply(ARRAY_ZEROS, (v,)))
     from ..ops.math import zeros_like
     return zeros_like(v)
 
 
+_zeros = zeros_grad
+
+
 def _accumulate(grads, name, g, var):
+    prev = grads.get(name)
+    if is_array(var):
+        from ..tensor.array import ARRAY_ADD, _grad_array
+        if prev is not None:
+            from ..ops.registry import apply
+            g = apply(ARRAY_ADD, (prev, g))
+        grads[name] = _grad_array(g)
+        return
     if g.dtype is not var.dtype and differentiable(var):
         from ..ops.math import cast
         g = cast(g, var.dtype)
-    prev = grads.get(name)
     grads[name] = g if prev is None else prev + g
+
+
+def _redefined(block, ops):
+    """Per op, the output names that already held a value before it (in-place writes such as `array_write`,
+    or outer variables a loop body assigns): once the op's gradient rule ran, their gradient so far belongs to
+    the overwritten value and is dropped."""
+    seen, res = set(), []
+    for op in ops:
+        outs = _flat(op.outputs)
+        ins = set(_flat(op.inputs))
+        res.append([n for n in outs if n in ins or n in seen or n not in block.vars])
+        seen.update(ins)
+        seen.update(outs)
+    return res
 
 
 def backward_ops(block, ops, targets, target_grads, req, rename=False):
@@ -91,8 +121,10 @@ def backward_ops(block, ops, targets, target_grads, req, rename=False):
     for t, g in zip(targets, target_grads):
         if g is not None:
             _accumulate(grads, t, g, block.var(t))
+    redefined = _redefined(block, ops)
     with building(block):
-        for op in reversed(ops):
+        for k in range(len(ops) - 1, -1, -1):
+            op = ops[k]
             d = REGISTRY.get(op.type)
             if d is None or d.grad is None:
                 continue
@@ -124,6 +156,8 @@ def backward_ops(block, ops, targets, target_grads, req, rename=False):
                 CTX.op, CTX.req = prev
             if not isinstance(res, (tuple, list)):
                 res = (res,)
+            for n in redefined[k]:
+                grads.pop(n, None)
             for i, (n, g) in enumerate(zip(ins, res)):
                 if g is None or i in d.nondiff or n not in req:
                     continue

@@ -10,33 +10,90 @@ import copy
 import numpy as np
 
 from ..ops.registry import defop
-from .backward import CTX, backward_ops, building, differentiable, requires_grad
+from .backward import CTX, backward_ops, building, differentiable, is_array, requires_grad, zeros_grad
 from .control_flow import externals, sub_block
 
 
-def _clone_into(dst, src):
-    """Copies the variables and ops of block `src` into `dst` (forward recompute in a gradient block)."""
+def _clone_into(dst, src, outer=None):
+    """Copies the variables and ops of block `src` into `dst` (forward recompute in a gradient block), in SSA
+    form: an op that overwrites a name (an in-place ``array_write``, an assignment to an outer variable) defines
+    a fresh name from there on, so the gradient ops appended after the recompute read the values the forward
+    ops saw. Returns ``(ops, rename)`` with `rename` mapping original names to their final names.
+
+    `outer` maps outer names already renamed by an enclosing clone; ops with sub-blocks reading such a name get
+    their sub-blocks cloned too."""
+    from .printer import sub_blocks
     for v in src.vars.values():
         if v.name not in dst.vars:
             nv = dst.create_var(v.name, v.shape, v.dtype, persistable=v.persistable, stop_gradient=v.stop_gradient,
                                 is_parameter=v.is_parameter, trainable=v.trainable, is_data=v.is_data)
             nv.attrs = dict(v.attrs)
-    return [dst.append_op(op.type, {k: list(n) for k, n in op.inputs.items()},
-                          {k: list(n) for k, n in op.outputs.items()}, copy.deepcopy(op.attrs), op.loc)
-            for op in src.ops]
+    cur, seen, ops = dict(outer or {}), set(), []
+    for op in src.ops:
+        ins = {k: [cur.get(n, n) for n in names] for k, names in op.inputs.items()}
+        attrs = copy.deepcopy(op.attrs)
+        if sub_blocks(op) and any(n in cur for n in op.input_names()):
+            _reclone_sub_blocks(op, attrs, dst, cur)
+        seen.update(op.input_names())
+        outs = {}
+        for k, names in op.outputs.items():
+            new = []
+            for n in names:
+                if n in seen or n not in src.vars:
+                    old = src.var(n)
+                    v = dst.create_var(dst.program.unique_name(n.split("@SSA")[0] + "@SSA"), old.shape, old.dtype,
+                                       stop_gradient=old.stop_gradient)
+                    v.attrs = dict(old.attrs)
+                    cur[n] = v.name
+                seen.add(n)
+                new.append(cur.get(n, n))
+            outs[k] = new
+        ops.append(dst.append_op(op.type, ins, outs, attrs, op.loc))
+    return ops, cur
+
+
+def _reclone_sub_blocks(op, attrs, dst, cur):
+    """Clones the sub-blocks of `op` under `dst` with the renamed outer names `cur`; fixes the attributes that
+    name sub-block values."""
+    prog = dst.program
+    fin = {}
+    for key in ("true_block", "false_block", "cond_block", "body_block"):
+        if key in attrs:
+            prev = prog.current_block_idx
+            nb = prog._create_block(parent_idx=dst.idx)
+            prog.current_block_idx = prev
+            _, fin[key] = _clone_into(nb, prog.blocks[attrs[key]], cur)
+            attrs[key] = nb.idx
+    if op.type == "cond":
+        for key, outs in (("true_block", "true_outs"), ("false_block", "false_outs")):
+            attrs[outs] = [fin[key].get(n, n) for n in attrs[outs]]
+    elif op.type == "while":
+        attrs["cond_out"] = fin["cond_block"].get(attrs["cond_out"], attrs["cond_out"])
+        attrs["body_out"] = [fin["body_block"].get(n, n) for n in attrs["body_out"]]
+        carried = attrs.get("carried", [])
+        attrs["carried_out"] = [fin["body_block"].get(n, n) for n in attrs.get("carried_out", carried)]
+        attrs["carried"] = [cur.get(n, n) for n in carried]
+    else:
+        raise NotImplementedError(f"recomputing op {op.type!r} with renamed inputs in a gradient block")
 
 
 def _zeros_in(block, name):
-    from ..ops.math import zeros_like
     with building(block):
-        return zeros_like(block.var(name))
+        return zeros_grad(block.var(name))
+
+
+def _grad_var(block, name, like):
+    v = block.create_var(name, like.shape, like.dtype, stop_gradient=False)
+    if is_array(like):
+        v.attrs["kind"] = "tensor_array"
+    return v
 
 
 def _branch_grad(prog, src_idx, outs, gouts, want):
     """A gradient block for branch `src_idx`: returns (block, names of the grads of `want`)."""
     with sub_block(prog) as g:
-        fwd = _clone_into(g, prog.blocks[src_idx])
-    pairs = [(n, gv) for n, gv in zip(outs, gouts) if gv is not None]
+        fwd, rename = _clone_into(g, prog.blocks[src_idx])
+    pairs = [(rename.get(n, n), gv) for n, gv in zip(outs, gouts) if gv is not None]
     req = requires_grad(fwd, g, want)
     grads = backward_ops(g, fwd, [n for n, _ in pairs], [gv for _, gv in pairs], req)
     res = [grads[n] if grads.get(n) is not None else _zeros_in(g, n) for n in want]
@@ -55,8 +112,7 @@ def cond_grad(gouts, outs, pred, *captured, **attrs):
     tr, _ = externals(tb, tnames)
     fr, _ = externals(fb, fnames)
     ins = list(dict.fromkeys(tr + fr))
-    res = [block.create_var(prog.unique_name("cond_grad.out"), block.var(n).shape, block.var(n).dtype,
-                            stop_gradient=False) for n in want]
+    res = [_grad_var(block, prog.unique_name("cond_grad.out"), block.var(n)) for n in want]
     block.append_op("cond", {"cond": [pred.name], "input": ins}, {"out": [v.name for v in res]},
                     {"true_block": tb.idx, "false_block": fb.idx, "true_outs": tnames, "false_outs": fnames},
                     op.loc)
@@ -68,6 +124,13 @@ def cond_grad(gouts, outs, pred, *captured, **attrs):
 
 def _while_grad_impl(*args, **attrs):
     raise RuntimeError("the while_grad op runs only inside a Program")
+
+
+def _add(x, y):
+    if type(x) is list:
+        from ..tensor.array import _array_add
+        return _array_add(x, y)
+    return x + y
 
 
 def _while_grad_lower(compiler, op):
@@ -86,9 +149,9 @@ def _while_grad_lower(compiler, op):
             e = [capv[p] if p >= 0 else extv[j] for j, p in enumerate(pos)]
             res = gfn(*vals, *g, *e)
             g, c = res[:ng], res[ng:]
-            acc = list(c) if acc is None else [x + y for x, y in zip(acc, c)]
+            acc = list(c) if acc is None else [_add(x, y) for x, y in zip(acc, c)]
         if acc is None:
-            acc = [np.zeros_like(extv[j]) for j in zero_from]
+            acc = [[] if type(extv[j]) is list else np.zeros_like(extv[j]) for j in zero_from]
         return tuple(g) + tuple(acc)
     return run
 
@@ -97,49 +160,58 @@ WHILE_GRAD = defop("while_grad", _while_grad_impl, inputs=("history", "out_grad"
                    lower=_while_grad_lower, infer=lambda m, **a: [])
 
 
-def while_grad(gouts, outs, *inputs, **attrs):
-    op, req = CTX.op, CTX.req
-    block, prog = op.block, op.block.program
-    xs, cap = op.input("x"), op.input("input")
-    body = prog.blocks[attrs["body_block"]]
-    body_in, body_out = attrs["body_in"], attrs["body_out"]
-    fx = [i for i, n in enumerate(body_in) if differentiable(body.var(n))]
-    want_c = [n for n in cap if n in req and differentiable(block.var(n))]
-    if not any(xs[i] in req for i in fx) and not want_c:
-        return (None,) * len(inputs)
-    if attrs.get("carried"):
-        raise NotImplementedError("the gradient of a while_loop whose body assigns outer variables "
-                                  f"({attrs['carried']}) is not supported")
+def _ensure_history(op, block, prog):
+    """Switches the forward `while` op to keep each iteration's inputs; returns the history variable's name."""
     if not op.attrs.get("save_history"):
         h = block.create_var(prog.unique_name("while.history"), [], "float32")
         h.attrs["kind"] = "tensor_array"
+        h.attrs["history"] = True
         op.attrs["save_history"] = True
         op.outputs["history"] = [h.name]
         prog._bump()
-    hist = op.output("history")[0]
+    return op.output("history")[0]
+
+
+def while_grad(gouts, outs, *inputs, **attrs):
+    """Loop variables and carried outer variables (those the body assigns) flow backwards through the
+    iterations; the gradients of the other captured variables are summed over the iterations."""
+    op, req = CTX.op, CTX.req
+    block, prog = op.block, op.block.program
+    xs, cap = op.input("x"), op.input("input")
+    nx = len(xs)
+    body = prog.blocks[attrs["body_block"]]
+    body_in, body_out = attrs["body_in"], attrs["body_out"]
+    carried = list(attrs.get("carried", []))
+    fx = [i for i, n in enumerate(body_in) if differentiable(body.var(n))]
+    fcar = [n for n in carried if differentiable(block.var(n))]
+    want_c = [n for n in cap if n in req and n not in carried and differentiable(block.var(n))]
+    if not any(xs[i] in req for i in fx) and not want_c and not any(n in req for n in fcar):
+        return (None,) * len(inputs)
+    hist = _ensure_history(op, block, prog)
     with sub_block(prog) as g:
-        fwd = _clone_into(g, body)
-        gin = [g.create_var(prog.unique_name("while_grad.gout"), g.var(body_out[i]).shape,
-                            g.var(body_out[i]).dtype, stop_gradient=False) for i in fx]
-    req_b = requires_grad(fwd, g, [body_in[i] for i in fx] + want_c)
-    grads = backward_ops(g, fwd, [body_out[i] for i in fx], gin, req_b)
-    res = [grads[n] if grads.get(n) is not None else _zeros_in(g, n) for n in [body_in[i] for i in fx] + want_c]
-    gouts_names = [res_v.name for res_v in res]
+        fwd, rename = _clone_into(g, body)
+        carried_out = dict(zip(carried, attrs.get("carried_out", carried)))
+        loop_in = [body_in[i] for i in fx] + fcar
+        loop_out = [rename.get(body_out[i], body_out[i]) for i in fx] + \
+            [rename.get(carried_out[n], carried_out[n]) for n in fcar]
+        gin = [_grad_var(g, prog.unique_name("while_grad.gout"), g.var(n)) for n in loop_out]
+    req_b = requires_grad(fwd, g, loop_in + want_c)
+    grads = backward_ops(g, fwd, loop_out, gin, req_b)
+    res = [grads[n] if grads.get(n) is not None else _zeros_in(g, n) for n in loop_in + want_c]
+    gouts_names = [v.name for v in res]
     ext, _ = externals(g, gouts_names)
     ext = [n for n in ext if n not in g.vars]
     ext = list(dict.fromkeys(ext + want_c))
-    out_grads = [gouts[i] if gouts[i] is not None else None for i in fx]
-    if any(v is None for v in out_grads):
-        from ..ops.math import zeros_like
-        out_grads = [v if v is not None else zeros_like(outs[i]) for v, i in zip(out_grads, fx)]
-    gx = [block.create_var(prog.unique_name("while_grad.x"), block.var(xs[i]).shape, block.var(xs[i]).dtype,
-                           stop_gradient=False) for i in fx]
-    gc = [block.create_var(prog.unique_name("while_grad.input"), block.var(n).shape, block.var(n).dtype,
-                           stop_gradient=False) for n in want_c]
+    out_idx = list(fx) + [nx + carried.index(n) for n in fcar]
+    out_grads = [gouts[i] if gouts[i] is not None else zeros_grad(outs[i]) for i in out_idx]
+    gx = [_grad_var(block, prog.unique_name("while_grad.x"), block.var(xs[i])) for i in fx]
+    gcar = [_grad_var(block, prog.unique_name("while_grad.carried"), block.var(n)) for n in fcar]
+    gc = [_grad_var(block, prog.unique_name("while_grad.input"), block.var(n)) for n in want_c]
     block.append_op("while_grad", {"history": [hist], "out_grad": [v.name for v in out_grads], "input": ext},
-                    {"out": [v.name for v in gx + gc]},
+                    {"out": [v.name for v in gx + gcar + gc]},
                     {"grad_block": g.idx, "body_in": list(body_in), "gout_in": [v.name for v in gin],
                      "grad_outs": gouts_names, "fwd_captured": list(cap), "want_captured": want_c}, op.loc)
     by_x = {i: v for i, v in zip(fx, gx)}
     by_c = dict(zip(want_c, gc))
-    return tuple(by_x.get(i) for i in range(len(xs))) + tuple(by_c.get(n) for n in cap)
+    by_c.update(zip(fcar, gcar))
+    return tuple(by_x.get(i) for i in range(nx)) + tuple(by_c.get(n) for n in cap)

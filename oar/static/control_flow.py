@@ -299,7 +299,8 @@ def _while_lower(compiler, op):
     carried = a.get("carried", [])
     cidx = [cap.index(w) for w in carried]
     cfn, _ = compiler.compile_block(a["cond_block"], a["cond_in"] + cap, [a["cond_out"]])
-    bfn, _ = compiler.compile_block(a["body_block"], a["body_in"] + cap, a["body_out"] + carried)
+    # carried_out: the body's names for the carried values when they differ from the outer ones (gradient clones)
+    bfn, _ = compiler.compile_block(a["body_block"], a["body_in"] + cap, a["body_out"] + a.get("carried_out", carried))
     save = bool(a.get("save_history"))
 
     def run(*args):
@@ -352,16 +353,19 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     parent = prog.current_block()
     init = [v if isinstance(v, Variable) else _const_in(parent, v) for v in leaves]
     shapes = [list(v.shape) for v in init]
+    sgs = [v.stop_gradient for v in init]
     for _ in range(4):
-        cb, bb, cin, bin_, pred, bouts, btree = _trace_loop(prog, cond, body, init, shapes, tree, name)
+        cb, bb, cin, bin_, pred, bouts, btree = _trace_loop(prog, cond, body, init, shapes, sgs, tree, name)
         new = [list(o.shape) if _unwritten_array(v) and o.attrs.get("written") else merge_shape(s, o.shape)
                for s, o, v in zip(shapes, bouts, init)]
         for i, (s, o) in enumerate(zip(new, bouts)):
             if s is None:
                 raise ValueError(f"while_loop: loop var {i} changes rank in the body ({shapes[i]} -> {o.shape})")
-        if new == shapes:
+        # a loop var that needs a gradient after one iteration needs it from the start
+        new_sgs = [s and o.stop_gradient for s, o in zip(sgs, bouts)]
+        if new == shapes and new_sgs == sgs:
             break
-        shapes = new
+        shapes, sgs = new, new_sgs
     cr, cw = externals(cb, [pred.name])
     br, bw = externals(bb, [o.name for o in bouts])
     if cw:
@@ -371,7 +375,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     outs = [parent.create_var(prog.unique_name("while.out" if name is None else name), s, v.dtype)
             for s, v in zip(shapes, init)]
     for o, b in zip(outs, bouts):
-        o.stop_gradient = b.stop_gradient and all(v.stop_gradient for v in init)
+        o.stop_gradient = b.stop_gradient and all(s for s in sgs)
         o.attrs.update(b.attrs)
     parent.append_op("while", {"x": [v.name for v in init], "input": cap}, {"out": [o.name for o in outs] + carried},
                      {"cond_block": cb.idx, "body_block": bb.idx, "cond_in": [v.name for v in cin],
@@ -388,23 +392,23 @@ def _truth(v):
     return bool(v)
 
 
-def _placeholders(block, prog, init, shapes, tag):
+def _placeholders(block, prog, init, shapes, sgs, tag):
     out = []
-    for v, s in zip(init, shapes):
-        p = block.create_var(prog.unique_name(f"while.{tag}"), s, v.dtype, stop_gradient=v.stop_gradient)
+    for v, s, sg in zip(init, shapes, sgs):
+        p = block.create_var(prog.unique_name(f"while.{tag}"), s, v.dtype, stop_gradient=sg)
         p.attrs.update(v.attrs)
         out.append(p)
     return out
 
 
-def _trace_loop(prog, cond, body, init, shapes, tree, name):
+def _trace_loop(prog, cond, body, init, shapes, sgs, tree, name):
     with sub_block(prog) as cb:
-        cin = _placeholders(cb, prog, init, shapes, "cond_in")
+        cin = _placeholders(cb, prog, init, shapes, sgs, "cond_in")
         pred = cond(*unflatten(tree, cin))
         if not isinstance(pred, Variable):
             pred = _const_in(cb, bool(pred))
     with sub_block(prog) as bb:
-        bin_ = _placeholders(bb, prog, init, shapes, "x")
+        bin_ = _placeholders(bb, prog, init, shapes, sgs, "x")
         out = body(*unflatten(tree, bin_))
         if not isinstance(out, (list, tuple)):
             out = [out]

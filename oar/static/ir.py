@@ -58,6 +58,18 @@ class Variable(TensorMethods):
                             "use oar.shape(x)[0] for the run-time length")
         return self.shape[0]
 
+    def __getitem__(self, index):
+        if self.attrs.get("kind") == "tensor_array":   # a list carried through a static loop
+            from ..tensor.array import array_length, array_read
+            if isinstance(index, int) and not isinstance(index, bool):
+                if index < 0:
+                    return array_read(self, array_length(self) + index)
+            elif not isinstance(index, TensorMethods):
+                raise TypeError(f"a tensor array (the list '{self.name}' carried through a tensor-dependent loop) "
+                                f"can be indexed only by an int or an int tensor, got {index!r}")
+            return array_read(self, index)
+        return TensorMethods.__getitem__(self, index)
+
     def _static_value_error(self, what):
         raise TypeError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose value exists "
                         "only when the program runs. Keep the computation in oar ops, or fetch the value from the "

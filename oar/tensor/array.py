@@ -30,8 +30,14 @@ def _create(*xs, dtype):
     return list(xs)
 
 
+def _create_grad(g, out, *xs, dtype):
+    from ..ops.common import const
+    return tuple(apply(ARRAY_PICK, (g, x, const([k], D.int64))) for k, x in enumerate(xs))
+
+
 CREATE_ARRAY = defop("create_array", _create, inputs=("x",), variadic=True,
-                     infer=lambda m, dtype: [(list(m[0][0]) if m else [], D.convert_dtype(dtype))])
+                     infer=lambda m, dtype: [(list(m[0][0]) if m else [], D.convert_dtype(dtype))],
+                     grad=_create_grad)
 
 
 def _write(arr, x, i):
@@ -45,15 +51,69 @@ def _write(arr, x, i):
     return a
 
 
+# ---- gradients ----------------------------------------------------------------------------------------------
+# The gradient of a tensor array is a tensor array of the same element shapes in which a missing entry (None,
+# or an index past the end) is a zero; so a read's gradient is cheap and unused positions cost nothing.
+
+def _grad_array(v):
+    v.attrs["kind"] = "tensor_array"
+    return v
+
+
+def _pick(g, x, i):
+    k = int(np.asarray(i).reshape(-1)[0])
+    e = g[k] if k < len(g) else None
+    return np.zeros_like(x) if e is None else e
+
+
+def _clear(g, i):
+    k = int(np.asarray(i).reshape(-1)[0])
+    if k >= len(g) or g[k] is None:
+        return g
+    g = list(g)
+    g[k] = None
+    return g
+
+
+def _array_add(a, b):
+    n = max(len(a), len(b))
+    a, b = list(a) + [None] * (n - len(a)), list(b) + [None] * (n - len(b))
+    return [y if x is None else x if y is None else x + y for x, y in zip(a, b)]
+
+
+ARRAY_PICK = defop("array_pick", _pick, inputs=("array", "like", "i"), infer=lambda m: [m[1]],
+                   grad=lambda g, out, arr, like, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None, None),
+                   nondiff=(1, 2))
+ARRAY_CLEAR = defop("array_clear", _clear, inputs=("array", "i"), infer=lambda m: [m[0]], nondiff=(1,),
+                    grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_CLEAR, (g, i))), None))
+ARRAY_ADD = defop("array_add", _array_add, inputs=("x", "y"), infer=lambda m: [m[0]],
+                  grad=lambda g, out, x, y: (g, g))
+ARRAY_ZEROS = defop("array_zeros", lambda arr: [], inputs=("array",), infer=lambda m: [m[0]])
+
+
+def _write_grad(g, out, arr, x, i):
+    """The written element's gradient is the entry at `i`; the array before the write gets the rest."""
+    return _grad_array(apply(ARRAY_CLEAR, (g, i))), apply(ARRAY_PICK, (g, x, i)), None
+
+
 ARRAY_WRITE = defop("array_write", _write, inputs=("array", "x", "i"), nondiff=(2,),
-                    infer=lambda m: [(m[1][0], m[1][1])], grad=None)
+                    infer=lambda m: [(m[1][0], m[1][1])], grad=_write_grad)
 
 
 def _read(arr, i):
     return arr[int(np.asarray(i).reshape(-1)[0])]
 
 
-ARRAY_READ = defop("array_read", _read, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]])
+def _read_grad_kernel(g, i):
+    k = int(np.asarray(i).reshape(-1)[0])
+    return [None] * k + [g]
+
+
+ARRAY_READ_GRAD = defop("array_read_grad", _read_grad_kernel, inputs=("x", "i"), nondiff=(1,),
+                        infer=lambda m: [m[0]],
+                        grad=lambda g, out, x, i: (apply(ARRAY_PICK, (g, x, i)), None))
+ARRAY_READ = defop("array_read", _read, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
+                   grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None))
 ARRAY_LENGTH = defop("array_length", lambda arr: np.asarray([len(arr)], np.int64), inputs=("array",),
                      infer=lambda m: [([1], D.int64)])
 
@@ -72,7 +132,55 @@ def _stack_infer(m, axis, use_stack):
     return [(s, m[0][1])]
 
 
-ARRAY_TO_TENSOR = defop("array_to_tensor", _stack, inputs=("array",), infer=_stack_infer)
+def _unstack(g, axis):
+    return [np.take(g, k, axis) for k in range(g.shape[axis])]
+
+
+def _split_like(g, arr, axis):
+    cuts = np.cumsum([a.shape[axis] for a in arr])[:-1]
+    return np.split(g, cuts, axis)
+
+
+def _unstack_infer(m, axis):
+    s = list(m[0][0])
+    del s[axis % len(s)]
+    return [(s, m[0][1])]
+
+
+ARRAY_UNSTACK = defop("array_unstack", _unstack, inputs=("x",), infer=_unstack_infer,
+                      grad=lambda g, out, x, axis: apply(ARRAY_TO_TENSOR_LIKE, (g, x), {"axis": axis,
+                                                                                       "use_stack": True}))
+ARRAY_SPLIT = defop("array_split", _split_like, inputs=("x", "array"), nondiff=(1,), infer=lambda m, axis: [m[1]],
+                    grad=lambda g, out, x, arr, axis: (apply(ARRAY_TO_TENSOR_LIKE, (g, x), {"axis": axis,
+                                                                                           "use_stack": False}),
+                                                       None))
+
+
+def _stack_like(g, like, axis, use_stack):
+    """Stacks a gradient array whose missing entries are zeros, into the shape of `like`."""
+    n = like.shape[axis] if use_stack else None
+    if use_stack:
+        shape = list(like.shape)
+        del shape[axis % like.ndim]
+        parts = [e if e is not None else np.zeros(shape, like.dtype) for e in list(g)[:n]]
+        parts += [np.zeros(shape, like.dtype)] * (n - len(parts))
+        return np.stack(parts, axis)
+    if not g or any(e is None for e in g):
+        raise ValueError("array_to_tensor_like: a concatenated gradient array has missing entries")
+    return np.concatenate(g, axis)
+
+
+ARRAY_TO_TENSOR_LIKE = defop("array_to_tensor_like", _stack_like, inputs=("array", "like"), nondiff=(1,),
+                             infer=lambda m, axis, use_stack: [m[1]])
+
+
+def _to_tensor_grad(g, out, arr, axis, use_stack):
+    if use_stack:
+        return (_grad_array(apply(ARRAY_UNSTACK, (g,), {"axis": axis})),)
+    return (_grad_array(apply(ARRAY_SPLIT, (g, arr), {"axis": axis})),)
+
+
+ARRAY_TO_TENSOR = defop("array_to_tensor", _stack, inputs=("array",), infer=_stack_infer, grad=_to_tensor_grad)
 
 
 def _mark(v):
@@ -116,6 +224,7 @@ def array_write(x, i, array=None):
     array.shape = list(xv.shape) if not written else (
         [a if a == b else -1 for a, b in zip(prev, xv.shape)] if len(prev) == len(xv.shape) else [-1] * len(xv.shape))
     array.attrs["written"] = True
+    array.stop_gradient = array.stop_gradient and xv.stop_gradient
     block.append_op("array_write", {"array": [array.name], "x": [xv.name], "i": [iv.name]},
                     {"out": [array.name]}, {}, user_location())
     return array
