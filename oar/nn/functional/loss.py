@@ -312,7 +312,8 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
 def _lse(*arrs):
     m = np.maximum.reduce(arrs)
     safe = np.where(np.isfinite(m), m, 0)
-    return safe + np.log(sum(np.exp(a - safe) for a in arrs))
+    with np.errstate(divide="ignore"):  # log(0) = -inf marks unreachable states
+        return safe + np.log(sum(np.exp(a - safe) for a in arrs))
 
 
 def _ctc_one(lp, lab, blank):
