@@ -354,7 +354,9 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     init = [v if isinstance(v, Variable) else _const_in(parent, v) for v in leaves]
     shapes = [list(v.shape) for v in init]
     sgs = [v.stop_gradient for v in init]
+    first_block = len(prog.blocks)
     for _ in range(4):
+        del prog.blocks[first_block:]  # a retrace replaces the sub-blocks of the previous attempt
         cb, bb, cin, bin_, pred, bouts, btree = _trace_loop(prog, cond, body, init, shapes, sgs, tree, name)
         new = [list(o.shape) if _unwritten_array(v) and o.attrs.get("written") else merge_shape(s, o.shape)
                for s, o, v in zip(shapes, bouts, init)]
