@@ -59,8 +59,12 @@ def _infer_all(m, axis, keepdim):
     return [(_infer_reduce(m, axis, keepdim)[0][0], D.bool_)]
 
 
-ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=axis, keepdims=keepdim)), infer=_infer_all)
-ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=axis, keepdims=keepdim)), infer=_infer_all)
+def _tup(axis):
+    return tuple(axis) if type(axis) is list else axis
+
+
+ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=_tup(axis), keepdims=keepdim)), infer=_infer_all)
+ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=_tup(axis), keepdims=keepdim)), infer=_infer_all)
 
 
 def all(x, axis=None, keepdim=False, name=None):
