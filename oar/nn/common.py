@@ -25,7 +25,8 @@ class Linear(Layer):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return f"in_features={self._in_features}, out_features={self._out_features}, dtype={self._dtype.name}"
+        dt = self.weight.dtype.name if self.weight is not None else "float32"
+        return f"in_features={self._in_features}, out_features={self._out_features}, dtype={dt}"
 
 
 class Bilinear(Layer):

@@ -64,11 +64,12 @@ class Layer:
         >>> Net().state_dict().keys()      # ['_linear.weight', '_linear.bias']
     """
 
-    def __init__(self, name_scope=None, dtype="float32"):
+    def __init__(self, name_scope=None, dtype=None):
         d = self.__dict__
         d["training"] = True
         d["_full_name"] = unique_name(name_scope or _snake(type(self).__name__))
-        d["_dtype"] = D.convert_dtype(dtype) if dtype is not None else D.default_float()
+        # None follows oar.set_default_dtype at parameter creation, as Paddle's layers do
+        d["_dtype"] = D.convert_dtype(dtype) if dtype is not None else None
         d["_parameters"] = collections.OrderedDict()
         d["_sub_layers"] = collections.OrderedDict()
         d["_buffers"] = collections.OrderedDict()
@@ -119,7 +120,7 @@ class Layer:
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
-        dtype = D.convert_dtype(dtype) if dtype is not None else self._dtype
+        dtype = D.convert_dtype(dtype) if dtype is not None else (self._dtype or D.default_float())
         shape = [int(s) for s in shape]
         if any(s < 0 for s in shape):
             raise ValueError(f"{type(self).__name__}: parameter shape {shape} has a negative dimension")
