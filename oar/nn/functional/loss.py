@@ -48,33 +48,42 @@ def _hard_index(label, ignore_index, n_cls):
     return mask, safe
 
 
+def _softmax_parts(x, axis):
+    """(shifted logits, exp of them, their sum): the pieces both the loss and its gradient need."""
+    sh = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(sh)
+    return sh, e, e.sum(axis=axis, keepdims=True)
+
+
 def _swce(logits, label, soft_label, ignore_index, axis):
-    logp = _log_softmax(logits, axis)
     if soft_label:
-        loss = -(label * logp).sum(axis=axis, keepdims=True)
-    else:
-        mask, safe = _hard_index(label, ignore_index, logits.shape[axis])
-        loss = -_pick(logp, safe, axis)
-        if mask is not None:
-            loss = loss * mask
+        loss = -(label * _log_softmax(logits, axis)).sum(axis=axis, keepdims=True)
+        return loss.astype(logits.dtype, copy=False)
+    mask, safe = _hard_index(label, ignore_index, logits.shape[axis])
+    sh, _, se = _softmax_parts(logits, axis)
+    loss = np.log(se) - _pick(sh, safe, axis)  # -log_softmax at the label, without the full log_softmax
+    if mask is not None:
+        loss = loss * mask
     return loss.astype(logits.dtype, copy=False)
 
 
 def _swce_grad_impl(logits, label, g, soft_label, ignore_index, axis):
     # the softmax is recomputed here: one exp is cheaper than carrying a second output through the tape
-    softmax = np.exp(_log_softmax(logits, axis))
+    _, e, se = _softmax_parts(logits, axis)
+    softmax = e / se
     if soft_label:
         d = softmax * label.sum(axis=axis, keepdims=True) - label
         return (d * g).astype(softmax.dtype, copy=False)
     mask, safe = _hard_index(label, ignore_index, softmax.shape[axis])
-    d = softmax.copy()
+    d = softmax
     if axis == d.ndim - 1:
         flat = d.reshape(-1, d.shape[-1])
         flat[np.arange(flat.shape[0]), safe.reshape(-1)] -= 1
     else:
         np.put_along_axis(d, safe, np.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
     gm = g if mask is None else g * mask
-    return (d * gm).astype(softmax.dtype, copy=False)
+    d *= gm
+    return d.astype(logits.dtype, copy=False)
 
 
 def _swce_infer(m, soft_label, ignore_index, axis):
