@@ -74,6 +74,8 @@ class Predictor:
         self._compiled = compile_program(self.program, self._in_names, self._out_names)
         self._in = {i["name"]: Tensor(i["name"], i) for i in self.inputs}
         self._out = {o["name"]: Tensor(o["name"], o) for o in self.outputs}
+        self._in_list = [self._in[n] for n in self._in_names]
+        self._out_list = [self._out[n] for n in self._out_names]
 
     def get_input_names(self):
         return list(self._in_names)
@@ -100,16 +102,16 @@ class Predictor:
             if len(inputs) != len(self._in_names):
                 raise ValueError(f"run() got {len(inputs)} inputs, the model takes {len(self._in_names)}: "
                                  f"{self._in_names}")
-            feed = {}
-            for n, a in zip(self._in_names, inputs):
-                h = self._in[n]
+            vals = list(inputs)
+            for i, h in enumerate(self._in_list):
+                a = vals[i]
                 if type(a) is not np.ndarray or a.dtype != h._np:
                     h.copy_from_cpu(a)
-                    a = h._data
-                feed[n] = h._data = a  # the executor never writes its feeds: no copy needed
-            outs = self._compiled.run(feed)
-            for n, a in zip(self._out_names, outs):
-                self._out[n]._data = a
+                    a = vals[i] = h._data
+                h._data = a  # the executor never writes its feeds: no copy needed
+            outs = self._compiled.run_values(vals)
+            for h, a in zip(self._out_list, outs):
+                h._data = a
             return list(outs)
         feed = {}
         for n in self._in_names:

@@ -235,16 +235,27 @@ class Compiled:
 
     def _feed_values(self, feed):
         vals = []
-        for name, npdt, shape, strict in self.checks:
+        for name, *_ in self.checks:
             try:
-                a = feed[name]
+                vals.append(feed[name])
             except KeyError:
-                raise ValueError(f"feed is missing variable '{name}' (declared {np.dtype(npdt).name}"
-                                 f"{list(shape)})") from None
+                raise ValueError(f"feed is missing variable '{name}' (declared {self._declared(name)})") from None
+        return vals
+
+    def _declared(self, name):
+        for n, npdt, shape, _ in self.checks:
+            if n == name:
+                return f"{np.dtype(npdt).name}{list(shape)}"
+
+    def _check_values(self, vals):
+        """The fed values as ndarrays of the declared dtype and shape (data variables are checked strictly)."""
+        out = list(vals)
+        for i, (a, (name, npdt, shape, strict)) in enumerate(zip(vals, self.checks)):
             if type(a) is not np.ndarray:
                 a = getattr(a, "_data", a)
                 if type(a) is not np.ndarray:
                     a = np.asarray(a, dtype=npdt if not isinstance(a, np.generic) else None)
+                out[i] = a
             if strict:
                 if a.dtype != npdt:
                     raise TypeError(f"the data type of fed variable '{name}' must be {np.dtype(npdt).name}, but "
@@ -253,12 +264,17 @@ class Compiled:
                 if len(a.shape) != len(shape) or any(d != s and d >= 0 for d, s in zip(shape, a.shape)):
                     raise ValueError(f"the shape of fed variable '{name}' must be {list(shape)} (-1 is any size), "
                                      f"but received {list(a.shape)}")
-            vals.append(a)
-        return vals
+        return out
 
     def run(self, feed, scope=None):
         """Runs the plan; returns the fetched values (ndarrays) in fetch order."""
-        args = self._feed_values(feed)
+        return self.run_values(self._feed_values(feed), scope)
+
+    def run_values(self, values, scope=None):
+        """`run` with the fed values given as a sequence in `feed_names` order (no feed dict to build)."""
+        if len(values) != len(self.checks):
+            raise ValueError(f"expected {len(self.checks)} fed values ({list(self.feed_names)}), got {len(values)}")
+        args = self._check_values(values)
         bound = self.program.bound
         if self.reads:
             sc = None
@@ -293,7 +309,11 @@ class Compiled:
                     if sc is None:
                         sc = (scope or global_scope()).vars
                     sc[name] = a if type(a) is np.ndarray else np.asarray(a)
-        return [a if type(a) is np.ndarray or type(a) is list else np.asarray(a) for a in outs[:nf]]
+            outs = outs[:nf]
+        for a in outs:
+            if type(a) is not np.ndarray and type(a) is not list:
+                return [a if type(a) is np.ndarray or type(a) is list else np.asarray(a) for a in outs]
+        return list(outs)
 
 
 def compile_program(program, feed_names, fetch_names):
