@@ -33,5 +33,6 @@ from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
 from . import jit  # noqa: E402
+from . import amp  # noqa: E402
 
 dtype = DType

@@ -9,7 +9,7 @@ import numpy as np
 
 
 class _State:
-    __slots__ = ("static", "grad_enabled", "rng", "device", "seed_value")
+    __slots__ = ("static", "grad_enabled", "rng", "device", "seed_value", "amp")
 
     def __init__(self):
         self.static = False        # True: op calls append Operators to the current Program
@@ -17,6 +17,7 @@ class _State:
         self.rng = np.random.default_rng()
         self.device = "cpu"
         self.seed_value = None
+        self.amp = None            # inside oar.amp.auto_cast: the hook that casts each op's inputs
 
 
 STATE = _State()

@@ -45,7 +45,7 @@ def binary(op, x, y, attrs=EMPTY):
     if not isinstance(y, TensorMethods):
         y = operand(y, x)
     dx, dy = x.dtype, y.dtype
-    if dx is not dy:
+    if dx is not dy and not (STATE.amp is not None and dx.kind == "f" and dy.kind == "f"):  # amp decides floats
         t = D.promote(dx, dy)
         if dx is not t:
             x = cast(x, t)

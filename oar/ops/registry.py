@@ -80,6 +80,8 @@ _EMPTY = {}
 
 def apply(op, inputs, attrs=_EMPTY):
     """Runs `op` on `inputs` (Tensors, or Variables in static mode) with keyword `attrs`."""
+    if STATE.amp is not None:  # oar.amp.auto_cast: casts the inputs by the op's list, then comes back here
+        return STATE.amp(op, inputs, attrs)
     if STATE.static:
         return _static_apply(op, inputs, attrs)
     if op.check is not None:

@@ -1,0 +1,211 @@
+"""`auto_cast`: automatic mixed precision at the one dispatch point, `oar.ops.registry.apply`.
+
+Inside ``with oar.amp.auto_cast():`` the process state holds an `_AmpHook`; `apply` hands it every op call
+(outside auto_cast the cost is one attribute test per op). The hook decides by the op's list:
+
+- white list (conv, matmul, einsum): the float inputs are rounded to float16 (or bfloat16) and the output is
+  float16; the kernel accumulates in float32, as tensor cores do;
+- black list (softmax, cross entropy, exp/log, mean/sum reductions, batch norm): float16 inputs are cast to
+  float32;
+- others run in their inputs' dtype; where float16 and float32 inputs meet (a bias added to a conv output, a
+  residual sum) the float32 ones are cast to float16, so activations stay in float16 between the white-list ops
+  until a black-list op (a reduction, a softmax, the loss) brings them back to float32. At level 'O2' every
+  float input of a non-black op is cast to float16.
+
+Casts are ordinary `cast` ops, so they are recorded on the eager tape (gradients flow back to the float32
+weights) and, while `to_static` traces a function, become ops of the Program.
+
+Example:
+    >>> with oar.amp.auto_cast():
+    ...     y = model(x)                   # conv/matmul in float16
+    ...     loss = F.cross_entropy(y, t)   # float32
+"""
+import contextlib
+import warnings
+
+from ..framework import dtype as D
+from ..framework.state import STATE
+
+WHITE_LIST = frozenset({"conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "matmul", "einsum",
+                        "fused_linear"})
+BLACK_LIST = frozenset({"exp", "expm1", "log", "log2", "log10", "log1p", "square", "elementwise_pow", "reciprocal",
+                        "rsqrt", "mean", "sum", "prod", "logsumexp", "cumsum", "cumprod", "softmax", "log_softmax",
+                        "softmax_with_cross_entropy", "batch_norm", "warpctc", "erf", "softplus", "logsigmoid"})
+# ops whose inputs amp never touches: casts, programs and control flow, optimizer updates, tensor arrays
+_NEVER = frozenset({"cast", "assign", "run_program", "run_program_grad", "cond", "while", "while_grad", "print",
+                    "assert", "assert_defined", "shape", "numel", "zeros_like", "create_array"})
+# Paddle's op names in custom lists -> oar's
+_ALIASES = {"elementwise_add": "add", "elementwise_sub": "subtract", "elementwise_mul": "multiply",
+            "elementwise_div": "divide", "matmul_v2": "matmul", "mul": "matmul", "reduce_mean": "mean",
+            "reduce_sum": "sum", "reduce_prod": "prod", "lookup_table": "embedding", "lookup_table_v2": "embedding",
+            "cross_entropy": "softmax_with_cross_entropy", "cross_entropy2": "softmax_with_cross_entropy",
+            "pow": "elementwise_pow", "linear": "matmul", "depthwise_conv2d": "conv2d"}
+
+WHITE, BLACK, GRAY, SKIP = 0, 1, 2, 3
+_F32 = D.float32
+
+
+def _names(lst):
+    return frozenset(_ALIASES.get(n, n) for n in (lst or ()))
+
+
+def low_dtype(dtype):
+    """The DType for auto_cast's `dtype` argument ('float16' or 'bfloat16')."""
+    name = D.convert_dtype(dtype).name
+    if name not in ("float16", "bfloat16"):
+        raise ValueError(f"auto_cast: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
+    if name == "bfloat16":
+        try:
+            import ml_dtypes  # noqa: F401
+        except ImportError:
+            warnings.warn("auto_cast: bfloat16 needs the ml_dtypes package; using float16")
+            return D.float16
+    return D.convert_dtype(name)
+
+
+class _AmpHook:
+    """The per-setting hook `apply` calls while auto_cast is on; one object per (level, dtype, lists), so it can
+    be part of a program cache key."""
+
+    def __init__(self, level, dtype, white, black):
+        self.level, self.dtype, self.white, self.black = level, dtype, white, black
+        self.key = (level, dtype.name, tuple(sorted(white)), tuple(sorted(black)))
+        self._cat = {}
+
+    def __repr__(self):
+        return f"auto_cast(level={self.level!r}, dtype={self.dtype.name!r})"
+
+    def category(self, op):
+        name = op.name
+        if name in self.black:
+            return BLACK
+        if name in self.white:
+            return WHITE
+        if name in _NEVER or name.endswith("_update") or name.startswith("array_") or op.lower is not None \
+                or op.random:
+            return SKIP
+        return GRAY
+
+    def __call__(self, op, inputs, attrs):
+        from ..ops.registry import apply
+        cat = self._cat.get(op)
+        if cat is None:
+            cat = self._cat[op] = self.category(op)
+        STATE.amp = None  # the casts and the op itself dispatch normally
+        try:
+            if cat == SKIP:
+                return apply(op, inputs, attrs)
+            if cat == WHITE:
+                return self._low(op, inputs, attrs)
+            return apply(op, self._cast_inputs(cat, inputs), attrs)
+        finally:
+            STATE.amp = self
+
+    def _low(self, op, inputs, attrs):
+        """Float inputs rounded to the low dtype, computed in float32, output in the low dtype."""
+        from ..ops.math import cast
+        from ..ops.registry import apply
+        low = self.dtype
+        ins = []
+        for t in inputs:
+            dt = getattr(t, "dtype", None)
+            if dt is not None and dt.kind == "f":
+                if dt is not low:
+                    t = cast(t, low)
+                t = cast(t, _F32)
+            ins.append(t)
+        out = apply(op, tuple(ins), attrs)
+        if type(out) is tuple:
+            return tuple(cast(o, low) if o.dtype is _F32 else o for o in out)
+        return cast(out, low) if out.dtype is _F32 else out
+
+    def _cast_inputs(self, cat, inputs):
+        from ..ops.math import cast
+        low = self.dtype
+        kinds = [getattr(t, "dtype", None) for t in inputs]
+        floats = {dt for dt in kinds if dt is not None and dt.kind == "f"}
+        if not floats:
+            return inputs
+        if cat == BLACK:
+            target = D.float32 if low in floats else None
+        elif self.level == "O2" or low in floats:
+            target = low
+        else:
+            target = None
+        if target is None:
+            if len(floats) == 1:
+                return inputs
+            target = floats.pop()
+            for dt in floats:  # float32 with float64 and the like: ordinary promotion
+                target = D.promote(target, dt)
+        return tuple(cast(t, target) if dt is not None and dt.kind == "f" and dt is not target else t
+                     for t, dt in zip(inputs, kinds))
+
+
+_HOOKS = {}
+
+
+def _hook(level, dtype, white, black):
+    key = (level, dtype.name, white, black)
+    h = _HOOKS.get(key)
+    if h is None:
+        h = _HOOKS[key] = _AmpHook(level, dtype, white, black)
+    return h
+
+
+def _lists(custom_white_list, custom_black_list, level):
+    cw, cb = _names(custom_white_list), _names(custom_black_list)
+    both = cw & cb
+    if both:
+        raise ValueError(f"auto_cast: ops {sorted(both)} are in both custom_white_list and custom_black_list")
+    return frozenset((WHITE_LIST | cw) - cb), frozenset((BLACK_LIST | cb) - cw)
+
+
+@contextlib.contextmanager
+def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level="O1", dtype="float16",
+              use_promote=True):
+    """Context manager: ops inside run in mixed precision (see the module docstring).
+
+    Args:
+        enable: False runs everything in the inputs' dtypes (also inside an outer auto_cast).
+        custom_white_list / custom_black_list: op names (oar's or Paddle's, e.g. 'elementwise_add') to add to the
+            float16 and the float32 lists.
+        level: 'O1' (lists decide) or 'O2' (everything but the black list in float16); 'O0' disables.
+        dtype: 'float16' or 'bfloat16'.
+
+    Example:
+        >>> with oar.amp.auto_cast():
+        ...     out = conv(x)            # out.dtype == oar.float16
+    """
+    if level not in ("O0", "O1", "O2", "OD"):
+        raise ValueError(f"auto_cast: level must be 'O0', 'O1' or 'O2', got {level!r}")
+    prev = STATE.amp
+    if not enable or level == "O0":
+        STATE.amp = None
+    else:
+        white, black = _lists(custom_white_list, custom_black_list, level)
+        if level == "OD":  # Paddle's 'OD': only the default white list in low precision, everything else float32
+            level = "O1"
+        STATE.amp = _hook(level, low_dtype(dtype), white, black)
+    try:
+        yield
+    finally:
+        STATE.amp = prev
+
+
+amp_guard = auto_cast
+
+
+def amp_state():
+    """The active auto_cast hook (None outside auto_cast): part of to_static's program cache key."""
+    return STATE.amp
+
+
+def white_list():
+    """The default float16 op list."""
+    return set(WHITE_LIST)
+
+
+def black_list():
+    """The default float32 op list."""
+    return set(BLACK_LIST)

@@ -1,0 +1,65 @@
+"""`decorate`: prepares models and optimizers for level 'O2' training.
+
+oar keeps the parameters in float32 by default (they are the master weights the optimizer updates); at 'O2'
+`auto_cast` casts every float input of a non-black-list op to float16, so the forward runs in float16 on
+float16 copies of the weights and the gradients flow back to the float32 masters through the casts.
+``master_weight=False`` converts the parameters themselves to float16 (normalization layers excepted), as pure
+float16 training does.
+
+Example:
+    >>> model, opt = oar.amp.decorate(model, opt, level='O2')
+    >>> with oar.amp.auto_cast(level='O2'):
+    ...     loss = model(x).mean()
+"""
+from .auto_cast import low_dtype
+
+_NORMS = ("BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "SyncBatchNorm")
+
+
+def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None, save_dtype=None,
+             master_grad=False, excluded_layers=None):
+    """Marks `models` for mixed precision at `level`; returns ``models`` or ``(models, optimizers)`` in the
+    structure they were given.
+
+    Args:
+        models: a Layer or a list of Layers.
+        optimizers: an optimizer, a list of them, or None.
+        level: 'O1' (nothing to change) or 'O2'.
+        dtype: 'float16' or 'bfloat16'.
+        master_weight: False converts the parameters to `dtype` (normalization layers and `excluded_layers`
+            excepted); None/True keeps float32 master weights.
+        save_dtype: dtype of the state dict saved from the models (None: as stored).
+    """
+    from ..nn.layer import Layer
+    if level not in ("O1", "O2", "OD"):
+        raise ValueError(f"decorate: level must be 'O1' or 'O2', got {level!r}")
+    single = isinstance(models, Layer)
+    model_list = [models] if single else list(models)
+    for m in model_list:
+        if not isinstance(m, Layer):
+            inner = getattr(m, "_layer", None) or getattr(getattr(m, "__self__", None), "__class__", None)
+            if not isinstance(inner, Layer):
+                raise TypeError(f"decorate: models must be Layers, got {type(m).__name__}")
+            m = inner
+    low = low_dtype(dtype)
+    excluded = tuple(excluded_layers or ())
+    if level == "O2" and master_weight is False:
+        for m in model_list:
+            for layer in m.sublayers(include_self=True):
+                if type(layer).__name__.startswith(_NORMS) or (excluded and isinstance(layer, excluded)):
+                    continue
+                for p in layer.parameters(include_sublayers=False):
+                    if p.dtype.kind == "f":
+                        p._data = p._data.astype(low.np)
+                        p._version += 1
+    for m in model_list:
+        m._amp_level = level
+        m._amp_dtype = low.name
+        if save_dtype is not None:
+            m._amp_save_dtype = str(save_dtype)
+    if optimizers is None:
+        return models
+    return models, optimizers
+
+
+amp_decorate = decorate
