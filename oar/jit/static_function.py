@@ -106,6 +106,8 @@ def _why(key, old):
     for i, (a, b) in enumerate(zip(prev, key)):
         if a != b:
             if i == len(key) - 1:
+                return f"auto_cast changed from {a or 'off'} to {b or 'off'}"
+            if i == len(key) - 2:
                 return f"train/eval mode changed to {'train' if b else 'eval'}"
             return f"argument {i} changed from {a!r} to {b!r}"
     return "unknown"
@@ -200,7 +202,7 @@ class StaticFunction:
         if STATE.static:
             return self._traced_callable()(*args, **kwargs)
         if not kwargs and self._fast is not None and not self._check:  # hot path: plain tensor arguments
-            key = [self._layer.training if self._layer is not None else True]
+            key = [self._layer.training if self._layer is not None else True, STATE.amp]
             for a in args:
                 if type(a) is not Tensor:
                     break
@@ -223,7 +225,7 @@ class StaticFunction:
         leaves = _flat_args(args, kwargs)[0]
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
         if not kwargs and all(type(a) is Tensor for a in args) and self._input_spec is None:
-            key = [self._layer.training if self._layer is not None else True]
+            key = [self._layer.training if self._layer is not None else True, STATE.amp]
             for a in args:
                 key += [a._data.shape, a._data.dtype]
             self._fast[tuple(key)] = cp
@@ -257,6 +259,7 @@ class StaticFunction:
                 except TypeError:
                     parts.append(("py-id", id(a)))
         parts.append(bool(getattr(self._layer, "training", True)))
+        parts.append(STATE.amp)  # oar.amp.auto_cast settings: the casts are ops of the program
         return tuple(parts)
 
     def _flat_specs(self, n):
