@@ -18,6 +18,11 @@ import sys
 import tempfile
 import time
 
+# Both sides call the same OpenBLAS; on a small shared machine its thread pool makes mid-sized GEMM timings erratic,
+# so BLAS runs on one thread unless OAR_BENCH_THREADS is set (as bench/train_step.py). Set before numpy loads.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, os.environ.get("OAR_BENCH_THREADS", "1"))
+
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -7,7 +7,13 @@ Only the model (one Linear) is converted; the loss, backward walk and Adam stay 
 same step with the model replaced by a free stand-in (a leaf holding the logits, the parameter gradients handed
 to Adam directly): no conversion can make the step faster than that, so eager / stand-in bounds the speed-up.
 """
+import os
 import time
+
+# Both sides call the same OpenBLAS; on a small shared machine its thread pool makes mid-sized GEMM timings erratic,
+# so BLAS runs on one thread unless OAR_BENCH_THREADS is set (as bench/train_step.py). Set before numpy loads.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, os.environ.get("OAR_BENCH_THREADS", "1"))
 
 import numpy as np
 

@@ -34,6 +34,7 @@ class Config:
         self.memory_optim = False
         self.glog_info = True
         self.cpu_threads = 1
+        self.cpu_threads_set = False  # only an explicit setting changes the process's BLAS threads
         self.passes = None      # None: oar.passes.INFERENCE_PASSES
         self.deleted_passes = set()
         if prog_file is not None:
@@ -80,10 +81,15 @@ class Config:
         self.glog_info = False
 
     def set_cpu_math_library_num_threads(self, n):
-        """Threads for the math library; recorded (NumPy's BLAS reads its thread count at start-up)."""
+        """Threads for the math library (BLAS), applied process-wide when the predictor is created, as Paddle.
+
+        Needs the optional `threadpoolctl` (``pip install oar[threads]``); without it the count is only recorded
+        and BLAS keeps the count chosen by OPENBLAS_NUM_THREADS / OMP_NUM_THREADS at start-up.
+        """
         if int(n) < 1:
             raise ValueError(f"set_cpu_math_library_num_threads expects n >= 1, got {n}")
         self.cpu_threads = int(n)
+        self.cpu_threads_set = True
 
     def cpu_math_library_num_threads(self):
         return self.cpu_threads

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..jit.model_files import load_files
+from ..kernels.threads import set_blas_threads
 from ..static.executor import compile_program
 from ..tensor.tensor import Tensor as _EagerTensor
 
@@ -56,6 +57,8 @@ class Predictor:
     def __init__(self, config, _shared=None):
         from .. import passes
         self.config = config
+        if getattr(config, "cpu_threads_set", False):
+            set_blas_threads(config.cpu_threads)
         if _shared is None:
             rec, weights = load_files(config.prog_file(), config.params_file())
             prog = rec.infer_program
