@@ -12,10 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ops"))
 from op_table import CASES  # noqa: E402
 
 SKIP_TAGS = {"random"}
-# repeats given as a tensor: the output shape depends on the values, and the op reads them at build time
-XFAIL = {"repeat_interleave_tensor[0]"}
-CASES_S = [c if c.name not in XFAIL else pytest.param(c, marks=pytest.mark.xfail(reason="value-dependent shape"))
-           for c in CASES if not (set(c.tags) & SKIP_TAGS)]
+CASES_S = [c for c in CASES if not (set(c.tags) & SKIP_TAGS)]
 
 
 def _outs(r):
