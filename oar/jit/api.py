@@ -13,6 +13,8 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         function: a function, a Layer method, or a Layer (its `forward` is converted; the layer keeps its
             parameters, state_dict and train/eval). Omit it to use `to_static(...)` as a decorator.
         input_spec: InputSpecs (None dims for a dynamic batch) and Python values matching the arguments.
+        build_strategy: an `oar.static.BuildStrategy`; the passes its switches select run on each program
+            built (gradient-safe ones on training programs, folding ones on eval programs too).
         check: run the eager function beside the program for the first calls and raise when an output
             differs (also switched on by the environment variable OAR_TO_STATIC_CHECK=1).
 
@@ -22,6 +24,12 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         ...     return x * 2 if x.sum() > 0 else -x
         >>> net = oar.jit.to_static(net, input_spec=[InputSpec([None, 784], 'float32')])
     """
+    if build_strategy is not None:
+        from ..static.build_strategy import BuildStrategy
+        if not isinstance(build_strategy, BuildStrategy):
+            raise TypeError(f"to_static: build_strategy must be an oar.static.BuildStrategy, got "
+                            f"{type(build_strategy).__name__}")
+
     def decorate(fn):
         from ..nn.layer import Layer
         if isinstance(fn, StaticFunction):

@@ -86,6 +86,10 @@ def static_branches(pred, true_run, false_run, names):
             fout.append(is_var(b))
     out = cf.build_cond(pred, parent, tb, tout, fb, fout)
     n = len(names)
+    for i in range(n):  # a list carried as a tensor array stays one through the cond
+        for side in (tout[i], fout[i]):
+            if is_var(side) and side.attrs.get("kind") == "tensor_array" and is_var(out[i]):
+                out[i].attrs.update(side.attrs)
     for k, (i, name, lines) in enumerate(partial):
         if is_var(out[i]):
             MaybeUndefinedVar.mark(out[i], out[n + k], name, lines)

@@ -27,11 +27,20 @@ class TensorRange:
         self.start, self.stop, self.step = start, stop, step
 
     def length(self):
+        """max(0, ceil((stop - start) / step)) for any sign of `step` (Python's range), as -((start - stop) // step)."""
         from ..ops.math import maximum, zeros_like
-        n = self.stop if isinstance(self.start, int) and self.start == 0 else self.stop - self.start
-        if not (isinstance(self.step, int) and self.step == 1):
-            neg = isinstance(self.step, int) and self.step < 0
-            n = (n + (self.step + 1 if neg else self.step - 1)) // self.step
+        start, stop, step = self.start, self.stop, self.step
+        if isinstance(step, int) and step == 0 or isinstance(step, np.integer) and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        if is_var(step):
+            from ..static.debug_ops import Assert
+            Assert(step != 0, name="range() arg 3 must not be zero")
+        if isinstance(start, int) and start == 0 and isinstance(step, int) and step == 1:
+            n = stop
+        elif isinstance(step, int) and step == 1:
+            n = stop - start
+        else:
+            n = -((_int64(start) - _int64(stop)) // _int64(step))
         n = _int64(n)
         return maximum(n, zeros_like(n)) if is_var(n) else max(n, 0)
 

@@ -19,6 +19,7 @@ from .control import (convert_ifelse, convert_ifexp, convert_logical_and, conver
                       convert_logical_not, convert_compare_chain, is_var, no_state)
 from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip  # noqa: F401
 from .undefined import UndefinedVar, check_defined  # noqa: F401
+from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _SKIP_DIRS = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
@@ -221,9 +222,24 @@ def convert_append(xs, v):
 
 
 def convert_pop(xs, index=None):
-    """`xs.pop(index)`; returns (xs, value)."""
+    """`xs.pop(index)`; returns (xs, value). On a tensor array (a list carried by a static loop) the element
+    at `index` (default: the last) is read and removed at run time, so the array's length decreases."""
     if _is_array(xs):
-        raise NotImplementedError(
-            "list.pop() on a list carried through a tensor-dependent loop (a tensor array) is not supported; "
-            "read the element with xs[i] and keep a separate length counter")
+        from .array_ops import array_pop
+        return array_pop(xs, index)
     return xs, (xs.pop() if index is None else xs.pop(index))
+
+
+_POPPED = []
+
+
+def convert_pop_list(xs, index=None):
+    """`xs.pop(index)` inside an expression: returns the list (or tensor array) after the pop; the popped
+    value is then taken by `popped` (converted code: `_jst.popped(xs := _jst.convert_pop_list(xs, i))`)."""
+    xs, v = convert_pop(xs, index)
+    _POPPED.append(v)
+    return xs
+
+
+def popped(_xs):
+    return _POPPED.pop()

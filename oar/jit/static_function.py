@@ -25,6 +25,7 @@ from .convert import ConversionError, convert_function
 
 ENABLED = {"on": True}
 MAX_PROGRAMS_WARN = 8
+_FOLDING = {"constant_folding", "fold_batch_norm", "fuse_linear"}  # passes that read parameter values
 CHECK_CALLS = 3
 
 
@@ -45,16 +46,42 @@ class ConcreteProgram:
         self.input_spec = [InputSpec(v.shape, v.dtype, v.name) for v in inputs]
         self._runner = None
         self._single = out_tree == "*" and len(outputs) == 1
+        self.run_program = main_program   # the Program actually run (after the build strategy's passes)
+        self.passes = []
+        self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
 
     @property
     def parameters(self):
         return self.main_program.bound
 
+    def apply_build_strategy(self, build_strategy):
+        """Runs the passes `build_strategy` selects (training or eval ones) to make `run_program`."""
+        from ..passes import passes_for_build_strategy
+        self.passes = passes_for_build_strategy(build_strategy, self.training)
+        self._optimize()
+
+    def _optimize(self):
+        from ..passes import apply_passes
+        if not self.passes:
+            return
+        keep = list(dict.fromkeys(v.name for v in self.outputs))
+        self.run_program = apply_passes(self.main_program, self.passes, keep=keep)
+        self._runner = None
+        if set(self.passes) & _FOLDING:  # parameter values were baked in: rebuild when they change
+            self._frozen = [(t, t._data) for t in self.main_program.bound.values()]
+            log.info(1, f"'{self.function_name}': passes {self.passes} baked parameter values into the program; "
+                     "it is rebuilt when a parameter changes")
+
     @property
     def runner(self):
+        if self._frozen is not None:
+            for t, a in self._frozen:
+                if t._data is not a:
+                    self._optimize()
+                    break
         if self._runner is None:
             from .runner import ProgramRunner
-            self._runner = ProgramRunner(self.main_program, [v.name for v in self.inputs],
+            self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
                                          [v.name for v in self.outputs])
         return self._runner
 
@@ -335,7 +362,10 @@ class StaticFunction:
             if isinstance(v, UndefinedVar):
                 raise v.error()
         training = bool(getattr(self._layer, "training", True))
-        return ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+        cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+        if self._build_strategy is not None:
+            cp.apply_build_strategy(self._build_strategy)
+        return cp
 
     # ---- check mode ---------------------------------------------------------------------------------------
     def _checked_call(self, cp, tensors, args, kwargs):

@@ -12,11 +12,13 @@ from .constant_folding import constant_folding
 from .dead_code import dead_code_elimination
 from .fold_batch_norm import fold_batch_norm
 from .fuse_linear import fuse_linear
+from .fuse_elewise_add_act import fuse_elewise_add_act
 
 PASSES = {
     "constant_folding": constant_folding,
     "fold_batch_norm": fold_batch_norm,
     "fuse_linear": fuse_linear,
+    "fuse_elewise_add_act": fuse_elewise_add_act,
     "dead_code_elimination": dead_code_elimination,
 }
 
@@ -41,13 +43,25 @@ def apply_passes(program, names=INFERENCE_PASSES, keep=()):
     return program
 
 
-def passes_for_build_strategy(build_strategy):
-    """The pass names that an `oar.static.BuildStrategy`'s switches select (unknown switches are ignored)."""
+def passes_for_build_strategy(build_strategy, training=False):
+    """The pass names that an `oar.static.BuildStrategy`'s switches select, in order. Passes that bake
+    parameter values into the program or have no gradient (constant folding, batch-norm folding, linear
+    fusion) are chosen only for eval programs (`training=False`); the rest keep gradients correct.
+
+    Switches: fuse_elewise_add_act_ops -> fuse_elewise_add_act; fuse_bn_act_ops -> fold_batch_norm (eval);
+    fuse_gemm_epilogue -> fuse_linear (eval); constant_folding (eval, default on); enable_dce (default on).
+    """
+    on = lambda name, default=False: bool(getattr(build_strategy, name, default))  # noqa: E731
     names = []
-    if getattr(build_strategy, "fuse_bn_act_ops", False) or getattr(build_strategy, "fuse_bn_add_act_ops", False):
-        names.append("fold_batch_norm")
-    if getattr(build_strategy, "constant_folding", True):
-        names.append("constant_folding")
-    if getattr(build_strategy, "enable_dce", True):
+    if not training:
+        if on("constant_folding", True):
+            names.append("constant_folding")
+        if on("fuse_bn_act_ops"):
+            names.append("fold_batch_norm")
+        if on("fuse_gemm_epilogue"):
+            names.append("fuse_linear")
+    if on("fuse_elewise_add_act_ops"):
+        names.append("fuse_elewise_add_act")
+    if on("enable_dce", True):
         names.append("dead_code_elimination")
     return names

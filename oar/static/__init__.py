@@ -6,6 +6,7 @@ from .scope import Scope, global_scope, scope_guard
 from .executor import Executor, compile_program
 from .backward import append_backward, gradients
 from .input_spec import InputSpec
+from .build_strategy import BuildStrategy
 from .debug_ops import Print
 from . import control_flow as _control_flow, cf_grad as _cf_grad  # registers cond / while / while_grad
 from . import nn

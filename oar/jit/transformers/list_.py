@@ -3,6 +3,8 @@ as usual and on tensor arrays when the list is carried through a tensor-dependen
 
     xs.append(v)       ->   xs = _jst.convert_append(xs, v)
     v = xs.pop()       ->   xs, v = _jst.convert_pop(xs)
+    xs.pop(0)          ->   xs = _jst.convert_pop(xs, 0)[0]
+    f(xs.pop())        ->   f(_jst.popped(xs := _jst.convert_pop_list(xs, None)))   (inside expressions)
 """
 import ast
 
@@ -22,7 +24,7 @@ class _Lists(ast.NodeTransformer):
             return located(template(f"{xs} = _jst.convert_append({xs}, {{v}})", v=v.args[0]), node)
         if _method_call(v, "pop") and len(v.args) <= 1:
             xs = v.func.value.id
-            return located(template(f"{xs}, _ = _jst.convert_pop({xs}, {{i}})",
+            return located(template(f"{xs} = _jst.convert_pop({xs}, {{i}})[0]",
                                     i=v.args[0] if v.args else ast.Constant(None)), node)
         return self.generic_visit(node)
 
@@ -36,6 +38,22 @@ class _Lists(ast.NodeTransformer):
                 args=[ast.Name(xs, ast.Load()), v.args[0] if v.args else ast.Constant(None)], keywords=[]))
             return located(new, node)
         return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if _method_call(node, "pop") and len(node.args) <= 1:
+            xs = node.func.value.id
+            inner = ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "convert_pop_list", ast.Load()),
+                             [ast.Name(xs, ast.Load()), node.args[0] if node.args else ast.Constant(None)], [])
+            walrus = ast.NamedExpr(ast.Name(xs, ast.Store()), inner)
+            return located(ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "popped", ast.Load()),
+                                    [walrus], []), node)
+        return node
+
+    def _opaque(self, node):  # a walrus there would bind in the wrong scope (or is not allowed)
+        return node
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _opaque
 
 
 def transform(tree, ctx):
