@@ -44,9 +44,13 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     grads, captured = {}, {}
     for t, g in zip(roots, root_grads):
         _accumulate(grads, t, g)
-    ready = [t._node for t in roots if t._node is not None]
-    ready = list({id(n): n for n in ready}.values())
-    ready = [n for n in ready if pending.get(id(n), 0) == 0]
+    ready, seen = [], set()
+    for t in roots:  # distinct root nodes that no other reachable node feeds
+        n = t._node
+        if n is not None and id(n) not in seen:
+            seen.add(id(n))
+            if id(n) not in pending:
+                ready.append(n)
     for t in roots:  # a root that is itself a leaf
         if t._node is None and id(t) in grads:
             _deliver(t, grads.pop(id(t)), capture, captured)
@@ -137,11 +141,12 @@ def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
         if g is None:
-            if t.size != 1:
+            if t._data.size != 1:
                 raise RuntimeError(f"backward() of a tensor with shape {t.shape} needs grad_tensor (only a tensor "
                                    "with one element gets an implicit gradient of 1)")
-            g = Tensor(np.ones_like(t._data))
-        elif not isinstance(g, Tensor):
+            out.append(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)))
+            continue
+        if not isinstance(g, Tensor):
             g = Tensor(np.asarray(g, dtype=t._data.dtype))
         if g.shape != t.shape:
             raise ValueError(f"grad_tensor of shape {g.shape} does not match the tensor's shape {t.shape}")

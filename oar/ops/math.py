@@ -384,16 +384,6 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
                              else None})
 
 
-def _numel_ratio(out, x):
-    """Python number when shapes are known (eager), else a runtime tensor."""
-    xs, os_ = x.shape, out.shape
-    if -1 not in xs and -1 not in os_:
-        n = _math.prod(xs)
-        return _math.prod(os_) / n if n else 0.0
-    from .manipulation import numel
-    return cast(numel(out), x.dtype) / cast(numel(x), x.dtype)
-
-
 def _mean(x, axis, keepdim):
     if x.dtype.kind not in "fc":
         x = x.astype(np.float32)
@@ -402,12 +392,21 @@ def _mean(x, axis, keepdim):
     return np.asarray(np.true_divide(s, n, dtype=x.dtype) if n else s * np.nan)
 
 
+def _mean_grad(g, x, axis, keepdim):
+    # g * (1/n) broadcast back to x's shape, as one kernel: the gradient of every `loss.mean()`
+    if not keepdim and axis is not None and g.ndim != x.ndim:
+        g = np.expand_dims(g, _tup(axis))
+    r = g.size / x.size if x.size else 0.0
+    out = np.empty(x.shape, g.dtype)
+    out[...] = g * r
+    return out
+
+
+MEAN_GRAD = defop("mean_grad", _mean_grad, inputs=("out_grad", "x"), nondiff=(1,),
+                  infer=lambda m, axis, keepdim: [(m[1][0], m[0][1])],
+                  grad=lambda gg, out, g, x, axis, keepdim: (mean(gg, axis, keepdim), None))
 MEAN = defop("mean", _mean, infer=_infer_reduce,
-             grad=lambda g, out, x, axis, keepdim: _keep(_scale_by(g, _numel_ratio(out, x)), x, axis, keepdim))
-
-
-def _scale_by(x, r):
-    return scale_(x, r) if isinstance(r, float) else x * r
+             grad=lambda g, out, x, axis, keepdim: apply(MEAN_GRAD, (g, x), {"axis": axis, "keepdim": keepdim}))
 
 
 def mean(x, axis=None, keepdim=False, name=None):
