@@ -10,7 +10,7 @@ from ..static import control_flow as cf
 from ..static import builder
 from ..tensor.methods import TensorMethods
 from . import log
-from .undefined import MaybeUndefinedVar, UndefinedVar
+from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -78,21 +78,24 @@ def static_branches(pred, true_run, false_run, names):
     partial = []
     for i, name in enumerate(names):
         a, b = tout[i], fout[i]
+        fa, fb_ = defined_flag(a), defined_flag(b)
         tout[i], fout[i] = _reconcile(name, a, b, tb, fb)
-        if not name.startswith("__") and (is_var(a) and isinstance(b, UndefinedVar) or
-                                          is_var(b) and isinstance(a, UndefinedVar)):
-            partial.append((i, name, (b if is_var(a) else a).lines))
-            tout.append(is_var(a))  # a "defined" flag per such name, merged by the same cond
-            fout.append(is_var(b))
+        if not name.startswith("__") and is_var(tout[i]) and not (fa is True and fb_ is True):
+            ua, ub = undefined_info(a), undefined_info(b)
+            lines = (ua or ub)[0] or (ub or ua)[0]
+            kind = (ua and ua[1]) or (ub and ub[1]) or "if"
+            partial.append((i, name, lines, kind))
+            tout.append(fa)  # a "defined" flag per such name, merged by the same cond
+            fout.append(fb_)
     out = cf.build_cond(pred, parent, tb, tout, fb, fout)
     n = len(names)
     for i in range(n):  # a list carried as a tensor array stays one through the cond
         for side in (tout[i], fout[i]):
             if is_var(side) and side.attrs.get("kind") == "tensor_array" and is_var(out[i]):
                 out[i].attrs.update(side.attrs)
-    for k, (i, name, lines) in enumerate(partial):
+    for k, (i, name, lines, kind) in enumerate(partial):
         if is_var(out[i]):
-            MaybeUndefinedVar.mark(out[i], out[n + k], name, lines)
+            MaybeUndefinedVar.mark(out[i], out[n + k], name, lines, kind)
     return out[:n]
 
 

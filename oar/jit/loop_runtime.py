@@ -8,7 +8,7 @@ from ..static import control_flow as cf
 from ..tensor.methods import TensorMethods
 from . import log
 from .control import _SCALARS, _bool_var, _pred, _site, convert_ifelse, convert_logical_not, is_var
-from .undefined import UndefinedVar
+from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 
 class _Retry(Exception):
@@ -245,8 +245,12 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
             leaves, tree = cf.flatten(vals[i])
             if any(isinstance(x, _SCALARS) for x in leaves):
                 vals[i] = cf.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
-        init = [vals[i] for i in carried] + list(extra)
-        nc = len(carried)
+        # a value Python may not have assigned (first assigned in this loop, or in one branch of an `if`)
+        # carries its run-time "defined" flag through the loop
+        flagged = [(i, defined_flag(vals[i]), undefined_info(vals[i])) for i in carried]
+        flagged = [(i, f, info) for i, f, info in flagged if is_var(f)]
+        init = [vals[i] for i in carried] + [f for _, f, _ in flagged] + list(extra)
+        nc, nf = len(carried), len(flagged)
         last = {}
 
         def load(lv):
@@ -256,8 +260,11 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
                 if i in arrays and is_var(x):
                     x.attrs["kind"] = "tensor_array"
                 state[i] = x
+            for j, (i, _, info) in enumerate(flagged):
+                if is_var(state[i]):
+                    MaybeUndefinedVar.mark(state[i], lv[nc + j], names[i], info[0], info[1] or "loop")
             set_(tuple(state))
-            return list(lv[nc:])
+            return list(lv[nc + nf:])
 
         def cond(*lv):
             return cond_fn(load(lv))
@@ -270,6 +277,7 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
             out = []
             for j, i in enumerate(carried):
                 out.append(_match(names[i], now[i], init[j], i in arrays))
+            out += [defined_flag(now[i]) for i, _, _ in flagged]
             for i in const:
                 v = now[i]
                 if is_var(v) and isinstance(const[i], UndefinedVar):
@@ -279,14 +287,32 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
             return out + list(ex)
         try:
             res = cf.while_loop(cond, body, init)
+        except (TypeError, UnboundLocalError) as e:
+            now = list(get())
+            unknown = [names[i] for i, v in const.items() if isinstance(v, UndefinedVar) and
+                       isinstance(now[i], UndefinedVar) and not names[i].startswith("__") and
+                       (str(e).startswith(f"local variable '{names[i]}'") or "UndefinedVar" in str(e))]
+            if not unknown:
+                raise
+            raise UnboundLocalError(
+                f"'{unknown[0]}' is read in a tensor-dependent loop body before the line that first assigns it "
+                f"(line(s) {', '.join(map(str, const[names.index(unknown[0])].lines))}), so its type is unknown "
+                f"when the loop is built; assign it before the loop (e.g. {unknown[0]} = oar.zeros_like(...))"
+            ) from e
         except _Retry as r:
             del prog.blocks[nb:]
             del parent.ops[nops:]
             prog.current_block_idx = parent.idx
             v = r.value
             log.info(1, f"{_site()}: '{names[r.index]}' is first assigned inside a tensor-dependent loop; it is "
-                     "carried from the start with zeros")
-            fills[r.index] = zeros([d if d >= 0 else 1 for d in v.shape], v.dtype) if is_var(v) else v
+                     "carried from the start (zeros, with a run-time 'defined' flag checked where it is used)")
+            if is_var(v):
+                fill = zeros([d if d >= 0 else 1 for d in v.shape], v.dtype)
+                u = vals[r.index]
+                lines = u.lines if isinstance(u, UndefinedVar) else ()
+                fills[r.index] = MaybeUndefinedVar.mark(fill, full([], False, "bool"), names[r.index], lines, "loop")
+            else:
+                fills[r.index] = v
             continue
         state = list(vals)
         for i, v in last.items():
@@ -296,6 +322,9 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
             if i in arrays:
                 x.attrs["kind"] = "tensor_array"
             state[i] = x
+        for j, (i, _, info) in enumerate(flagged):
+            if is_var(state[i]):
+                MaybeUndefinedVar.mark(state[i], res[nc + j], names[i], info[0], info[1] or "loop")
         set_(tuple(state))
         return
     raise RuntimeError("could not build the loop: its variables keep changing type")

@@ -349,7 +349,7 @@ class StaticFunction:
                 fixed = []
                 for v in out_leaves:
                     if isinstance(v, Variable) and v.__class__ is not Variable:
-                        v.check_output()
+                        v.check_output(self.__name__)
                     if isinstance(v, TensorMethods) and not isinstance(v, Variable):
                         from ..ops.creation import assign
                         v = assign(v)

@@ -67,38 +67,73 @@ ASSERT_DEFINED = defop("assert_defined", _assert_defined, inputs=("defined",), i
 ASSERT_DEFINED.extra["side_effect"] = True
 
 
-_INFO = {}  # id(MaybeUndefinedVar) -> (weakref, defined flag, name, lines, blocks checked); Variables define ==
+_INFO = {}  # id(MaybeUndefinedVar) -> (weakref, defined flag, name, lines, blocks checked, kind); Variables define ==
+
+_WHY = {"if": "in the branch of a tensor-dependent `if` that did not run",
+        "loop": "inside a tensor-dependent loop, which ran no iteration that assigned it"}
 
 
 class MaybeUndefinedVar(Variable):
-    """The merged value of a name that only one branch of a tensor-dependent `if` assigns. It computes like
-    the Variable it is; the first time an op of a block uses it, an `assert_defined` op is added there, which
-    raises UnboundLocalError when the program runs down the path that did not assign it -- Python's rule."""
+    """The value of a name that Python may not have assigned: assigned in one branch only of a tensor-dependent
+    `if`, or first assigned inside a tensor-dependent loop. It computes like the Variable it is, and carries a
+    run-time "defined" flag; the first time an op of a block uses it, an `assert_defined` op is added there,
+    which raises UnboundLocalError (naming the variable, the line using it and the lines assigning it) when
+    the program runs down a path that did not assign it -- Python's rule."""
 
     __slots__ = ()
 
     @classmethod
-    def mark(cls, var, flag, name, lines):
+    def mark(cls, var, flag, name, lines, kind="if"):
         var.__class__ = cls
-        _INFO[id(var)] = (weakref.ref(var), flag, name, lines, set())
+        loc = _where()
+        _INFO[id(var)] = (weakref.ref(var), flag, name, lines, set(), kind, loc[0] if loc else None)
         return var
 
-    def _on_use(self, block):
+    def _info(self):
         info = _INFO.get(id(self))
-        if info is None or info[0]() is not self:
+        return None if info is None or info[0]() is not self else info
+
+    def _on_use(self, block, returned_by=None):
+        info = self._info()
+        if info is None:
             return
-        _, flag, name, lines, done = info
+        _, flag, name, lines, done, kind, file = info
         if block.idx in done:
             return
         done.add(block.idx)
         loc = _where()
-        used = f" at {loc[0]}:{loc[1]} ({loc[2]})" if loc else ""
-        msg = f"local variable '{name}' is used{used} before it is assigned"
-        if lines and loc:
+        if returned_by is not None:
+            msg = f"local variable '{name}' is returned by '{returned_by}' before it is assigned"
+        else:
+            used = f" at {loc[0]}:{loc[1]} ({loc[2]})" if loc else ""
+            msg = f"local variable '{name}' is used{used} before it is assigned"
+        file = file or (loc[0] if loc else None)
+        if lines and file:
             msg += "; it is assigned only at " + "; ".join(
-                f"line {l}: {linecache.getline(loc[0], l).strip()}" for l in lines) + \
-                ", in the branch of a tensor-dependent `if` that did not run"
+                f"line {l}: {linecache.getline(file, l).strip()}" for l in lines) + ", " + _WHY[kind]
         apply(ASSERT_DEFINED, (flag,), {"message": msg})
 
-    def check_output(self):
-        self._on_use(self.block.program.current_block())
+    def check_output(self, returned_by=None):
+        self._on_use(self.block.program.current_block(), returned_by)
+
+
+def defined_flag(v):
+    """True for an ordinary value, False for an UndefinedVar, the run-time flag of a MaybeUndefinedVar."""
+    if isinstance(v, UndefinedVar):
+        return False
+    if isinstance(v, MaybeUndefinedVar):
+        info = v._info()
+        if info is not None:
+            return info[1]
+    return True
+
+
+def undefined_info(v):
+    """(lines, kind) of an UndefinedVar / MaybeUndefinedVar, else None."""
+    if isinstance(v, UndefinedVar):
+        return v.lines, None
+    if isinstance(v, MaybeUndefinedVar):
+        info = v._info()
+        if info is not None:
+            return info[3], info[5]
+    return None
