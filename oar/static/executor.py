@@ -234,13 +234,11 @@ class Compiled:
             self.checks.append((n, v.dtype.np, tuple(v.shape), v.is_data))
 
     def _feed_values(self, feed):
-        vals = []
-        for name, *_ in self.checks:
-            try:
-                vals.append(feed[name])
-            except KeyError:
-                raise ValueError(f"feed is missing variable '{name}' (declared {self._declared(name)})") from None
-        return vals
+        try:
+            return [feed[name] for name in self.feed_names]
+        except KeyError:
+            name = next(n for n in self.feed_names if n not in feed)
+            raise ValueError(f"feed is missing variable '{name}' (declared {self._declared(name)})") from None
 
     def _declared(self, name):
         for n, npdt, shape, _ in self.checks:
@@ -248,8 +246,9 @@ class Compiled:
                 return f"{np.dtype(npdt).name}{list(shape)}"
 
     def _check_values(self, vals):
-        """The fed values as ndarrays of the declared dtype and shape (data variables are checked strictly)."""
-        out = list(vals)
+        """Makes the fed values ndarrays (in place: `vals` is a fresh list) and checks the declared dtype and shape
+        of data variables."""
+        out = vals
         for i, (a, (name, npdt, shape, strict)) in enumerate(zip(vals, self.checks)):
             if type(a) is not np.ndarray:
                 a = getattr(a, "_data", a)
@@ -268,13 +267,16 @@ class Compiled:
 
     def run(self, feed, scope=None):
         """Runs the plan; returns the fetched values (ndarrays) in fetch order."""
-        return self.run_values(self._feed_values(feed), scope)
+        return self._execute(self._check_values(self._feed_values(feed)), scope)
 
     def run_values(self, values, scope=None):
         """`run` with the fed values given as a sequence in `feed_names` order (no feed dict to build)."""
         if len(values) != len(self.checks):
             raise ValueError(f"expected {len(self.checks)} fed values ({list(self.feed_names)}), got {len(values)}")
-        args = self._check_values(values)
+        return self._execute(self._check_values(list(values)), scope)
+
+    def _execute(self, args, scope):
+        """Runs the plan on checked feed values (a list the bound parameter values are appended to)."""
         bound = self.program.bound
         if self.reads:
             sc = None
