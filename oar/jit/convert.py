@@ -40,6 +40,8 @@ def convert_function(fn):
     hit = _FN_CACHE.get(fn)
     if hit is not None:
         return hit
+    if not isinstance(fn, types.FunctionType):
+        raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
     code = fn.__code__
     entry = _CODE_CACHE.get(code)
     if entry is None:
@@ -52,18 +54,20 @@ def convert_function(fn):
 
 def _transform(fn):
     if fn.__name__ == "<lambda>":
-        raise ConversionError("lambdas are converted as part of the function that defines them")
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError) as e:
-        raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
-    try:
-        tree = ast.parse(src)
-    except SyntaxError as e:
-        raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
-    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
-    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+        from .lambda_source import lambda_function_def
+        tree = lambda_function_def(fn, ConversionError)
+    else:
+        try:  # the code object's own source: a functools.wraps wrapper is converted itself, not its __wrapped__
+            src = textwrap.dedent(inspect.getsource(fn.__code__))
+        except (OSError, TypeError) as e:
+            raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
+        try:
+            tree = ast.parse(src)
+        except SyntaxError as e:
+            raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
+        if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
+        ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     filename = fn.__code__.co_filename
     ctx = Context(filename, fn.__name__)
     ctx.uses_class_cell = False
@@ -78,8 +82,8 @@ def _transform(fn):
     if ctx.uses_class_cell and "__class__" not in params:
         params.append("__class__")
     factory = ast.parse(f"def __oar_factory({', '.join(params)}):\n    pass").body[0]
-    real_name = fdef.name
-    fdef.name = f"__oar_converted_{real_name}"  # so the body's own name still means the global (recursion)
+    real_name = fn.__name__
+    fdef.name = f"__oar_converted_{fdef.name}"  # so the body's own name still means the global (recursion)
     factory.body = [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))]
     ast.copy_location(factory, fdef)
     module = ast.Module(body=[factory], type_ignores=[])
