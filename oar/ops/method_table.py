@@ -1,5 +1,5 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
-from . import math, manipulation, creation, logic, search, indexing, random
+from . import math, reduction, linalg, manipulation, creation, logic, search, indexing, random
 
 
 
@@ -40,7 +40,7 @@ METHODS = {
     "squeeze_": _inplace(S.squeeze), "unsqueeze_": _inplace(S.unsqueeze), "flatten_": _inplace(S.flatten),
 }
 
-for _mod in (math, logic, manipulation, search, indexing):
+for _mod in (math, reduction, linalg, logic, manipulation, search, indexing):
     for _name in dir(_mod):
         _fn = getattr(_mod, _name)
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \

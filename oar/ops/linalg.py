@@ -1,0 +1,197 @@
+"""Linear algebra: matmul (with transpose flags and batching), mm, bmm, dot, outer, t, inverse, einsum, add_n."""
+import numpy as np
+
+from ..framework import dtype as D
+from .common import broadcast_shapes, infer_same, operand
+from .math import add, cast, expand_as, square, unbroadcast
+from .reduction import sum
+from .registry import apply, defop
+
+def _matmul(x, y, transpose_x, transpose_y):
+    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
+    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
+    try:
+        return np.matmul(a, b)
+    except ValueError:  # explain in the user's terms; checking only on failure keeps the hot path lean
+        _matmul_check(x, y, transpose_x, transpose_y)
+        raise
+
+
+def _matmul_check(x, y, transpose_x, transpose_y):
+    xs, ys = list(x.shape), list(y.shape)
+    if not xs or not ys:
+        raise ValueError(f"matmul needs inputs with at least 1 dim, got shapes {xs} and {ys}")
+    k1 = xs[-2] if transpose_x and len(xs) >= 2 else xs[-1]
+    k2 = ys[-1] if transpose_y and len(ys) >= 2 else (ys[-2] if len(ys) >= 2 else ys[0])
+    if k1 != k2 and k1 != -1 and k2 != -1:
+        raise ValueError(f"matmul: the inner dimensions of x (shape {xs}{', transposed' if transpose_x else ''}) "
+                         f"and y (shape {ys}{', transposed' if transpose_y else ''}) differ: {k1} vs {k2}")
+
+
+def _matmul_infer(m, transpose_x, transpose_y):
+    xs, ys = list(m[0][0]), list(m[1][0])
+    _matmul_check(type("M", (), {"shape": xs}), type("M", (), {"shape": ys}), transpose_x, transpose_y)
+    if transpose_x and len(xs) >= 2:
+        xs[-1], xs[-2] = xs[-2], xs[-1]
+    if transpose_y and len(ys) >= 2:
+        ys[-1], ys[-2] = ys[-2], ys[-1]
+    xv, yv = len(xs) == 1, len(ys) == 1
+    if xv:
+        xs = [1] + xs
+    if yv:
+        ys = ys + [1]
+    batch = broadcast_shapes(xs[:-2], ys[:-2]) if (len(xs) > 2 or len(ys) > 2) else []
+    out = batch + ([] if xv else [xs[-2]]) + ([] if yv else [ys[-1]])
+    return [(out, m[0][1])]
+
+
+def _mm(a, b, ta, tb):
+    return apply(MATMUL, (a, b), {"transpose_x": ta, "transpose_y": tb})
+
+
+def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
+    x2, y2, g2 = x, y, g
+    if x.ndim == 1 or y.ndim == 1:  # vectors: compute as matrices, then reshape back
+        from .manipulation import unsqueeze, reshape
+        if x.ndim == 1:
+            x2, g2 = unsqueeze(x, [0]), unsqueeze(g2, [-2 if y.ndim > 1 else 0])
+        if y.ndim == 1:
+            y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
+    mm = _mm
+    gx = gy = None
+    if not x.stop_gradient:
+        gx = unbroadcast(mm(y2, g2, transpose_y, True) if transpose_x else mm(g2, y2, False, not transpose_y), x2)
+        gx = reshape(gx, x.shape) if x.ndim == 1 else gx
+    if not y.stop_gradient:
+        gy = unbroadcast(mm(g2, x2, True, transpose_x) if transpose_y else mm(x2, g2, not transpose_x, False), y2)
+        gy = reshape(gy, y.shape) if y.ndim == 1 else gy
+    return gx, gy
+
+
+MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad)
+
+
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """Matrix product with NumPy broadcasting of batch dims; 1-D inputs are vectors.
+
+    Example:
+        >>> oar.matmul(oar.ones([2, 3]), oar.ones([3, 4])).shape
+        [2, 4]
+    """
+    x, y = operand(x), operand(y)
+    if x.dtype is not y.dtype:
+        t = D.promote(x.dtype, y.dtype)
+        x, y = cast(x, t), cast(y, t)
+    return apply(MATMUL, (x, y), {"transpose_x": bool(transpose_x), "transpose_y": bool(transpose_y)})
+
+
+def mm(input, mat2, name=None):
+    """Matrix product of two matrices."""
+    return matmul(input, mat2)
+
+
+def bmm(x, y, name=None):
+    """Batched matrix product of [B, N, K] and [B, K, M]."""
+    if x.ndim != 3 or y.ndim != 3:
+        raise ValueError(f"bmm expects 3-D inputs, got shapes {x.shape} and {y.shape}")
+    return matmul(x, y)
+
+
+def dot(x, y, name=None):
+    """Inner product of 1-D tensors (row-wise for 2-D)."""
+    return sum(x * y, axis=-1)
+
+
+def outer(x, y, name=None):
+    """Outer product of two vectors."""
+    from .manipulation import reshape
+    return reshape(x, [-1, 1]) * reshape(y, [1, -1])
+
+
+def t(input, name=None):
+    """Transpose of a matrix of at most 2 dims."""
+    if input.ndim > 2:
+        raise ValueError(f"t() expects a tensor with at most 2 dims, got shape {input.shape}")
+    from .manipulation import transpose
+    return input if input.ndim < 2 else transpose(input, [1, 0])
+
+
+def _inverse(x):
+    try:
+        return np.linalg.inv(x)
+    except np.linalg.LinAlgError as e:
+        raise ValueError(f"inverse: the matrix is singular ({e})") from None
+
+
+INVERSE = defop("inverse", _inverse, infer=infer_same,
+                grad=lambda g, out, x: -matmul(matmul(out, g, transpose_x=True), out, transpose_y=True))
+
+
+def inverse(x, name=None):
+    """Inverse of square matrices (batched over leading dims)."""
+    return apply(INVERSE, (x,))
+
+
+def _einsum(*xs, equation):
+    return np.asarray(np.einsum(equation, *xs, optimize=len(xs) > 2))
+
+
+def _einsum_grad(g, out, *xs, equation):
+    lhs, rhs = equation.replace(" ", "").split("->")
+    terms = lhs.split(",")
+    grads = []
+    for i, x in enumerate(xs):
+        others = [t for j, t in enumerate(terms) if j != i]
+        eq = ",".join([rhs] + others) + "->" + terms[i]
+        if len(set(terms[i])) != len(terms[i]) or any(c not in rhs + "".join(others) for c in terms[i]):
+            # repeated or summed-out-alone index: contract to the kept letters, then broadcast back
+            kept = "".join(c for c in dict.fromkeys(terms[i]) if c in rhs + "".join(others))
+            eq2 = ",".join([rhs] + others) + "->" + kept
+            gi = apply(EINSUM, (g,) + tuple(xs[j] for j in range(len(xs)) if j != i), {"equation": eq2})
+            gi = _einsum_broadcast(gi, kept, terms[i], x)
+        else:
+            gi = apply(EINSUM, (g,) + tuple(xs[j] for j in range(len(xs)) if j != i), {"equation": eq})
+        grads.append(gi)
+    return tuple(grads)
+
+
+def _einsum_broadcast(gi, kept, term, x):
+    from .manipulation import unsqueeze
+    if len(set(term)) != len(term):
+        raise NotImplementedError("einsum gradient with a repeated index in one operand (a diagonal)")
+    pos = [term.index(c) for c in kept]
+    order = sorted(range(len(kept)), key=lambda k: pos[k])
+    from .manipulation import transpose
+    gi = transpose(gi, order) if order != list(range(len(kept))) else gi
+    missing = [i for i, c in enumerate(term) if c not in kept]
+    return expand_as(unsqueeze(gi, missing), x)
+
+
+EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad)
+
+
+def einsum(equation, *operands):
+    """Einstein summation, e.g. ``oar.einsum('ij,jk->ik', a, b)``."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    if "->" not in eq:
+        letters = eq.replace(",", "")
+        eq = eq + "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    if "." in eq:
+        raise NotImplementedError("einsum with '...' is not supported yet; write the dims out")
+    return apply(EINSUM, tuple(operands), {"equation": eq})
+
+
+def add_n(inputs, name=None):
+    """Sum of a list of tensors of the same shape."""
+    if not isinstance(inputs, (list, tuple)):
+        return inputs
+    out = inputs[0]
+    for x in inputs[1:]:
+        out = add(out, x)
+    return out
+
+
+def increment(x, value=1.0, name=None):
+    return add(x, value)

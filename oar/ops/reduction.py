@@ -1,0 +1,224 @@
+"""Reductions: sum, mean, max/min, prod, logsumexp, var/std, cumulative sums and products, norms."""
+import math as _math
+
+import numpy as np
+
+from ..framework import dtype as D
+from .common import norm_axis
+from .math import abs, add, cast, exp, expand_as, isfinite, log, pow, sqrt, where
+from .registry import apply, defop
+
+def _keep(g, x, axis, keepdim):
+    """Broadcasts a reduced gradient back to `x`'s shape."""
+    if not keepdim and axis is not None and g.ndim != x.ndim:
+        from .manipulation import unsqueeze
+        g = unsqueeze(g, list(axis))
+    return expand_as(g, x)
+
+
+def _infer_reduce(m, axis, keepdim, **kw):
+    shape, dt = m[0]
+    dt = D.convert_dtype(kw["dtype"]) if kw.get("dtype") else dt
+    if axis is None:
+        return [([1] * len(shape) if keepdim else [], dt)]
+    return [([1 if i in axis else d for i, d in enumerate(shape)] if keepdim else
+             [d for i, d in enumerate(shape) if i not in axis], dt)]
+
+
+def _tup(axis):
+    """Axis attrs are lists once a Program went through JSON; NumPy reductions want a tuple."""
+    return tuple(axis) if type(axis) is list else axis
+
+
+def _sum(x, axis, keepdim, dtype):
+    axis = _tup(axis)
+    r = np.sum(x, axis=axis, keepdims=keepdim, dtype=D.np_dtype(dtype) if dtype else None)
+    if dtype is None and x.dtype.kind in "bi" and x.dtype != np.int64:
+        r = r.astype(np.int64)  # Paddle sums bool/int32 into int64
+    return np.asarray(r)
+
+
+def _sum_infer(m, axis, keepdim, dtype):
+    out = _infer_reduce(m, axis, keepdim, dtype=dtype)
+    if dtype is None and m[0][1].kind in "bi":
+        out = [(out[0][0], D.int64)]
+    return out
+
+
+SUM = defop("sum", _sum, infer=_sum_infer,
+            grad=lambda g, out, x, axis, keepdim, dtype: cast(_keep(g, x, axis, keepdim), x.dtype))
+
+
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):
+    """Sum over `axis` (all axes when None)."""
+    axis = norm_axis(axis, x.ndim)
+    return apply(SUM, (x,), {"axis": axis, "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name if dtype
+                             else None})
+
+
+def _mean(x, axis, keepdim):
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float32)
+    n = x.size if axis is None else _math.prod([x.shape[a] for a in axis])
+    s = np.add.reduce(x, axis=_tup(axis), keepdims=keepdim)  # np.mean's Python wrapper costs more than the sum
+    return np.asarray(np.true_divide(s, n, dtype=x.dtype) if n else s * np.nan)
+
+
+def _mean_grad(g, x, axis, keepdim):
+    # g * (1/n) broadcast back to x's shape, as one kernel: the gradient of every `loss.mean()`
+    if not keepdim and axis is not None and g.ndim != x.ndim:
+        g = np.expand_dims(g, _tup(axis))
+    r = g.size / x.size if x.size else 0.0
+    out = np.empty(x.shape, g.dtype)
+    out[...] = g * r
+    return out
+
+
+MEAN_GRAD = defop("mean_grad", _mean_grad, inputs=("out_grad", "x"), nondiff=(1,),
+                  infer=lambda m, axis, keepdim: [(m[1][0], m[0][1])],
+                  grad=lambda gg, out, g, x, axis, keepdim: (mean(gg, axis, keepdim), None))
+MEAN = defop("mean", _mean, infer=_infer_reduce,
+             grad=lambda g, out, x, axis, keepdim: apply(MEAN_GRAD, (g, x), {"axis": axis, "keepdim": keepdim}))
+
+
+def mean(x, axis=None, keepdim=False, name=None):
+    """Mean over `axis` (all axes when None)."""
+    return apply(MEAN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+def _extreme_grad(g, out, x, axis, keepdim):
+    o = _keep(out, x, axis, keepdim)
+    mask = cast(x == o, g.dtype)
+    count = _keep(sum(mask, axis=list(axis) if axis else None, keepdim=True), x, tuple(range(x.ndim)), True)
+    return _keep(g, x, axis, keepdim) * mask / count
+
+
+MAX = defop("max", lambda x, axis, keepdim: np.asarray(np.max(x, axis=_tup(axis), keepdims=keepdim)),
+            infer=_infer_reduce, grad=_extreme_grad)
+MIN = defop("min", lambda x, axis, keepdim: np.asarray(np.min(x, axis=_tup(axis), keepdims=keepdim)),
+            infer=_infer_reduce, grad=_extreme_grad)
+AMAX, AMIN = MAX, MIN
+
+
+def max(x, axis=None, keepdim=False, name=None):
+    """Maximum over `axis`; the gradient is shared evenly between tied maxima."""
+    return apply(MAX, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+def min(x, axis=None, keepdim=False, name=None):
+    """Minimum over `axis`."""
+    return apply(MIN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+amax, amin = max, min
+
+
+PROD = defop("prod", lambda x, axis, keepdim: np.asarray(np.prod(x, axis=_tup(axis), keepdims=keepdim)),
+             infer=_infer_reduce,
+             grad=lambda g, out, x, axis, keepdim: _keep(g * out, x, axis, keepdim) / x)
+
+
+def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    """Product over `axis` (the gradient assumes no zeros in `x`)."""
+    if dtype is not None:
+        x = cast(x, dtype)
+    return apply(PROD, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+def _logsumexp(x, axis, keepdim):
+    axis = _tup(axis)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return np.asarray(r if keepdim else (np.squeeze(r, axis=axis) if axis is not None else r.reshape(())))
+
+
+LOGSUMEXP = defop("logsumexp", _logsumexp, infer=_infer_reduce,
+                  grad=lambda g, out, x, axis, keepdim: _keep(g, x, axis, keepdim) * exp(x - _keep(out, x, axis,
+                                                                                                      keepdim)))
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None):
+    """``log(sum(exp(x)))`` over `axis`, computed stably."""
+    return apply(LOGSUMEXP, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+
+
+def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Variance over `axis` (``unbiased`` divides by N-1)."""
+    ax = norm_axis(axis, x.ndim)
+    n = int(np.prod([x.shape[a] for a in ax])) if ax is not None else x.size
+    d = x - mean(x, axis=list(ax) if ax else None, keepdim=True)
+    s = sum(d * d, axis=list(ax) if ax else None, keepdim=keepdim)
+    return s / builtins_max(n - (1 if unbiased else 0), 1)
+
+
+def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Standard deviation over `axis`."""
+    return sqrt(var(x, axis, unbiased, keepdim))
+
+
+def builtins_max(a, b):
+    return a if a > b else b
+
+
+def _cum(name, impl, grad):
+    return defop(name, impl, grad=grad)
+
+
+def _cumsum(x, axis, reverse=False):
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis), axis)
+    return np.cumsum(x, axis=axis)
+
+
+CUMSUM = defop("cumsum", _cumsum, infer=None,
+               grad=lambda g, out, x, axis, reverse=False: _cumsum_grad(g, x, axis, reverse))
+
+
+def _cumsum_grad(g, x, axis, reverse):
+    gx = apply(CUMSUM, (g,), {"axis": axis if axis is not None else 0, "reverse": not reverse})
+    if axis is None:
+        from .manipulation import reshape
+        gx = reshape(gx, x.shape)
+    return gx
+
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    """Cumulative sum along `axis` (flattened when None)."""
+    if dtype is not None:
+        x = cast(x, dtype)
+    return apply(CUMSUM, (x,), {"axis": None if axis is None else int(axis) % builtins_max(x.ndim, 1),
+                                "reverse": False})
+
+
+CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim),
+                grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x)
+
+
+def cumprod(x, dim=None, dtype=None, name=None):
+    """Cumulative product along `dim` (gradient assumes no zeros)."""
+    if dtype is not None:
+        x = cast(x, dtype)
+    if dim is None:
+        from .manipulation import flatten
+        x, dim = flatten(x), 0
+    return apply(CUMPROD, (x,), {"dim": int(dim) % builtins_max(x.ndim, 1)})
+
+
+def norm(x, p="fro", axis=None, keepdim=False, name=None):
+    """Vector/matrix norm: 'fro', or a number p (inf, -inf, 0, 1, 2, ...) over `axis`."""
+    ax = list(norm_axis(axis, x.ndim)) if axis is not None else None
+    if p == "fro" or p == 2 or p == 2.0:
+        return sqrt(sum(x * x, axis=ax, keepdim=keepdim))
+    if p in (np.inf, "inf"):
+        return max(abs(x), axis=ax, keepdim=keepdim)
+    if p in (-np.inf, "-inf"):
+        return min(abs(x), axis=ax, keepdim=keepdim)
+    if p == 0:
+        return sum(cast(x != 0, x.dtype), axis=ax, keepdim=keepdim)
+    if p == 1:
+        return sum(abs(x), axis=ax, keepdim=keepdim)
+    p = float(p)
+    return pow(sum(pow(abs(x), p), axis=ax, keepdim=keepdim), 1.0 / p)
