@@ -21,6 +21,8 @@ def unbroadcast(g, x):
 
 
 def _reduce_as(g, x):
+    if g.shape == x.shape:  # static programs cannot always prove this at build time
+        return g
     nd = g.ndim - x.ndim
     if g.shape[nd:] == x.shape:  # only leading dims were added (a bias): one plain sum
         return np.add.reduce(g, axis=tuple(range(nd)))
@@ -95,7 +97,8 @@ def _true_divide(x, y):
 DIVIDE = defop("divide", _true_divide, inputs=("x", "y"),
                infer=lambda m: [(broadcast_shapes(m[0][0], m[1][0]),
                                  m[0][1] if m[0][1].kind in "fc" else D.default_float())],
-               grad=lambda g, out, x, y: (unbroadcast(g / y, x), unbroadcast(-g * out / y, y)))
+               grad=lambda g, out, x, y: (None if x.stop_gradient else unbroadcast(g / y, x),
+                                          None if y.stop_gradient else unbroadcast(-g * out / y, y)))
 FLOOR_DIVIDE = _bin("floor_divide", np.floor_divide, None)
 REMAINDER = _bin("remainder", np.mod, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
 

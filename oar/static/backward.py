@@ -238,8 +238,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
             tg = [tg]
         for t, g in zip(targets, tg):
             if g is None:
+                from ..ops.creation import full
                 from ..ops.math import ones_like
-                g = ones_like(t)
+                g = full(t.shape, 1, t.dtype) if -1 not in t.shape else ones_like(t)  # a constant when it can be
                 g = _name_grad(block, g, t.name, set())
             seeds.append(g)
     grads = backward_ops(block, ops, [t.name for t in targets], seeds, req, rename=True)

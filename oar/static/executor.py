@@ -111,7 +111,7 @@ class BlockCompiler:
         keep = set(out_names)
         fname = f"<oar plan {next(_ids)}: block {block.idx}>"
         lines = [f"def plan({', '.join(params)}):"]
-        lineops, env = {}, {}
+        lineops, env, consts = {}, {}, {}
         for k, op in enumerate(ops):
             d = REGISTRY.get(op.type)
             if d is None:
@@ -123,14 +123,20 @@ class BlockCompiler:
             else:
                 fn = d.impl
             kname = f"k{k}"
-            env[kname] = fn
-            args = ", ".join(local(n) for n in _flat(op.inputs))
-            outs = [("_" if n in fed else local(n)) for n in _flat(op.outputs)]
-            if d.lower is not None or d.multi_out:
-                lhs = (", ".join(outs) + ", = ") if outs else ""
+            folded = self._fold(op, d, fn, consts, fed)
+            if folded is not None:  # computed once here; the plan only loads the values
+                for j, (n, value) in enumerate(zip(_flat(op.outputs), folded)):
+                    env[f"{kname}_{j}"] = value
+                    lines.append(f"    {local(n)} = {kname}_{j}")
             else:
-                lhs = outs[0] + " = "
-            lines.append(f"    {lhs}{kname}({args})")
+                env[kname] = fn
+                args = ", ".join(local(n) for n in _flat(op.inputs))
+                outs = [("_" if n in fed else local(n)) for n in _flat(op.outputs)]
+                if d.lower is not None or d.multi_out:
+                    lhs = (", ".join(outs) + ", = ") if outs else ""
+                else:
+                    lhs = outs[0] + " = "
+                lines.append(f"    {lhs}{kname}({args})")
             lineops[len(lines)] = op
             dead = [n for n in dict.fromkeys(_flat(op.inputs) + _flat(op.outputs))
                     if last.get(n, -1) <= k and n not in keep and n not in fed]
@@ -146,6 +152,30 @@ class BlockCompiler:
         fn = env["plan"]
         fn.source = src
         return fn, free
+
+
+    def _fold(self, op, d, fn, consts, fed):
+        """Output values of `op` when all its inputs are compile-time constants (e.g. `full` ops), else None.
+
+        Random, side-effecting and control-flow ops are never folded; a kernel error is left to run time, where
+        it is reported with the op's context. Folded arrays are read-only, so no kernel can change them between
+        runs."""
+        ins = _flat(op.inputs)
+        if d.lower is not None or d.random or any(n not in consts for n in ins) or self.has_side_effects(op) \
+                or any(n in fed for n in _flat(op.outputs)):
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(*[consts[n] for n in ins])
+        except Exception:
+            return None
+        outs = tuple(out) if d.multi_out else (out,)
+        if not all(isinstance(v, np.ndarray) for v in outs):
+            return None
+        for n, v in zip(_flat(op.outputs), outs):
+            v.flags.writeable = False
+            consts[n] = v
+        return outs
 
 
 class _Locals:

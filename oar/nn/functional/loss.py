@@ -1,6 +1,7 @@
 """Losses. `softmax_with_cross_entropy` and `warpctc` are fused ops; the rest compose other ops."""
 import numpy as np
 
+from ...framework import dtype as D
 from ...framework.state import STATE
 from ...ops import logic as L
 from ...ops import manipulation as S
@@ -56,47 +57,46 @@ def _softmax_parts(x, axis):
 
 
 def _swce(logits, label, soft_label, ignore_index, axis):
+    """(loss, softmax): the softmax is a second output so the gradient need not recompute it."""
+    sh, e, se = _softmax_parts(logits, axis)
+    softmax = e / se
     if soft_label:
-        loss = -(label * _log_softmax(logits, axis)).sum(axis=axis, keepdims=True)
-        return loss.astype(logits.dtype, copy=False)
+        loss = -(label * (sh - np.log(se))).sum(axis=axis, keepdims=True)
+        return loss.astype(logits.dtype, copy=False), softmax
     mask, safe = _hard_index(label, ignore_index, logits.shape[axis])
-    sh, _, se = _softmax_parts(logits, axis)
     loss = np.log(se) - _pick(sh, safe, axis)  # -log_softmax at the label, without the full log_softmax
     if mask is not None:
         loss = loss * mask
-    return loss.astype(logits.dtype, copy=False)
+    return loss.astype(logits.dtype, copy=False), softmax
 
 
-def _swce_grad_impl(logits, label, g, soft_label, ignore_index, axis):
-    # the softmax is recomputed here: one exp is cheaper than carrying a second output through the tape
-    _, e, se = _softmax_parts(logits, axis)
-    softmax = e / se
+def _swce_grad_impl(softmax, label, g, soft_label, ignore_index, axis):
     if soft_label:
         d = softmax * label.sum(axis=axis, keepdims=True) - label
         return (d * g).astype(softmax.dtype, copy=False)
-    mask, safe = _hard_index(label, ignore_index, softmax.shape[axis])
-    d = softmax
+    mask = label != ignore_index if ignore_index >= 0 or (label.size and label.min() < 0) else None
+    safe = label if mask is None else np.where(mask, label, 0)  # labels were range-checked by the forward
+    d = softmax.copy()
     if axis == d.ndim - 1:
         flat = d.reshape(-1, d.shape[-1])
         flat[np.arange(flat.shape[0]), safe.reshape(-1)] -= 1
     else:
         np.put_along_axis(d, safe, np.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
-    gm = g if mask is None else g * mask
-    d *= gm
-    return d.astype(logits.dtype, copy=False)
+    d *= g if mask is None else g * mask
+    return d
 
 
 def _swce_infer(m, soft_label, ignore_index, axis):
     shape = list(m[0][0])
     shape[axis] = 1
-    return [(shape, m[0][1])]
+    return [(shape, m[0][1]), m[0]]
 
 
-SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("logits", "label", "loss_grad"),
+SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("softmax", "label", "loss_grad"),
                   infer=lambda m, **a: [m[0]])
-SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss",),
-             nondiff=(1,), infer=_swce_infer,
-             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (logits, label, g), a), None))
+SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss", "softmax"),
+             nondiff=(1,), nondiff_out=(1,), infer=_swce_infer,
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0]), a), None))
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
@@ -107,7 +107,7 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     if not soft_label and label.ndim == logits.ndim - 1:
         label = S.unsqueeze(label, axis)
     loss = apply(SWCE, (logits, label), {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
-                                         "axis": axis})
+                                         "axis": axis})[0]
     if return_softmax:
         from .activation import softmax
         return loss, softmax(logits, axis=axis)
@@ -158,7 +158,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
                         "soft_label=True for probability labels")
     if use_softmax:
         loss = apply(SWCE, (input, label), {"soft_label": not hard, "ignore_index": int(ignore_index),
-                                            "axis": axis})
+                                            "axis": axis})[0]
     else:
         logp = M.log(input)
         if hard:
@@ -187,10 +187,22 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if w is None and (not hard or (not STATE.static and isinstance(label, Tensor)
                                    and not _has(label._data, ignore_index))):
         return M.mean(loss)
+    if w is None:  # hard labels whose values are unknown here (static) or include ignore_index
+        return M.sum(loss) / apply(COUNT_VALID, (label,), {"ignore_index": int(ignore_index),
+                                                           "dtype": input.dtype.name})
     mask = M.cast(L.not_equal(label, operand(ignore_index, label)), input.dtype) if hard else None
-    denom = M.sum(w * mask if hard else w) if w is not None else M.sum(mask)
+    denom = M.sum(w * mask if hard else w)
     denom = denom + M.cast(L.equal(denom, operand(0.0, denom)), denom.dtype)
     return M.sum(loss) / denom
+
+
+def _count_valid(label, ignore_index, dtype):
+    n = np.count_nonzero(label != ignore_index)
+    return np.asarray(max(n, 1), dtype=dtype)  # all ignored: the summed loss is 0, and so is the mean
+
+
+COUNT_VALID = defop("count_valid", _count_valid, inputs=("label",), infer=lambda m, ignore_index, dtype: [
+    ([], D.convert_dtype(dtype))])
 
 
 def _has(a, value):
