@@ -91,7 +91,9 @@ def _propagate(node, gouts, grads, capture, captured):
     if not op.multi_out:
         res = op.grad(gouts[0], outs[0], *node.inputs, **node.attrs)
     else:
-        gouts = tuple(g if g is not None else _zeros(o) for g, o in zip(gouts, outs))
+        nd = op.nondiff_out
+        gouts = tuple(g if g is not None else (None if i in nd else _zeros(o))
+                      for i, (g, o) in enumerate(zip(gouts, outs)))
         res = op.grad(gouts, outs, *node.inputs, **node.attrs)
     if not isinstance(res, (tuple, list)):
         res = (res,)
