@@ -170,6 +170,7 @@ class StaticFunction:
         self._last = None
         self._warned_eager = False
         self._conv = None
+        self._eager_reason = None  # set once when the function cannot be converted: later calls run eagerly
         self._fast = {}
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
@@ -241,13 +242,16 @@ class StaticFunction:
                 if cp is not None:
                     return cp.pack_outputs(cp.runner(*args))
         if self._conv is None:
-            try:
-                _, conv = self._converted()
-            except ConversionError as e:
-                return self._eager(str(e), args, kwargs)
-            if conv.eager_reason is not None:
-                return self._eager(conv.eager_reason, args, kwargs)
-            self._conv = conv
+            if self._eager_reason is None:
+                try:
+                    _, conv = self._converted()
+                except ConversionError as e:
+                    self._eager_reason = str(e)
+                else:
+                    self._eager_reason = conv.eager_reason
+                    self._conv = conv if conv.eager_reason is None else None
+            if self._eager_reason is not None:
+                return self._eager(self._eager_reason, args, kwargs)
         cp = self._program_for(args, kwargs)
         leaves = _flat_args(args, kwargs)[0]
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
