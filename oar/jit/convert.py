@@ -13,7 +13,7 @@ import weakref
 
 from . import log
 from .transformers import STEPS
-from .transformers.base import Context, to_source
+from .transformers.base import HELPER_RE, Context, to_source
 
 CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
 _CODE_CACHE = {}             # original code object -> (new code, Converted template)
@@ -95,9 +95,22 @@ def _transform(fn):
     ns = {}
     exec(compiled, fn.__globals__, ns)
     inner = ns["__oar_factory"](*([None] * len(params)))
-    new_code = inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname)
+    new_code = _rename_helpers(inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname))
     _register(new_code)
     return new_code, text, ctx
+
+
+def _rename_helpers(code):
+    """Generated block functions (`__true_fn_3`, `__body_5`, ...) take the name of the user function they
+    belong to, so tracebacks and error notes say `in forward`, never a generated name."""
+    consts = []
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if HELPER_RE.match(c.co_name):
+                c = c.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+            c = _rename_helpers(c)
+        consts.append(c)
+    return code.replace(co_consts=tuple(consts))
 
 
 def _register(code):

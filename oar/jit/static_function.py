@@ -111,9 +111,9 @@ class ProgramCache:
     def get(self, key):
         return self._programs.get(key)
 
-    def add(self, key, cp, name):
+    def add(self, key, cp, name, arg_names=()):
         if self._programs:
-            reason = _why(key, list(self._programs))
+            reason = _why(key, list(self._programs), arg_names)
             self._reasons.append(reason)
             log.info(1, f"building a new program for '{name}' ({len(self._programs) + 1} so far): {reason}")
         else:
@@ -126,18 +126,39 @@ class ProgramCache:
                           "make the changing Python arguments tensors", stacklevel=4)
 
 
-def _why(key, old):
-    prev = old[-1]
-    if len(prev) != len(key):
+def _why(key, old, arg_names=()):
+    """Why `key` needs a new program: what differs from the closest cached key (fewest differences)."""
+    best = None
+    for prev in old:
+        if len(prev) != len(key):
+            continue
+        diffs = [i for i, (a, b) in enumerate(zip(prev, key)) if a != b]
+        if best is None or len(diffs) <= len(best[1]):  # ties: the most recent
+            best = (prev, diffs)
+    if best is None:
         return "the arguments' structure changed"
-    for i, (a, b) in enumerate(zip(prev, key)):
-        if a != b:
-            if i == len(key) - 1:
-                return f"auto_cast changed from {a or 'off'} to {b or 'off'}"
-            if i == len(key) - 2:
-                return f"train/eval mode changed to {'train' if b else 'eval'}"
-            return f"argument {i} changed from {a!r} to {b!r}"
-    return "unknown"
+    prev, diffs = best
+    out = []
+    for i in diffs:
+        a, b = prev[i], key[i]
+        if i == len(key) - 1:
+            out.append(f"auto_cast changed from {a or 'off'} to {b or 'off'}")
+        elif i == len(key) - 2:
+            out.append(f"train/eval mode changed to {'train' if b else 'eval'}")
+        else:
+            name = f"'{arg_names[i]}'" if i < len(arg_names) else str(i)
+            out.append(f"argument {name} changed from {_describe_key(a)} to {_describe_key(b)}")
+    return "; ".join(out)
+
+
+def _describe_key(part):
+    if part[0] == "py":
+        return f"the Python value {part[1]!r}"
+    if part[0] == "py-id":
+        return "another unhashable Python object"
+    if part[0] == "spec":
+        return f"InputSpec(shape={list(part[1])}, dtype={part[2]})"
+    return f"a tensor of shape {list(part[0])} and dtype {np.dtype(part[1]).name}"
 
 
 def _spec_of(leaf):
@@ -308,8 +329,9 @@ class StaticFunction:
             if specs is not None:
                 leaves = [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a
                           for a, s in zip(leaves, specs)]
-            cp = self._build(leaves, tree)
-            self.program_cache.add(key, cp, self.__name__)
+            names = self._leaf_names(args, kwargs)
+            cp = self._build(leaves, tree, names)
+            self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
 
@@ -319,17 +341,37 @@ class StaticFunction:
         key = self._key(leaves)
         cp = self.program_cache.get(key)
         if cp is None:
-            cp = self._build(leaves, tree)
-            self.program_cache.add(key, cp, self.__name__)
+            names = self._leaf_names(args, kwargs)
+            cp = self._build(leaves, tree, names)
+            self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
 
-    def _build(self, leaves, tree):
+    def _leaf_names(self, args, kwargs):
+        """A name per flattened argument leaf, in `_flat_args` order: `x`, `xs_0`, `d_w`, a keyword's name."""
+        params = _arg_names(self._function, self._layer is not None)
+        out = []
+
+        def rec(o, name):
+            if isinstance(o, (list, tuple)):
+                for j, v in enumerate(o):
+                    rec(v, f"{name}_{j}")
+            elif isinstance(o, dict):
+                for k, v in o.items():
+                    rec(v, f"{name}_{k}")
+            else:
+                out.append(name)
+        for i, a in enumerate(args):
+            rec(a, params[i] if i < len(params) else f"input_{i}")
+        for k, v in kwargs.items():
+            rec(v, k)
+        return out
+
+    def _build(self, leaves, tree, names):
         fn, conv = self._converted()
         if log.code_level():
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
-        names = _arg_names(self._function, self._layer is not None)
         inputs, used = [], set()
         try:
             with builder.program_guard(main, startup), builder.static_mode(True):

@@ -219,7 +219,8 @@ def test_cache_by_shape_and_python_values_with_reasons(capsys):
         paddle.jit.set_verbosity(0)
     assert len(sf.program_cache.concrete_programs()) == 3
     out = capsys.readouterr().out
-    assert "argument 1 changed from ('py', 2) to ('py', 3)" in out
+    assert "argument 'k' changed from the Python value 2 to the Python value 3" in out
+    assert "argument 'x' changed from a tensor of shape [1] and dtype float32 to a tensor of shape [2]" in out
 
 
 def test_warns_after_eight_programs():

@@ -101,7 +101,8 @@ def assigned_names(stmts):
                             add(name, d)
             else:
                 add(n.name, n)
-        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
+                and not getattr(n, "_oar_outer", False):  # not `G[k] = v` on a global / closure container
             add(n.value.id, n)
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
             for a in n.names:

@@ -5,6 +5,9 @@ as usual and on tensor arrays when the list is carried through a tensor-dependen
     v = xs.pop()       ->   xs, v = _jst.convert_pop(xs)
     xs.pop(0)          ->   xs = _jst.convert_pop(xs, 0)[0]
     f(xs.pop())        ->   f(_jst.popped(xs := _jst.convert_pop_list(xs, None)))   (inside expressions)
+
+Only lists that are local variables of the function are rewritten: `G.append(v)` on a global or closure list
+stays a plain call (rebinding `G` would make it local and break the function).
 """
 import ast
 
@@ -17,12 +20,28 @@ def _method_call(node, name):
 
 
 class _Lists(ast.NodeTransformer):
+    def __init__(self):
+        self.scopes = [None]
+
+    def visit_FunctionDef(self, node):
+        self.scopes.append(getattr(node, "_oar_locals", None))
+        self.generic_visit(node)
+        self.scopes.pop()
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _is(self, node, name):
+        """`xs.name(...)` on a list `xs` local to the function being visited."""
+        local = self.scopes[-1]
+        return _method_call(node, name) and (local is None or node.func.value.id in local)
+
     def visit_Expr(self, node):
         v = node.value
-        if _method_call(v, "append") and len(v.args) == 1:
+        if self._is(v, "append") and len(v.args) == 1:
             xs = v.func.value.id
             return located(template(f"{xs} = _jst.convert_append({xs}, {{v}})", v=v.args[0]), node)
-        if _method_call(v, "pop") and len(v.args) <= 1:
+        if self._is(v, "pop") and len(v.args) <= 1:
             xs = v.func.value.id
             return located(template(f"{xs} = _jst.convert_pop({xs}, {{i}})[0]",
                                     i=v.args[0] if v.args else ast.Constant(None)), node)
@@ -30,7 +49,7 @@ class _Lists(ast.NodeTransformer):
 
     def visit_Assign(self, node):
         v = node.value
-        if _method_call(v, "pop") and len(v.args) <= 1 and len(node.targets) == 1:
+        if self._is(v, "pop") and len(v.args) <= 1 and len(node.targets) == 1:
             xs = v.func.value.id
             t = ast.Tuple([ast.Name(xs, ast.Store()), node.targets[0]], ast.Store())
             new = ast.Assign(targets=[t], value=ast.Call(
@@ -41,7 +60,7 @@ class _Lists(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if _method_call(node, "pop") and len(node.args) <= 1:
+        if self._is(node, "pop") and len(node.args) <= 1:
             xs = node.func.value.id
             inner = ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "convert_pop_list", ast.Load()),
                              [ast.Name(xs, ast.Load()), node.args[0] if node.args else ast.Constant(None)], [])

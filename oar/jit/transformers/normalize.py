@@ -3,7 +3,35 @@ make `super()` explicit (the converted code lives outside its class body), note 
 (the function then runs eagerly so the user can inspect it) and generators (not converted)."""
 import ast
 
-from .base import assigned_names
+from .base import assigned_names, declared, walk_scope
+
+
+def local_names(fn):
+    """The names Python binds in `fn`'s own scope: parameters, assignments, defs, imports, `except ... as`,
+    and names declared `global`/`nonlocal` (rebinding those is allowed too)."""
+    a = fn.args
+    names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    names |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    names |= declared(fn.body, ast.Global) | declared(fn.body, ast.Nonlocal)
+    for n in walk_scope(fn.body):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.update((x.asname or x.name).split(".")[0] for x in n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return names
+
+
+def _mark_outer_containers(fn, local):
+    """`G[k] = v` on a global or closure container `G` mutates it in place: it is no binding of `G` here,
+    so the converters must not carry `G` as one of this function's variables."""
+    for n in walk_scope(fn.body):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and \
+                isinstance(n.value, ast.Name) and n.value.id not in local:
+            n._oar_outer = True
 
 
 def transform(tree, ctx):
@@ -11,6 +39,8 @@ def transform(tree, ctx):
     fn.decorator_list = []
     for node in ast.walk(fn):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node._oar_locals = local_names(node)
+            _mark_outer_containers(node, node._oar_locals)
             node._oar_lines = assigned_names(node.body)
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
