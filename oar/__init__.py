@@ -10,6 +10,7 @@ from .framework.state import (seed, in_dynamic_mode, no_grad, enable_grad, set_g
                               CPUPlace, CUDAPlace, set_device, get_device, is_compiled_with_cuda,
                               get_rng_state, set_rng_state)
 from .tensor import Tensor, Parameter, to_tensor, is_tensor
+from .tensor.printing import set_printoptions
 from .tensor.methods import install as _install
 from .ops import method_table as _ops
 from .ops.math import *  # noqa: F401,F403
@@ -34,5 +35,6 @@ from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
 from . import jit  # noqa: E402
 from . import amp  # noqa: E402
+from . import onnx  # noqa: E402  (imports the onnx package only when exporting)
 
 dtype = DType

@@ -1,0 +1,161 @@
+"""`oar.onnx.export`: a Layer (or function) converted with `oar.jit`, optimized as the predictor does, written
+as a standard ONNX model.
+
+Path: `to_static` -> the pruned inference program that `oar.jit.save` would write -> the inference passes
+(constant folding, batch-norm folding, dead code elimination) -> one ONNX node group per op through each op's
+``OpDef.extra['onnx']`` lowering (`lower_*.py`) -> ``path + '.onnx'``.
+"""
+import os
+
+import numpy as np
+
+from ..ops.registry import REGISTRY
+from .context import Context, onnx_dtype, where
+
+OPSET = 13  # lowerings are written against opset 13; other versions go through onnx.version_converter
+EXPORT_PASSES = ("constant_folding", "fold_batch_norm", "dead_code_elimination")
+_CONFIGS = ("output_spec", "enable_onnx_checker", "verbose")
+
+
+def _require_onnx():
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        raise ImportError("oar.onnx.export needs the 'onnx' package: pip install 'oar[onnx]' (or pip install "
+                          "onnx onnxruntime)") from None
+    from . import lower_control, lower_manipulation, lower_math, lower_nn  # noqa: F401  (register lowerings)
+    return onnx
+
+
+def export(layer, path, input_spec=None, opset_version=OPSET, **configs):
+    """Exports a Layer (or function) to ``path + '.onnx'`` (Paddle's ``paddle.onnx.export``).
+
+    The layer is converted with `oar.jit.to_static` in eval mode; the model's inputs are named after the
+    `InputSpec` names and unknown dims (None / -1) become symbolic dims; parameters become initializers.
+    `cond` becomes an ONNX If and `while` a Loop.
+
+    Args:
+        layer: an `oar.nn.Layer` or a function (plain or `to_static`).
+        path: file prefix; ``path + '.onnx'`` is written (directories are created).
+        input_spec: `InputSpec`s (or example Tensors) for the forward arguments; optional when `layer.forward`
+            was decorated with `to_static(input_spec=...)`.
+        opset_version: ONNX opset of the written model (13 or later; earlier ones through the onnx version
+            converter).
+        configs: ``output_spec`` (which outputs to keep, as in `oar.jit.save`), ``enable_onnx_checker``
+            (run `onnx.checker.check_model`, default True).
+
+    Raises:
+        NotImplementedError naming every op type without an ONNX lowering and the user line that created it.
+
+    Example:
+        >>> oar.onnx.export(net, 'model/net', input_spec=[InputSpec([None, 3, 32, 32], 'float32', 'image')])
+    """
+    bad = [k for k in configs if k not in _CONFIGS]
+    if bad:
+        raise ValueError(f"oar.onnx.export: unknown config(s) {bad}; accepted: {list(_CONFIGS)}")
+    onnx = _require_onnx()
+    path = os.fspath(path)
+    if not path or os.path.basename(path) == "":
+        raise ValueError(f"oar.onnx.export: path {path!r} must be a file prefix such as 'model/net'")
+    program, inputs, outputs = inference_program(layer, input_spec, configs.get("output_spec"))
+    model = program_to_onnx(program, inputs, outputs, opset_version)
+    if configs.get("enable_onnx_checker", True):
+        onnx.checker.check_model(model)
+    file = path + ".onnx"
+    d = os.path.dirname(file)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    onnx.save(model, file)
+    return file
+
+
+def inference_program(layer, input_spec=None, output_spec=None):
+    """(program, input specs, output specs) of `layer` as the predictor would run it: the inference program
+    of `oar.jit.save`, with the inference passes applied and parameters bound."""
+    from .. import passes
+    from ..jit.save_load import _concrete, _methods, records_from_concrete
+    from ..nn.layer import Layer
+    was_training = isinstance(layer, Layer) and layer.training
+    if was_training:
+        layer.eval()
+    try:
+        name, sf, specs = _methods(layer, input_spec)[0]
+        if name != "forward":
+            raise ValueError(f"oar.onnx.export: {type(layer).__name__} needs input_spec for forward")
+        entry = (name,) + _concrete(name, sf, specs)
+        records, tensors, _ = records_from_concrete([entry], layer, output_spec)
+    finally:
+        if was_training:
+            layer.train()
+    rec = records["forward"]
+    prog = rec.infer_program
+    prog.bound = {n: tensors[n] for n in rec.params}
+    prog = passes.apply_passes(prog, EXPORT_PASSES, keep=rec.output_names)
+    return prog, rec.inputs, rec.outputs
+
+
+def _missing_lowerings(program):
+    """{op type: first op of that type} for ops without an ONNX lowering, sub-blocks included."""
+    missing = {}
+    for b in program.blocks:
+        for op in b.ops:
+            d = REGISTRY.get(op.type)
+            if (d is None or "onnx" not in d.extra) and op.type not in missing:
+                missing[op.type] = op
+    return missing
+
+
+def _value_info(name, shape, dtype):
+    from onnx import helper
+    dims = [d if d >= 0 else f"{name}_dim{i}" for i, d in enumerate(shape)]
+    return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
+
+
+def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
+    """An ONNX ModelProto for `program` fed by `inputs` and fetching `outputs` (lists of {name, shape, dtype})."""
+    _require_onnx()
+    from onnx import helper, numpy_helper
+    if int(opset_version) < 7:
+        raise ValueError(f"oar.onnx.export: opset_version {opset_version} is too old (7 or later)")
+    missing = _missing_lowerings(program)
+    if missing:
+        lines = "\n".join(f"  {t}{where(op)}" for t, op in missing.items())
+        raise NotImplementedError(f"oar.onnx.export: {len(missing)} op type(s) have no ONNX lowering: "
+                                  f"{sorted(missing)}\n{lines}")
+    ctx = Context(program, OPSET)
+    gb = program.global_block()
+    graph_inputs = []
+    for spec in inputs:
+        ctx.bind(spec["name"], ctx.fresh(spec["name"]))
+        graph_inputs.append(_value_info(spec["name"], spec["shape"], spec["dtype"]))
+    for n, t in program.bound.items():
+        if n in gb.vars and gb.vars[n].persistable:
+            ctx.bind(n, n)
+            ctx.used.add(n)
+            ctx.initializers.append(numpy_helper.from_array(np.ascontiguousarray(t._data), n))
+    ctx.lower_ops(gb.ops)
+    graph_outputs = []
+    for spec in outputs:
+        src = ctx.name(spec["name"])
+        if src != spec["name"] or src in program.bound or any(i["name"] == src for i in inputs):
+            src = ctx.node("Identity", [src], [ctx.fresh(spec["name"])])  # an output of its own
+        graph_outputs.append(_value_info(src, spec["shape"], spec["dtype"]))
+    graph = helper.make_graph(ctx.scope.nodes, "oar_model", graph_inputs, graph_outputs, ctx.initializers)
+    model = helper.make_model(graph, producer_name="oar", producer_version=_version(),
+                              opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = min(model.ir_version, 8)  # readable by onnxruntime releases of the last years
+    if int(opset_version) != OPSET:
+        from onnx import version_converter
+        try:
+            model = version_converter.convert_version(model, int(opset_version))
+        except Exception as e:
+            raise ValueError(f"oar.onnx.export: cannot write opset {opset_version} (the model is built at opset "
+                             f"{OPSET}; the onnx version converter says: {e})") from None
+    return model
+
+
+def _version():
+    from .. import __version__
+    return __version__
+
+
