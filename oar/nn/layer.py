@@ -29,8 +29,10 @@ def unique_param_name(scope, is_bias):
 
 
 def _snake(name):
+    """Paddle's camel-to-snake rule: ``Conv2D -> conv2d``, ``BatchNorm2D -> batch_norm2d`` (a digit does not
+    start a new word, so parameters are named ``conv2d_0.w_0`` as in Paddle)."""
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def _is_param(v):

@@ -6,6 +6,15 @@ from .initializer import Constant
 from .layer import Layer
 
 
+def _affine_parameter(layer, shape, attr, value, is_bias):
+    """BatchNorm's and GroupNorm's scale/shift: with ``attr=False`` Paddle 2.x still creates the parameter, fixed
+    at `value` and not trainable (so state dicts keep their keys)."""
+    if attr is False:
+        return layer.create_parameter(shape, attr=ParamAttr(initializer=Constant(value), trainable=False),
+                                      is_bias=is_bias)
+    return layer.create_parameter(shape, attr=attr, is_bias=is_bias, default_initializer=Constant(value))
+
+
 class _BatchNormBase(Layer):
     _fmt = "NCHW"
     _ndims = None
@@ -16,17 +25,8 @@ class _BatchNormBase(Layer):
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format = data_format or self._fmt
         self._use_global_stats = use_global_stats
-        if weight_attr is False:
-            self.weight = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(1.0),
-                                                                                trainable=False))
-        else:
-            self.weight = self.create_parameter([num_features], attr=weight_attr,
-                                                default_initializer=Constant(1.0))
-        if bias_attr is False:
-            self.bias = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(0.0),
-                                                                              trainable=False), is_bias=True)
-        else:
-            self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
+        self.weight = _affine_parameter(self, [num_features], weight_attr, 1.0, is_bias=False)
+        self.bias = _affine_parameter(self, [num_features], bias_attr, 0.0, is_bias=True)
         self._mean = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(0.0),
                                                                            trainable=False))
         self._variance = self.create_parameter([num_features], attr=ParamAttr(initializer=Constant(1.0),
@@ -124,8 +124,8 @@ class GroupNorm(Layer):
             raise ValueError(f"GroupNorm: num_channels={num_channels} is not divisible by num_groups={num_groups}")
         self._num_groups, self._num_channels, self._epsilon = num_groups, num_channels, epsilon
         self._data_format = data_format
-        self.weight = self.create_parameter([num_channels], attr=weight_attr, default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True)
+        self.weight = _affine_parameter(self, [num_channels], weight_attr, 1.0, is_bias=False)
+        self.bias = _affine_parameter(self, [num_channels], bias_attr, 0.0, is_bias=True)
 
     def forward(self, input):
         return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias, self._data_format)

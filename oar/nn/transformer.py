@@ -1,7 +1,10 @@
 """Multi-head attention and the Transformer encoder/decoder stacks (Paddle 2.x layout: ``[batch, seq, d_model]``)."""
 
+import copy
+
 import numpy as np
 
+from ..framework.param_attr import ParamAttr
 from ..ops import manipulation as S
 from . import functional as F
 from .common import Dropout, Linear
@@ -64,6 +67,25 @@ class MultiHeadAttention(Layer):
         return (out, weights) if self.need_weights else out
 
 
+def _attr_list(attr, n, what):
+    """Paddle's per-sublayer attrs: one attr (or bool) for all `n` parts, or a list of `n` (a named attr gets
+    ``_0``, ``_1``, ... suffixes so the parts' parameters keep distinct names)."""
+    if isinstance(attr, (list, tuple)):
+        if len(attr) != n:
+            raise ValueError(f"{what} as a list must have {n} entries, got {len(attr)}")
+        return [None if a is True else a for a in attr]
+    if attr is None or isinstance(attr, bool):
+        return [None if attr is True else attr] * n
+    attr = ParamAttr._to_attr(attr)
+    out = []
+    for i in range(n):
+        a = copy.copy(attr)
+        if attr.name:
+            a.name = f"{attr.name}_{i}"
+        out.append(a)
+    return out
+
+
 def _act(name):
     fn = getattr(F, name, None)
     if fn is None:
@@ -90,11 +112,12 @@ class TransformerEncoderLayer(Layer):
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attr,
-                                            bias_attr=bias_attr)
-        self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        w = _attr_list(weight_attr, 2, "weight_attr")  # [attention, feed-forward]
+        b = _attr_list(bias_attr, 2, "bias_attr")
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=w[0], bias_attr=b[0])
+        self.linear1 = Linear(d_model, dim_feedforward, w[1], bias_attr=b[1])
         self.dropout = Dropout(act_dropout, mode="upscale_in_train")
-        self.linear2 = Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        self.linear2 = Linear(dim_feedforward, d_model, w[1], bias_attr=b[1])
         self.norm1 = LayerNorm(d_model, layer_norm_eps)
         self.norm2 = LayerNorm(d_model, layer_norm_eps)
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
@@ -150,12 +173,13 @@ class TransformerDecoderLayer(Layer):
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
-        self.self_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=weight_attr, bias_attr=bias_attr)
-        self.cross_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=weight_attr,
-                                             bias_attr=bias_attr)
-        self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        w = _attr_list(weight_attr, 3, "weight_attr")  # [self-attention, cross-attention, feed-forward]
+        b = _attr_list(bias_attr, 3, "bias_attr")
+        self.self_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=w[0], bias_attr=b[0])
+        self.cross_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=w[1], bias_attr=b[1])
+        self.linear1 = Linear(d_model, dim_feedforward, w[2], bias_attr=b[2])
         self.dropout = Dropout(act_dropout, mode="upscale_in_train")
-        self.linear2 = Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        self.linear2 = Linear(dim_feedforward, d_model, w[2], bias_attr=b[2])
         self.norm1 = LayerNorm(d_model, layer_norm_eps)
         self.norm2 = LayerNorm(d_model, layer_norm_eps)
         self.norm3 = LayerNorm(d_model, layer_norm_eps)
@@ -202,6 +226,20 @@ class TransformerDecoder(Layer):
         return self.norm(out) if self.norm is not None else out
 
 
+def _split_attrs(attr, what):
+    """Transformer's attr lists as Paddle reads them: 1 entry for everything, 2 as [attention, feed-forward],
+    3 as the decoder's [self-attention, cross-attention, feed-forward]. Returns (encoder, decoder) attrs."""
+    if not isinstance(attr, (list, tuple)):
+        return attr, attr
+    if len(attr) == 1:
+        return [attr[0]] * 2, [attr[0]] * 3
+    if len(attr) == 2:
+        return list(attr), [attr[0], attr[0], attr[1]]
+    if len(attr) == 3:
+        return [attr[0], attr[2]], list(attr)
+    raise ValueError(f"Transformer {what} as a list must have 1, 2 or 3 entries, got {len(attr)}")
+
+
 class Transformer(Layer):
     """Encoder-decoder Transformer (each stack ends with a LayerNorm, as Paddle).
 
@@ -216,11 +254,14 @@ class Transformer(Layer):
                  weight_attr=None, bias_attr=None, custom_encoder=None, custom_decoder=None):
         super().__init__()
         kw = dict(dropout=dropout, activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                  normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr)
+                  normalize_before=normalize_before)
+        (enc_w, dec_w), (enc_b, dec_b) = _split_attrs(weight_attr, "weight_attr"), _split_attrs(bias_attr, "bias_attr")
         self.encoder = custom_encoder or TransformerEncoder(
-            TransformerEncoderLayer(d_model, nhead, dim_feedforward, **kw), num_encoder_layers, LayerNorm(d_model))
+            TransformerEncoderLayer(d_model, nhead, dim_feedforward, weight_attr=enc_w, bias_attr=enc_b, **kw),
+            num_encoder_layers, LayerNorm(d_model))
         self.decoder = custom_decoder or TransformerDecoder(
-            TransformerDecoderLayer(d_model, nhead, dim_feedforward, **kw), num_decoder_layers, LayerNorm(d_model))
+            TransformerDecoderLayer(d_model, nhead, dim_feedforward, weight_attr=dec_w, bias_attr=dec_b, **kw),
+            num_decoder_layers, LayerNorm(d_model))
         self.d_model, self.nhead = d_model, nhead
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):

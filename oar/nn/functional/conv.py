@@ -12,10 +12,10 @@ def resolve_pads(algorithm, paddings, spatial, ksize, strides, dilations):
     """Explicit ``[(before, after), ...]`` from Paddle's padding algorithm ('SAME', 'VALID', 'EXPLICIT')."""
     if algorithm == "VALID":
         return [(0, 0)] * len(ksize)
-    if algorithm == "SAME":
+    if algorithm == "SAME":  # Paddle's UpdatePaddingAndDilation: 'same' also resets the dilation to 1
         out = []
-        for s, k, st, d in zip(spatial, ksize, strides, dilations):
-            total = max((math.ceil(s / st) - 1) * st + d * (k - 1) + 1 - s, 0)
+        for s, k, st in zip(spatial, ksize, strides):
+            total = max((math.ceil(s / st) - 1) * st + k - s, 0)
             out.append((total // 2, total - total // 2))
         return out
     return [tuple(p) for p in paddings]
@@ -116,9 +116,9 @@ def _conv_nd(op, x, weight, bias, stride, padding, dilation, groups, data_format
         raise ValueError(f"conv{nd}d: input has {cin} channels but the weight {weight.shape} with groups={groups} "
                          f"expects {weight.shape[1] * groups}")
     algo, pads = padding_attrs(padding, nd, channels_last)
+    dilation = [1] * nd if algo == "SAME" else _tuple(dilation, nd, "dilation")  # as Paddle
     y = apply(op, (x, weight), {"strides": _tuple(stride, nd, "stride"), "paddings": pads,
-                                "padding_algorithm": algo, "dilations": _tuple(dilation, nd, "dilation"),
-                                "groups": int(groups)})
+                                "padding_algorithm": algo, "dilations": dilation, "groups": int(groups)})
     return _from_channels_first(_add_bias(y, bias, nd), nd, channels_last)
 
 
@@ -191,9 +191,9 @@ def _conv_transpose_nd(op, x, weight, bias, stride, padding, output_padding, gro
                          f"expects {weight.shape[0]}")
     algo, pads = padding_attrs(padding, nd, channels_last)
     strides, dils = _tuple(stride, nd, "stride"), _tuple(dilation, nd, "dilation")
-    if algo == "SAME":
-        pads = [[max(d * (k - 1) + 1 - s, 0) // 2, max(d * (k - 1) + 1 - s, 0) - max(d * (k - 1) + 1 - s, 0) // 2]
-                for k, s, d in zip(weight.shape[2:], strides, dils)]
+    if algo != "EXPLICIT":  # Paddle pads the transposed input as a forward 'same'/'valid' conv would
+        pads = [list(p) for p in resolve_pads(algo, None, x.shape[2:], weight.shape[2:], strides, dils)]
+        dils = [1] * nd if algo == "SAME" else dils
     opad = _tuple(output_padding, nd, "output_padding")
     if output_size is not None:
         want = _tuple(output_size, nd, "output_size") if not isinstance(output_size, int) else [output_size] * nd
