@@ -141,10 +141,8 @@ class Tensor(TensorMethods):
         return self._data.shape[0]
 
     def __repr__(self):
-        body = np.array2string(self._data, separator=", ", prefix="       ")
-        grad = "" if self._node is None else ""
-        return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
-                f"stop_gradient={self.stop_gradient}{grad},\n       {body})")
+        from .printing import tensor_repr
+        return tensor_repr(self)
 
     __str__ = __repr__
 

@@ -91,6 +91,35 @@ def test_repr_paddle_style():
     assert "dtype=int64" in repr(oar.to_tensor(3))
 
 
+@pytest.mark.parametrize("value, dtype, text", [
+    ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "float32", "[[1., 2., 3.],\n        [4., 5., 6.]]"),
+    ([1.0, 1.5, -2.25], "float32", "[ 1.        ,  1.50000000, -2.25000000]"),  # one width, a column for the sign
+    (3.5, "float64", "3.50000000"),
+    (3, "int64", "3"),
+    ([True, False], "bool", "[True , False]"),
+    ([1.5, 2.5], "bfloat16", "[1.50000000, 2.50000000]"),
+])
+def test_repr_values_like_paddle(value, dtype, text):
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    t = oar.to_tensor(value, dtype=dtype)
+    assert repr(t) == (f"Tensor(shape={t.shape}, dtype={dtype}, place=Place(cpu), stop_gradient=True,\n"
+                       f"       {text})")
+
+
+def test_repr_summarises_large_tensors_and_parameters():
+    r = repr(oar.arange(2000, dtype="float32"))
+    assert "[0.   , 1.   , 2.   , ..., 1997., 1998., 1999.]" in r
+    p = oar.nn.Linear(2, 2).weight
+    assert repr(p).startswith("Parameter containing:\nTensor(shape=[2, 2], dtype=float32, place=Place(cpu), "
+                              "stop_gradient=False,\n       [[")
+    try:
+        oar.set_printoptions(precision=2)
+        assert repr(oar.to_tensor([0.125, 1.0])).endswith("[0.12, 1.  ])")
+    finally:
+        oar.set_printoptions(precision=8)
+
+
 # ---- indexing with gradients ----------------------------------------------------------------------------------------
 
 def test_getitem_gradients():
