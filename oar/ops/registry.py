@@ -10,6 +10,7 @@ backward programs.
 """
 import numpy as np
 
+from ..framework import dtype as D
 from ..framework.state import STATE
 
 REGISTRY = {}
@@ -76,6 +77,8 @@ class Node:
 
 
 _EMPTY = {}
+# NumPy dtypes whose tensors carry gradients (bfloat16 from ml_dtypes has NumPy kind 'V', so kinds do not do)
+_DIFFERENTIABLE = frozenset(d.np for d in D.ALL if d.kind in "fc" and d.np is not None)
 
 
 def apply(op, inputs, attrs=_EMPTY):
@@ -110,7 +113,7 @@ def _record(op, inputs, outs, attrs):
     node = Node(op, inputs, outs, attrs)
     nd = op.nondiff_out
     for i, t in enumerate(outs):
-        if i not in nd and t._data.dtype.kind in "fc":
+        if i not in nd and t._data.dtype in _DIFFERENTIABLE:
             t.stop_gradient = False
             t._node = node
 
@@ -122,9 +125,8 @@ def op_error(op, inputs, attrs, exc):
     for n, t in zip(names, inputs):
         d = getattr(t, "_data", None)
         parts.append(f"{n}: {d.dtype}{list(d.shape)}" if d is not None else f"{n}: {t!r}")
-    shown = {k: v for k, v in attrs.items() if not callable(v)}
-    msg = f"{op.name}({', '.join(parts)}{', ' if shown else ''}{', '.join(f'{k}={v!r}' for k, v in shown.items())})" \
-          f" failed: {exc}"
+    parts += [f"{k}={v!r}" for k, v in attrs.items() if not callable(v)]
+    msg = f"{op.name}({', '.join(parts)}) failed: {exc}"
     kind = type(exc) if isinstance(exc, (ValueError, TypeError, IndexError, RuntimeError)) else ValueError
     try:
         return kind(msg)
@@ -140,7 +142,6 @@ def infer_meta(op, metas, attrs):
     """
     if op.infer is not None:
         return op.infer(metas, **attrs)
-    from ..framework import dtype as D
     saved = STATE.rng
     STATE.rng = np.random.default_rng(0)
     fills = [(2, False)]
