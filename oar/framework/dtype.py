@@ -129,7 +129,17 @@ _RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def promote(a, b):
-    """Paddle's promotion of two tensor dtypes: the wider within a kind; int with float gives the float."""
+    """The result dtype of a binary op on tensors of dtypes `a` and `b`.
+
+    Paddle's table between floating types (bf16 with f16 gives f32, otherwise the wider) and between complex and
+    real types (c64 with f64 gives c128). Paddle rejects the other mixed pairs (int with float, int32 with
+    int64); oar accepts them the NumPy way: the float wins over ints, the wider int within ints, uint8 with
+    int8 gives int16.
+
+    Example:
+        >>> promote(oar.float16, oar.bfloat16)
+        paddle.float32
+    """
     if a is b:
         return a
     ra, rb = _RANK[a.kind], _RANK[b.kind]
