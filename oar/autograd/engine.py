@@ -171,6 +171,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=False, no_grad_vars=None):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``).
 
+    Args:
+        grad_outputs: gradients of `outputs` (None: ones for one-element outputs).
+        retain_graph: keep the graph for another backward pass; defaults to `create_graph`.
+        create_graph: record the gradient computation itself, for higher-order gradients.
+        allow_unused: return None for an input the outputs do not depend on (otherwise an error).
+        no_grad_vars: tensors treated as constants: no gradient flows through them.
+
     Example:
         >>> x = oar.to_tensor([3.0], stop_gradient=False)
         >>> (dx,) = oar.grad(x * x, x, create_graph=True)   # 6.0, itself differentiable
@@ -188,7 +195,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if t.stop_gradient:
             raise RuntimeError("oar.grad: an output does not depend on any input that requires a gradient")
     capture = {id(t): t for t in inputs}
-    got = run_backward(outputs, _root_grads(outputs, grad_outputs), retain_graph, create_graph, capture)
+    blocked = [] if no_grad_vars is None else [t for t in (
+        no_grad_vars if isinstance(no_grad_vars, (list, tuple)) else [no_grad_vars]) if not t.stop_gradient]
+    for t in blocked:  # the walk treats them as constants: no gradient flows into or through them
+        t.stop_gradient = True
+    try:
+        got = run_backward(outputs, _root_grads(outputs, grad_outputs), retain_graph, create_graph, capture)
+    finally:
+        for t in blocked:
+            t.stop_gradient = False
     result = []
     for t in inputs:
         g = got.get(id(t))

@@ -1,0 +1,75 @@
+"""In-place Tensor methods (``x.add_(y)``): same values as the out-of-place op, the same object comes back with
+its dtype kept, and gradients flow through them on non-leaf tensors."""
+import numpy as np
+import pytest
+
+import oar
+
+R = np.random.default_rng(3)
+A = R.uniform(0.5, 2.0, (2, 3))
+B = R.uniform(0.5, 2.0, (2, 3))
+IDX = np.array([[1, 0, 1]])
+
+ROWS = {  # method -> (args made from tensors, out-of-place reference as a function of the same args)
+    "add_": (lambda: [oar.to_tensor(B)], oar.add), "subtract_": (lambda: [oar.to_tensor(B)], oar.subtract),
+    "multiply_": (lambda: [oar.to_tensor(B)], oar.multiply), "divide_": (lambda: [oar.to_tensor(B)], oar.divide),
+    "pow_": (lambda: [2.0], oar.pow), "remainder_": (lambda: [oar.to_tensor(B)], oar.remainder),
+    "floor_divide_": (lambda: [oar.to_tensor(B)], oar.floor_divide),
+    "scale_": (lambda: [3.0], oar.scale), "clip_": (lambda: [0.8, 1.5], oar.clip),
+    "exp_": (list, oar.exp), "log_": (list, oar.log), "sqrt_": (list, oar.sqrt), "rsqrt_": (list, oar.rsqrt),
+    "tanh_": (list, oar.tanh), "sigmoid_": (list, oar.sigmoid), "abs_": (list, oar.abs), "neg_": (list, oar.neg),
+    "sin_": (list, oar.sin), "cos_": (list, oar.cos), "square_": (list, oar.square),
+    "reciprocal_": (list, oar.reciprocal), "floor_": (list, oar.floor), "ceil_": (list, oar.ceil),
+    "round_": (list, oar.round), "cumsum_": (lambda: [1], oar.cumsum), "flip_": (lambda: [[0]], oar.flip),
+    "roll_": (lambda: [1, 1], oar.roll), "reshape_": (lambda: [[3, 2]], oar.reshape),
+    "flatten_": (list, oar.flatten), "squeeze_": (list, oar.squeeze), "unsqueeze_": (lambda: [0], oar.unsqueeze),
+    "transpose_": (lambda: [[1, 0]], oar.transpose), "tile_": (lambda: [[1, 2]], oar.tile),
+    "masked_fill_": (lambda: [oar.to_tensor(A > 1), 0.0], oar.masked_fill),
+    "scatter_": (lambda: [oar.to_tensor([1]), oar.to_tensor(B[:1])], oar.scatter),
+    "put_along_axis_": (lambda: [oar.to_tensor(IDX), oar.to_tensor(B[:1]), 0], oar.put_along_axis),
+    "index_add_": (lambda: [oar.to_tensor([0]), 0, oar.to_tensor(B[:1])], oar.index_add),
+    "zero_": (list, oar.zeros_like), "fill_": (lambda: [2.5], lambda x, v: oar.full_like(x, v)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_inplace_matches_out_of_place(name):
+    make_args, ref = ROWS[name]
+    x = oar.to_tensor(A)
+    want = ref(oar.to_tensor(A), *make_args()).numpy()
+    version = x._version
+    out = getattr(x, name)(*make_args())
+    assert out is x and x.dtype == oar.float64 and x._version > version
+    assert x.shape == list(want.shape)
+    np.testing.assert_allclose(x.numpy(), want, rtol=1e-12)
+
+
+def test_every_inplace_method_is_checked():
+    from oar.ops.method_table import METHODS
+    have = {k for k in METHODS if k.endswith("_") and not k.startswith("__")}
+    assert have - set(ROWS) <= {"uniform_", "normal_"}  # random fills: tests/ops/test_random.py
+
+
+def test_inplace_keeps_the_tensor_dtype():
+    x = oar.to_tensor([1, 2, 3], dtype="int32")
+    x.add_(oar.to_tensor([1, 1, 1], dtype="int32")).scale_(2)
+    assert x.dtype == oar.int32 and x.tolist() == [4, 6, 8]
+
+
+def test_gradient_flows_through_inplace_ops():
+    x = oar.to_tensor(A, stop_gradient=False)
+    w = oar.to_tensor(B, stop_gradient=False)
+    y = x * 1.0
+    y.multiply_(w).exp_()  # y = exp(x * w)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(A * B) * B, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), np.exp(A * B) * A, rtol=1e-12)
+
+
+def test_inplace_on_a_leaf_that_requires_grad_raises_clearly():
+    x = oar.to_tensor(A, stop_gradient=False)
+    with pytest.raises(RuntimeError, match="leaf tensor.*in place"):
+        x.exp_()
+    with oar.no_grad():
+        x.zero_()
+    assert x.numpy().sum() == 0.0
