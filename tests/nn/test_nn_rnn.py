@@ -121,3 +121,40 @@ def test_cell_gradients(make):
                                   lambda: nn.SimpleRNN(2, 2)])
 def test_network_gradients(make):
     check_layer_grad(make(), [rng.normal(size=(2, 3, 2))], rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind,cls", [("lstm", nn.LSTM), ("gru", nn.GRU), ("rnn", nn.SimpleRNN)])
+def test_two_layer_bidirectional_with_lengths_time_major(kind, cls):
+    """Layer 2 reads the concatenated [forward, backward] outputs of layer 1; final states are
+    ``[num_layers * 2, batch, hidden]`` ordered layer by layer, forward first."""
+    model = cls(3, 2, num_layers=2, direction="bidirectional", time_major=True)
+    model.to(dtype="float64")
+    x = rng.normal(size=(5, 3, 3))  # [time, batch, input]
+    lengths = np.array([5, 2, 4])
+    y, st = model(oar.to_tensor(x), sequence_length=oar.to_tensor(lengths))
+    ref, hs, cs = x.transpose(1, 0, 2), [], []
+    for layer in model:
+        yf, hf, cf = run_np(kind, params(layer.cell_fw), ref, lengths)
+        yb, hb, cb = run_np(kind, params(layer.cell_bw), ref, lengths, reverse=True)
+        ref = np.concatenate([yf, yb], -1)
+        hs += [hf, hb]
+        cs += [cf, cb]
+    np.testing.assert_allclose(y.numpy(), ref.transpose(1, 0, 2), rtol=1e-10, atol=1e-12)
+    h = st[0].numpy() if kind == "lstm" else st.numpy()
+    np.testing.assert_allclose(h, np.stack(hs), rtol=1e-10, atol=1e-12)
+    if kind == "lstm":
+        np.testing.assert_allclose(st[1].numpy(), np.stack(cs), rtol=1e-10, atol=1e-12)
+
+
+def test_gradients_with_sequence_length():
+    lengths = oar.to_tensor(np.array([3, 1]))
+    model = nn.LSTM(2, 2, direction="bidirect")
+
+    class WithLengths(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.rnn = model
+
+        def forward(self, x):
+            return self.rnn(x, sequence_length=lengths)[0]
+    check_layer_grad(WithLengths(), [rng.normal(size=(2, 3, 2))], rtol=1e-5)

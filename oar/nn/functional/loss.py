@@ -148,7 +148,8 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             lab = S.squeeze(label, axis) if label.ndim == input.ndim else label
             lab = one_hot(lab, n_cls)
             label = _from_class_last(lab, axis, input.ndim)
-        label = label_smooth(M.cast(label, input.dtype), epsilon=label_smoothing)
+        # uniform prior over the classes of `axis` (label_smooth would spread over the last dim)
+        label = M.cast(label, input.dtype) * (1.0 - label_smoothing) + label_smoothing / n_cls
         hard = False
     elif hard and label.ndim == input.ndim - 1:
         label = S.unsqueeze(label, axis)
