@@ -270,6 +270,8 @@ class OneCycleLR(LRScheduler):
         self.total_steps = total_steps
         initial, lo = max_learning_rate / float(divide_factor), float(end_learning_rate)
         if three_phase:
+            if phase_pct >= 0.5:
+                raise ValueError(f"OneCycleLR: phase_pct must be < 0.5 with three_phase=True, got {phase_pct}")
             s = [0, float(phase_pct * total_steps) - 1, float(2 * phase_pct * total_steps) - 2, total_steps - 1]
             self._steps_size = [s[1] - s[0], s[2] - s[1], s[3] - s[2], s[3] - s[2]]
             self._lr_config = [initial, max_learning_rate, initial, lo]

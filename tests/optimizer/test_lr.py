@@ -125,3 +125,49 @@ def test_state_dict_roundtrip():
     w2 = L.LinearWarmup(L.ExponentialDecay(0.5, 0.9), 2, 0.0, 0.5)
     w2.set_state_dict(w.state_dict())
     assert w2() == w() and w2.learning_rate.last_epoch == w.learning_rate.last_epoch
+
+
+@pytest.mark.parametrize("strategy", ["cos", "linear"])
+def test_one_cycle_three_phase_formula(strategy):
+    total, mx, div, end, pct = 20, 0.8, 10.0, 1e-3, 0.25
+    init = mx / div
+    if strategy == "cos":
+        anneal = lambda a, b, p: b + (a - b) / 2 * (math.cos(math.pi * p) + 1)  # noqa: E731
+    else:
+        anneal = lambda a, b, p: (b - a) * p + a  # noqa: E731
+    s1, s2, s3 = pct * total - 1, 2 * pct * total - 2, total - 1  # Paddle's phase ends
+
+    def f(e):
+        if e <= s1:
+            return anneal(init, mx, e / s1)
+        if e <= s2:
+            return anneal(mx, init, (e - s1) / (s2 - s1))
+        return anneal(init, end, (e - s2) / (s3 - s2))
+    check(L.OneCycleLR(mx, total, divide_factor=div, end_learning_rate=end, phase_pct=pct,
+                       anneal_strategy=strategy, three_phase=True), f, n=total)
+    with pytest.raises(ValueError, match="phase_pct"):
+        L.OneCycleLR(mx, total, phase_pct=0.5, three_phase=True)
+    over = L.OneCycleLR(mx, 3)
+    for _ in range(3):
+        over.step()
+    with pytest.raises(ValueError, match="total_steps"):
+        over.step()
+
+
+def test_reduce_on_plateau_rel_modes_and_min_lr():
+    s = L.ReduceOnPlateau(1.0, mode="min", patience=0, threshold=0.1, factor=0.5, min_lr=0.3)
+    s.step(10.0)
+    s.step(9.5)   # needs < 9.0 to improve (rel): bad -> 0.5
+    assert s() == 0.5
+    s.step(8.0)   # better
+    assert s() == 0.5
+    s.step(8.0)   # bad -> max(0.25, min_lr 0.3)
+    assert s() == 0.3
+    m = L.ReduceOnPlateau(1.0, mode="max", patience=0, threshold=0.1, factor=0.5)
+    m.step(10.0)
+    m.step(10.5)  # needs > 11.0
+    assert m() == 0.5
+    state = m.state_dict()
+    m2 = L.ReduceOnPlateau(1.0, mode="max")
+    m2.set_state_dict(state)
+    assert m2() == 0.5 and m2.best == 10.0 and m2.last_epoch == 2

@@ -331,3 +331,68 @@ def test_update_ops_are_registered():
     assert op.name == "adam_update" and len(inputs) == 7 and targets[0] is ps[0]
     assert [t.name for t in targets[1:]] == ["w_moment1_0", "w_moment2_0", "w_beta1_pow_acc_0", "w_beta2_pow_acc_0"]
     assert attrs == {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
+
+
+def test_set_lr_changes_the_next_updates():
+    ps = make_params()
+    opt = O.Momentum(0.1, momentum=0.8, parameters=ps)
+    ref_ps, states = [a.copy() for a in P0], [{}, {}]
+    upd = ref_momentum(0.8, False)
+    for s, lr in enumerate([0.1, 0.1, 0.02, 0.02, 0.5]):
+        opt.set_lr(lr)
+        assert opt.get_lr() == lr
+        for p, g in zip(ps, GRADS[s]):
+            p.grad = g.copy()
+        opt.step()
+        ref_ps = [upd(p, g, st, s + 1, lr) for p, g, st in zip(ref_ps, GRADS[s], states)]
+    for p, want in zip(ps, ref_ps):
+        np.testing.assert_allclose(p.numpy(), want, rtol=1e-12)
+
+
+def test_groups_with_l1_l2_decay_and_param_attr_lr_from_a_layer():
+    """Groups carry their own weight_decay (L1Decay / L2Decay / float); ParamAttr(learning_rate) scales a
+    parameter's rate on top of its group's."""
+    fc = oar.nn.Linear(4, 3, weight_attr=oar.ParamAttr(learning_rate=0.5))
+    fc.to(dtype="float64")
+    w0, b0 = fc.weight.numpy().copy(), fc.bias.numpy().copy()
+    opt = O.SGD(0.1, parameters=[{"params": [fc.weight], "weight_decay": L1Decay(0.3)},
+                                 {"params": [fc.bias], "weight_decay": L2Decay(0.2), "learning_rate": 2.0}])
+    gw, gb = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    for _ in range(3):
+        fc.weight.grad, fc.bias.grad = gw.copy(), gb.copy()
+        opt.step()
+        w0 = w0 - 0.1 * 0.5 * (gw + 0.3 * np.sign(w0))
+        b0 = b0 - 0.1 * 2.0 * (gb + 0.2 * b0)
+    np.testing.assert_allclose(fc.weight.numpy(), w0, rtol=1e-12)
+    np.testing.assert_allclose(fc.bias.numpy(), b0, rtol=1e-12)
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        O.SGD(0.1, parameters=[{"params": [fc.weight]}, {"params": [fc.weight]}])
+
+
+@pytest.mark.parametrize("make", [lambda ps: O.Momentum(0.1, parameters=ps, use_nesterov=True),
+                                  lambda ps: O.AdamW(0.1, parameters=ps), lambda ps: O.Adamax(0.1, parameters=ps),
+                                  lambda ps: O.RMSProp(0.1, centered=True, momentum=0.3, parameters=ps),
+                                  lambda ps: O.Adagrad(0.1, parameters=ps), lambda ps: O.Adadelta(0.1, parameters=ps),
+                                  lambda ps: O.Lamb(0.1, parameters=ps)])
+def test_state_dict_through_save_load_resumes_every_optimizer(make, tmp_path):
+    """3 steps, save params + optimizer state with oar.save, rebuild, load, 2 more steps == 5 straight steps."""
+    straight, _ = run(make, steps=5)
+    ps = make_params()
+    opt = make(ps)
+    for s in range(3):
+        for p, g in zip(ps, GRADS[s]):
+            p.grad = g.copy()
+        opt.step()
+    oar.save({"opt": opt.state_dict(), "params": {p.name: p for p in ps}}, str(tmp_path / "ckpt.pdopt"))
+    loaded = oar.load(str(tmp_path / "ckpt.pdopt"))
+    ps2 = make_params()
+    for p in ps2:
+        p.set_value(loaded["params"][p.name])
+    opt2 = make(ps2)
+    opt2.set_state_dict(loaded["opt"])
+    for s in range(3, 5):
+        for p, g in zip(ps2, GRADS[s]):
+            p.grad = g.copy()
+        opt2.step()
+    for p, want in zip(ps2, straight):
+        np.testing.assert_allclose(p.numpy(), want, rtol=1e-12)
