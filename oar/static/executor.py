@@ -159,20 +159,22 @@ class BlockCompiler:
 
         Random, side-effecting and control-flow ops are never folded; a kernel error is left to run time, where
         it is reported with the op's context. Folded arrays are read-only, so no kernel can change them between
-        runs."""
-        ins = _flat(op.inputs)
-        if d.lower is not None or d.random or any(n not in consts for n in ins) or self.has_side_effects(op) \
-                or any(n in fed for n in _flat(op.outputs)):
+        runs. An output name an unfolded op (re)defines stops being a constant."""
+        ins, out_names = _flat(op.inputs), _flat(op.outputs)
+        outs = None
+        if not (d.lower is not None or d.random or any(n not in consts for n in ins) or self.has_side_effects(op)
+                or any(n in fed for n in out_names)):
+            try:
+                with np.errstate(all="ignore"):
+                    out = fn(*[consts[n] for n in ins])
+                outs = tuple(out) if d.multi_out else (out,)
+            except Exception:
+                outs = None
+        if outs is None or not all(isinstance(v, np.ndarray) for v in outs):
+            for n in out_names:
+                consts.pop(n, None)
             return None
-        try:
-            with np.errstate(all="ignore"):
-                out = fn(*[consts[n] for n in ins])
-        except Exception:
-            return None
-        outs = tuple(out) if d.multi_out else (out,)
-        if not all(isinstance(v, np.ndarray) for v in outs):
-            return None
-        for n, v in zip(_flat(op.outputs), outs):
+        for n, v in zip(out_names, outs):
             v.flags.writeable = False
             consts[n] = v
         return outs
@@ -239,6 +241,11 @@ class Compiled:
         for n in self.feed_names:
             if n not in gb.vars:
                 raise ValueError(f"feed '{n}' is not a variable of the program's global block")
+        for n in self.fetch_names:
+            if n not in gb.vars:
+                raise ValueError(f"fetch '{n}' is not a variable of the program's global block"
+                                 + (" (a clone(for_test=True) has no backward or optimizer variables)"
+                                    if n.endswith("@GRAD") else ""))
         compiler = BlockCompiler(program)
         ops = compiler.prune(gb.ops, self.feed_names, self.fetch_names)
         writes = []
@@ -335,17 +342,25 @@ class Compiled:
             for name, a in zip(self.writes, outs[nf:]):
                 t = bound.get(name)
                 if t is not None:
-                    t._data = a if type(a) is np.ndarray else np.asarray(a)
+                    t._data = _owned(a)
                     t._version += 1
                 else:
                     if sc is None:
                         sc = (scope or global_scope()).vars
-                    sc[name] = a if type(a) is np.ndarray else np.asarray(a)
+                    sc[name] = _owned(a)
             outs = outs[:nf]
         for a in outs:
-            if type(a) is not np.ndarray and type(a) is not list:
-                return [a if type(a) is np.ndarray or type(a) is list else np.asarray(a) for a in outs]
+            if type(a) is not np.ndarray or not a.flags.writeable:
+                return [a if type(a) is list else _owned(a) for a in outs]
         return list(outs)
+
+
+def _owned(a):
+    """`a` as an ndarray the caller may modify: constants folded at compile time (and views of them) are
+    read-only and shared by every run, so they are handed out as copies."""
+    if type(a) is not np.ndarray:
+        return np.asarray(a)
+    return a if a.flags.writeable else a.copy()
 
 
 def compile_program(program, feed_names, fetch_names):

@@ -123,3 +123,61 @@ def test_return_numpy_false_gives_tensors(prog):
     y = x + 1
     out = oar.static.Executor().run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y], return_numpy=False)
     assert isinstance(out[0], oar.Tensor)
+
+
+def test_constant_ops_are_folded_and_fetches_stay_writable(prog):
+    main, _ = prog
+    c = oar.full([2, 3], 2.0)
+    d = c * 3                      # all inputs constant: computed once, when the plan is compiled
+    x = oar.static.data("x", [None, 3])
+    y = x + d
+    exe = oar.static.Executor()
+    xv = np.ones([2, 3], "float32")
+    plan = compile_program(main, ("x",), (d.name, y.name, c.name)).fn.source
+    assert plan.count("(") == 3 and "k2(" not in plan  # def plan(...), return (...), and the one add kernel call
+    got_d, got_y, got_c = exe.run(main, feed={"x": xv}, fetch_list=[d, y, c])
+    np.testing.assert_array_equal(got_d, np.full([2, 3], 6.0))
+    np.testing.assert_array_equal(got_y, np.full([2, 3], 7.0))
+    assert got_d.flags.writeable and got_c.flags.writeable  # a fetched constant is the caller's to modify
+    got_d[...] = -1
+    got_c[...] = -1
+    again = exe.run(main, feed={"x": xv}, fetch_list=[d, y])
+    np.testing.assert_array_equal(again[0], np.full([2, 3], 6.0))  # the folded value was not changed
+    np.testing.assert_array_equal(again[1], np.full([2, 3], 7.0))
+
+
+def test_folding_stops_at_a_redefined_name_and_random_ops(prog):
+    main, _ = prog
+    x = oar.static.data("x", [3])
+    a = oar.full([3], 1.0)
+    before = a + 1                 # reads the constant a
+    oar.assign(x, a)               # a is overwritten by a run-time value: no longer a constant
+    after = a * 2
+    r = oar.rand([4]) + 1.0        # random: drawn on every run, never folded
+    exe = oar.static.Executor()
+    xv = np.array([5.0, 6.0, 7.0], "float32")
+    b, c, r1 = exe.run(main, feed={"x": xv}, fetch_list=[before, after, r])
+    np.testing.assert_array_equal(b, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(c, xv * 2)
+    r2 = exe.run(main, feed={"x": xv}, fetch_list=[r])[0]
+    assert not np.array_equal(r1, r2)
+
+
+def test_run_defaults_fetch_by_name_and_tensors(prog):
+    main, startup = prog
+    assert oar.static.default_main_program() is main and oar.static.default_startup_program() is startup
+    x = oar.static.data("x", [2])
+    y = x * 2 + 1
+    exe = oar.static.Executor(oar.CPUPlace())
+    xv = np.array([1.0, 2.0], "float32")
+    by_var, by_name = exe.run(feed={"x": xv}, fetch_list=[y, y.name])  # program=None: the default main program
+    np.testing.assert_array_equal(by_var, [3.0, 5.0])
+    np.testing.assert_array_equal(by_name, by_var)
+    assert exe.run(main, feed={"x": xv}, fetch_list=y)[0].tolist() == [3.0, 5.0]  # a single Variable
+    assert exe.run(main, feed={"x": xv}) == []
+    t, = exe.run(main, feed={"x": xv}, fetch_list=[y], return_numpy=False)
+    assert isinstance(t, oar.Tensor) and t.tolist() == [3.0, 5.0] and t.dtype == oar.float32
+    with pytest.raises(ValueError, match="fetch 'nope' is not a variable"):
+        exe.run(main, feed={"x": xv}, fetch_list=["nope"])
+    with pytest.raises(TypeError, match="fetch_list items"):
+        exe.run(main, feed={"x": xv}, fetch_list=[3])
