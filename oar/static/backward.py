@@ -224,9 +224,13 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     Example:
         >>> dx, = oar.static.gradients([loss], [x])
     """
-    single = isinstance(inputs, Variable)
     targets = [targets] if isinstance(targets, Variable) else list(targets)
-    inputs = [inputs] if single else list(inputs)
+    with targets[0].block.program._role_guard("backward"):
+        return _gradients(targets, inputs, target_gradients, no_grad_set)
+
+
+def _gradients(targets, inputs, target_gradients, no_grad_set):
+    inputs = [inputs] if isinstance(inputs, Variable) else list(inputs)
     block = targets[0].block
     ops = list(block.ops)
     no_grad = set(_names(no_grad_set or ()))

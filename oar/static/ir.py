@@ -2,6 +2,7 @@
 
 Printing (`docs/ir.md` grammar) and JSON round trip live in `printer.py` and `serialize.py`.
 """
+import contextlib
 import itertools
 
 from ..framework import dtype as D
@@ -122,12 +123,31 @@ class Variable(TensorMethods):
 
 class Operator:
     """One op in a Block: ``type``, named ``inputs``/``outputs`` (slot -> [var names]), ``attrs``, and ``loc``,
-    the user's ``(file, line, source text)`` that created it. Sub-blocks are attrs holding block indices."""
+    the user's ``(file, line, source text)`` that created it. Sub-blocks are attrs holding block indices.
+    ``role`` is None for forward ops, ``"backward"`` / ``"optimize"`` for ops appended by `gradients` /
+    `minimize` (what `Program.clone(for_test=True)` prunes). Change attributes with `_set_attr`, which bumps
+    the program's version so cached executor plans are rebuilt."""
 
-    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "loc")
+    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "loc", "role")
 
-    def __init__(self, block, type, inputs, outputs, attrs, loc=None):
+    def __init__(self, block, type, inputs, outputs, attrs, loc=None, role=None):
         self.block, self.type, self.inputs, self.outputs, self.attrs, self.loc = block, type, inputs, outputs, attrs, loc
+        self.role = role
+
+    def attr(self, name):
+        """The attribute `name` (KeyError naming the op when absent)."""
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise KeyError(f"op {self.type!r} has no attribute {name!r} (it has {sorted(self.attrs)})") from None
+
+    def has_attr(self, name):
+        return name in self.attrs
+
+    def _set_attr(self, name, value):
+        """Sets an attribute and bumps the program's version (cached executor plans are rebuilt)."""
+        self.attrs[name] = value
+        self.block.program._bump()
 
     def input_names(self):
         return [n for names in self.inputs.values() for n in names]
@@ -182,13 +202,13 @@ class Block:
         return v
 
     def append_op(self, type, inputs, outputs, attrs=None, loc=None):
-        op = Operator(self, type, inputs, outputs, attrs or {}, loc)
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program._op_role)
         self.ops.append(op)
         self.program._bump()
         return op
 
     def _insert_op(self, index, type, inputs, outputs, attrs=None, loc=None):
-        op = Operator(self, type, inputs, outputs, attrs or {}, loc)
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program._op_role)
         self.ops.insert(index, op)
         self.program._bump()
         return op
@@ -220,9 +240,19 @@ class Program:
         self.bound = {}          # var name -> eager Tensor whose value the var holds (dy2static parameters)
         self.random_seed = 0
         self.provenance = []     # lines left by passes
+        self._op_role = None     # role given to the ops appended now (see `Operator.role`)
 
     def _bump(self):
         self.version += 1
+
+    @contextlib.contextmanager
+    def _role_guard(self, role):
+        """Ops appended inside get `role` ("backward" / "optimize")."""
+        prev, self._op_role = self._op_role, role
+        try:
+            yield
+        finally:
+            self._op_role = prev
 
     def unique_name(self, prefix):
         n = self._names.get(prefix, 0)
@@ -261,17 +291,30 @@ class Program:
         return [v for b in self.blocks for v in b.vars.values() if v.is_parameter]
 
     def clone(self, for_test=False):
-        """A deep copy; ``for_test=True`` switches dropout/batch_norm ops to inference behaviour."""
+        """A deep copy. ``for_test=True`` gives the forward program for evaluation, as Paddle: backward and
+        optimizer ops (and the sub-blocks only they own) are pruned, and dropout / batch_norm ops switch to
+        inference behaviour (``training=False``, ``is_test=True``).
+
+        Example:
+            >>> test_program = main.clone(for_test=True)   # before or after optimizer.minimize(loss)
+        """
         from .serialize import program_from_dict, program_to_dict
         p = program_from_dict(program_to_dict(self, check=False))
+        for b, src in zip(p.blocks, self.blocks):
+            for op, o in zip(b.ops, src.ops):
+                op.role = o.role
         p.bound = dict(self.bound)
+        for k in ("lr_scheduler", "lr_var_name"):
+            if k in self.__dict__:
+                setattr(p, k, self.__dict__[k])
         if for_test:
+            _prune_for_test(p)
             for b in p.blocks:
                 for op in b.ops:
                     if "training" in op.attrs:
-                        op.attrs["training"] = False
+                        op._set_attr("training", False)
                     if "is_test" in op.attrs:
-                        op.attrs["is_test"] = True
+                        op._set_attr("is_test", True)
         return p
 
     def __str__(self):
@@ -282,6 +325,49 @@ class Program:
 
     def to_string(self, throw_on_error=False, with_details=False):
         return str(self)
+
+
+def _prune_for_test(p):
+    """Removes backward/optimize ops, then the blocks no remaining op owns (renumbering the rest) and the
+    variables only removed ops used."""
+    from .printer import BLOCK_ATTRS, sub_blocks
+    removed, used = set(), set()
+    for b in p.blocks:
+        keep = [op for op in b.ops if op.role is None]
+        for op in b.ops:
+            names = set(op.input_names()) | set(op.output_names())
+            (used if op.role is None else removed).update(names)
+        b.ops = keep
+    if not removed:
+        return
+    for b in p.blocks:  # a forward while kept only for evaluation need not record its iterations for a gradient
+        for op in b.ops:
+            hist = op.outputs.get("history") if op.type == "while" else None
+            if hist and not any(hist[0] in o.input_names() for bb in p.blocks for o in bb.ops):
+                del op.outputs["history"]
+                op.attrs["save_history"] = False
+                b.vars.pop(hist[0], None)
+    reach, todo = [], [0]
+    while todo:
+        i = todo.pop()
+        if i not in reach:
+            reach.append(i)
+            todo.extend(j for op in p.blocks[i].ops for j in sub_blocks(op))
+    new_idx = {old: new for new, old in enumerate(sorted(reach))}
+    p.blocks = [p.blocks[i] for i in sorted(reach)]
+    for b in p.blocks:
+        b.idx, b.parent_idx = new_idx[b.idx], new_idx.get(b.parent_idx, -1)
+        for op in b.ops:
+            for k in BLOCK_ATTRS:
+                v = op.attrs.get(k)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    op.attrs[k] = new_idx[v]
+                elif isinstance(v, list):
+                    op.attrs[k] = [new_idx[int(i)] for i in v]
+        for n in [n for n, v in b.vars.items() if n in removed and n not in used and not v.persistable
+                  and not v.is_data]:
+            del b.vars[n]
+    p._bump()
 
 
 _ids = itertools.count()

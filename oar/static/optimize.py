@@ -52,7 +52,7 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
     if fresh:
         opt._add_param_group({"params": fresh})
     n_before = len(block.ops)
-    with building(block):
+    with building(block), main._role_guard("optimize"):
         if opt._grad_clip is not None and params_grads:
             params_grads = opt._grad_clip(params_grads)
         sched = opt._learning_rate if isinstance(opt._learning_rate, LRScheduler) else None

@@ -183,9 +183,13 @@ def test_control_flow_program_round_trips_through_json(prog):
     x.stop_gradient = False
     y = oar.static.nn.cond(x.sum() > 0, lambda: x * 2, lambda: x * 3)
     _, s = oar.static.nn.while_loop(lambda i, s: i < 3, lambda i, s: [i + 1, s * x], [oar.zeros([1], "int64"), x])
-    g, = oar.static.gradients([(y + s).sum()], [x])
+    total = (y + s).sum()
+    g, = oar.static.gradients([total], [x])
     p = program_from_dict(json.loads(json.dumps(program_to_dict(main))))
     assert str(p) == str(main)
     xv = np.ones((2, 3), "float32")
-    for q in (main, p, main.clone(for_test=True)):
+    for q in (main, p, main.clone()):
         np.testing.assert_allclose(run(q, {"x": xv}, [g.name])[0], np.full((2, 3), 6.0))
+    test = main.clone(for_test=True)  # the forward only: the gradient ops are pruned
+    assert "x@GRAD" not in str(test) and test.num_blocks == 5 < main.num_blocks
+    assert run(test, {"x": xv}, [total.name])[0] == 18.0  # 6 * (2 + 1)
