@@ -16,6 +16,9 @@ def onnx_dtype(dtype):
     return helper.np_dtype_to_tensor_dtype(np.dtype(D.np_dtype(D.convert_dtype(dtype))))
 
 
+_AXES_ATTR = {"ReduceSum": "axes", "Split": "split", "Unsqueeze": "axes", "Squeeze": "axes"}
+
+
 class Scope:
     """One ONNX graph under construction: its nodes and the names visible in it (parents included)."""
 
@@ -41,6 +44,7 @@ class Context:
         self.used = set()
         self.initializers = []
         self._consts = {}
+        self.values = {}  # initializer name -> array, for lowerings that need a constant operand's value
         self.scope = Scope(program.global_block())
         self.unsupported_outputs = {}  # oar name -> op: outputs ONNX does not compute (masks, saved statistics)
 
@@ -109,9 +113,24 @@ class Context:
         elif isinstance(outputs, str):
             outputs = [outputs]
         attrs = {k: v for k, v in attrs.items() if v is not None}
+        if self.opset < 13:
+            op_type, inputs = self._before_13(op_type, list(inputs), attrs)
         self.scope.nodes.append(helper.make_node(op_type, list(inputs), list(outputs),
                                                  name=self.fresh(f"{op_type}_n"), **attrs))
         return outputs[0] if len(outputs) == 1 else list(outputs)
+
+    def _before_13(self, op_type, inputs, attrs):
+        """Opsets 11-12 take these operands as attributes, and have no LessOrEqual/GreaterOrEqual before 12."""
+        if op_type in _AXES_ATTR and len(inputs) > 1 and inputs[1]:
+            if inputs[1] not in self.values:
+                raise NotImplementedError(f"oar.onnx.export: {op_type} with run-time {_AXES_ATTR[op_type]} needs "
+                                          "opset_version >= 13")
+            attrs[_AXES_ATTR[op_type]] = [int(v) for v in self.values[inputs[1]].reshape(-1)]
+            inputs = inputs[:1] + inputs[2:]
+        if self.opset < 12 and op_type in ("LessOrEqual", "GreaterOrEqual"):
+            flipped = self.node("Greater" if op_type == "LessOrEqual" else "Less", inputs)
+            return "Not", [flipped]
+        return op_type, inputs
 
     def const(self, value, dtype=None):
         """An initializer holding `value` (array-like; `dtype` an oar dtype name or numpy dtype)."""
@@ -122,7 +141,8 @@ class Context:
         if key is not None and key in self._consts:
             return self._consts[key]
         name = self.fresh("const")
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(a), name))
+        self.values[name] = a
+        self.initializers.append(numpy_helper.from_array(np.array(a, order="C"), name))
         if key is not None:
             self._consts[key] = name
         return name

@@ -12,7 +12,8 @@ import numpy as np
 from ..ops.registry import REGISTRY
 from .context import Context, onnx_dtype, where
 
-OPSET = 13  # lowerings are written against opset 13; other versions go through onnx.version_converter
+OPSET = 13  # lowerings are written against opset 13; 11-12 by `Context`, later ones by onnx.version_converter
+MIN_OPSET = 11
 EXPORT_PASSES = ("constant_folding", "fold_batch_norm", "dead_code_elimination")
 _CONFIGS = ("output_spec", "enable_onnx_checker", "verbose")
 
@@ -39,8 +40,8 @@ def export(layer, path, input_spec=None, opset_version=OPSET, **configs):
         path: file prefix; ``path + '.onnx'`` is written (directories are created).
         input_spec: `InputSpec`s (or example Tensors) for the forward arguments; optional when `layer.forward`
             was decorated with `to_static(input_spec=...)`.
-        opset_version: ONNX opset of the written model (13 or later; earlier ones through the onnx version
-            converter).
+        opset_version: ONNX opset of the written model (11 or later; Paddle's default 9 is too old for the
+            ops oar writes).
         configs: ``output_spec`` (which outputs to keep, as in `oar.jit.save`), ``enable_onnx_checker``
             (run `onnx.checker.check_model`, default True).
 
@@ -115,14 +116,17 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
     """An ONNX ModelProto for `program` fed by `inputs` and fetching `outputs` (lists of {name, shape, dtype})."""
     _require_onnx()
     from onnx import helper, numpy_helper
-    if int(opset_version) < 7:
-        raise ValueError(f"oar.onnx.export: opset_version {opset_version} is too old (7 or later)")
+    opset_version = int(opset_version)
+    if opset_version < MIN_OPSET:
+        raise ValueError(f"oar.onnx.export: opset_version {opset_version} is not supported (oar writes opset "
+                         f"{MIN_OPSET} or later; 13 or later recommended)")
     missing = _missing_lowerings(program)
     if missing:
         lines = "\n".join(f"  {t}{where(op)}" for t, op in missing.items())
         raise NotImplementedError(f"oar.onnx.export: {len(missing)} op type(s) have no ONNX lowering: "
                                   f"{sorted(missing)}\n{lines}")
-    ctx = Context(program, OPSET)
+    built = min(opset_version, OPSET)
+    ctx = Context(program, built)
     gb = program.global_block()
     graph_inputs = []
     for spec in inputs:
@@ -132,7 +136,7 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
         if n in gb.vars and gb.vars[n].persistable:
             ctx.bind(n, n)
             ctx.used.add(n)
-            ctx.initializers.append(numpy_helper.from_array(np.ascontiguousarray(t._data), n))
+            ctx.initializers.append(numpy_helper.from_array(np.array(t._data, order="C"), n))
     ctx.lower_ops(gb.ops)
     graph_outputs = []
     for spec in outputs:
@@ -142,12 +146,12 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
         graph_outputs.append(_value_info(src, spec["shape"], spec["dtype"]))
     graph = helper.make_graph(ctx.scope.nodes, "oar_model", graph_inputs, graph_outputs, ctx.initializers)
     model = helper.make_model(graph, producer_name="oar", producer_version=_version(),
-                              opset_imports=[helper.make_opsetid("", OPSET)])
+                              opset_imports=[helper.make_opsetid("", built)])
     model.ir_version = min(model.ir_version, 8)  # readable by onnxruntime releases of the last years
-    if int(opset_version) != OPSET:
+    if opset_version > built:
         from onnx import version_converter
         try:
-            model = version_converter.convert_version(model, int(opset_version))
+            model = version_converter.convert_version(model, opset_version)
         except Exception as e:
             raise ValueError(f"oar.onnx.export: cannot write opset {opset_version} (the model is built at opset "
                              f"{OPSET}; the onnx version converter says: {e})") from None

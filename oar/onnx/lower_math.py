@@ -232,6 +232,8 @@ def _fused_linear(ctx, op):
 
 
 def _einsum(ctx, op):
+    if ctx.opset < 12:
+        raise ctx.block_op_error(op, "einsum needs opset_version >= 12")
     ctx.node("Einsum", ctx.ins(op, "operands"), [ctx.out(op)], equation=op.attrs["equation"])
 
 

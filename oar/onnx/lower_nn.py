@@ -64,7 +64,17 @@ def _prelu(ctx, op):
 
 
 def _softmax(onnx_type):
-    return lambda ctx, op: ctx.unary(op, onnx_type, axis=int(op.attrs["axis"]))
+    def lower(ctx, op):
+        nd = len(ctx.in_meta(op, "x")[0])
+        axis = int(op.attrs["axis"]) % max(nd, 1)
+        if ctx.opset >= 13 or axis == nd - 1:
+            return ctx.unary(op, onnx_type, axis=axis)
+        # before opset 13 Softmax normalises over all dims from `axis` on: move the axis last first
+        perm = [i for i in range(nd) if i != axis] + [axis]
+        inv = [perm.index(i) for i in range(nd)]
+        y = ctx.node(onnx_type, [ctx.node("Transpose", [_x(ctx, op)], perm=perm)], axis=nd - 1)
+        ctx.node("Transpose", [y], [ctx.out(op)], perm=inv)
+    return lower
 
 
 # ---- convolution and pooling ------------------------------------------------------------------------------------
