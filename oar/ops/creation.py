@@ -6,14 +6,9 @@ from .common import to_int_list
 from .registry import apply, defop
 
 
-def _dtype_or_default(dtype, value=None):
-    if dtype is not None:
-        return D.convert_dtype(dtype)
-    if isinstance(value, bool):
-        return D.bool_
-    if isinstance(value, (int, np.integer)):
-        return D.int64
-    return D.default_float()
+def _dtype_or_default(dtype):
+    """`dtype`, or the default float dtype (Paddle 2.x: creation ops with dtype=None make float32)."""
+    return D.convert_dtype(dtype) if dtype is not None else D.default_float()
 
 
 def _full_infer(m, shape, value, dtype):
@@ -36,18 +31,20 @@ def _static_const(value, dtype):
 
 
 def full(shape, fill_value, dtype=None, name=None):
-    """A tensor of `shape` filled with `fill_value`.
+    """A tensor of `shape` filled with `fill_value`; `dtype` None means float32 (the default dtype), as in Paddle 2.x.
 
     Example:
-        >>> oar.full([2, 2], 7.0).numpy()
+        >>> oar.full([2, 2], 7).numpy()
+        array([[7., 7.],
+               [7., 7.]], dtype=float32)
     """
     if hasattr(fill_value, "dtype"):
         from .math import cast
         return cast(fill_value, dtype or fill_value.dtype) + zeros(shape, dtype or fill_value.dtype)
     if hasattr(shape, "dtype") or (isinstance(shape, (list, tuple)) and any(hasattr(s, "block") for s in shape)):
         from .dynamic_shape import full_dynamic
-        return full_dynamic(shape, fill_value, _dtype_or_default(dtype, fill_value))
-    dt = _dtype_or_default(dtype, fill_value)
+        return full_dynamic(shape, fill_value, _dtype_or_default(dtype))
+    dt = _dtype_or_default(dtype)
     return apply(FULL, (), {"shape": to_int_list(shape), "value": fill_value if not isinstance(
         fill_value, np.generic) else fill_value.item(), "dtype": dt.name})
 

@@ -212,7 +212,9 @@ add("any", lambda x: oar.any(x), lambda x: np.array(np.any(x)), (randn(3, 4) > 1
 # ---- creation (no tensor inputs, or a `like` input) ------------------------------------------------------------
 add("zeros", lambda: oar.zeros([2, 3]), lambda: np.zeros((2, 3), np.float32), ())
 add("ones_int", lambda: oar.ones([3], dtype="int32"), lambda: np.ones(3, np.int32), ())
-add("full", lambda: oar.full([2, 2], 7), lambda: np.full((2, 2), 7, np.int64), ())
+add("full", lambda: oar.full([2, 2], 7), lambda: np.full((2, 2), 7, np.float32), ())  # Paddle 2.x: float32
+add("full_int", lambda: oar.full([2, 2], 7, "int64"), lambda: np.full((2, 2), 7, np.int64), ())
+add("full_bool", lambda: oar.full([3], True, "bool"), lambda: np.full(3, True), ())
 add("full_float", lambda: oar.full([2], 1.5, "float64"), lambda: np.full(2, 1.5), ())
 add("empty", lambda: oar.empty([0, 3]), lambda: np.zeros((0, 3), np.float32), ())
 add("arange", lambda: oar.arange(5), lambda: np.arange(5), ())

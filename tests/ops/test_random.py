@@ -65,3 +65,52 @@ def test_inplace_random_fill_keeps_dtype_and_shape():
     x = oar.zeros([3, 4], dtype="float64")
     x.normal_(0.0, 1.0)
     assert x.dtype == oar.float64 and x.shape == [3, 4] and x.numpy().std() > 0
+
+
+# ---- NumPy reference: under oar.seed(n) each kernel draws exactly what NumPy's Generator(n) draws ----------------
+def _gen(n=5):
+    return np.random.default_rng(n)
+
+
+REFERENCE = {
+    "rand": (lambda: oar.rand([3, 4]), lambda g: g.uniform(0.0, 1.0, (3, 4)).astype(np.float32)),
+    "uniform": (lambda: oar.uniform([3], "float64", min=-2.0, max=2.0), lambda g: g.uniform(-2.0, 2.0, (3,))),
+    "randn": (lambda: oar.randn([2, 3]), lambda g: g.normal(0.0, 1.0, (2, 3)).astype(np.float32)),
+    "normal": (lambda: oar.normal(1.0, 3.0, [4]), lambda g: g.normal(1.0, 3.0, (4,)).astype(np.float32)),
+    "randint": (lambda: oar.randint(2, 9, [5]), lambda g: g.integers(2, 9, (5,)).astype(np.int64)),
+    "randperm": (lambda: oar.randperm(6), lambda g: g.permutation(6).astype(np.int64)),
+    "bernoulli": (lambda: oar.bernoulli(oar.full([6], 0.5)),
+                  lambda g: (g.random((6,)) < np.float32(0.5)).astype(np.float32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_kernels_draw_what_numpy_draws(name):
+    fn, ref = REFERENCE[name]
+    oar.seed(5)
+    got = fn().numpy()
+    want = ref(_gen(5))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_infer_meta_of_random_ops(name):
+    """infer_meta of every op a random call runs agrees with the real output (shape and dtype)."""
+    from oar.framework import dtype as D
+    from oar.ops import registry
+    calls = []
+    saved = {op: op.impl for op in registry.REGISTRY.values() if op.random}
+    for op in saved:
+        op.impl = (lambda _op, _impl: lambda *a, **k: calls.append((_op, a, k, _impl(*a, **k))) or calls[-1][3])(
+            op, op.impl)
+    try:
+        CALLS[name]()
+    finally:
+        for op, impl in saved.items():
+            op.impl = impl
+    assert calls
+    for op, arrays, attrs, out in calls:
+        metas = [(list(a.shape), D.convert_dtype(a.dtype)) for a in arrays]
+        (shape, dtype), = registry.infer_meta(op, metas, attrs)
+        assert shape == list(out.shape) and dtype is D.convert_dtype(out.dtype), op.name
