@@ -158,3 +158,45 @@ def test_subset_random_split():
     assert int(Subset(ds, [3, 1])[1][1]) == 1
     with pytest.raises(ValueError, match="sum"):
         random_split(ds, [4, 4])
+
+
+class Slow(Squares):
+    def __getitem__(self, i):
+        import time
+        time.sleep(5)
+        return super().__getitem__(i)
+
+
+class FailingStream(IterableDataset):
+    def __iter__(self):
+        yield np.array([0], np.int64)
+        raise ValueError("stream broke at item 1")
+
+
+class DyingStream(IterableDataset):
+    def __iter__(self):
+        yield np.array([0], np.int64)
+        os._exit(7)
+
+
+def test_timeout_raises_clearly():
+    loader = DataLoader(Slow(4), batch_size=2, num_workers=1, timeout=0.3)
+    with pytest.raises(RuntimeError, match="timed out"):
+        next(iter(loader))
+
+
+def test_iterable_worker_error_and_death():
+    with pytest.raises(ValueError, match="stream broke") as info:
+        list(DataLoader(FailingStream(), batch_size=1, num_workers=2))
+    assert "Worker traceback" in str(info.value)
+    with pytest.raises(RuntimeError, match="exit code 7"):
+        list(DataLoader(DyingStream(), batch_size=1, num_workers=1))
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_breaking_out_early_then_iterating_again(persistent):
+    loader = DataLoader(Squares(10), batch_size=2, num_workers=2, persistent_workers=persistent)
+    for b in loader():
+        break
+    full = [b[1].numpy().tolist() for b in loader()]
+    assert sum(full, []) == [i * i for i in range(10)]

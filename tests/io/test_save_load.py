@@ -98,3 +98,26 @@ def test_jit_prefix_is_delegated(tmp_path, monkeypatch):
     monkeypatch.setattr(oar.jit, "save_load", fake, raising=False)
     assert oar.load(prefix) == {"from": prefix}
     assert not os.path.exists(prefix)
+
+
+def test_nested_scheduler_state_in_optimizer_state(tmp_path):
+    """LinearWarmup around a scheduler nests a dict inside LR_Scheduler; it survives save/load with its types."""
+    def make():
+        fc = oar.nn.Linear(3, 2)
+        sched = oar.optimizer.lr.LinearWarmup(oar.optimizer.lr.CosineAnnealingDecay(0.1, 5), 2, 0.0, 0.1)
+        return fc, sched, oar.optimizer.AdamW(sched, parameters=fc.parameters())
+    fc, sched, opt = make()
+    fc(oar.ones([2, 3])).sum().backward()
+    opt.step()
+    for _ in range(3):
+        sched.step()
+    oar.save(opt.state_dict(), str(tmp_path / "o.pdopt"))
+    state = oar.load(str(tmp_path / "o.pdopt"))
+    inner = state["LR_Scheduler"]["LinearWarmup_LR"]
+    assert inner == {"last_epoch": 1, "last_lr": sched.learning_rate.last_lr}
+    assert isinstance(state["LR_Scheduler"]["last_epoch"], int)
+    _, sched2, opt2 = make()
+    opt2.set_state_dict(state)
+    assert sched2() == sched() and sched2.learning_rate.last_epoch == 1
+    key = fc.weight.name + "_moment1_0"
+    np.testing.assert_array_equal(state[key].numpy(), opt.state_dict()[key].numpy())
