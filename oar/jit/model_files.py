@@ -49,8 +49,8 @@ def file_names(prefix, method="forward"):
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
-def atomic_write(path, data):
-    """Writes bytes to `path` through a temporary file in the same directory and `os.replace`."""
+def _write_temp(path, data):
+    """Writes `data` to a temporary file next to `path` (flushed to disk); returns the temporary path."""
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
@@ -59,10 +59,42 @@ def atomic_write(path, data):
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
+    except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
+        raise
+    return tmp
+
+
+def write_files(files, remove=()):
+    """Replaces a set of files all together: every new file is first written in full to a temporary file,
+    and only then are they moved into place (`os.replace`, atomic per file) and the `remove` paths deleted.
+
+    A failure while writing (an exception, a full disk, a crash) therefore leaves every previous file
+    intact; only a crash during the final renames, which take microseconds, could leave a mix.
+
+    Example:
+        >>> write_files({'m/net.pdmodel': b'...', 'm/net.pdiparams': b'...'})
+    """
+    staged = []
+    try:
+        for path, data in files.items():
+            staged.append((_write_temp(path, data), path))
+    except BaseException:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    for path in remove:
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def atomic_write(path, data):
+    """Writes bytes to `path` through a temporary file in the same directory and `os.replace`."""
+    write_files({path: data})
 
 
 def encode_weights(arrays):
@@ -74,26 +106,32 @@ def encode_weights(arrays):
         if a.dtype.name == "bfloat16":
             a = a.view(np.uint16)
         out[n] = a
-    return save(out) if out else save({})
+    return save(out)
 
 
-def write_record(prefix, rec, arrays):
-    """Writes `rec`'s .pdmodel and its weights (`arrays`: var name -> ndarray) as .pdiparams."""
+def _clipped(d):
+    """A program dict without its extra information (op source locations, pass provenance)."""
+    d = dict(d, provenance=[])
+    d["blocks"] = [dict(b, ops=[dict(op, loc=None) for op in b["ops"]]) for b in d["blocks"]]
+    return d
+
+
+def encode_record(rec, clip_extra=False):
+    """The .pdmodel bytes of `rec` (UTF-8 JSON, format in docs/format.md)."""
+    conv = _clipped if clip_extra else (lambda d: d)
     model = {"format": MODEL_FORMAT, "version": MODEL_FORMAT_VERSION,
-             "program": S.program_to_dict(rec.program),
+             "program": conv(S.program_to_dict(rec.program)),
              "inputs": rec.inputs, "outputs": rec.outputs, "output_structure": rec.structure,
              "params": list(rec.params), "method": rec.method, "train": bool(rec.train)}
     if rec.infer_program is not None and rec.infer_program is not rec.program:
-        model["infer_program"] = S.program_to_dict(rec.infer_program)
-    pdmodel, pdiparams = file_names(prefix, rec.method)
-    atomic_write(pdiparams, encode_weights(arrays))
-    atomic_write(pdmodel, json.dumps(model, separators=(",", ":")).encode("utf-8"))
+        model["infer_program"] = conv(S.program_to_dict(rec.infer_program))
+    return json.dumps(model, separators=(",", ":")).encode("utf-8")
 
 
-def write_info(prefix, info):
-    """Writes ``prefix.pdiparams.info``: var name -> {structured_name, shape, dtype, flags}."""
+def encode_info(info):
+    """The .pdiparams.info bytes: var name -> {structured_name, shape, dtype, flags}."""
     doc = {"format": INFO_FORMAT, "version": INFO_FORMAT_VERSION, "params": info}
-    atomic_write(prefix + ".pdiparams.info", json.dumps(doc, indent=1, sort_keys=True).encode("utf-8"))
+    return json.dumps(doc, indent=1, sort_keys=True).encode("utf-8")
 
 
 # ---- reading --------------------------------------------------------------------------------------------------
@@ -200,6 +238,8 @@ def read_weights(pdiparams, expect):
     shape and dtype against the program before anything is allocated."""
     from safetensors import safe_open
     if not os.path.isfile(pdiparams):
+        if not expect:  # a program without parameters (a saved function) has no .pdiparams
+            return {}
         raise ValueError(f"{pdiparams}: parameters file not found")
     out = {}
     try:

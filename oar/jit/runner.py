@@ -106,7 +106,10 @@ class ProgramRunner:
         outs = apply(RUN_PROGRAM, args, {"runner": self.id, "save": save})
         if not isinstance(outs, tuple):
             outs = (outs,)
-        return list(outs[:len(self.output_names)])
+        outs = list(outs[:len(self.output_names)])
+        for t, n in zip(outs, self.output_names):  # named like the program's outputs: jit.save(output_spec=[t])
+            t._name = n
+        return outs
 
     def run_forward(self, arrays, save):
         c = self._fwd.get(save)

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..passes.dead_code import dead_code_elimination
 from ..tensor.tensor import Tensor
-from .model_files import ModelRecord, file_names, load_files, read_info, write_info, write_record
+from .model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files, read_info,
+                          read_json, write_files)
 from .translated import TranslatedLayer
 
 _CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")
@@ -29,8 +30,16 @@ def save(layer, path, input_spec=None, **configs):
         input_spec: for ``forward`` (or the function): `InputSpec`s (Tensors are turned into specs; Python
             values are passed through as non-tensor arguments). Needed for a plain Layer or function unless it
             was already called through `to_static`.
-        configs: ``output_spec`` (which outputs to keep: output Variables/Tensors or indices into the flat
-            outputs), ``clip_extra`` (accepted; oar programs carry no extra attributes).
+        configs: ``output_spec`` (which outputs to keep: the Tensors a converted Layer returned, output
+            Variables, or indices into the flat outputs; the program is pruned to them), ``clip_extra``
+            (default False: True drops the extra information of each op, its user source location, and the
+            passes' provenance; oar programs carry no non-standard attributes to clip).
+
+    A Layer saved in train mode keeps its train program (Dropout/BatchNorm training behaviour, for
+    fine-tuning) with the for_test clone beside it; in eval mode only the inference program is written.
+    A function writes its ``.pdmodel`` only (plus ``.pdiparams`` when it reads parameters); files of an
+    earlier save to the same prefix that this save does not write are removed. All files are written
+    before any is replaced: a failure mid-save leaves the previous files intact.
 
     Example:
         >>> oar.jit.save(net, 'model/net', input_spec=[InputSpec([None, 784], 'float32', 'x')])
@@ -41,11 +50,13 @@ def save(layer, path, input_spec=None, **configs):
     path = os.fspath(path)
     if not path or os.path.basename(path) == "":
         raise ValueError(f"oar.jit.save: path {path!r} must be a file prefix such as 'model/net', not a directory")
+    from ..nn.layer import Layer
     if isinstance(layer, TranslatedLayer):
         records, tensors, info = _records_of_translated(layer)
     else:
         records, tensors, info = _records_of_static(layer, input_spec, configs.get("output_spec"))
-    save_records(path, records, tensors, info)
+    save_records(path, records, tensors, info if isinstance(layer, Layer) else None,
+                 clip_extra=bool(configs.get("clip_extra", False)))
 
 
 def _check_paths(path, records):
@@ -157,13 +168,35 @@ def records_from_concrete(entries, layer=None, output_spec=None):
     return records, tensors, info
 
 
-def save_records(path, records, tensors, info):
-    """Writes the files of `records` (method -> ModelRecord) with weights from `tensors` (var name -> Tensor)."""
+def save_records(path, records, tensors, info, clip_extra=False):
+    """Writes the files of `records` (method -> ModelRecord) with weights from `tensors` (var name -> Tensor)
+    and `info` (None: no ``.pdiparams.info``, as for a function), replacing the previous files together."""
     path = os.fspath(path)
     _check_paths(path, records)
+    files = {}
     for rec in records.values():
-        write_record(path, rec, {n: tensors[n]._data for n in rec.params})
-    write_info(path, info)
+        pdmodel, pdiparams = file_names(path, rec.method)
+        files[pdmodel] = encode_record(rec, clip_extra)
+        if rec.params:
+            files[pdiparams] = encode_weights({n: tensors[n]._data for n in rec.params})
+    if info is not None:
+        files[path + ".pdiparams.info"] = encode_info(info)
+    stale = []
+    for m in ["forward"] + _saved_methods(path, readable_only=True):
+        stale += [f for f in file_names(path, m) if f not in files]
+    if path + ".pdiparams.info" not in files:
+        stale.append(path + ".pdiparams.info")
+    write_files(files, remove=stale)
+
+
+def _method_of(pdmodel):
+    """The method a .pdmodel file says it holds (None if unreadable): tells ``net.v2.pdmodel`` saved as its own
+    model (method 'forward') from method ``v2`` of ``net``."""
+    try:
+        d = read_json(pdmodel, "model (.pdmodel)")
+    except ValueError:
+        return None
+    return d.get("method", "forward") if isinstance(d, dict) else None
 
 
 def _record(method, cp, training, output_spec, relax=False):
@@ -244,12 +277,16 @@ def _select_outputs(outs, output_spec):
 
 
 # ---- load -----------------------------------------------------------------------------------------------------
-def _saved_methods(path):
-    """Method names saved under `path` besides forward (files ``path.<method>.pdmodel``)."""
+def _saved_methods(path, readable_only=False):
+    """Method names saved under `path` besides forward: files ``path.<method>.pdmodel`` that say they hold
+    `method` (``net.v2.pdmodel`` saved as a model of its own is not method ``v2`` of ``net``). A file that
+    cannot be read counts unless `readable_only` (loading then reports what is wrong with it; saving never
+    removes it)."""
+    ok = (None,) if not readable_only else ()
     out = []
     for f in glob.glob(glob.escape(path) + ".*.pdmodel"):
         m = f[len(path) + 1:-len(".pdmodel")]
-        if m.isidentifier():
+        if m.isidentifier() and (_method_of(f) in (m,) + ok):
             out.append(m)
     return sorted(out)
 

@@ -20,9 +20,11 @@ SUPPORTED_VERSIONS = (1,)
 
 MAX_BLOCKS = 100_000
 MAX_RANK = 32
-MAX_ELEMENTS = 2 ** 40          # per variable, known dims only
+MAX_ELEMENTS = 2 ** 32          # per variable (known dims only) and per `shape` attribute: bounds what loading allocates
 MAX_ATTR_DEPTH = 32
 _DTYPES = frozenset(d.name for d in D.ALL)
+# ops whose attributes point at objects of the process that built them (a dy2static runner): never in a file
+PROCESS_LOCAL_OPS = frozenset({"run_program", "run_program_grad"})
 _VAR_FLAGS = ("persistable", "stop_gradient", "is_parameter", "trainable", "is_data")
 
 
@@ -137,14 +139,30 @@ def _copy(a):
 
 
 # ---- validation -----------------------------------------------------------------------------------------------
+_OP_PACKAGES = ("oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes", "oar.amp",
+                "oar.vision")
+_all_imported = False
+
+
 def _registry():
-    """The full op registry (op families register on import; load the optional ones that exist)."""
-    import importlib
-    for mod in ("oar", "oar.nn", "oar.nn.functional", "oar.static.control_flow", "oar.static.nn", "oar.vision"):
-        try:
-            importlib.import_module(mod)
-        except Exception:  # an optional family that is missing or broken must not hide the real error
-            pass
+    """The full op registry. Op families register on import and some load lazily (``oar.ops.dynamic_shape``
+    on first use, fused ops with ``oar.passes``), so a model saved by one process must still validate in a
+    process that only ran ``import oar``: every module of the op-defining packages is imported once."""
+    global _all_imported
+    if not _all_imported:
+        import importlib
+        import pkgutil
+        for pkg in _OP_PACKAGES:
+            try:
+                mod = importlib.import_module(pkg)
+            except Exception:  # an optional family that is missing or broken must not hide the real error
+                continue
+            for info in pkgutil.walk_packages(getattr(mod, "__path__", []), pkg + "."):
+                try:
+                    importlib.import_module(info.name)
+                except Exception:
+                    pass
+        _all_imported = True
     from ..ops.registry import REGISTRY
     return REGISTRY
 
@@ -248,6 +266,26 @@ def validate(d):
             _check_op(od, f"block {i} op {j}", i, scopes, registry, len(blocks))
 
 
+_ATTR_NAMES = {}
+
+
+def _attr_names(opdef):
+    """The attribute names `opdef`'s kernel accepts, or None when any name may be valid (ops lowered by the
+    executor, kernels taking ``**kwargs`` or without a readable signature)."""
+    if opdef.name not in _ATTR_NAMES:
+        import inspect
+        names = None
+        if opdef.lower is None:
+            try:
+                ps = inspect.signature(opdef.impl).parameters.values()
+            except (TypeError, ValueError):
+                ps = None
+            if ps is not None and not any(p.kind is p.VAR_KEYWORD for p in ps):
+                names = frozenset(p.name for p in ps if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+        _ATTR_NAMES[opdef.name] = names
+    return _ATTR_NAMES[opdef.name]
+
+
 def _visible(scopes, i, name):
     while i >= 0:
         names, par = scopes[i]
@@ -262,6 +300,8 @@ def _check_op(od, w, bi, scopes, registry, nblocks):
     t = od.get("type")
     _need(isinstance(t, str), w, "type must be a string")
     _need(t in registry, w, f"unknown op type {t!r:.80} (not in this oar's op registry)")
+    _need(t not in PROCESS_LOCAL_OPS, w, f"op {t!r} refers to objects of the process that built it and cannot be "
+                                         "saved or loaded")
     w = f"{w} ({t})"
     opdef = registry[t]
     for field, slots in (("inputs", opdef.inputs), ("outputs", opdef.outputs)):
@@ -277,8 +317,13 @@ def _check_op(od, w, bi, scopes, registry, nblocks):
                                                   "or its parents (dangling reference)")
     at = od.get("attrs", {})
     _need(isinstance(at, dict), w, "attrs must be an object")
+    accepted = _attr_names(opdef)
     for k, a in at.items():
+        if accepted is not None and k not in accepted:
+            _need(False, w, f"attribute {k!r:.40} is not one of the op's {sorted(accepted)}")
         _check_json(a, f"{w} attr {k!r}")
+        if k == "shape" and isinstance(a, list) and all(_is_int(x) for x in a):
+            _check_shape([x for x in a if x >= -1], f"{w} attr 'shape'")
         if k.endswith("block") and a is not None:
             _need(_is_int(a) and 0 < a < nblocks, w, f"sub-block reference {k}={a!r:.40} is not a block index")
         elif k.endswith("blocks") and a is not None:

@@ -4,6 +4,8 @@ import json
 import os
 import random
 import shutil
+import signal
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -119,16 +121,27 @@ def _mutate_json_value(rng, d, depth=0):
 
 
 def _try_load(prefix):
+    """Loads (and, when it loads, runs) a possibly damaged model; returns 'rejected' or 'ran'. Any error other
+    than ValueError/RuntimeError fails the test, as does a trial that runs long or allocates a lot."""
     try:
         m = load(prefix)
     except OK_ERRORS as e:
         assert os.path.basename(prefix) in str(e) or "invalid program" in str(e), str(e)
-        return
-    try:  # a model that loads must run or fail with an ordinary error
-        m.eval()
+        return "rejected"
+    m.eval()
+    try:  # a model that loads must run or fail with a clear error
         m(oar.to_tensor(np.ones([2, 4], np.float32)))
-    except (ValueError, RuntimeError, TypeError, IndexError, KeyError):
-        pass
+    except OK_ERRORS:
+        return "rejected"
+    return "ran"
+
+
+class _TooSlow(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _TooSlow("one fuzz trial ran over 20 s (a hang)")
 
 
 def test_fuzz_saved_files(prefix, tmp_path):
@@ -137,23 +150,58 @@ def test_fuzz_saved_files(prefix, tmp_path):
     os.makedirs(good)
     for s in (".pdmodel", ".pdiparams", ".pdiparams.info"):
         shutil.copy(prefix + s, os.path.join(good, "m" + s))
-    for trial in range(150):
-        for s in (".pdmodel", ".pdiparams", ".pdiparams.info"):
-            shutil.copy(os.path.join(good, "m" + s), prefix + s)
-        target = prefix + rng.choice([".pdmodel", ".pdmodel", ".pdiparams", ".pdiparams.info"])
-        kind = rng.choice(["flip", "truncate", "json"])
-        data = bytearray(open(target, "rb").read())
-        if kind == "flip":
-            for _ in range(rng.randint(1, 8)):
-                i = rng.randrange(len(data))
-                data[i] ^= 1 << rng.randrange(8)
-            open(target, "wb").write(bytes(data))
-        elif kind == "truncate":
-            open(target, "wb").write(bytes(data[: rng.randrange(len(data))]))
-        elif target.endswith(".pdiparams"):
-            continue
-        else:
-            d = json.loads(data)
-            _mutate_json_value(rng, d)
-            open(target, "w").write(json.dumps(d))
-        _try_load(prefix)
+    outcomes = {"rejected": 0, "ran": 0}
+    old = signal.signal(signal.SIGALRM, _alarm)
+    tracemalloc.start()
+    try:
+        for trial in range(200):
+            for s in (".pdmodel", ".pdiparams", ".pdiparams.info"):
+                shutil.copy(os.path.join(good, "m" + s), prefix + s)
+            target = prefix + rng.choice([".pdmodel", ".pdmodel", ".pdiparams", ".pdiparams.info"])
+            kind = rng.choice(["flip", "truncate", "json"])
+            original = open(target, "rb").read()
+            data = bytearray(original)
+            if kind == "flip":
+                for _ in range(rng.randint(1, 8)):
+                    i = rng.randrange(len(data))
+                    data[i] ^= 1 << rng.randrange(8)
+                new = bytes(data)
+            elif kind == "truncate":
+                new = bytes(data[: rng.randrange(len(data))])
+            elif target.endswith(".pdiparams"):
+                continue
+            else:
+                d = json.loads(data)
+                _mutate_json_value(rng, d)
+                new = json.dumps(d).encode()
+            if new == original:
+                continue
+            open(target, "wb").write(new)
+            tracemalloc.reset_peak()
+            signal.alarm(20)
+            try:
+                outcomes[_try_load(prefix)] += 1
+            finally:
+                signal.alarm(0)
+            peak = tracemalloc.get_traced_memory()[1]
+            assert peak < 64 << 20, f"trial {trial} ({kind} {target}) allocated {peak} bytes"
+    finally:
+        tracemalloc.stop()
+        signal.signal(signal.SIGALRM, old)
+    assert outcomes["rejected"] > 100, outcomes  # the mutations really damage the files
+
+
+def test_huge_shape_in_a_program_attribute_is_rejected_before_allocation(prefix):
+    def grow(d):
+        ops = prog_ops(d)
+        ops.insert(0, {"type": "full", "inputs": {}, "outputs": {"out": ["fc_0.w_0"]},
+                       "attrs": {"shape": [2 ** 17, 2 ** 17], "value": 0.0, "dtype": "float32"}, "loc": None})
+    edit_json(prefix + ".pdmodel", grow)
+    with pytest.raises(ValueError, match=r"m\.pdmodel.*attr 'shape'.*more than"):
+        load(prefix)
+
+
+def test_unknown_attribute_is_rejected(prefix):
+    edit_json(prefix + ".pdmodel", lambda d: prog_ops(d)[0]["attrs"].__setitem__("__class__", "os.system"))
+    with pytest.raises(ValueError, match=r"m\.pdmodel.*attribute '__class__' is not one of"):
+        load(prefix)

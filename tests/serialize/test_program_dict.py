@@ -58,32 +58,78 @@ def test_clone_is_independent():
     assert len(c.global_block().ops) == len(main.global_block().ops)
 
 
+def cond_program():
+    main = Program()
+    with static_mode(), program_guard(main):
+        x = data("x", [None, 3])
+        out = oar.static.nn.cond(x.sum() > 0, lambda: x * 2, lambda: oar.exp(x))
+    return main, out
+
+
 def test_subblocks_and_attrs_kept():
-    main = build()
-    sub = main._create_block()
-    sub.create_var("inner", [2], "int64")
-    main._rollback()
-    main.global_block().ops[0].attrs["sub_block"] = 1
-    main.global_block().ops[0].attrs["extra"] = {"k": [1, 2.5, None, True, "s"]}
+    main, out = cond_program()
+    main.global_block().vars["x"].attrs["extra"] = {"k": [1, 2.5, None, True, "s"]}
     d = through_json(program_to_dict(main))
     p = program_from_dict(d)
-    assert p.num_blocks == 2 and p.block(1).parent_idx == 0 and p.block(1).vars["inner"].shape == [2]
-    assert p.global_block().ops[0].attrs["extra"] == {"k": [1, 2.5, None, True, "s"]}
+    assert p.num_blocks == 3 and p.block(1).parent_idx == 0 and p.block(2).parent_idx == 0
+    (c,) = [op for op in p.global_block().ops if op.type == "cond"]
+    (c0,) = [op for op in main.global_block().ops if op.type == "cond"]
+    assert c.attrs == c0.attrs and any(k.endswith("block") for k in c.attrs)
+    assert [op.type for op in p.block(2).ops] == [op.type for op in main.block(2).ops] == ["exp"]
+    assert p.global_block().vars["x"].attrs["extra"] == {"k": [1, 2.5, None, True, "s"]}
+    a = np.array([[1.0, -2.0, 3.0]], np.float32)
+    from oar.static.executor import compile_program
+    for arr in (a, -a):
+        got = compile_program(p, ["x"], [out.name]).run({"x": arr})[0]
+        np.testing.assert_allclose(got, arr * 2 if arr.sum() > 0 else np.exp(arr), rtol=1e-6)
+
+
+def test_out_of_range_sub_block_rejected():
+    d = through_json(program_to_dict(cond_program()[0]))
+    (c,) = [op for op in ops(d) if op["type"] == "cond"]
+    key = [k for k in c["attrs"] if k.endswith("block")][0]
+    c["attrs"][key] = 7
+    with pytest.raises(ValueError, match="sub-block reference"):
+        program_from_dict(d)
+
+
+def test_unknown_attribute_and_huge_shape_attribute_rejected():
+    main = Program()
+    with static_mode(), program_guard(main):
+        oar.full([2, 3], 1.0) + data("x", [2, 3])
+    d = through_json(program_to_dict(main))
+    full = [op for op in d["blocks"][0]["ops"] if op["type"] == "full"][0]
+    full["attrs"]["shape"] = [2 ** 20, 2 ** 20]
+    with pytest.raises(ValueError, match="attr 'shape'.*more than"):
+        program_from_dict(d)
+    full["attrs"]["shape"] = [2, 3]
+    full["attrs"]["evil"] = 1
+    with pytest.raises(ValueError, match="attribute 'evil' is not one of the op's"):
+        program_from_dict(d)
+
+
+def test_process_local_ops_rejected():
+    d = through_json(program_to_dict(build()))
+    ops(d)[0]["type"] = "run_program"
+    ops(d)[0]["attrs"] = {"runner": 0, "save": False}
+    with pytest.raises(ValueError, match="'run_program' refers to objects of the process"):
+        program_from_dict(d)
 
 
 def test_numpy_and_dtype_attrs_become_json():
     main = build()
-    main.global_block().ops[0].attrs["a"] = np.float32(1.5)
-    main.global_block().ops[0].attrs["b"] = (np.int64(2), 3)
-    main.global_block().ops[0].attrs["c"] = oar.float16
+    op = main.global_block().ops[0]
+    assert op.type == "full"
+    op.attrs.update(value=np.float32(1.5), shape=(np.int64(2), 3), dtype=oar.float16)
     attrs = program_to_dict(main)["blocks"][0]["ops"][0]["attrs"]
-    assert attrs["a"] == 1.5 and attrs["b"] == [2, 3] and attrs["c"] == "float16"
+    assert attrs["value"] == 1.5 and attrs["shape"] == [2, 3] and attrs["dtype"] == "float16"
+    assert type(attrs["value"]) is float and type(attrs["shape"][0]) is int
     json.dumps(attrs)
 
 
 def test_non_json_attr_rejected_with_check():
     main = build()
-    main.global_block().ops[0].attrs["fn"] = lambda: 0
+    main.global_block().ops[0].attrs["value"] = lambda: 0
     with pytest.raises(TypeError, match="not a JSON value"):
         program_to_dict(main)
     main.clone()  # clone does not need JSON values
@@ -124,7 +170,6 @@ def vars_(d):
     (lambda d: d.__setitem__("blocks", []), "non-empty"),
     (lambda d: d["blocks"][0].__setitem__("parent_idx", 0), "parent_idx"),
     (lambda d: ops(d)[0].__setitem__("loc", "here"), "loc"),
-    (lambda d: ops(d)[0]["attrs"].__setitem__("sub_block", 7), "sub-block"),
     (lambda d: d["blocks"].append({"idx": 1, "parent_idx": 5, "vars": [], "ops": []}), "earlier block"),
 ])
 def test_validator_rejects(fn, match):
