@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import broadcast_shapes, infer_same, operand
+from .common import broadcast_shapes, infer_same, is_tensorlike, operand
 from .math import add, cast, expand_as, square, unbroadcast
 from .reduction import sum
 from .registry import apply, defop
@@ -78,11 +78,16 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         >>> oar.matmul(oar.ones([2, 3]), oar.ones([3, 4])).shape
         [2, 4]
     """
-    x, y = operand(x), operand(y)
+    if not (is_tensorlike(x) and is_tensorlike(y)):
+        x, y = operand(x), operand(y)
     if x.dtype is not y.dtype:
         t = D.promote(x.dtype, y.dtype)
         x, y = cast(x, t), cast(y, t)
-    return apply(MATMUL, (x, y), {"transpose_x": bool(transpose_x), "transpose_y": bool(transpose_y)})
+    return apply(MATMUL, (x, y), _FLAGS[bool(transpose_x), bool(transpose_y)])
+
+
+# the four attribute dicts, made once (matmul is on every eager hot path; kernels never change their attrs)
+_FLAGS = {(a, b): {"transpose_x": a, "transpose_y": b} for a in (False, True) for b in (False, True)}
 
 
 def mm(input, mat2, name=None):
