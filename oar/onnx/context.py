@@ -178,12 +178,12 @@ class Context:
         self.scope = self.scope.parent
 
     def subgraph(self, name, scope, inputs, outputs):
-        """A GraphProto of `scope`'s nodes; `inputs`/`outputs` are (onnx name, oar dtype) pairs (shape left
-        to inference)."""
+        """A GraphProto of `scope`'s nodes; `inputs`/`outputs` are (onnx name, oar dtype[, shape]) (no shape:
+        left to inference)."""
         from onnx import helper
-        vi = lambda n, dt: helper.make_tensor_value_info(n, onnx_dtype(dt), None)  # noqa: E731
-        return helper.make_graph(scope.nodes, self.fresh(name), [vi(n, d) for n, d in inputs],
-                                 [vi(n, d) for n, d in outputs])
+        def vi(name, dtype, shape=None):
+            return helper.make_tensor_value_info(name, onnx_dtype(dtype), shape)
+        return helper.make_graph(scope.nodes, self.fresh(name), [vi(*i) for i in inputs], [vi(*o) for o in outputs])
 
     def block_op_error(self, op, what):
         return NotImplementedError(f"oar.onnx.export: {what} (op '{op.type}'{where(op)})")

@@ -63,7 +63,7 @@ def _while(ctx, op):
     body = ctx.enter(bb)
     try:
         it, c_in = ctx.fresh("loop.iter"), ctx.fresh("loop.cond_in")
-        g_in = [(it, "int64"), (c_in, "bool")]
+        g_in = [(it, "int64", []), (c_in, "bool", [])]
         for n in a["body_in"] + carried:
             v = ctx.fresh(f"{n}.in")
             ctx.bind(n, v)

@@ -172,6 +172,34 @@ def _mean(ctx, op):
     return _reduce("ReduceMean", float_only=True, axes_input=False)(ctx, op)
 
 
+def _all_any(onnx_type):
+    """all/any: a min/max reduction over the bools as int32."""
+    def lower(ctx, op):
+        from onnx import TensorProto
+        a = op.attrs
+        x = ctx.node("Cast", [_x(ctx, op)], to=TensorProto.INT32)
+        keep = int(bool(a["keepdim"]))
+        axes = {} if a["axis"] is None else {"axes": list(a["axis"])}
+        ctx.node("Cast", [ctx.node(onnx_type, [x], keepdims=keep, **axes)], [ctx.out(op)], to=TensorProto.BOOL)
+    return lower
+
+
+def _nan_ignoring(onnx_type):
+    """fmax/fmin: a NaN loses to a number."""
+    def lower(ctx, op):
+        x, y = ctx.inp(op, "x"), ctx.inp(op, "y")
+        m = ctx.node(onnx_type, [x, y])
+        m = ctx.node("Where", [ctx.node("IsNaN", [x]), y, m])
+        ctx.node("Where", [ctx.node("IsNaN", [y]), x, m], [ctx.out(op)])
+    return lower
+
+
+def _passthrough(ctx, op):
+    """Run-time checks and prints (print, assert, assert_defined): ONNX has neither; the value passes through."""
+    first = next(iter(op.inputs))
+    ctx.node("Identity", [ctx.name(op.inputs[first][0])], [ctx.out(op, next(iter(op.outputs)))])
+
+
 def _arg(onnx_type):
     def lower(ctx, op):
         from .context import onnx_dtype
@@ -268,6 +296,9 @@ TABLE = {
     "sum": _reduce("ReduceSum"), "mean": _mean, "max": _reduce("ReduceMax", axes_input=False),
     "min": _reduce("ReduceMin", axes_input=False), "prod": _reduce("ReduceProd", axes_input=False),
     "logsumexp": _reduce("ReduceLogSumExp", axes_input=False), "cumsum": _cumsum,
+    "all": _all_any("ReduceMin"), "any": _all_any("ReduceMax"),
+    "fmax": _nan_ignoring("Max"), "fmin": _nan_ignoring("Min"),
+    "print": _passthrough, "assert": _passthrough, "assert_defined": _passthrough,
     "argmax": _arg("ArgMax"), "argmin": _arg("ArgMin"), "topk": _topk,
     # linear algebra
     "matmul": _matmul, "fused_linear": _fused_linear, "einsum": _einsum,

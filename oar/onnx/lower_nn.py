@@ -142,15 +142,33 @@ def _adaptive(onnx_global, onnx_pool, kind):
         elif kind == "avg" and all(s > 0 for s in spatial) and len(out_size) <= 2:
             # the kernel's own formulation: one averaging matrix per pooled axis
             npdt = D.np_dtype(dt)
-            mats = [P.adaptive_matrix(s, o, npdt) for s, o in zip(spatial, out_size)]
-            y = ctx.node("MatMul", [x, ctx.const(np.ascontiguousarray(mats[-1].T))])
-            if len(mats) == 2:
-                y = ctx.node("MatMul", [ctx.const(mats[0]), y])
-            ctx.node("Identity", [y], [ctx.out(op)])
+            _separable(ctx, op, x, [P.adaptive_matrix(s, o, npdt) for s, o in zip(spatial, out_size)])
         else:
             raise ctx.block_op_error(op, f"adaptive pooling of spatial size {spatial} to {out_size} has no ONNX "
                                          "lowering (needs known sizes divisible by the output size)")
     return lower
+
+
+def _separable(ctx, op, x, mats):
+    """Applies one (out, in) matrix to each of the last one or two axes of x, as the kernels do."""
+    y = ctx.node("MatMul", [x, ctx.const(np.ascontiguousarray(mats[-1].T))])
+    if len(mats) == 2:
+        y = ctx.node("MatMul", [ctx.const(mats[0]), y])
+    ctx.node("Identity", [y], [ctx.out(op)])
+
+
+def _interp(ctx, op):
+    from ..nn.functional.common import _interp_matrix
+    a = op.attrs
+    shape, dt = ctx.in_meta(op, "x")
+    nd = len(a["out_size"])
+    spatial = shape[len(shape) - nd:]
+    if nd > 2 or any(s < 0 for s in spatial):
+        raise ctx.block_op_error(op, f"interpolate over {nd} dims of spatial size {spatial} has no ONNX lowering "
+                                     "(needs 1 or 2 dims of known size)")
+    mats = [_interp_matrix(s, o, a["mode"], a["align_corners"], a["align_mode"], sc, D.np_dtype(dt))
+            for s, o, sc in zip(spatial, a["out_size"], a["scales"])]
+    _separable(ctx, op, ctx.inp(op, "x"), mats)
 
 
 # ---- normalization, dropout, embedding --------------------------------------------------------------------------
@@ -220,7 +238,7 @@ TABLE = {
     "max_pool2d": _pool("MaxPool"), "avg_pool2d": _pool("AveragePool"),
     "adaptive_avg_pool": _adaptive("GlobalAveragePool", "AveragePool", "avg"),
     "adaptive_max_pool2d": _adaptive("GlobalMaxPool", "MaxPool", "max"),
-    "batch_norm": _batch_norm, "dropout": _dropout, "embedding": _embedding,
+    "interp": _interp, "batch_norm": _batch_norm, "dropout": _dropout, "embedding": _embedding,
 }
 
 register(TABLE)

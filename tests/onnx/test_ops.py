@@ -170,3 +170,19 @@ def test_opset_versions():
         _, model, sess = export_model(fn, specs_of([T]), opset_version=v)
         assert model.opset_import[0].version == v
         np.testing.assert_allclose(run(sess, [T])[0], eager(fn, [T])[0], rtol=1e-5)
+
+
+MORE = {
+    "all": lambda x: oar.all(x > -1.5, axis=1), "any": lambda x: oar.any(x > 1.5),
+    "fmax": lambda x: oar.fmax(x, oar.flip(x, [0])), "fmin": lambda x: oar.fmin(x, x * 0.5),
+    "interp_nearest": lambda x: F.interpolate(x, scale_factor=2), "interp_size": lambda x: F.interpolate(x, [5, 7]),
+    "interp_bilinear": lambda x: F.interpolate(x, [5, 7], mode="bilinear"),
+    "interp_bilinear_ac": lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True),
+    "interp_linear": lambda x: F.interpolate(x[:, :, 0], [7], mode="linear", data_format="NCW"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more(name):
+    q = f32(2, 3, 4, 5) if name.startswith("interp") else T
+    check(MORE[name], q, dynamic=True, more=[(np.concatenate([q, q]),)])
