@@ -155,3 +155,59 @@ def test_converted_code_compiles_and_keeps_line_numbers():
         tree = step(tree, ctx)
     lines = {n.lineno for n in ast.walk(tree) if hasattr(n, "lineno")}
     assert lines <= set(range(1, 8))  # every generated node points at a line of the original function
+
+
+def test_normalize_drops_decorators_and_makes_super_explicit():
+    code, ctx = convert("""
+    @some_decorator
+    def forward(self, x):
+        return super().forward(x)
+    """, upto="normalize")
+    assert "@some_decorator" not in code
+    assert "super(__class__, self).forward(x)" in code and ctx.uses_class_cell
+
+
+def test_declare_binds_block_names_as_undefined_with_their_lines():
+    code, _ = convert("""
+    def f(x, n):
+        a = 1
+        for i in range(n):
+            z = x * i
+        return z
+    """)
+    assert "z = _jst.UndefinedVar('z', 5)" in code and "i = _jst.UndefinedVar('i'" in code
+    assert "a = _jst.UndefinedVar" not in code and "x = _jst.UndefinedVar" not in code
+
+
+def test_shape_becomes_runtime_shape_on_loads_only():
+    code, _ = convert("""
+    def f(x):
+        n = x.shape[0]
+        return x.reshape([n, -1])
+    """, upto="shape")
+    assert "n = _jst.convert_shape(x)[0]" in code
+
+
+def test_list_mutation_rewritten_for_local_lists_only():
+    code, _ = convert("""
+    def f(x, xs):
+        out = []
+        out.append(x)
+        xs.append(x)
+        GLOBAL.append(x)
+        GLOBAL[0] = x
+        return out
+    """, upto="list")
+    assert "out = _jst.convert_append(out, x)" in code and "xs = _jst.convert_append(xs, x)" in code
+    assert "GLOBAL.append(x)" in code   # a global / closure list is mutated in place, never rebound
+
+
+def test_global_container_store_is_not_a_block_variable():
+    code, _ = convert("""
+    def f(x):
+        if x > 0:
+            CACHE['k'] = x
+        return x
+    """)
+    assert "nonlocal CACHE" not in code and "UndefinedVar('CACHE'" not in code
+    assert "_jst.convert_ifelse(x > 0, __true_fn_1, __false_fn_2, _jst.no_state, _jst.no_state, ()" in code
