@@ -1,9 +1,13 @@
 """`oar inspect PATH` prints the program, inputs/outputs, parameter count and size, and format version."""
+import os
 import subprocess
 import sys
 
 import oar
 from oar.cli import main
+from oar.jit.model_files import MODEL_FORMAT_VERSION
+from oar.static import InputSpec
+from oar.static.serialize import FORMAT_VERSION
 from oar.jit.save_load import records_from_concrete, save_records
 
 from inference_helpers import FakeConcrete, param
@@ -27,7 +31,34 @@ def test_inspect_missing(tmp_path, capsys):
     assert "model file not found" in capsys.readouterr().err
 
 
-def test_console_entry_point_runs(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "oar.cli", "inspect", str(tmp_path / "nope")], capture_output=True,
-                       text=True)
+def console_script():
+    """The `oar` command that ``pip install -e .`` puts next to this interpreter (pyproject [project.scripts])."""
+    path = os.path.join(os.path.dirname(sys.executable), "oar")
+    assert os.path.isfile(path), f"{path} is missing: run `pip install -e .` to install the console script"
+    return path
+
+
+def test_console_script_inspects_a_saved_layer(tmp_path):
+    net = oar.nn.Sequential(oar.nn.Linear(4, 8), oar.nn.ReLU(), oar.nn.Linear(8, 2))
+    net.eval()
+    prefix = str(tmp_path / "mlp")
+    oar.jit.save(net, prefix, input_spec=[InputSpec([None, 4], "float32", "x")])
+    r = subprocess.run([console_script(), "inspect", prefix], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert f"model: {prefix}\nformat: oar.model v{MODEL_FORMAT_VERSION}, program JSON v{FORMAT_VERSION}\n" in out
+    assert "== method forward (saved in eval mode) ==" in out
+    assert "inputs:\n  x : float32[-1, 4]\n" in out
+    assert "outputs:\n" in out and ": float32[-1, 2]" in out
+    assert "parameters: 4 tensors, 58 values, 232 B" in out  # 4*8 + 8 + 8*2 + 2 float32 values
+    assert "matmul(" in out and "relu(" in out
+
+
+def test_console_script_reports_bad_files(tmp_path):
+    bad = tmp_path / "bad.pdmodel"
+    bad.write_text("{not json")
+    r = subprocess.run([console_script(), "inspect", str(bad)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "bad.pdmodel: not a valid model" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([console_script(), "inspect", str(tmp_path / "nope")], capture_output=True, text=True,
+                       timeout=120)
     assert r.returncode == 1 and "model file not found" in r.stderr

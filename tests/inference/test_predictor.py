@@ -1,4 +1,5 @@
 """oar.inference: Config forms, handles, run() both ways, clone, passes on/off give the same results."""
+import re
 import threading
 
 import numpy as np
@@ -92,3 +93,48 @@ def test_clear_errors(tmp_path):
         pred.run()
     with pytest.raises(ValueError, match=r"missing\.pdmodel: model \(\.pdmodel\) file not found"):
         inference.create_predictor(inference.Config(str(tmp_path / "missing")))
+
+
+class FoldableNet(oar.nn.Layer):
+    """Conv + BatchNorm (folded), a weight transformed by ops (constant-folded), ReLU, Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = oar.nn.Conv2D(3, 4, 3, padding=1)
+        self.bn = oar.nn.BatchNorm2D(4)
+        self.w = self.create_parameter([5, 4 * 4 * 4])
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.conv(x)))
+        return oar.matmul(oar.flatten(y, 1), oar.transpose(self.w * 0.5, [1, 0]))
+
+
+def test_predictor_folds_constants_and_batch_norm_and_drops_dead_code(tmp_path):
+    net = FoldableNet()
+    net.train()
+    for _ in range(3):  # give BatchNorm non-trivial running statistics
+        net(oar.randn([8, 3, 4, 4]))
+    net.eval()
+    prefix = str(tmp_path / "foldable")
+    oar.jit.save(net, prefix, input_spec=[oar.static.InputSpec([None, 3, 4, 4], "float32", "x")])
+    pred = inference.create_predictor(inference.Config(prefix))
+    cfg = inference.Config(prefix)
+    cfg.switch_ir_optim(False)
+    raw = inference.create_predictor(cfg)
+    raw_types = [op.type for op in raw.program.global_block().ops]
+    assert {"batch_norm", "transpose", "multiply"} <= set(raw_types), raw_types
+    types = [op.type for op in pred.program.global_block().ops]
+    assert not {"batch_norm", "transpose", "multiply"} & set(types), types
+    assert len(types) < len(raw_types)
+    assert net.w.name not in pred.program.global_block().vars  # replaced by its folded transpose: dead
+    prov = pred.program.provenance
+    folded = [int(re.match(r"constant_folding: folded (\d+) ops", p).group(1)) for p in prov
+              if p.startswith("constant_folding")]
+    assert folded and folded[-1] >= 3, prov  # full(0.5), multiply, transpose
+    assert "fold_batch_norm: folded 1 batch_norm ops" in prov, prov
+    dce = [p for p in prov if p.startswith("dead_code_elimination")][-1]
+    assert int(re.match(r".*removed \d+ ops, (\d+) variables", dce).group(1)) > 0, prov
+    x = rng.standard_normal([2, 3, 4, 4]).astype("float32")
+    want = net(oar.to_tensor(x)).numpy()
+    np.testing.assert_allclose(pred.run([x])[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(raw.run([x])[0], want, rtol=1e-5, atol=1e-6)
