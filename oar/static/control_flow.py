@@ -269,10 +269,22 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
         >>> out = oar.static.nn.switch_case(i, {0: lambda: a, 1: lambda: b}, default=lambda: c)
     """
     if isinstance(branch_fns, dict):
-        items = sorted(branch_fns.items())
-    else:
+        items = list(branch_fns.items())
+    elif isinstance(branch_fns, (list, tuple)):
         items = [tuple(p) if isinstance(p, (list, tuple)) else (i, p) for i, p in enumerate(branch_fns)]
-        items.sort(key=lambda p: p[0])
+    else:
+        raise TypeError(f"switch_case: branch_fns must be a dict, a list of (int, fn) pairs or a list of fns, "
+                        f"got {type(branch_fns).__name__}")
+    if not items:
+        raise ValueError("switch_case: branch_fns must not be empty")
+    seen = set()
+    for p in items:
+        if len(p) != 2 or not isinstance(p[0], int) or isinstance(p[0], bool) or not callable(p[1]):
+            raise TypeError(f"switch_case: each branch must be an int key and a callable, got {p!r}")
+        if p[0] in seen:
+            raise ValueError(f"switch_case: the key {p[0]} appears more than once in branch_fns")
+        seen.add(p[0])
+    items.sort(key=lambda p: p[0])
     if default is None:
         default = items[-1][1]
     if not isinstance(branch_index, Variable):

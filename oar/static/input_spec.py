@@ -40,8 +40,11 @@ class InputSpec:
     @classmethod
     def from_tensor(cls, tensor, name=None):
         """The spec of an existing Tensor (its name unless `name` is given)."""
-        if not hasattr(tensor, "shape") or not hasattr(tensor, "dtype"):
-            raise TypeError(f"InputSpec.from_tensor expects a Tensor, got {type(tensor).__name__}")
+        from ..tensor.methods import TensorMethods
+        if not isinstance(tensor, TensorMethods):
+            raise ValueError(f"InputSpec.from_tensor expects a Tensor or static Variable, got "
+                             f"{type(tensor).__name__}" + (" (use InputSpec.from_numpy)"
+                                                           if isinstance(tensor, np.ndarray) else ""))
         return cls(tensor.shape, tensor.dtype, name or getattr(tensor, "name", None))
 
     @classmethod
@@ -55,6 +58,8 @@ class InputSpec:
             if len(batch_size) != 1:
                 raise ValueError(f"batch_size must be an int or a 1-element list, got {batch_size}")
             batch_size = batch_size[0]
+        if batch_size is not None and (not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool)):
+            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} {batch_size!r}")
         self.shape = (-1 if batch_size is None else int(batch_size),) + self.shape
         return self
 
@@ -75,7 +80,8 @@ class InputSpec:
         return not self == other
 
     def __hash__(self):
-        return hash(self._key())
+        # as Paddle, the name is left out: specs that differ only by name share a to_static program
+        return hash((self.shape, self.dtype.name, self.stop_gradient))
 
     def __repr__(self):
         return (f"InputSpec(shape={self.shape}, dtype=paddle.{self.dtype.name}, name={self.name}, "

@@ -193,3 +193,41 @@ def test_control_flow_program_round_trips_through_json(prog):
     test = main.clone(for_test=True)  # the forward only: the gradient ops are pruned
     assert "x@GRAD" not in str(test) and test.num_blocks == 5 < main.num_blocks
     assert run(test, {"x": xv}, [total.name])[0] == 18.0  # 6 * (2 + 1)
+
+
+@pytest.mark.parametrize("form", ["list_of_fns", "list_of_pairs", "dict_no_default"])
+def test_switch_case_branch_forms(prog, form):
+    main, _ = prog
+    i = oar.static.data("i", [1], "int64")
+    x = oar.static.data("x", [2])
+    fns = [lambda: x + 1, lambda: x * 10, lambda: x - 1]
+    branch_fns = {"list_of_fns": fns, "list_of_pairs": [(2, fns[2]), (0, fns[0]), (1, fns[1])],
+                  "dict_no_default": {0: fns[0], 1: fns[1], 2: fns[2]}}[form]
+    out = oar.static.nn.switch_case(i, branch_fns)  # no default: the largest key's fn
+    xv = np.array([1.0, 2.0], "float32")
+    for k, want in ((0, xv + 1), (1, xv * 10), (2, xv - 1), (7, xv - 1)):
+        np.testing.assert_allclose(run(main, {"i": np.array([k]), "x": xv}, [out])[0], want)
+
+
+def test_switch_case_and_case_argument_errors(prog):
+    i = oar.static.data("i", [1], "int64")
+    x = oar.static.data("x", [2])
+    with pytest.raises(ValueError, match="key 1 appears more than once"):
+        oar.static.nn.switch_case(i, [(1, lambda: x), (1, lambda: x + 1)])
+    with pytest.raises(TypeError, match="int key and a callable"):
+        oar.static.nn.switch_case(i, {"a": lambda: x})
+    with pytest.raises(TypeError, match="branch_fns must be"):
+        oar.static.nn.switch_case(i, lambda: x)
+    with pytest.raises(TypeError, match="pair"):
+        oar.static.nn.case([i == 0], default=lambda: x)
+    # case without default: the last pair's fn is the default (its pred is not checked), as Paddle
+    c = oar.static.nn.case([(i == 0, lambda: x + 1), (i == 5, lambda: x * 3)])
+    got = run(prog[0], {"i": np.array([9]), "x": np.ones(2, "float32")}, [c])[0]
+    np.testing.assert_allclose(got, [3.0, 3.0])
+
+
+def test_cond_none_on_one_side_only_is_an_error(prog):
+    a = oar.static.data("a", [3])
+    with pytest.raises(ValueError, match="Variable in one branch and None"):
+        oar.static.nn.cond(a.sum() > 0, lambda: a * 2, None)
+    assert oar.static.nn.cond(a.sum() > 0, None, None) is None
