@@ -253,8 +253,8 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
         nc, nf = len(carried), len(flagged)
         last = {}
 
-        def load(lv):
-            state = list(vals)
+        def restore(lv, state):
+            """Writes the loop values `lv` (carried, then flags) back into the function's variables."""
             for j, i in enumerate(carried):
                 x = lv[j]
                 if i in arrays and is_var(x):
@@ -264,6 +264,9 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
                 if is_var(state[i]):
                     MaybeUndefinedVar.mark(state[i], lv[nc + j], names[i], info[0], info[1] or "loop")
             set_(tuple(state))
+
+        def load(lv):
+            restore(lv, list(vals))
             return list(lv[nc + nf:])
 
         def cond(*lv):
@@ -317,15 +320,7 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
         state = list(vals)
         for i, v in last.items():
             state[i] = v
-        for j, i in enumerate(carried):
-            x = res[j]
-            if i in arrays:
-                x.attrs["kind"] = "tensor_array"
-            state[i] = x
-        for j, (i, _, info) in enumerate(flagged):
-            if is_var(state[i]):
-                MaybeUndefinedVar.mark(state[i], res[nc + j], names[i], info[0], info[1] or "loop")
-        set_(tuple(state))
+        restore(res, state)
         return
     raise RuntimeError("could not build the loop: its variables keep changing type")
 

@@ -170,6 +170,24 @@ def guard(stmts, flags):
     return out
 
 
+class BlockTransformer(ast.NodeTransformer):
+    """Base of the converters that turn blocks into nested functions: tracks the names each user function
+    declares `global` (its blocks then declare them `global` too, not `nonlocal`)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.globals = [set()]
+
+    def visit_FunctionDef(self, node):
+        if getattr(node, "_oar_helper", False):
+            self.generic_visit(node)
+            return node
+        self.globals.append(declared(node.body, ast.Global))
+        self.generic_visit(node)
+        self.globals.pop()
+        return node
+
+
 def mark_generated(nodes):
     for n in (nodes if isinstance(nodes, list) else [nodes]):
         for sub in ast.walk(n):

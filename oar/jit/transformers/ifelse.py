@@ -14,23 +14,10 @@ builds a `cond` op for a static one.
 """
 import ast
 
-from .base import assigned_names, declared, expr, function_def, located, state_functions, template
+from .base import BlockTransformer, assigned_names, expr, function_def, located, state_functions, template
 
 
-class _IfElse(ast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.globals = [set()]
-
-    def visit_FunctionDef(self, node):
-        if getattr(node, "_oar_helper", False):
-            self.generic_visit(node)
-            return node
-        self.globals.append(declared(node.body, ast.Global))
-        self.generic_visit(node)
-        self.globals.pop()
-        return node
-
+class _IfElse(BlockTransformer):
     def visit_If(self, node):
         self.generic_visit(node)
         names = list(assigned_names(node.body + node.orelse))

@@ -17,7 +17,7 @@ iterable is Python, and build a `while_loop` op as soon as it depends on a stati
 """
 import ast
 
-from .base import assigned_names, declared, function_def, located, state_functions, template
+from .base import BlockTransformer, assigned_names, function_def, located, state_functions, template
 from .ifelse import _names
 
 
@@ -30,20 +30,7 @@ def _target_spec(t):
     return None
 
 
-class _Loops(ast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.globals = [set()]
-
-    def visit_FunctionDef(self, node):
-        if getattr(node, "_oar_helper", False):
-            self.generic_visit(node)
-            return node
-        self.globals.append(declared(node.body, ast.Global))
-        self.generic_visit(node)
-        self.globals.pop()
-        return node
-
+class _Loops(BlockTransformer):
     def visit_While(self, node):
         self.generic_visit(node)
         names = list(assigned_names(node.body))
