@@ -19,11 +19,11 @@ def _human(n):
 def inspect_model(path, out=None):
     """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
     from .jit.model_files import MODEL_FORMAT_VERSION, file_names, load_files
-    from .jit.save_load import _saved_methods
+    from .jit.save_load import saved_methods
     from .static.serialize import FORMAT_VERSION
     path = os.fspath(path)
     prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
-    methods = (["forward"] if os.path.exists(prefix + ".pdmodel") else []) + _saved_methods(prefix)
+    methods = saved_methods(prefix)
     if not methods:
         raise ValueError(f"{prefix}.pdmodel: model file not found")
     w = (out or sys.stdout).write

@@ -291,6 +291,16 @@ def _saved_methods(path, readable_only=False):
     return sorted(out)
 
 
+def saved_methods(path):
+    """All methods saved under the prefix `path` (``forward`` first when ``path.pdmodel`` exists).
+
+    Example:
+        >>> saved_methods('model/net')
+        ['forward', 'another_forward']
+    """
+    return (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
+
+
 def load(path, **configs):
     """Loads a model saved by `oar.jit.save` as a `TranslatedLayer` (predicts and fine-tunes).
 
@@ -302,7 +312,7 @@ def load(path, **configs):
         >>> y = loaded(x)
     """
     path = os.fspath(path)
-    methods = (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
+    methods = saved_methods(path)
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
                          "oar.jit.save)")
@@ -335,7 +345,7 @@ def load_state_dict_from_prefix(path):
     info_path = path + ".pdiparams.info"
     info = read_info(info_path) if os.path.exists(info_path) else {}
     arrays = {}
-    for m in (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path):
+    for m in saved_methods(path):
         _, w = load_files(*file_names(path, m))
         for n, a in w.items():
             arrays.setdefault(n, a)
