@@ -181,3 +181,20 @@ def test_run_defaults_fetch_by_name_and_tensors(prog):
         exe.run(main, feed={"x": xv}, fetch_list=["nope"])
     with pytest.raises(TypeError, match="fetch_list items"):
         exe.run(main, feed={"x": xv}, fetch_list=[3])
+
+
+def test_kernel_error_inside_a_loop_body_names_the_inner_op(prog):
+    main, _ = prog
+    a = oar.static.data("a", [None, 3])
+    b = oar.static.data("b", [None, None])
+    i0 = oar.zeros([1], "int64")
+    _, out = oar.static.nn.while_loop(
+        lambda i, s: i < 2,
+        lambda i, s: [i + 1, oar.static.nn.cond(s.sum() > 0, lambda: oar.matmul(s, b), lambda: s)],  # failing line
+        [i0, a])
+    exe = oar.static.Executor()
+    with pytest.raises(ValueError) as e:
+        exe.run(main, feed={"a": np.ones([2, 3], "float32"), "b": np.ones([4, 2], "float32")}, fetch_list=[out])
+    msg = str(e.value)
+    assert "inner dimensions" in msg and "= matmul(x=while.x_" in msg
+    assert "lambda: oar.matmul(s, b)" in msg and f"{__file__}:" in msg
