@@ -36,6 +36,26 @@ def test_parameter_counts_match_the_reference_architectures(build, count):
     assert n_params(build()) == count
 
 
+@pytest.mark.parametrize("build,count", [(M.resnet101, 44549160), (M.resnet152, 60192808)])
+def test_deep_resnets_count_and_forward_shape(build, count):
+    model = build(num_classes=1000)
+    assert n_params(model) == count
+    model.eval()
+    assert model(oar.randn([1, 3, 32, 32])).shape == [1, 1000]
+
+
+def test_forward_shapes_with_default_heads():
+    """Default heads (1000 classes); adaptive pooling lets small inputs through."""
+    for build, size in [(M.resnet34, 32), (M.mobilenet_v2, 64)]:
+        model = build()
+        model.eval()
+        assert model(oar.randn([2, 3, size, size])).shape == [2, 1000], build.__name__
+    vgg = M.vgg16(num_classes=10)
+    vgg.eval()
+    assert vgg(oar.randn([1, 3, 32, 32])).shape == [1, 10]
+    assert vgg.classifier[0].weight.shape == [512 * 7 * 7, 4096]  # AdaptiveAvgPool2D(7) before the head
+
+
 def test_vgg16_features():
     model = M.vgg16(num_classes=0, with_pool=False)
     assert n_params(model) == 14714688        # the 13 convolutions of VGG-16
