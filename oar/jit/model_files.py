@@ -15,7 +15,7 @@ from ..static import serialize as S
 
 MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 1
 INFO_FORMAT, INFO_FORMAT_VERSION = "oar.params_info", 1
-MAX_JSON_BYTES = 1 << 30
+MAX_JSON_BYTES = 256 << 20  # a program file; parsing takes several times its size in memory
 _DTYPES = frozenset(d.name for d in D.ALL)
 
 

@@ -205,3 +205,10 @@ def test_unknown_attribute_is_rejected(prefix):
     edit_json(prefix + ".pdmodel", lambda d: prog_ops(d)[0]["attrs"].__setitem__("__class__", "os.system"))
     with pytest.raises(ValueError, match=r"m\.pdmodel.*attribute '__class__' is not one of"):
         load(prefix)
+
+
+def test_oversized_model_file_rejected_before_reading(prefix, monkeypatch):
+    from oar.jit import model_files
+    monkeypatch.setattr(model_files, "MAX_JSON_BYTES", 100)
+    with pytest.raises(ValueError, match=r"m\.pdmodel: model \(\.pdmodel\) file is \d+ bytes, over the 100-byte"):
+        load(prefix)
