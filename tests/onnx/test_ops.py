@@ -186,3 +186,57 @@ MORE = {
 def test_more(name):
     q = f32(2, 3, 4, 5) if name.startswith("interp") else T
     check(MORE[name], q, dynamic=True, more=[(np.concatenate([q, q]),)])
+
+
+VOL = f32(2, 2, 5, 6, 4)
+W3 = [oar.to_tensor(f32(3, 2, 3, 3, 2)), oar.to_tensor(f32(2, 3, 2, 2, 2))]
+
+
+def test_conv3d_and_transpose():
+    check(lambda x: F.conv3d(x, W3[0], padding=1, stride=[1, 2, 1]), VOL, op="conv3d", dynamic=True,
+          atol=1e-5, more=[(VOL[:1],)])
+    check(lambda x: F.conv3d_transpose(x, W3[1], stride=2), VOL, op="conv3d_transpose", atol=1e-5)
+
+
+def test_constant_creation_ops():
+    """Ops without inputs are evaluated at export time (the export passes fold them before that anyway)."""
+    from onnx_helpers import ort
+    from oar.onnx.exporter import program_to_onnx
+    main = oar.static.Program()
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(main):
+            x = oar.static.data("x", [3, 4], "float32")
+            y = x + oar.linspace(0, 1, 4, dtype="float32") + oar.eye(3, 4) + oar.full([3, 4], 2.0) + \
+                oar.arange(4, dtype="float32")
+    finally:
+        oar.disable_static()
+    assert {"linspace", "eye", "full", "arange"} <= {o.type for o in main.global_block().ops}
+    model = program_to_onnx(main, [{"name": "x", "shape": [3, 4], "dtype": "float32"}],
+                            [{"name": y.name, "shape": [3, 4], "dtype": "float32"}])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = X + np.linspace(0, 1, 4) + np.eye(3, 4) + 2.0 + np.arange(4)
+    np.testing.assert_allclose(sess.run(None, {"x": X})[0], want, rtol=1e-6)
+
+
+def test_avg_pool_ceil_mode():
+    check(lambda x: F.avg_pool2d(x, 2, ceil_mode=True), IMG, op="avg_pool2d")
+
+
+def test_fused_linear_program():
+    """The predictor's fuse_linear pass output (matmul + add + relu in one op) lowers too."""
+    from onnx_helpers import ort
+    from oar import passes
+    from oar.onnx.exporter import inference_program, program_to_onnx
+    w, b = oar.to_tensor(f32(4, 5)), oar.to_tensor(f32(5))
+
+    def fn(x):
+        return F.relu(oar.matmul(x, w) + b)
+
+    spec = [oar.static.InputSpec([None, 4], "float32", "x")]
+    prog, ins, outs = inference_program(oar.jit.to_static(fn, input_spec=spec), spec)
+    prog = passes.apply_passes(prog, ["fuse_linear"], keep=[o["name"] for o in outs])
+    assert "fused_linear" in {o.type for o in prog.global_block().ops}
+    sess = ort.InferenceSession(program_to_onnx(prog, ins, outs).SerializeToString(),
+                                providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(sess.run(None, {"x": X})[0], fn(oar.to_tensor(X)).numpy(), rtol=1e-5, atol=1e-6)
