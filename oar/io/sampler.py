@@ -103,14 +103,7 @@ class BatchSampler(Sampler):
         self.shuffle = shuffle
 
     def __iter__(self):
-        batch = []
-        for i in self.sampler:
-            batch.append(i)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        return _chunks(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = len(self.sampler)
@@ -158,15 +151,20 @@ class DistributedBatchSampler(BatchSampler):
             tail = indices[len(indices) - last:]
             sub.extend(tail[self.local_rank * last_local:(self.local_rank + 1) * last_local])
             indices = sub
-        batch = []
-        for i in indices:
-            batch.append(i)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        yield from _chunks(indices, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = self.num_samples
         return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+
+
+def _chunks(indices, batch_size, drop_last):
+    """Lists of `batch_size` consecutive indices; a shorter last one unless `drop_last`."""
+    batch = []
+    for i in indices:
+        batch.append(i)
+        if len(batch) == batch_size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch

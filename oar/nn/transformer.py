@@ -86,6 +86,14 @@ def _attr_list(attr, n, what):
     return out
 
 
+def _residual(x, norm, dropout, normalize_before, fn):
+    """One residual sub-block as Paddle writes it: ``x + dropout(fn(norm(x)))`` (pre-norm) or
+    ``norm(x + dropout(fn(x)))`` (post-norm)."""
+    if normalize_before:
+        return x + dropout(fn(norm(x)))
+    return norm(x + dropout(fn(x)))
+
+
 def _act(name):
     fn = getattr(F, name, None)
     if fn is None:
@@ -125,19 +133,12 @@ class TransformerEncoderLayer(Layer):
         self.activation = _act(activation)
 
     def forward(self, src, src_mask=None, cache=None):
-        residual = src
-        if self.normalize_before:
-            src = self.norm1(src)
-        src = residual + self.dropout1(self.self_attn(src, src, src, src_mask))
-        if not self.normalize_before:
-            src = self.norm1(src)
-        residual = src
-        if self.normalize_before:
-            src = self.norm2(src)
-        src = residual + self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(src)))))
-        if not self.normalize_before:
-            src = self.norm2(src)
-        return src
+        pre = self.normalize_before
+        src = _residual(src, self.norm1, self.dropout1, pre, lambda h: self.self_attn(h, h, h, src_mask))
+        return _residual(src, self.norm2, self.dropout2, pre, self._feed_forward)
+
+    def _feed_forward(self, h):
+        return self.linear2(self.dropout(self.activation(self.linear1(h))))
 
 
 def _clones(layer, n):
@@ -189,25 +190,12 @@ class TransformerDecoderLayer(Layer):
         self.activation = _act(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm1(tgt)
-        tgt = residual + self.dropout1(self.self_attn(tgt, tgt, tgt, tgt_mask))
-        if not self.normalize_before:
-            tgt = self.norm1(tgt)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm2(tgt)
-        tgt = residual + self.dropout2(self.cross_attn(tgt, memory, memory, memory_mask))
-        if not self.normalize_before:
-            tgt = self.norm2(tgt)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm3(tgt)
-        tgt = residual + self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(tgt)))))
-        if not self.normalize_before:
-            tgt = self.norm3(tgt)
-        return tgt
+        pre = self.normalize_before
+        tgt = _residual(tgt, self.norm1, self.dropout1, pre, lambda h: self.self_attn(h, h, h, tgt_mask))
+        tgt = _residual(tgt, self.norm2, self.dropout2, pre, lambda h: self.cross_attn(h, memory, memory, memory_mask))
+        return _residual(tgt, self.norm3, self.dropout3, pre, self._feed_forward)
+
+    _feed_forward = TransformerEncoderLayer._feed_forward
 
 
 class TransformerDecoder(Layer):

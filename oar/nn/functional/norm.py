@@ -144,14 +144,7 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     d = xr - mean
     var = M.mean(d * d, axis=2, keepdim=True)
     out = S.reshape(d * M.rsqrt(var + epsilon), [n if n >= 0 else -1] + list(x.shape[1:]))
-    bs = [1, c] + [1] * (x.ndim - 2)
-    if weight is not None:
-        out = out * S.reshape(weight, bs)
-    if bias is not None:
-        out = out + S.reshape(bias, bs)
-    if channels_last:
-        out = S.transpose(out, [0] + list(range(2, out.ndim)) + [1])
-    return out
+    return _channel_affine(out, weight, bias, channels_last)
 
 
 def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -164,8 +157,12 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     mean = M.mean(x, axis=axes, keepdim=True)
     d = x - mean
     var = M.mean(d * d, axis=axes, keepdim=True)
-    out = d * M.rsqrt(var + eps)
-    bs = [1, x.shape[1]] + [1] * (x.ndim - 2)
+    return _channel_affine(d * M.rsqrt(var + eps), weight, bias, channels_last)
+
+
+def _channel_affine(out, weight, bias, channels_last):
+    """Per-channel scale and shift of a channels-first `out`, then back to channels-last if the input was."""
+    bs = [1, out.shape[1]] + [1] * (out.ndim - 2)
     if weight is not None:
         out = out * S.reshape(weight, bs)
     if bias is not None:
