@@ -67,7 +67,7 @@ class Context:
         if n is None and oar_name in self.unsupported_outputs:
             op = self.unsupported_outputs[oar_name]
             raise NotImplementedError(f"oar.onnx.export: '{oar_name}' (an extra output of op '{op.type}', such as "
-                                      f"a pooling mask) has no ONNX equivalent{where(op)}")
+                                      f"a pooling mask) has no ONNX equivalent{user_line(op)}")
         if n is None:
             raise KeyError(f"variable '{oar_name}' is read before any op or input defines it")
         return n
@@ -166,7 +166,7 @@ class Context:
         for op in ops:
             fn = REGISTRY[op.type].extra.get("onnx") if op.type in REGISTRY else None
             if fn is None:
-                raise NotImplementedError(f"oar.onnx.export: op '{op.type}' has no ONNX lowering{where(op)}")
+                raise NotImplementedError(f"oar.onnx.export: op '{op.type}' has no ONNX lowering{user_line(op)}")
             fn(self, op)
 
     def enter(self, block, share_nodes=False):
@@ -186,10 +186,10 @@ class Context:
         return helper.make_graph(scope.nodes, self.fresh(name), [vi(*i) for i in inputs], [vi(*o) for o in outputs])
 
     def block_op_error(self, op, what):
-        return NotImplementedError(f"oar.onnx.export: {what} (op '{op.type}'{where(op)})")
+        return NotImplementedError(f"oar.onnx.export: {what} (op '{op.type}'{user_line(op)})")
 
 
-def where(op):
+def user_line(op):
     """', created at file:line: source' for an op with a recorded user location, else ''."""
     loc = getattr(op, "loc", None)
     if not loc:

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from ..ops.registry import REGISTRY
-from .context import Context, onnx_dtype, where
+from .context import Context, onnx_dtype, user_line
 
 OPSET = 13  # lowerings are written against opset 13; 11-12 by `Context`, later ones by onnx.version_converter
 MIN_OPSET = 11
@@ -122,7 +122,7 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
                          f"{MIN_OPSET} or later; 13 or later recommended)")
     missing = _missing_lowerings(program)
     if missing:
-        lines = "\n".join(f"  {t}{where(op)}" for t, op in missing.items())
+        lines = "\n".join(f"  {t}{user_line(op)}" for t, op in missing.items())
         raise NotImplementedError(f"oar.onnx.export: {len(missing)} op type(s) have no ONNX lowering: "
                                   f"{sorted(missing)}\n{lines}")
     built = min(opset_version, OPSET)
@@ -138,11 +138,12 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
             ctx.used.add(n)
             ctx.initializers.append(numpy_helper.from_array(np.array(t._data, order="C"), n))
     ctx.lower_ops(gb.ops)
-    graph_outputs = []
+    graph_outputs, taken = [], {i["name"] for i in inputs}
     for spec in outputs:
         src = ctx.name(spec["name"])
-        if src != spec["name"] or src in program.bound or any(i["name"] == src for i in inputs):
+        if src != spec["name"] or src in program.bound or src in taken:
             src = ctx.node("Identity", [src], [ctx.fresh(spec["name"])])  # an output of its own
+        taken.add(src)
         graph_outputs.append(_value_info(src, spec["shape"], spec["dtype"]))
     graph = helper.make_graph(ctx.scope.nodes, "oar_model", graph_inputs, graph_outputs, ctx.initializers)
     model = helper.make_model(graph, producer_name="oar", producer_version=_version(),

@@ -188,3 +188,28 @@ def test_print_and_assert_pass_values_through():
     _, model, sess = export_model(oar.jit.to_static(fn), [InputSpec([3], "float32", "x")])
     x = np.arange(3, dtype=np.float32)
     np.testing.assert_allclose(run(sess, [x])[0], x * 2 + 1)
+
+
+def test_identity_and_repeated_outputs():
+    fn = oar.jit.to_static(lambda x: (x, x * 2.0, x))
+    _, model, sess = export_model(fn, [InputSpec([None, 2], "float32", "x")])
+    assert len({o.name for o in model.graph.output}) == 3
+    x = np.ones((3, 2), np.float32)
+    got = run(sess, [x])
+    np.testing.assert_allclose(got[0], x)
+    np.testing.assert_allclose(got[1], x * 2)
+    np.testing.assert_allclose(got[2], x)
+
+
+def test_tensor_array_loop_is_a_clear_error():
+    def fn(x):
+        outs = []
+        i = oar.zeros([1], "int64")
+        while i < x.shape[0]:
+            outs.append(x[i] * 2.0)
+            i = i + 1
+        return oar.stack(outs)
+
+    with pytest.raises(NotImplementedError) as e:
+        export_model(oar.jit.to_static(fn), [InputSpec([3, 2], "float32", "x")])
+    assert "array_" in str(e.value) and "test_models.py" in str(e.value)
