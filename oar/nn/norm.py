@@ -36,6 +36,10 @@ class _BatchNormBase(Layer):
         if self._ndims is not None and x.ndim not in self._ndims:
             raise ValueError(f"{type(self).__name__} expects a {' or '.join(map(str, self._ndims))}-D input, got "
                              f"shape {x.shape}")
+        c = x.shape[-1 if self._data_format[-1] == "C" and x.ndim > 2 else 1]
+        if c not in (-1, self._num_features):
+            raise ValueError(f"{type(self).__name__}({self._num_features}): the input has {c} channels "
+                             f"(shape {x.shape}, data_format={self._data_format})")
 
     def forward(self, input):
         self._check(input)

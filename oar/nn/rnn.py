@@ -246,6 +246,10 @@ class RNNBase(LayerList):
         return out
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
+        if inputs.ndim != 3 or inputs.shape[-1] not in (-1, self.input_size):
+            layout = "[time, batch, input_size]" if self.time_major else "[batch, time, input_size]"
+            raise ValueError(f"{type(self).__name__}: expected inputs of shape {layout} with input_size="
+                             f"{self.input_size}, got shape {inputs.shape}")
         states = self._split_states(initial_states)
         finals = []
         x = inputs

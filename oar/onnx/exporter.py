@@ -148,7 +148,6 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
     graph = helper.make_graph(ctx.scope.nodes, "oar_model", graph_inputs, graph_outputs, ctx.initializers)
     model = helper.make_model(graph, producer_name="oar", producer_version=_version(),
                               opset_imports=[helper.make_opsetid("", built)])
-    model.ir_version = min(model.ir_version, 8)  # readable by onnxruntime releases of the last years
     if opset_version > built:
         from onnx import version_converter
         try:
@@ -156,6 +155,8 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
         except Exception as e:
             raise ValueError(f"oar.onnx.export: cannot write opset {opset_version} (the model is built at opset "
                              f"{OPSET}; the onnx version converter says: {e})") from None
+    # the oldest IR version that carries the opset: readable by as many onnxruntime releases as possible
+    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import), ignore_unknown=True)
     return model
 
 

@@ -128,6 +128,20 @@ def _class_last(x, axis):
     return S.transpose(x, perm)
 
 
+def _check_label_shape(in_shape, lab_shape, axis, soft_label):
+    """Hard labels: the input's shape without `axis` (or with a size-1 `axis`); soft labels: the input's shape."""
+    if soft_label:
+        want = list(in_shape)
+    elif len(lab_shape) == len(in_shape):
+        want = list(in_shape[:axis]) + [1] + list(in_shape[axis + 1:])
+    else:
+        want = list(in_shape[:axis]) + list(in_shape[axis + 1:])
+    if len(want) != len(lab_shape) or any(a not in (-1, b) and b != -1 for a, b in zip(lab_shape, want)):
+        kind = "soft labels" if soft_label else "hard labels"
+        raise ValueError(f"cross_entropy: input shape {list(in_shape)} (classes on axis {axis}) needs {kind} of "
+                         f"shape {want}, got label shape {list(lab_shape)}")
+
+
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
                   use_softmax=True, label_smoothing=0.0, name=None):
     """Paddle's cross entropy: softmax (unless ``use_softmax=False``) then negative log likelihood.
@@ -141,6 +155,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     """
     axis = axis % input.ndim
     n_cls = input.shape[axis]
+    _check_label_shape(input.shape, label.shape, axis, soft_label)
     squeeze_out = False
     hard = not soft_label
     if label_smoothing and label_smoothing > 0:

@@ -119,6 +119,10 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     """
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
+    tail = list(x.shape[x.ndim - len(normalized_shape):]) if len(normalized_shape) <= x.ndim else None
+    if tail is None or any(t not in (-1, n) for t, n in zip(tail, normalized_shape)):
+        raise ValueError(f"layer_norm: normalized_shape {list(normalized_shape)} does not match the trailing dims "
+                         f"of the input shape {x.shape}")
     axes = list(range(x.ndim - len(normalized_shape), x.ndim))
     mean = M.mean(x, axis=axes, keepdim=True)
     d = x - mean
