@@ -400,6 +400,18 @@ class Executor:
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
             scope=None, return_numpy=True, use_program_cache=True, **kwargs):
+        """Runs `program` (the default main program when None) and returns the fetched values in order.
+
+        Args:
+            program: a Program (or a CompiledProgram wrapping one).
+            feed: ``{name: array}`` for `data` variables (any variable may be fed: it overrides its producer).
+            fetch_list: Variables or names to return (one Variable is also accepted).
+            scope: where persistable variables live; `global_scope()` (see `scope_guard`) when None.
+            return_numpy: ndarrays when True, eager `Tensor`s when False.
+
+        Example:
+            >>> loss_value, = exe.run(main, feed={'x': x_np}, fetch_list=[loss])
+        """
         from .builder import default_main_program
         if program is None:
             program = default_main_program()

@@ -260,16 +260,20 @@ class Program:
         return f"{prefix}_{n}"
 
     def global_block(self):
+        """Block 0, where feeds, parameters and top-level ops live (``main.global_block().ops``)."""
         return self.blocks[0]
 
     def block(self, i):
+        """Block `i` (sub-blocks are owned by control-flow ops: ``main.block(1).parent_idx == 0``)."""
         return self.blocks[i]
 
     def current_block(self):
+        """The block ops are appended to now (a sub-block while a branch or loop body is traced)."""
         return self.blocks[self.current_block_idx]
 
     @property
     def num_blocks(self):
+        """How many blocks the program has (1 without control flow)."""
         return len(self.blocks)
 
     def _create_block(self, parent_idx=None):
@@ -284,10 +288,12 @@ class Program:
         self.current_block_idx = self.current_block().parent_idx
 
     def list_vars(self):
+        """Every Variable of every block, in block order (``[v.name for v in main.list_vars()]``)."""
         for b in self.blocks:
             yield from b.vars.values()
 
     def all_parameters(self):
+        """The parameter Variables (``[p.name for p in main.all_parameters()]``)."""
         return [v for b in self.blocks for v in b.vars.values() if v.is_parameter]
 
     def clone(self, for_test=False):
