@@ -2,12 +2,23 @@
 
 Both are side-effecting ops: the executor always runs them, even when no fetch needs their output.
 """
+import itertools
+
 import numpy as np
 
 from ..ops.registry import apply, defop
 
+_PRINTED = {}   # print op id -> how many times it printed (for first_n)
+_print_ids = itertools.count()
 
-def _print(x, message, name, summarize, print_tensor_name, print_tensor_type, print_tensor_shape):
+
+def _print(x, message, name, summarize, print_tensor_name, print_tensor_type, print_tensor_shape, first_n=-1,
+           print_id=None):
+    if first_n is not None and first_n >= 0:
+        n = _PRINTED.get(print_id, 0)
+        if n >= first_n:
+            return x
+        _PRINTED[print_id] = n + 1
     lines = [f"Variable: {name}" if print_tensor_name else "Variable"]
     if message:
         lines.insert(0, str(message))
@@ -28,7 +39,8 @@ PRINT.extra["side_effect"] = True
 
 def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True, print_tensor_type=True,
           print_tensor_shape=True, print_tensor_lod=True, print_phase="both"):
-    """Prints `input` (with `message`) every time the op runs and returns it unchanged.
+    """Prints `input` (with `message`) every time the op runs (only the first `first_n` times when
+    ``first_n >= 0``) and returns it unchanged.
 
     Example:
         >>> y = oar.static.Print(x, message="x is")
@@ -36,7 +48,8 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
     return apply(PRINT, (input,), {"message": message, "name": input.name, "summarize": int(summarize),
                                    "print_tensor_name": bool(print_tensor_name),
                                    "print_tensor_type": bool(print_tensor_type),
-                                   "print_tensor_shape": bool(print_tensor_shape)})
+                                   "print_tensor_shape": bool(print_tensor_shape), "first_n": int(first_n),
+                                   "print_id": next(_print_ids)})
 
 
 def _assert(cond, *data, summarize, name):

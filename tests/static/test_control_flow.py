@@ -170,6 +170,19 @@ def test_print_and_assert(prog, capsys):
         run(main, {"x": np.array([-1.0, -2.0], "float32")}, [y])
 
 
+def test_print_first_n_and_format(prog, capsys):
+    main, _ = prog
+    x = oar.static.data("x", [3])
+    oar.static.Print(x, first_n=2, message="seen", summarize=2)
+    y = x + 1
+    for _ in range(4):
+        run(main, {"x": np.array([1.0, 2.0, 3.0], "float32")}, [y])
+    out = capsys.readouterr().out
+    assert out.count("seen") == 2
+    assert "Variable: x" in out and "  - shape: [3]" in out and "  - dtype: float32" in out
+    assert "  - data: [1.0 2.0 ...]" in out
+
+
 def test_assert_eager():
     with pytest.raises(ValueError):
         oar.static.nn.Assert(oar.to_tensor(False))
