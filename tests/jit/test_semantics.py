@@ -300,3 +300,48 @@ def test_tensor_terminated_recursion_error_names_function_and_fix():
     msg = str(ei.value)
     assert "'tensor_recursion'" in msg and "test_semantics.py" in msg
     assert "ends on a tensor value" in msg and "while loop" in msg
+
+
+# ---- loop sources and builtins ---------------------------------------------------------------------------------
+
+def loop_sources(x, m, n):
+    s = paddle.zeros([2])
+    for row in m:                        # a tensor's first dimension
+        s = s + row
+    for i, row in enumerate(m):
+        s = s + row * i
+    for a, b in zip(m, m * 2):
+        s = s + a - b
+    for w in [1.0, 2.0]:                 # a Python list: unrolled
+        s = s * w
+    for j in range(1, n, 2):             # tensor-bounded range with start and step
+        s = s + x * j
+    for k, v in enumerate((x, x * 3)):   # a Python tuple of tensors
+        s = s + v * k
+    return s
+
+
+def test_for_over_tensor_rows_enumerate_zip_lists_and_ranges():
+    m = paddle.to_tensor(np.arange(6, dtype="float32").reshape(3, 2))
+    sf, _ = both(loop_sources, T(1.0, 2.0), m, I(6))
+    assert op_types(sf).count("while") == 4   # rows, enumerate, zip, range(1, n, 2)
+
+
+def builtins_on_tensors(x):
+    n = len(x)                           # unknown first dim: a run-time shape value
+    b = x.shape[0] * 2
+    t = int(paddle.sum(x)) + float(paddle.mean(x))
+    flag = bool(paddle.sum(x) > 0)
+    if flag:
+        t = t + 1
+    return x * n + b + t
+
+
+def test_len_shape_and_casts_on_a_dynamic_batch():
+    from oar.static import InputSpec
+    sf = paddle.jit.to_static(builtins_on_tensors, input_spec=[InputSpec([None], "float32")])
+    for v in ([1.5, 2.5], [-1.0, 2.0, -4.0]):
+        np.testing.assert_allclose(sf(T(*v)).numpy(), builtins_on_tensors(T(*v)).numpy(), rtol=1e-6)
+    ops = op_types(sf)
+    assert "shape" in ops and "cast" in ops and "cond" in ops
+    assert len(sf.program_cache) == 1
