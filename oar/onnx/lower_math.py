@@ -168,10 +168,6 @@ def _reduce(onnx_type, float_only=False, axes_input=True):
     return lower
 
 
-def _mean(ctx, op):
-    return _reduce("ReduceMean", float_only=True, axes_input=False)(ctx, op)
-
-
 def _all_any(onnx_type):
     """all/any: a min/max reduction over the bools as int32."""
     def lower(ctx, op):
@@ -293,7 +289,7 @@ TABLE = {
     # constants
     "full": _constant, "assign_value": _constant, "arange": _constant, "linspace": _constant, "eye": _constant,
     # reductions and search
-    "sum": _reduce("ReduceSum"), "mean": _mean, "max": _reduce("ReduceMax", axes_input=False),
+    "sum": _reduce("ReduceSum"), "mean": _reduce("ReduceMean", float_only=True, axes_input=False), "max": _reduce("ReduceMax", axes_input=False),
     "min": _reduce("ReduceMin", axes_input=False), "prod": _reduce("ReduceProd", axes_input=False),
     "logsumexp": _reduce("ReduceLogSumExp", axes_input=False), "cumsum": _cumsum,
     "all": _all_any("ReduceMin"), "any": _all_any("ReduceMax"),
