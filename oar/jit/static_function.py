@@ -175,6 +175,12 @@ class StaticFunction:
     Attributes:
         dygraph_function: the original function. code: the converted source. concrete_program: the latest
         ConcreteProgram. program_cache: every program built. rollback(): the original function back.
+
+    Example:
+        >>> sf = oar.jit.to_static(f)
+        >>> y = sf(x)                     # builds (once per signature) and runs the program
+        >>> print(sf.code)                # the converted source
+        >>> cp = sf.get_concrete_program(InputSpec([None, 4], 'float32'))
     """
 
     def __init__(self, function, input_spec=None, build_strategy=None, full_graph=True, check=None, layer=None):
@@ -214,10 +220,12 @@ class StaticFunction:
 
     @property
     def code(self):
+        """The converted source code (what runs when the program is built)."""
         return convert_function(self._function).code
 
     @property
     def concrete_program(self):
+        """The ConcreteProgram of the latest call (built from `input_spec` when there was none yet)."""
         if self._last is None:
             if self._input_spec is None:
                 raise ValueError(f"'{self.__name__}' has no program yet: call it once or pass input_spec")
@@ -225,7 +233,12 @@ class StaticFunction:
         return self._last
 
     def rollback(self):
-        """The original function (for a Layer, `forward` is restored to its class method)."""
+        """The original function (for a Layer, `forward` is restored to its class method).
+
+        Example:
+            >>> net = oar.jit.to_static(net)
+            >>> net.forward.rollback()    # net runs eagerly again
+        """
         if self._layer is not None and self._layer.__dict__.get("forward") is self:
             del self._layer.__dict__["forward"]
             return self._layer.forward
@@ -336,7 +349,14 @@ class StaticFunction:
         return cp
 
     def get_concrete_program(self, *args, **kwargs):
-        """The ConcreteProgram for these arguments (InputSpecs, Tensors or Python values), built if needed."""
+        """The ConcreteProgram for these arguments (InputSpecs, Tensors or Python values, nested in lists,
+        tuples and dicts like the function's arguments), built if needed and cached by signature.
+
+        Example:
+            >>> cp = sf.get_concrete_program(InputSpec([None, 784], 'float32', 'image'), 3)
+            >>> cp.inputs[0].shape
+            [-1, 784]
+        """
         leaves, tree = _flat_args(args, kwargs)
         key = self._key(leaves)
         cp = self.program_cache.get(key)
