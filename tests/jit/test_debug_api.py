@@ -334,3 +334,18 @@ def test_input_spec_with_none_dims_nested_structures_and_python_values():
         out = sf(xs, {"w": T(0.5)}, 3)
         np.testing.assert_allclose(out.numpy(), np.full([n, 2], 4.0))
     assert len(sf.program_cache) == 1   # one program for every batch size
+
+
+def matmul_of_dynamic(x, y):
+    z = x + 1
+    return paddle.matmul(z, y)
+
+
+def test_run_time_error_points_at_the_user_line():
+    sf = paddle.jit.to_static(matmul_of_dynamic, input_spec=[InputSpec([None, 3], "float32"),
+                                                             InputSpec([None, 2], "float32")])
+    with pytest.raises(ValueError) as ei:   # only the run knows that 3 != 4
+        sf(paddle.ones([2, 3]), paddle.ones([4, 2]))
+    msg = notes(ei.value)
+    assert f"{HERE}\", line {line_of(matmul_of_dynamic, 'paddle.matmul')}" in msg
+    assert "return paddle.matmul(z, y)" in msg and "[2, 3]" in msg and "[4, 2]" in msg
