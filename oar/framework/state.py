@@ -40,10 +40,12 @@ def rng():
 
 
 def get_rng_state():
+    """The state of the generator behind every random op (restore it with `set_rng_state`)."""
     return STATE.rng.bit_generator.state
 
 
 def set_rng_state(state):
+    """Restores a state returned by `get_rng_state`."""
     STATE.rng.bit_generator.state = state
 
 
@@ -90,6 +92,7 @@ def set_grad_enabled(mode):
 
 
 def is_grad_enabled():
+    """True unless inside `no_grad`."""
     return STATE.grad_enabled
 
 
@@ -122,8 +125,10 @@ def set_device(device):
 
 
 def get_device():
+    """The current device name ('cpu')."""
     return STATE.device
 
 
 def is_compiled_with_cuda():
+    """False: this build computes on the CPU only."""
     return False

@@ -73,6 +73,7 @@ def full_like(x, fill_value, dtype=None, name=None):
 
 
 def empty_like(x, dtype=None, name=None):
+    """Like `x`'s shape (and dtype unless given); filled with zeros, as `empty`."""
     from .math import zeros_like
     return zeros_like(x, dtype)
 
@@ -136,4 +137,5 @@ def assign(x, output=None):
 
 
 def clone(x, name=None):
+    """A copy of `x` that stays on the gradient path (``x.clone()``)."""
     return assign(x)

@@ -199,4 +199,5 @@ def add_n(inputs, name=None):
 
 
 def increment(x, value=1.0, name=None):
+    """``x + value`` for a one-element tensor (Paddle's loop counter op)."""
     return add(x, value)

@@ -107,6 +107,7 @@ def transpose(x, perm, name=None):
 
 
 def moveaxis(x, source, destination, name=None):
+    """Moves the axes `source` of `x` to the positions `destination` (other axes keep their order)."""
     perm = list(np.moveaxis(np.arange(x.ndim), source, destination))
     return transpose(x, perm)
 

@@ -178,14 +178,17 @@ def minimum(x, y, name=None):
 
 
 def fmax(x, y, name=None):
+    """Elementwise maximum that ignores NaN (the other value wins)."""
     return binary(FMAX, x, y)
 
 
 def fmin(x, y, name=None):
+    """Elementwise minimum that ignores NaN (the other value wins)."""
     return binary(FMIN, x, y)
 
 
 def atan2(x, y, name=None):
+    """Elementwise arctangent of ``x / y`` in the right quadrant."""
     return binary(ATAN2, x, y)
 
 
@@ -257,6 +260,7 @@ SCALE = defop("scale", lambda x, scale, bias, bias_after_scale: _scale(x, scale,
 
 
 def scale_(x, scale):
+    """``x * scale`` (a helper of gradient rules; the Tensor method ``scale_`` is the in-place `scale`)."""
     return apply(SCALE, (x,), {"scale": float(scale), "bias": 0.0, "bias_after_scale": True})
 
 

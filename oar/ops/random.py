@@ -82,10 +82,12 @@ def randn(shape, dtype=None, name=None):
 
 
 def randn_like(x, dtype=None, name=None):
+    """N(0, 1) samples with the shape of `x`."""
     return gaussian(x.shape, dtype=dtype or (x.dtype if x.dtype.kind == "f" else None))
 
 
 def rand_like(x, dtype=None, name=None):
+    """Uniform samples in ``[0, 1)`` with the shape of `x`."""
     return uniform(x.shape, dtype or (x.dtype if x.dtype.kind == "f" else None), 0.0, 1.0)
 
 
@@ -100,6 +102,7 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
+    """Random integers in ``[low, high)`` with the shape of `x`."""
     return randint(low, high, x.shape, dtype or x.dtype)
 
 

@@ -304,4 +304,5 @@ def _unwrap_nested(x):
 
 
 def is_tensor(x):
+    """True for an eager `Tensor` (and `Parameter`)."""
     return isinstance(x, Tensor)

@@ -300,3 +300,30 @@ def test_clear_errors_name_op_and_shapes():
         oar.topk(oar.ones([3]), 5)
     with pytest.raises(TypeError, match="masked_select.*bool"):
         oar.masked_select(oar.ones([3]), oar.ones([3]))
+
+
+# every op of issue 2 that Paddle's Tensor has as a method is one, and it is the function itself (one definition)
+METHOD_OPS = """add subtract multiply divide floor_divide remainder pow exp log log1p sqrt rsqrt square abs sign neg sin
+cos tanh sigmoid erf floor ceil round clip maximum minimum where isnan isinf isfinite nan_to_num equal not_equal
+less_than less_equal greater_than greater_equal logical_and logical_or logical_not logical_xor bitwise_and bitwise_or
+bitwise_xor bitwise_not allclose all any sum mean max min prod argmax argmin logsumexp std var norm cumsum cumprod
+matmul bmm dot mm outer t inverse reshape transpose flatten squeeze unsqueeze expand expand_as broadcast_to tile
+concat stack split chunk unbind slice strided_slice gather gather_nd scatter scatter_nd_add index_select
+masked_select take_along_axis put_along_axis flip roll repeat_interleave numel cast sort argsort topk unique add_n
+bernoulli multinomial""".split()
+
+
+@pytest.mark.parametrize("name", METHOD_OPS)
+def test_method_is_the_op_function(name):
+    assert getattr(oar.Tensor, name) is getattr(oar, name)
+
+
+def test_cast_gradient_goes_back_to_the_input_dtype():
+    x = oar.to_tensor([1.0, 2.0], dtype="float64", stop_gradient=False)
+    y = (x.astype("float32") * oar.to_tensor([3.0, 4.0])).sum()
+    y.backward()
+    assert x.grad.dtype == oar.float64
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
+    i = oar.to_tensor([1, 2], stop_gradient=False)
+    (i.astype("float32") * x).sum().backward()
+    assert i.grad is None  # integer tensors never receive gradients
