@@ -161,11 +161,9 @@ def builtins_max(a, b):
     return a if a > b else b
 
 
-def _cum(name, impl, grad):
-    return defop(name, impl, grad=grad)
-
-
 def _cumsum(x, axis, reverse=False):
+    if x.ndim == 0 and axis is not None:  # Paddle: a 0-D input along its axis stays 0-D (NumPy gives [1])
+        return x.copy()
     if axis is None:
         x, axis = x.reshape(-1), 0
     if reverse:
@@ -193,7 +191,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
                                 "reverse": False})
 
 
-CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim),
+CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim) if x.ndim else x.copy(),
                 grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x)
 
 

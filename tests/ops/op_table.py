@@ -140,7 +140,8 @@ binary("operator_add", lambda x, y: x + y, np.add)
 binary("operator_rsub_scalar", lambda x, y: 2.0 - x * y, lambda x, y: 2.0 - x * y)
 binary("operator_matmul_like_mul", lambda x, y: x * 3 / (y * y + 1), lambda x, y: x * 3 / (y * y + 1))
 add("where", lambda c, x, y: oar.where(c, x, y), np.where,
-    (randn(3, 4) > 0, randn(3, 4), randn(3, 4)), (randn(3, 1) > 0, randn(1, 4), randn(4)), diff=(1, 2))
+    (randn(3, 4) > 0, randn(3, 4), randn(3, 4)), (randn(3, 1) > 0, randn(1, 4), randn(4)),
+    (np.array(True), randn(2, 3), randn()), (randn(2, 3) > 0, randn(), randn()), diff=(1, 2))
 
 UN = [(3, 4), (2, 3, 4), ()]
 
@@ -253,6 +254,10 @@ add("norm_3", lambda x: oar.norm(x, p=3, axis=0), lambda x: (np.abs(x) ** 3).sum
 add("norm_inf", lambda x: oar.norm(x, p=float("inf")), lambda x: np.array(np.abs(x).max()), (distinct(3, 4),))
 add("cumsum", lambda x: oar.cumsum(x, axis=1), lambda x: np.cumsum(x, axis=1), (randn(3, 4),))
 add("cumsum_flat", lambda x: oar.cumsum(x), lambda x: np.cumsum(x), (randn(3, 4),))
+add("cumsum_0d", lambda x: oar.cumsum(x, axis=0), lambda x: x.copy(), (randn(),))
+add("cumsum_0d_flat", oar.cumsum, lambda x: x.reshape(1), (randn(),))
+add("cumprod_0d", lambda x: oar.cumprod(x, dim=-1), lambda x: x.copy(), (pos(),))
+add("matmul_broadcast_batch", oar.matmul, np.matmul, (randn(2, 1, 3, 4), randn(1, 5, 4, 2)))
 add("cumprod", lambda x: oar.cumprod(x, dim=0), lambda x: np.cumprod(x, axis=0), (pos(3, 4),))
 for _n, _r in [("argmax", np.argmax), ("argmin", np.argmin)]:
     add(_n, (lambda f: lambda x: f(x, axis=1))(getattr(oar, _n)), (lambda r: lambda x: r(x, axis=1))(_r),
