@@ -57,6 +57,11 @@ class PReLU(Layer):
 
 
 class ELU(Layer):
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``.
+
+    Example:
+        >>> oar.nn.ELU(alpha=1.0)(oar.to_tensor([-1.0, 2.0]))
+    """
     def __init__(self, alpha=1.0, name=None):
         super().__init__()
         self._alpha = alpha
@@ -77,6 +82,11 @@ class GELU(Layer):
 
 
 class Hardsigmoid(Layer):
+    """``clip(x / 6 + 0.5, 0, 1)`` (Paddle's slope 1/6, offset 0.5).
+
+    Example:
+        >>> oar.nn.Hardsigmoid()(oar.to_tensor([-4.0, 0.0, 4.0]))
+    """
     def __init__(self, name=None):
         super().__init__()
 
@@ -94,6 +104,11 @@ class Hardtanh(Layer):
 
 
 class Softplus(Layer):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``beta * x > threshold``.
+
+    Example:
+        >>> oar.nn.Softplus(beta=2)(oar.to_tensor([0.0, 30.0]))
+    """
     def __init__(self, beta=1, threshold=20, name=None):
         super().__init__()
         self._beta, self._threshold = beta, threshold
@@ -126,6 +141,11 @@ class Softmax(Layer):
 
 
 class LogSoftmax(Layer):
+    """``log(softmax(x))`` along `axis`, computed stably.
+
+    Example:
+        >>> oar.nn.LogSoftmax(axis=-1)(oar.ones([2, 3])).shape
+    """
     def __init__(self, axis=-1, name=None):
         super().__init__()
         self._axis = axis

@@ -119,6 +119,11 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class Conv1DTranspose(_ConvTransposeNd):
+    """Transposed 1-D convolution; weight ``[in, out/groups, k]``.
+
+    Example:
+        >>> oar.nn.Conv1DTranspose(4, 2, 3, stride=2)(oar.ones([1, 4, 5])).shape
+    """
     _nd, _fn, _fmt = 1, staticmethod(F.conv1d_transpose), "NCL"
 
 
@@ -134,4 +139,9 @@ class Conv2DTranspose(_ConvTransposeNd):
 
 
 class Conv3DTranspose(_ConvTransposeNd):
+    """Transposed 3-D convolution; weight ``[in, out/groups, kd, kh, kw]``.
+
+    Example:
+        >>> oar.nn.Conv3DTranspose(2, 1, 2, stride=2)(oar.ones([1, 2, 2, 2, 2])).shape
+    """
     _nd, _fn, _fmt = 3, staticmethod(F.conv3d_transpose), "NCDHW"

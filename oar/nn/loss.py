@@ -26,6 +26,11 @@ class CrossEntropyLoss(Layer):
 
 
 class NLLLoss(Layer):
+    """Negative log likelihood of log-probabilities ``[N, C, ...]`` at integer labels ``[N, ...]``.
+
+    Example:
+        >>> oar.nn.NLLLoss()(oar.log(oar.full([2, 3], 1 / 3)), oar.to_tensor([0, 2]))
+    """
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
         super().__init__()
         self._weight, self._ignore_index, self._reduction = weight, ignore_index, reduction
@@ -50,11 +55,21 @@ class MSELoss(_Reduced):
 
 
 class L1Loss(_Reduced):
+    """Mean (or sum, or none) of ``|input - label|``.
+
+    Example:
+        >>> oar.nn.L1Loss(reduction='sum')(oar.ones([2]), oar.zeros([2]))
+    """
     def forward(self, input, label):
         return F.l1_loss(input, label, self.reduction)
 
 
 class SmoothL1Loss(_Reduced):
+    """Huber loss: ``0.5 d^2 / delta`` where ``|d| < delta``, else ``|d| - 0.5 delta``.
+
+    Example:
+        >>> oar.nn.SmoothL1Loss(delta=1.0)(oar.ones([2]), oar.zeros([2]))
+    """
     def __init__(self, reduction="mean", delta=1.0, name=None):
         super().__init__(reduction)
         self.delta = delta
@@ -64,6 +79,11 @@ class SmoothL1Loss(_Reduced):
 
 
 class BCELoss(_Reduced):
+    """Binary cross entropy of probabilities in [0, 1] against 0/1 (or soft) labels.
+
+    Example:
+        >>> oar.nn.BCELoss()(oar.full([2], 0.5), oar.to_tensor([0.0, 1.0]))
+    """
     def __init__(self, weight=None, reduction="mean", name=None):
         super().__init__(reduction)
         self.weight = weight
@@ -73,6 +93,11 @@ class BCELoss(_Reduced):
 
 
 class BCEWithLogitsLoss(_Reduced):
+    """Binary cross entropy on logits (stable sigmoid inside); `pos_weight` weights positives.
+
+    Example:
+        >>> oar.nn.BCEWithLogitsLoss()(oar.zeros([2]), oar.to_tensor([0.0, 1.0]))
+    """
     def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
         super().__init__(reduction)
         self.weight, self.pos_weight = weight, pos_weight
@@ -82,6 +107,11 @@ class BCEWithLogitsLoss(_Reduced):
 
 
 class KLDivLoss(Layer):
+    """``label * (log(label) - input)`` with `input` log-probabilities (Paddle's reduction rules).
+
+    Example:
+        >>> oar.nn.KLDivLoss(reduction='mean')(oar.log(oar.full([2], 0.5)), oar.full([2], 0.5))
+    """
     def __init__(self, reduction="mean", log_target=False):
         super().__init__()
         self.reduction, self.log_target = reduction, log_target
@@ -91,6 +121,11 @@ class KLDivLoss(Layer):
 
 
 class MarginRankingLoss(_Reduced):
+    """``max(0, -label * (input - other) + margin)`` for labels +1/-1.
+
+    Example:
+        >>> oar.nn.MarginRankingLoss(margin=0.1)(oar.ones([2]), oar.zeros([2]), oar.ones([2]))
+    """
     def __init__(self, margin=0.0, reduction="mean", name=None):
         super().__init__(reduction)
         self.margin = margin

@@ -68,6 +68,11 @@ class BatchNorm2D(_BatchNormBase):
 
 
 class BatchNorm3D(_BatchNormBase):
+    """Batch norm of NCDHW (or NDHWC) input with running statistics.
+
+    Example:
+        >>> oar.nn.BatchNorm3D(4)(oar.ones([2, 4, 3, 3, 3])).shape
+    """
     _fmt, _ndims = "NCDHW", (5,)
 
 

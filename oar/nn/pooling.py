@@ -36,12 +36,22 @@ class MaxPool2D(_Pool):
 
 
 class MaxPool3D(_Pool):
+    """3-D max pooling over NCDHW input.
+
+    Example:
+        >>> oar.nn.MaxPool3D(2)(oar.ones([1, 1, 4, 4, 4])).shape
+    """
     def forward(self, x):
         return F.max_pool3d(x, self.ksize, self.stride, self.padding, self.return_mask, self.ceil_mode,
                             self.data_format or "NCDHW")
 
 
 class AvgPool1D(_Pool):
+    """1-D average pooling over ``[N, C, L]`` (padding excluded from the mean when `exclusive`).
+
+    Example:
+        >>> oar.nn.AvgPool1D(2)(oar.ones([1, 2, 6])).shape
+    """
     def __init__(self, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode, exclusive=exclusive)
 
@@ -64,6 +74,11 @@ class AvgPool2D(_Pool):
 
 
 class AvgPool3D(AvgPool2D):
+    """3-D average pooling over NCDHW input.
+
+    Example:
+        >>> oar.nn.AvgPool3D(2)(oar.ones([1, 1, 4, 4, 4])).shape
+    """
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                  data_format="NCDHW", name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format)
@@ -83,6 +98,11 @@ class _Adaptive(Layer):
 
 
 class AdaptiveAvgPool1D(_Adaptive):
+    """Average pooling of ``[N, C, L]`` to `output_size` windows (Paddle's floor/ceil bounds).
+
+    Example:
+        >>> oar.nn.AdaptiveAvgPool1D(3)(oar.ones([1, 2, 7])).shape
+    """
     def forward(self, x):
         return F.adaptive_avg_pool1d(x, self._output_size)
 
