@@ -38,6 +38,10 @@ class Optimizer:
             'weight_decay': ..., <hyper-parameter>: ...}`` (parameter groups with their own options).
         weight_decay: a float (L2 coefficient) or an `L1Decay`/`L2Decay`.
         grad_clip: a callable ``clip(params_grads) -> params_grads`` (e.g. `oar.nn.ClipGradByGlobalNorm`).
+
+    A parameter's rate is base LR x its group's ``learning_rate`` x its ``ParamAttr(learning_rate)``, and a
+    ``ParamAttr(regularizer)`` wins over its group's ``weight_decay``. (Paddle 2.x, given groups, overwrites the
+    parameter's own scale and regularizer with the group's; oar keeps both, which agrees whenever only one is set.)
     """
 
     _op = None
