@@ -14,6 +14,8 @@ from .tensor.printing import set_printoptions
 from .tensor.methods import install as _install
 from .ops import method_table as _ops
 from .ops.math import *  # noqa: F401,F403
+from .ops.reduction import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
 from .ops.logic import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403

@@ -10,6 +10,14 @@ from .registry import apply
 EMPTY = {}
 
 
+def public_api(namespace, internal=()):
+    """The `__all__` of an op family module: its lowercase functions that are public API (what `import oar`
+    exposes as ``oar.<name>``); op definitions, imported helpers and the names in `internal` stay out."""
+    mod = namespace["__name__"]
+    return sorted(n for n, v in namespace.items()
+                  if n[:1].islower() and callable(v) and getattr(v, "__module__", None) == mod and n not in internal)
+
+
 def is_tensorlike(x):
     return isinstance(x, TensorMethods)
 

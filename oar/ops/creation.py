@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import to_int_list
+from .common import public_api, to_int_list
 from .registry import apply, defop
 
 
@@ -139,3 +139,5 @@ def assign(x, output=None):
 def clone(x, name=None):
     """A copy of `x` that stays on the gradient path (``x.clone()``)."""
     return assign(x)
+
+__all__ = public_api(globals())

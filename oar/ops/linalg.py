@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import broadcast_shapes, infer_same, is_tensorlike, operand
+from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
 from .math import add, cast, expand_as, square, unbroadcast
 from .reduction import sum
 from .registry import apply, defop
@@ -201,3 +201,5 @@ def add_n(inputs, name=None):
 def increment(x, value=1.0, name=None):
     """``x + value`` for a one-element tensor (Paddle's loop counter op)."""
     return add(x, value)
+
+__all__ = public_api(globals())

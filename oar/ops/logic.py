@@ -1,7 +1,7 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
 import numpy as np
 
-from .common import binary, infer_broadcast, infer_broadcast_bool, infer_bool, operand
+from .common import public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, operand
 from .registry import apply, defop
 
 
@@ -99,3 +99,5 @@ def equal_all(x, y, name=None):
         from .creation import full
         return full([], False, "bool")
     return all(equal(x, y))
+
+__all__ = public_api(globals())

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import operand, to_int_list
+from .common import public_api, operand, to_int_list
 from .math import unbroadcast, expand_as, zeros_like, cast
 from .registry import apply, defop
 
@@ -552,3 +552,6 @@ def rot90(x, k=1, axes=(0, 1), name=None):
     perm = list(range(x.ndim))
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(flip(x, b), perm) if k == 1 else flip(transpose(x, perm), b)
+
+__all__ = public_api(globals(), internal=('encode_index', 'decode_index', 'getitem', 'setitem', 'tensor_getitem',
+                                          'tensor_setitem', 'reshape_as'))

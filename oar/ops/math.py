@@ -6,7 +6,7 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
-from .common import EMPTY, binary, broadcast_shapes, infer_broadcast, infer_same, norm_axis, operand
+from .common import public_api, EMPTY, binary, broadcast_shapes, infer_broadcast, infer_same, norm_axis, operand
 from .registry import apply, defop
 
 # ---- gradient helpers (built from ops, so they work eagerly, statically and for higher orders) -------------
@@ -347,3 +347,5 @@ def ones_like(x, dtype=None, name=None):
 from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min, norm,  # noqa: E402
                         prod, std, sum, var)
 from .linalg import add_n, bmm, dot, einsum, increment, inverse, matmul, mm, outer, t  # noqa: E402,F401
+
+__all__ = public_api(globals(), internal=('unbroadcast', 'scale_', 'builtins_max'))

@@ -4,7 +4,7 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
-from .common import norm_axis
+from .common import public_api, norm_axis
 from .math import abs, add, cast, exp, expand_as, isfinite, log, pow, sqrt, where
 from .registry import apply, defop
 
@@ -220,3 +220,5 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         return sum(abs(x), axis=ax, keepdim=keepdim)
     p = float(p)
     return pow(sum(pow(abs(x), p), axis=ax, keepdim=keepdim), 1.0 / p)
+
+__all__ = public_api(globals())
