@@ -50,22 +50,42 @@ def full(shape, fill_value, dtype=None, name=None):
 
 
 def zeros(shape, dtype=None, name=None):
-    """A tensor of zeros (default dtype float32)."""
+    """A tensor of zeros (default dtype float32).
+
+    Example:
+        >>> oar.zeros([2, 3]).shape, oar.zeros([2, 3]).dtype == oar.float32
+        ([2, 3], True)
+    """
     return full(shape, 0.0 if dtype is None else 0, dtype or D.default_float())
 
 
 def ones(shape, dtype=None, name=None):
-    """A tensor of ones (default dtype float32)."""
+    """A tensor of ones (default dtype float32).
+
+    Example:
+        >>> oar.ones([2, 2], dtype='int64').numpy().tolist()
+        [[1, 1], [1, 1]]
+    """
     return full(shape, 1.0 if dtype is None else 1, dtype or D.default_float())
 
 
 def empty(shape, dtype=None, name=None):
-    """An uninitialised tensor; oar fills it with zeros so results never depend on garbage."""
+    """An uninitialised tensor; oar fills it with zeros so results never depend on garbage.
+
+    Example:
+        >>> oar.empty([2, 3]).shape
+        [2, 3]
+    """
     return zeros(shape, dtype)
 
 
 def full_like(x, fill_value, dtype=None, name=None):
-    """Like `x`'s shape, filled with `fill_value`."""
+    """Like `x`'s shape, filled with `fill_value`.
+
+    Example:
+        >>> oar.full_like(oar.ones([2]), 7.5).numpy().tolist()
+        [7.5, 7.5]
+    """
     from .math import zeros_like
     dt = D.convert_dtype(dtype) if dtype is not None else x.dtype
     return zeros_like(x, dt) + fill_value if not isinstance(fill_value, bool) else \
@@ -73,7 +93,12 @@ def full_like(x, fill_value, dtype=None, name=None):
 
 
 def empty_like(x, dtype=None, name=None):
-    """Like `x`'s shape (and dtype unless given); filled with zeros, as `empty`."""
+    """Like `x`'s shape (and dtype unless given); filled with zeros, as `empty`.
+
+    Example:
+        >>> oar.empty_like(oar.ones([2, 3]), dtype='int64').shape
+        [2, 3]
+    """
     from .math import zeros_like
     return zeros_like(x, dtype)
 
@@ -87,7 +112,14 @@ ARANGE = defop("arange", lambda start, end, step, dtype: np.arange(start, end, s
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None):
-    """Values from `start` to `end` (exclusive) by `step`; a single argument is `end`."""
+    """Values from `start` to `end` (exclusive) by `step`; a single argument is `end`.
+
+    Example:
+        >>> oar.arange(5).numpy().tolist()
+        [0, 1, 2, 3, 4]
+        >>> oar.arange(1.0, 2.0, 0.25).numpy().tolist()
+        [1.0, 1.25, 1.5, 1.75]
+    """
     if end is None:
         start, end = 0, start
     vals = [v.item() if hasattr(v, "item") and not hasattr(v, "block") else v for v in (start, end, step)]
@@ -107,7 +139,12 @@ LINSPACE = defop("linspace", lambda start, stop, num, dtype: np.linspace(start, 
 
 
 def linspace(start, stop, num, dtype=None, name=None):
-    """`num` evenly spaced values from `start` to `stop` inclusive."""
+    """`num` evenly spaced values from `start` to `stop` inclusive.
+
+    Example:
+        >>> oar.linspace(0.0, 1.0, 5).numpy().tolist()
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
     return apply(LINSPACE, (), {"start": float(start), "stop": float(stop), "num": int(num),
                                 "dtype": _dtype_or_default(dtype).name})
 
@@ -118,7 +155,12 @@ EYE = defop("eye", lambda num_rows, num_columns, dtype: np.eye(num_rows, num_col
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
-    """Identity matrix of `num_rows` x `num_columns`."""
+    """Identity matrix of `num_rows` x `num_columns`.
+
+    Example:
+        >>> oar.eye(2, 3).numpy().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
     return apply(EYE, (), {"num_rows": int(num_rows), "num_columns": int(num_columns or num_rows),
                            "dtype": _dtype_or_default(dtype).name})
 
@@ -127,7 +169,12 @@ ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda
 
 
 def assign(x, output=None):
-    """Copies `x` (a Tensor, array or list) into a new tensor, or into `output`."""
+    """Copies `x` (a Tensor, array or list) into a new tensor, or into `output`.
+
+    Example:
+        >>> oar.assign(np.array([1, 2], dtype='int32')).numpy().tolist()
+        [1, 2]
+    """
     from .common import operand
     out = apply(ASSIGN, (operand(x),))
     if output is not None:
@@ -137,7 +184,14 @@ def assign(x, output=None):
 
 
 def clone(x, name=None):
-    """A copy of `x` that stays on the gradient path (``x.clone()``)."""
+    """A copy of `x` that stays on the gradient path (``x.clone()``).
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> y = oar.clone(x)
+        >>> y.stop_gradient, y.numpy().tolist()
+        (False, [1.0, 2.0])
+    """
     return assign(x)
 
 __all__ = public_api(globals())

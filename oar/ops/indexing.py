@@ -48,7 +48,13 @@ def slice(input, axes, starts, ends):
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
-    """``x[starts:ends:strides]`` along each of `axes`."""
+    """``x[starts:ends:strides]`` along each of `axes`.
+
+    Example:
+        >>> x = oar.arange(10)
+        >>> oar.strided_slice(x, axes=[0], starts=[1], ends=[8], strides=[3]).numpy().tolist()
+        [1, 4, 7]
+    """
     from .manipulation import getitem
     starts, ends, strides = (to_int_list(v, n) for v, n in ((starts, "starts"), (ends, "ends"),
                                                             (strides, "strides")))
@@ -102,7 +108,13 @@ def gather(x, index, axis=None, name=None):
 
 
 def index_select(x, index, axis=0, name=None):
-    """Slices of `x` along `axis` picked by the 1-D integer `index`."""
+    """Slices of `x` along `axis` picked by the 1-D integer `index`.
+
+    Example:
+        >>> x = oar.to_tensor([[1, 2], [3, 4], [5, 6]])
+        >>> oar.index_select(x, oar.to_tensor([2, 0])).numpy().tolist()
+        [[5, 6], [1, 2]]
+    """
     index = _index_operand(index, "index_select")
     if index.ndim != 1:
         raise ValueError(f"index_select: index must be 1-D, got shape {index.shape}")
@@ -110,7 +122,12 @@ def index_select(x, index, axis=0, name=None):
 
 
 def index_add(x, index, axis, value, name=None):
-    """Adds the slices of `value` into `x` at positions `index` along `axis` (repeated indices accumulate)."""
+    """Adds the slices of `value` into `x` at positions `index` along `axis` (repeated indices accumulate).
+
+    Example:
+        >>> oar.index_add(oar.zeros([3, 2]), oar.to_tensor([0, 2, 0]), 0, oar.ones([3, 2])).numpy().tolist()
+        [[2.0, 2.0], [0.0, 0.0], [1.0, 1.0]]
+    """
     index = _index_operand(index, "index_add")
     value = operand(value, x)
     return apply(INDEX_ADD, (x, index, cast(value, x.dtype)), {"axis": _axis1(axis, x.ndim)})
@@ -167,7 +184,13 @@ def gather_nd(x, index, name=None):
 
 
 def scatter_nd_add(x, index, updates, name=None):
-    """Adds `updates` into `x` at the coordinates in the last dim of `index` (repeats accumulate)."""
+    """Adds `updates` into `x` at the coordinates in the last dim of `index` (repeats accumulate).
+
+    Example:
+        >>> x = oar.zeros([2, 2])
+        >>> oar.scatter_nd_add(x, oar.to_tensor([[0, 1], [0, 1]]), oar.to_tensor([1.0, 2.0])).numpy().tolist()
+        [[0.0, 3.0], [0.0, 0.0]]
+    """
     index = _index_operand(index, "scatter_nd_add")
     updates = cast(operand(updates, x), x.dtype)
     expected = list(index.shape[:-1]) + list(x.shape[index.shape[-1]:])
@@ -178,7 +201,12 @@ def scatter_nd_add(x, index, updates, name=None):
 
 
 def scatter_nd(index, updates, shape, name=None):
-    """Zeros of `shape` with `updates` added at the coordinates in `index`."""
+    """Zeros of `shape` with `updates` added at the coordinates in `index`.
+
+    Example:
+        >>> oar.scatter_nd(oar.to_tensor([[1], [3], [1]]), oar.to_tensor([1.0, 2.0, 3.0]), [4]).numpy().tolist()
+        [0.0, 4.0, 0.0, 2.0]
+    """
     from .creation import zeros
     return scatter_nd_add(zeros(shape, updates.dtype), index, updates)
 
@@ -292,7 +320,13 @@ def take_along_axis(arr, indices, axis, broadcast=True):
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
-    """Writes `values` into a copy of `arr` at `indices` along `axis`; `reduce` is 'assign', 'add' or 'mul'."""
+    """Writes `values` into a copy of `arr` at `indices` along `axis`; `reduce` is 'assign', 'add' or 'mul'.
+
+    Example:
+        >>> x = oar.zeros([2, 3])
+        >>> oar.put_along_axis(x, oar.to_tensor([[1], [2]]), 5.0, axis=1).numpy().tolist()
+        [[0.0, 5.0, 0.0], [0.0, 0.0, 5.0]]
+    """
     indices = _index_operand(indices, "put_along_axis")
     axis = _axis1(axis, arr.ndim)
     reduce = {"multiply": "mul"}.get(reduce, reduce)
@@ -316,13 +350,24 @@ ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]
 
 
 def one_hot(x, num_classes, name=None):
-    """float32 one-hot encoding of integer labels, with a new last dim of size `num_classes`."""
+    """float32 one-hot encoding of integer labels, with a new last dim of size `num_classes`.
+
+    Example:
+        >>> oar.one_hot(oar.to_tensor([0, 2]), num_classes=3).numpy().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     x = _index_operand(x, "one_hot")
     return apply(ONE_HOT, (x,), {"num_classes": int(num_classes)})
 
 
 def masked_fill(x, mask, value, name=None):
-    """`x` with `value` wherever the bool `mask` (broadcast against x) is True."""
+    """`x` with `value` wherever the bool `mask` (broadcast against x) is True.
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> oar.masked_fill(x, x > 2.0, 0.0).numpy().tolist()
+        [[1.0, 2.0], [0.0, 0.0]]
+    """
     return where(operand(mask), operand(value, x), x)
 
 

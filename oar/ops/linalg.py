@@ -91,30 +91,55 @@ _FLAGS = {(a, b): {"transpose_x": a, "transpose_y": b} for a in (False, True) fo
 
 
 def mm(input, mat2, name=None):
-    """Matrix product of two matrices."""
+    """Matrix product of two matrices.
+
+    Example:
+        >>> oar.mm(oar.to_tensor([[1.0, 2.0]]), oar.to_tensor([[3.0], [4.0]])).numpy().tolist()
+        [[11.0]]
+    """
     return matmul(input, mat2)
 
 
 def bmm(x, y, name=None):
-    """Batched matrix product of [B, N, K] and [B, K, M]."""
+    """Batched matrix product of [B, N, K] and [B, K, M].
+
+    Example:
+        >>> oar.bmm(oar.ones([2, 3, 4]), oar.ones([2, 4, 5])).shape
+        [2, 3, 5]
+    """
     if x.ndim != 3 or y.ndim != 3:
         raise ValueError(f"bmm expects 3-D inputs, got shapes {x.shape} and {y.shape}")
     return matmul(x, y)
 
 
 def dot(x, y, name=None):
-    """Inner product of 1-D tensors (row-wise for 2-D)."""
+    """Inner product of 1-D tensors (row-wise for 2-D).
+
+    Example:
+        >>> oar.dot(oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0, 4.0])).item()
+        11.0
+    """
     return sum(x * y, axis=-1)
 
 
 def outer(x, y, name=None):
-    """Outer product of two vectors."""
+    """Outer product of two vectors.
+
+    Example:
+        >>> oar.outer(oar.to_tensor([1.0, 2.0]), oar.to_tensor([1.0, 10.0, 100.0])).numpy().tolist()
+        [[1.0, 10.0, 100.0], [2.0, 20.0, 200.0]]
+    """
     from .manipulation import reshape
     return reshape(x, [-1, 1]) * reshape(y, [1, -1])
 
 
 def t(input, name=None):
-    """Transpose of a matrix of at most 2 dims."""
+    """Transpose of a matrix of at most 2 dims.
+
+    Example:
+        >>> oar.t(oar.ones([2, 3])).shape
+        [3, 2]
+    """
     if input.ndim > 2:
         raise ValueError(f"t() expects a tensor with at most 2 dims, got shape {input.shape}")
     from .manipulation import transpose
@@ -133,7 +158,12 @@ INVERSE = defop("inverse", _inverse, infer=infer_same,
 
 
 def inverse(x, name=None):
-    """Inverse of square matrices (batched over leading dims)."""
+    """Inverse of square matrices (batched over leading dims).
+
+    Example:
+        >>> oar.inverse(oar.to_tensor([[2.0, 0.0], [0.0, 4.0]])).numpy().tolist()
+        [[0.5, 0.0], [0.0, 0.25]]
+    """
     return apply(INVERSE, (x,))
 
 
@@ -176,7 +206,14 @@ EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_ein
 
 
 def einsum(equation, *operands):
-    """Einstein summation, e.g. ``oar.einsum('ij,jk->ik', a, b)``."""
+    """Einstein summation, e.g. ``oar.einsum('ij,jk->ik', a, b)``.
+
+    Example:
+        >>> oar.einsum('ij,jk->ik', oar.ones([2, 3]), oar.ones([3, 4])).shape
+        [2, 4]
+        >>> oar.einsum('ii', oar.eye(3)).item()
+        3.0
+    """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = equation.replace(" ", "")
@@ -189,7 +226,12 @@ def einsum(equation, *operands):
 
 
 def add_n(inputs, name=None):
-    """Sum of a list of tensors of the same shape."""
+    """Sum of a list of tensors of the same shape.
+
+    Example:
+        >>> oar.add_n([oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0, 4.0])]).numpy().tolist()
+        [4.0, 6.0]
+    """
     if not isinstance(inputs, (list, tuple)):
         return inputs
     out = inputs[0]
@@ -199,7 +241,12 @@ def add_n(inputs, name=None):
 
 
 def increment(x, value=1.0, name=None):
-    """``x + value`` for a one-element tensor (Paddle's loop counter op)."""
+    """``x + value`` for a one-element tensor (Paddle's loop counter op).
+
+    Example:
+        >>> oar.increment(oar.to_tensor([1.0]), value=2.0).numpy().tolist()
+        [3.0]
+    """
     return add(x, value)
 
 __all__ = public_api(globals())

@@ -5,13 +5,26 @@ from .common import public_api, binary, infer_broadcast, infer_broadcast_bool, i
 from .registry import apply, defop
 
 
+# expected outputs of the docstring examples (run as doctests): x = [1, 2, 3] against 2; x = [True, True, False]
+# against [True, False, False] for logical ops and [12, 10] against [10, 6] for bitwise ones
+_CMP_EXAMPLES = {"equal": [False, True, False], "not_equal": [True, False, True], "less_than": [True, False, False],
+                 "less_equal": [True, True, False], "greater_than": [False, False, True],
+                 "greater_equal": [False, True, True]}
+_LOGIC_EXAMPLES = {"logical_and": [True, False, False], "logical_or": [True, True, False],
+                   "logical_xor": [False, True, False], "bitwise_and": [8, 2], "bitwise_or": [14, 14],
+                   "bitwise_xor": [6, 12]}
+
+
 def _cmp(name, impl):
     op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast_bool)
 
     def fn(x, y, name=None):
         return binary(op, x, y)
     fn.__name__ = name
-    fn.__doc__ = f"Elementwise `{name}` comparison with broadcasting; returns a bool tensor."
+    out = _CMP_EXAMPLES[name]
+    fn.__doc__ = (f"Elementwise `{name}` comparison with broadcasting; returns a bool tensor.\n\n    Example:\n"
+                  f"        >>> oar.{name}(oar.to_tensor([1, 2, 3]), oar.to_tensor(2)).numpy().tolist()\n"
+                  f"        {out}\n    ")
     return op, fn
 
 
@@ -29,7 +42,10 @@ def _logic(name, impl, bitwise=False):
     def fn(x, y, out=None, name=None):
         return binary(op, x, y)
     fn.__name__ = name
-    fn.__doc__ = f"Elementwise `{name}`."
+    x, y = ("[12, 10]", "[10, 6]") if bitwise else ("[True, True, False]", "[True, False, False]")
+    fn.__doc__ = (f"Elementwise `{name}`.\n\n    Example:\n"
+                  f"        >>> oar.{name}(oar.to_tensor({x}), oar.to_tensor({y})).numpy().tolist()\n"
+                  f"        {_LOGIC_EXAMPLES[name]}\n    ")
     return op, fn
 
 
@@ -44,12 +60,22 @@ BITWISE_NOT = defop("bitwise_not", np.invert)
 
 
 def logical_not(x, out=None, name=None):
-    """Elementwise logical not; returns bool."""
+    """Elementwise logical not; returns bool.
+
+    Example:
+        >>> oar.logical_not(oar.to_tensor([True, False])).numpy().tolist()
+        [False, True]
+    """
     return apply(LOGICAL_NOT, (operand(x),))
 
 
 def bitwise_not(x, out=None, name=None):
-    """Elementwise bitwise not (logical not for bool)."""
+    """Elementwise bitwise not (logical not for bool).
+
+    Example:
+        >>> oar.bitwise_not(oar.to_tensor([0, 5])).numpy().tolist()
+        [-1, -6]
+    """
     return apply(BITWISE_NOT, (operand(x),))
 
 
@@ -68,13 +94,23 @@ ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=_tup(axis)
 
 
 def all(x, axis=None, keepdim=False, name=None):
-    """True where every element along `axis` is true."""
+    """True where every element along `axis` is true.
+
+    Example:
+        >>> oar.all(oar.to_tensor([[True, False], [True, True]]), axis=1).numpy().tolist()
+        [False, True]
+    """
     from .common import norm_axis
     return apply(ALL, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
 def any(x, axis=None, keepdim=False, name=None):
-    """True where some element along `axis` is true."""
+    """True where some element along `axis` is true.
+
+    Example:
+        >>> oar.any(oar.to_tensor([[True, False], [False, False]]), axis=1).numpy().tolist()
+        [True, False]
+    """
     from .common import norm_axis
     return apply(ANY, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
@@ -84,17 +120,32 @@ ISCLOSE = defop("isclose", lambda x, y, rtol, atol, equal_nan: np.isclose(x, y, 
 
 
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """Elementwise |x - y| <= atol + rtol * |y|."""
+    """Elementwise |x - y| <= atol + rtol * |y|.
+
+    Example:
+        >>> oar.isclose(oar.to_tensor([1.0, 2.0]), oar.to_tensor([1.0, 2.1])).numpy().tolist()
+        [True, False]
+    """
     return binary(ISCLOSE, x, y, {"rtol": float(rtol), "atol": float(atol), "equal_nan": bool(equal_nan)})
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """A 0-D bool tensor: whether every element is close."""
+    """A 0-D bool tensor: whether every element is close.
+
+    Example:
+        >>> bool(oar.allclose(oar.to_tensor([1.0, 2.0]), oar.to_tensor([1.0, 2.0 + 1e-9])))
+        True
+    """
     return all(isclose(x, y, rtol, atol, equal_nan))
 
 
 def equal_all(x, y, name=None):
-    """A 0-D bool tensor: same shape and all elements equal."""
+    """A 0-D bool tensor: same shape and all elements equal.
+
+    Example:
+        >>> bool(oar.equal_all(oar.to_tensor([1, 2]), oar.to_tensor([1, 2])))
+        True
+    """
     if x.shape != y.shape:
         from .creation import full
         return full([], False, "bool")

@@ -79,7 +79,12 @@ FLATTEN = defop("flatten", _flatten, grad=lambda g, out, x, start_axis, stop_axi
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
-    """Merges dims `start_axis`..`stop_axis` into one."""
+    """Merges dims `start_axis`..`stop_axis` into one.
+
+    Example:
+        >>> oar.flatten(oar.ones([2, 3, 4]), start_axis=1).shape
+        [2, 12]
+    """
     nd = x.ndim
     if nd == 0:
         return reshape(x, [1])
@@ -101,14 +106,31 @@ TRANSPOSE = defop("transpose", lambda x, perm: np.transpose(x, perm), infer=_tra
 
 
 def transpose(x, perm, name=None):
-    """Permutes the dims of `x`."""
+    """Permutes the dims of `x`.
+
+    Example:
+        >>> oar.transpose(oar.ones([2, 3, 4]), perm=[2, 0, 1]).shape
+        [4, 2, 3]
+    """
     perm = [int(p) % max(x.ndim, 1) for p in perm]
     return apply(TRANSPOSE, (x,), {"perm": perm})
 
 
 def moveaxis(x, source, destination, name=None):
-    """Moves the axes `source` of `x` to the positions `destination` (other axes keep their order)."""
-    perm = list(np.moveaxis(np.arange(x.ndim), source, destination))
+    """Moves the axes `source` of `x` to the positions `destination` (other axes keep their order).
+
+    Example:
+        >>> oar.moveaxis(oar.ones([2, 3, 4]), 0, -1).shape
+        [3, 4, 2]
+        >>> oar.moveaxis(oar.ones([2, 3, 4]), [0, 1], [2, 0]).shape
+        [3, 4, 2]
+    """
+    nd = x.ndim
+    src = [int(a) % nd for a in ([source] if isinstance(source, int) else source)]
+    dst = [int(a) % nd for a in ([destination] if isinstance(destination, int) else destination)]
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):  # numpy's rule: fill the destinations in increasing order
+        perm.insert(d, s)
     return transpose(x, perm)
 
 
@@ -120,7 +142,12 @@ def _squeeze_axes(shape, axis):
 
 
 def squeeze(x, axis=None, name=None):
-    """Removes dims of size 1 (those in `axis`, or all)."""
+    """Removes dims of size 1 (those in `axis`, or all).
+
+    Example:
+        >>> oar.squeeze(oar.ones([1, 3, 1])).shape, oar.squeeze(oar.ones([1, 3, 1]), axis=0).shape
+        ([3], [3, 1])
+    """
     axes = _squeeze_axes(x.shape, axis)
     if not axes:
         return x
@@ -129,7 +156,12 @@ def squeeze(x, axis=None, name=None):
 
 
 def unsqueeze(x, axis, name=None):
-    """Inserts dims of size 1 at the positions `axis` (of the output)."""
+    """Inserts dims of size 1 at the positions `axis` (of the output).
+
+    Example:
+        >>> oar.unsqueeze(oar.ones([3]), axis=[0, 2]).shape
+        [1, 3, 1]
+    """
     axes = [axis] if isinstance(axis, int) else [int(a) for a in axis]
     nd = x.ndim + len(axes)
     axes = sorted(a % nd for a in axes)
@@ -154,7 +186,12 @@ BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape
 
 
 def broadcast_to(x, shape, name=None):
-    """Broadcasts `x` to `shape` (-1 keeps a dim)."""
+    """Broadcasts `x` to `shape` (-1 keeps a dim).
+
+    Example:
+        >>> oar.broadcast_to(oar.to_tensor([1.0, 2.0]), [3, 2]).shape
+        [3, 2]
+    """
     return apply(BROADCAST_TO, (x,), {"shape": to_int_list(shape)})
 
 
@@ -162,7 +199,12 @@ expand = broadcast_to
 
 
 def tile(x, repeat_times, name=None):
-    """Repeats `x` along each dim."""
+    """Repeats `x` along each dim.
+
+    Example:
+        >>> oar.tile(oar.to_tensor([1, 2]), [2, 2]).numpy().tolist()
+        [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """
     reps = to_int_list(repeat_times)
     return apply(TILE, (x,), {"repeat_times": reps})
 
@@ -210,7 +252,12 @@ SPLIT_LIKE = defop("split_like", lambda g, *xs, axis: tuple(np.split(g, np.cumsu
 
 
 def concat(x, axis=0, name=None):
-    """Joins tensors along an existing `axis`."""
+    """Joins tensors along an existing `axis`.
+
+    Example:
+        >>> oar.concat([oar.ones([2, 3]), oar.zeros([1, 3])], axis=0).shape
+        [3, 3]
+    """
     xs = list(x)
     if not xs:
         raise ValueError("concat needs at least one tensor")
@@ -222,7 +269,12 @@ def concat(x, axis=0, name=None):
 
 
 def stack(x, axis=0, name=None):
-    """Joins tensors of the same shape along a new `axis`."""
+    """Joins tensors of the same shape along a new `axis`.
+
+    Example:
+        >>> oar.stack([oar.ones([2]), oar.zeros([2])], axis=1).numpy().tolist()
+        [[1.0, 0.0], [1.0, 0.0]]
+    """
     xs = list(x)
     nd = xs[0].ndim + 1
     a = int(axis) % nd
@@ -241,7 +293,14 @@ SPLIT = defop("split", lambda x, sections, axis: tuple(np.split(x, np.cumsum(sec
 
 
 def split(x, num_or_sections, axis=0, name=None):
-    """Splits into `num_or_sections` equal parts or parts of the given sizes (one may be -1)."""
+    """Splits into `num_or_sections` equal parts or parts of the given sizes (one may be -1).
+
+    Example:
+        >>> [p.shape for p in oar.split(oar.ones([6, 2]), [1, -1, 2])]
+        [[1, 2], [3, 2], [2, 2]]
+        >>> [p.shape for p in oar.split(oar.ones([6, 2]), 3)]
+        [[2, 2], [2, 2], [2, 2]]
+    """
     axis = int(axis) % x.ndim
     n = x.shape[axis]
     if isinstance(num_or_sections, int):
@@ -260,12 +319,22 @@ def split(x, num_or_sections, axis=0, name=None):
 
 
 def chunk(x, chunks, axis=0, name=None):
-    """Splits into `chunks` equal parts."""
+    """Splits into `chunks` equal parts.
+
+    Example:
+        >>> [c.shape for c in oar.chunk(oar.arange(6), 3)]
+        [[2], [2], [2]]
+    """
     return split(x, chunks, axis)
 
 
 def unbind(input, axis=0):
-    """Splits along `axis` into tensors with that dim removed."""
+    """Splits along `axis` into tensors with that dim removed.
+
+    Example:
+        >>> [p.numpy().tolist() for p in oar.unbind(oar.to_tensor([[1, 2], [3, 4]]), axis=1)]
+        [[1, 3], [2, 4]]
+    """
     axis = axis % input.ndim
     return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
 
@@ -277,12 +346,22 @@ NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambd
 
 
 def shape(input):
-    """The shape of `input` as a 1-D int64 tensor (known at run time in static mode)."""
+    """The shape of `input` as a 1-D int64 tensor (known at run time in static mode).
+
+    Example:
+        >>> oar.shape(oar.ones([2, 3])).numpy().tolist()
+        [2, 3]
+    """
     return apply(SHAPE, (input,))
 
 
 def numel(x, name=None):
-    """The number of elements as a 0-D int64 tensor."""
+    """The number of elements as a 0-D int64 tensor.
+
+    Example:
+        >>> oar.numel(oar.ones([2, 3])).item()
+        6
+    """
     return apply(NUMEL, (x,))
 
 
@@ -422,7 +501,12 @@ FLIP = defop("flip", lambda x, axis: np.flip(x, axis).copy(), grad=lambda g, out
 
 
 def flip(x, axis, name=None):
-    """Reverses the order of elements along `axis` (an int or a list)."""
+    """Reverses the order of elements along `axis` (an int or a list).
+
+    Example:
+        >>> oar.flip(oar.to_tensor([[1, 2], [3, 4]]), axis=[1]).numpy().tolist()
+        [[2, 1], [4, 3]]
+    """
     return apply(FLIP, (x,), {"axis": _axes(axis, x.ndim)})
 
 
@@ -437,7 +521,14 @@ ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,
 
 
 def roll(x, shifts, axis=None, name=None):
-    """Shifts elements circularly by `shifts` along `axis` (of the flattened tensor when None)."""
+    """Shifts elements circularly by `shifts` along `axis` (of the flattened tensor when None).
+
+    Example:
+        >>> oar.roll(oar.to_tensor([1, 2, 3, 4]), 1).numpy().tolist()
+        [4, 1, 2, 3]
+        >>> oar.roll(oar.to_tensor([[1, 2], [3, 4]]), -1, axis=1).numpy().tolist()
+        [[2, 1], [4, 3]]
+    """
     shifts = to_int_list(shifts, "shifts")
     if axis is not None:
         axis = _axes(axis, x.ndim)
@@ -537,12 +628,22 @@ def repeat_interleave(x, repeats, axis=None, name=None):
 
 
 def unstack(x, axis=0, num=None):
-    """Splits along `axis` into tensors with that dim removed (as `unbind`)."""
+    """Splits along `axis` into tensors with that dim removed (as `unbind`).
+
+    Example:
+        >>> [p.shape for p in oar.unstack(oar.ones([2, 3]))]
+        [[3], [3]]
+    """
     return unbind(x, axis)
 
 
 def rot90(x, k=1, axes=(0, 1), name=None):
-    """Rotates by 90 degrees `k` times in the plane of `axes`."""
+    """Rotates by 90 degrees `k` times in the plane of `axes`.
+
+    Example:
+        >>> oar.rot90(oar.to_tensor([[1, 2], [3, 4]])).numpy().tolist()
+        [[2, 4], [1, 3]]
+    """
     k %= 4
     a, b = axes
     if k == 0:

@@ -50,7 +50,12 @@ EXPAND_AS = defop("expand_as", _expand_as, inputs=("x", "y"), nondiff=(1,),
 
 
 def expand_as(x, y, name=None):
-    """Broadcasts `x` to the shape of `y`."""
+    """Broadcasts `x` to the shape of `y`.
+
+    Example:
+        >>> oar.expand_as(oar.to_tensor([1.0, 2.0]), oar.zeros([3, 2])).numpy().tolist()
+        [[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]]
+    """
     return apply(EXPAND_AS, (x, y))
 
 
@@ -65,7 +70,12 @@ CAST = defop("cast", _cast, infer=lambda m, dtype: [(m[0][0], D.convert_dtype(dt
 
 
 def cast(x, dtype):
-    """Converts `x` to `dtype` ('float32', oar.int64, ...)."""
+    """Converts `x` to `dtype` ('float32', oar.int64, ...).
+
+    Example:
+        >>> oar.cast(oar.to_tensor([1.7, -1.7]), 'int32').numpy().tolist()
+        [1, -1]
+    """
     dtype = D.convert_dtype(dtype)
     if x.dtype is dtype:
         return x
@@ -135,27 +145,52 @@ def add(x, y, name=None):
 
 
 def subtract(x, y, name=None):
-    """Elementwise ``x - y`` with broadcasting."""
+    """Elementwise ``x - y`` with broadcasting.
+
+    Example:
+        >>> oar.subtract(oar.to_tensor([3.0, 4.0]), 1.0).numpy().tolist()
+        [2.0, 3.0]
+    """
     return binary(SUBTRACT, x, y)
 
 
 def multiply(x, y, name=None):
-    """Elementwise ``x * y`` with broadcasting."""
+    """Elementwise ``x * y`` with broadcasting.
+
+    Example:
+        >>> oar.multiply(oar.to_tensor([[1.0], [2.0]]), oar.to_tensor([1.0, 10.0])).numpy().tolist()
+        [[1.0, 10.0], [2.0, 20.0]]
+    """
     return binary(MULTIPLY, x, y)
 
 
 def divide(x, y, name=None):
-    """Elementwise true division ``x / y``."""
+    """Elementwise true division ``x / y``.
+
+    Example:
+        >>> oar.divide(oar.to_tensor([3, 4]), oar.to_tensor([2, 2])).numpy().tolist()
+        [1.5, 2.0]
+    """
     return binary(DIVIDE, x, y)
 
 
 def floor_divide(x, y, name=None):
-    """Elementwise ``x // y``."""
+    """Elementwise ``x // y``.
+
+    Example:
+        >>> oar.floor_divide(oar.to_tensor([7, -7]), oar.to_tensor([2, 2])).numpy().tolist()
+        [3, -4]
+    """
     return binary(FLOOR_DIVIDE, x, y)
 
 
 def remainder(x, y, name=None):
-    """Elementwise ``x % y`` (sign of the divisor, as Python)."""
+    """Elementwise ``x % y`` (sign of the divisor, as Python).
+
+    Example:
+        >>> oar.remainder(oar.to_tensor([7, -7]), oar.to_tensor([3, 3])).numpy().tolist()
+        [1, 2]
+    """
     return binary(REMAINDER, x, y)
 
 
@@ -163,36 +198,88 @@ mod = floor_mod = remainder
 
 
 def pow(x, y, name=None):
-    """Elementwise ``x ** y``; `y` may be a number or a tensor."""
+    """Elementwise ``x ** y``; `y` may be a number or a tensor.
+
+    Example:
+        >>> oar.pow(oar.to_tensor([2.0, 3.0]), 2).numpy().tolist()
+        [4.0, 9.0]
+    """
     return binary(POW, x, y)
 
 
 def maximum(x, y, name=None):
-    """Elementwise maximum."""
+    """Elementwise maximum.
+
+    Example:
+        >>> oar.maximum(oar.to_tensor([1.0, 4.0]), oar.to_tensor([3.0, 2.0])).numpy().tolist()
+        [3.0, 4.0]
+    """
     return binary(MAXIMUM, x, y)
 
 
 def minimum(x, y, name=None):
-    """Elementwise minimum."""
+    """Elementwise minimum.
+
+    Example:
+        >>> oar.minimum(oar.to_tensor([1.0, 4.0]), oar.to_tensor([3.0, 2.0])).numpy().tolist()
+        [1.0, 2.0]
+    """
     return binary(MINIMUM, x, y)
 
 
 def fmax(x, y, name=None):
-    """Elementwise maximum that ignores NaN (the other value wins)."""
+    """Elementwise maximum that ignores NaN (the other value wins).
+
+    Example:
+        >>> oar.fmax(oar.to_tensor([1.0, float('nan')]), oar.to_tensor([float('nan'), 2.0])).numpy().tolist()
+        [1.0, 2.0]
+    """
     return binary(FMAX, x, y)
 
 
 def fmin(x, y, name=None):
-    """Elementwise minimum that ignores NaN (the other value wins)."""
+    """Elementwise minimum that ignores NaN (the other value wins).
+
+    Example:
+        >>> oar.fmin(oar.to_tensor([1.0, float('nan')]), oar.to_tensor([float('nan'), 2.0])).numpy().tolist()
+        [1.0, 2.0]
+    """
     return binary(FMIN, x, y)
 
 
 def atan2(x, y, name=None):
-    """Elementwise arctangent of ``x / y`` in the right quadrant."""
+    """Elementwise arctangent of ``x / y`` in the right quadrant.
+
+    Example:
+        >>> out = oar.atan2(oar.to_tensor([1.0, -1.0]), oar.to_tensor([-1.0, -1.0]))
+        >>> [round(v, 4) for v in out.numpy().tolist()]
+        [2.3562, -2.3562]
+    """
     return binary(ATAN2, x, y)
 
 
 # ---- unary elementwise -----------------------------------------------------------------------------------------
+
+# name: (input, output rounded to 4 places) of each unary op's docstring example (run as a doctest)
+_UNARY_EXAMPLES = {
+    "neg": ("[1.0, -2.0]", "[-1.0, 2.0]"), "exp": ("[0.0, 1.0]", "[1.0, 2.7183]"),
+    "expm1": ("[0.0, 1.0]", "[0.0, 1.7183]"), "log": ("[1.0, 2.718281828]", "[0.0, 1.0]"),
+    "log2": ("[1.0, 8.0]", "[0.0, 3.0]"), "log10": ("[1.0, 100.0]", "[0.0, 2.0]"),
+    "log1p": ("[0.0, 1.0]", "[0.0, 0.6931]"), "sqrt": ("[4.0, 9.0]", "[2.0, 3.0]"),
+    "rsqrt": ("[4.0, 0.25]", "[0.5, 2.0]"), "square": ("[2.0, -3.0]", "[4.0, 9.0]"),
+    "abs": ("[-1.5, 2.0]", "[1.5, 2.0]"), "sign": ("[-2.0, 0.0, 3.0]", "[-1.0, 0.0, 1.0]"),
+    "sin": ("[0.0, 1.5707964]", "[0.0, 1.0]"), "cos": ("[0.0, 3.1415927]", "[1.0, -1.0]"),
+    "tan": ("[0.0, 0.7853982]", "[0.0, 1.0]"), "asin": ("[0.0, 1.0]", "[0.0, 1.5708]"),
+    "acos": ("[1.0, 0.0]", "[0.0, 1.5708]"), "atan": ("[0.0, 1.0]", "[0.0, 0.7854]"),
+    "sinh": ("[0.0, 1.0]", "[0.0, 1.1752]"), "cosh": ("[0.0, 1.0]", "[1.0, 1.5431]"),
+    "tanh": ("[0.0, 1.0]", "[0.0, 0.7616]"), "sigmoid": ("[0.0, 2.0]", "[0.5, 0.8808]"),
+    "erf": ("[0.0, 1.0]", "[0.0, 0.8427]"), "floor": ("[1.5, -1.5]", "[1.0, -2.0]"),
+    "ceil": ("[1.5, -1.5]", "[2.0, -1.0]"), "round": ("[0.5, 1.4, -2.5]", "[1.0, 1.0, -3.0]"),
+    "trunc": ("[1.5, -1.5]", "[1.0, -1.0]"), "reciprocal": ("[2.0, 0.25]", "[0.5, 4.0]"),
+    "isnan": ("[1.0, float('nan')]", "[False, True]"), "isinf": ("[1.0, float('inf')]", "[False, True]"),
+    "isfinite": ("[1.0, float('inf')]", "[True, False]"),
+}
+
 
 def _un(name, impl, grad, infer=infer_same):
     op = defop(name, impl, infer=infer, grad=grad)
@@ -200,8 +287,17 @@ def _un(name, impl, grad, infer=infer_same):
     def fn(x, name=None):
         return apply(op, (operand(x),))
     fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name}."
+    x, out = _UNARY_EXAMPLES[name]
+    call = f"oar.{name}(oar.to_tensor({x})).numpy().tolist()"
+    show = call if name.startswith("is") else f"[round(v, 4) for v in {call}]"
+    fn.__doc__ = f"Elementwise {name}.\n\n    Example:\n        >>> {show}\n        {out}\n    "
     return op, fn
+
+
+def _round_half_away(x):
+    """Paddle rounds halves away from zero (numpy's `round` rounds them to even)."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x)).astype(x.dtype, copy=False)
 
 
 def _erf(x):
@@ -241,7 +337,7 @@ SIGMOID, sigmoid = _un("sigmoid", lambda x: (np.tanh(x * 0.5) + 1) * 0.5 if x.dt
 ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x))
 FLOOR, floor = _un("floor", np.floor, lambda g, out, x: zeros_like(g))
 CEIL, ceil = _un("ceil", np.ceil, lambda g, out, x: zeros_like(g))
-ROUND, round = _un("round", np.round, lambda g, out, x: zeros_like(g))
+ROUND, round = _un("round", _round_half_away, lambda g, out, x: zeros_like(g))
 TRUNC, trunc = _un("trunc", np.trunc, lambda g, out, x: zeros_like(g))
 RECIPROCAL, reciprocal = _un("reciprocal", np.reciprocal, lambda g, out, x: -g * out * out)
 ISNAN, isnan = _un("isnan", np.isnan, None, infer=lambda m: [(m[0][0], D.bool_)])
@@ -265,7 +361,20 @@ def scale_(x, scale):
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
-    """``x * scale + bias`` (or ``(x + bias) * scale``)."""
+    """``x * scale + bias`` (or ``(x + bias) * scale``).
+
+    Args:
+        scale, bias: the multiplier and the offset.
+        bias_after_scale: True gives ``x * scale + bias``, False ``(x + bias) * scale``.
+        act: accepted for Paddle compatibility and ignored.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0])
+        >>> oar.scale(x, scale=2.0, bias=1.0).numpy().tolist()
+        [3.0, 5.0]
+        >>> oar.scale(x, scale=2.0, bias=1.0, bias_after_scale=False).numpy().tolist()
+        [4.0, 6.0]
+    """
     return apply(SCALE, (x,), {"scale": float(scale), "bias": float(bias), "bias_after_scale": bias_after_scale})
 
 
@@ -277,7 +386,12 @@ CLIP = defop("clip", _clip, grad=lambda g, out, x, min, max: g * cast((x >= min)
 
 
 def clip(x, min=None, max=None, name=None):
-    """Clamps values into ``[min, max]`` (either bound may be None)."""
+    """Clamps values into ``[min, max]`` (either bound may be None).
+
+    Example:
+        >>> oar.clip(oar.to_tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0).numpy().tolist()
+        [0.0, 0.5, 1.0]
+    """
     lo = -np.inf if min is None else float(min)
     hi = np.inf if max is None else float(max)
     if x.dtype.kind in "iu":
@@ -295,7 +409,12 @@ NAN_TO_NUM = defop("nan_to_num", _nan_to_num,
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
-    """Replaces NaN and infinities with finite numbers."""
+    """Replaces NaN and infinities with finite numbers.
+
+    Example:
+        >>> oar.nan_to_num(oar.to_tensor([float('nan'), 1.0, float('inf')]), posinf=9.0).numpy().tolist()
+        [0.0, 1.0, 9.0]
+    """
     return apply(NAN_TO_NUM, (x,), {"nan": float(nan), "posinf": posinf, "neginf": neginf})
 
 
@@ -310,7 +429,15 @@ WHERE = defop("where", _where, inputs=("condition", "x", "y"), nondiff=(0,),
 
 
 def where(condition, x=None, y=None, name=None):
-    """Picks from `x` where `condition` holds, else from `y`. With one argument, like ``nonzero``."""
+    """Picks from `x` where `condition` holds, else from `y`. With one argument, like ``nonzero``.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, -2.0, 3.0])
+        >>> oar.where(x > 0, x, oar.zeros_like(x)).numpy().tolist()
+        [1.0, 0.0, 3.0]
+        >>> [i.numpy().tolist() for i in oar.where(x > 0)]
+        [[[0], [2]]]
+    """
     if x is None and y is None:
         from .search import nonzero
         return nonzero(condition, as_tuple=True)
@@ -333,13 +460,23 @@ ZEROS_LIKE = defop("zeros_like", _zeros_like)
 
 
 def zeros_like(x, dtype=None, name=None):
-    """Zeros with the shape (and dtype, unless given) of `x`."""
+    """Zeros with the shape (and dtype, unless given) of `x`.
+
+    Example:
+        >>> oar.zeros_like(oar.ones([2, 2]), dtype='int32').numpy().tolist()
+        [[0, 0], [0, 0]]
+    """
     out = apply(ZEROS_LIKE, (x,))
     return out if dtype is None else cast(out, dtype)
 
 
 def ones_like(x, dtype=None, name=None):
-    """Ones with the shape (and dtype, unless given) of `x`."""
+    """Ones with the shape (and dtype, unless given) of `x`.
+
+    Example:
+        >>> oar.ones_like(oar.to_tensor([1, 2])).numpy().tolist()
+        [1, 1]
+    """
     return zeros_like(x, dtype) + 1
 
 

@@ -50,12 +50,27 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
 
 
 def rand(shape, dtype=None, name=None):
-    """Uniform samples in ``[0, 1)``."""
+    """Uniform samples in ``[0, 1)``.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> x = oar.rand([2, 3])
+        >>> x.shape, bool(((x >= 0) & (x < 1)).all())
+        ([2, 3], True)
+    """
     return uniform(shape, dtype, 0.0, 1.0)
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
-    """Gaussian samples; `mean` and `std` may be tensors (then the output has their broadcast shape)."""
+    """Gaussian samples; `mean` and `std` may be tensors (then the output has their broadcast shape).
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> oar.normal(mean=0.0, std=1.0, shape=[2, 3]).shape
+        [2, 3]
+        >>> oar.normal(mean=oar.zeros([4]), std=oar.ones([4])).shape
+        [4]
+    """
     if hasattr(mean, "dtype") or hasattr(std, "dtype"):
         like = mean if hasattr(mean, "dtype") else std
         m, s = operand(mean, like), operand(std, like)
@@ -66,33 +81,68 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
 
 
 def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
-    """Gaussian samples of `shape`."""
+    """Gaussian samples of `shape`.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> x = oar.gaussian([1000], mean=5.0, std=0.1)
+        >>> x.shape, round(float(x.mean()), 1)
+        ([1000], 5.0)
+    """
     return apply(GAUSSIAN, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "mean": float(mean),
                                 "std": float(std)})
 
 
 def standard_normal(shape, dtype=None, name=None):
-    """Samples from N(0, 1)."""
+    """Samples from N(0, 1).
+
+    Example:
+        >>> oar.standard_normal([4]).shape
+        [4]
+    """
     return gaussian(shape, dtype=dtype)
 
 
 def randn(shape, dtype=None, name=None):
-    """Samples from N(0, 1)."""
+    """Samples from N(0, 1).
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> oar.randn([2, 3]).shape
+        [2, 3]
+    """
     return gaussian(shape, dtype=dtype)
 
 
 def randn_like(x, dtype=None, name=None):
-    """N(0, 1) samples with the shape of `x`."""
+    """N(0, 1) samples with the shape of `x`.
+
+    Example:
+        >>> oar.randn_like(oar.zeros([2, 3])).shape
+        [2, 3]
+    """
     return gaussian(x.shape, dtype=dtype or (x.dtype if x.dtype.kind == "f" else None))
 
 
 def rand_like(x, dtype=None, name=None):
-    """Uniform samples in ``[0, 1)`` with the shape of `x`."""
+    """Uniform samples in ``[0, 1)`` with the shape of `x`.
+
+    Example:
+        >>> oar.rand_like(oar.zeros([2, 3])).shape
+        [2, 3]
+    """
     return uniform(x.shape, dtype or (x.dtype if x.dtype.kind == "f" else None), 0.0, 1.0)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
-    """Integers in ``[low, high)`` (``[0, low)`` when `high` is None); int64 by default."""
+    """Integers in ``[low, high)`` (``[0, low)`` when `high` is None); int64 by default.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> x = oar.randint(0, 10, [3, 4])
+        >>> x.shape, x.dtype == oar.int64, bool(((x >= 0) & (x < 10)).all())
+        ([3, 4], True, True)
+    """
     if high is None:
         low, high = 0, low
     if high <= low:
@@ -102,12 +152,24 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
-    """Random integers in ``[low, high)`` with the shape of `x`."""
+    """Random integers in ``[low, high)`` with the shape of `x`.
+
+    Example:
+        >>> x = oar.randint_like(oar.zeros([4]), low=3, high=4)
+        >>> x.numpy().tolist()
+        [3.0, 3.0, 3.0, 3.0]
+    """
     return randint(low, high, x.shape, dtype or x.dtype)
 
 
 def randperm(n, dtype="int64", name=None):
-    """A random permutation of ``0 .. n-1``."""
+    """A random permutation of ``0 .. n-1``.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> sorted(oar.randperm(5).numpy().tolist())
+        [0, 1, 2, 3, 4]
+    """
     return apply(RANDPERM, (), {"n": int(n), "dtype": D.convert_dtype(dtype).name})
 
 
@@ -121,7 +183,13 @@ BERNOULLI = defop("bernoulli", _bernoulli, random=True)
 
 
 def bernoulli(x, name=None):
-    """0/1 samples, 1 with probability `x` (elementwise)."""
+    """0/1 samples, 1 with probability `x` (elementwise).
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> oar.bernoulli(oar.to_tensor([0.0, 1.0, 1.0])).numpy().tolist()
+        [0.0, 1.0, 1.0]
+    """
     return apply(BERNOULLI, (x,))
 
 
@@ -141,7 +209,13 @@ MULTINOMIAL = defop("multinomial", _multinomial,
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None):
-    """Indices sampled from the (unnormalised) probabilities in the last dim of `x` (1-D or 2-D)."""
+    """Indices sampled from the (unnormalised) probabilities in the last dim of `x` (1-D or 2-D).
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> oar.multinomial(oar.to_tensor([0.0, 1.0, 0.0]), num_samples=2, replacement=True).numpy().tolist()
+        [1, 1]
+    """
     if not replacement and -1 not in x.shape and num_samples > x.shape[-1]:
         raise ValueError(f"multinomial: cannot draw {num_samples} samples without replacement from "
                          f"{x.shape[-1]} categories")
@@ -156,7 +230,15 @@ POISSON = defop("poisson", _poisson, random=True)
 
 
 def poisson(x, name=None):
-    """Poisson samples with rate `x` (elementwise)."""
+    """Poisson samples with rate `x` (elementwise).
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> oar.poisson(oar.full([2, 3], 4.0)).shape
+        [2, 3]
+        >>> oar.poisson(oar.zeros([3])).numpy().tolist()
+        [0.0, 0.0, 0.0]
+    """
     return apply(POISSON, (x,))
 
 

@@ -50,7 +50,13 @@ SUM = defop("sum", _sum, infer=_sum_infer,
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """Sum over `axis` (all axes when None)."""
+    """Sum over `axis` (all axes when None).
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> oar.sum(x).item(), oar.sum(x, axis=1, keepdim=True).numpy().tolist()
+        (10.0, [[3.0], [7.0]])
+    """
     axis = norm_axis(axis, x.ndim)
     return apply(SUM, (x,), {"axis": axis, "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name if dtype
                              else None})
@@ -82,7 +88,13 @@ MEAN = defop("mean", _mean, infer=_infer_reduce,
 
 
 def mean(x, axis=None, keepdim=False, name=None):
-    """Mean over `axis` (all axes when None)."""
+    """Mean over `axis` (all axes when None).
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> oar.mean(x).item(), oar.mean(x, axis=0).numpy().tolist()
+        (2.5, [2.0, 3.0])
+    """
     return apply(MEAN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
@@ -101,12 +113,24 @@ AMAX, AMIN = MAX, MIN
 
 
 def max(x, axis=None, keepdim=False, name=None):
-    """Maximum over `axis`; the gradient is shared evenly between tied maxima."""
+    """Maximum over `axis`; the gradient is shared evenly between tied maxima.
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 5.0], [4.0, 2.0]])
+        >>> x.max().item(), oar.max(x, axis=0).numpy().tolist()
+        (5.0, [4.0, 5.0])
+    """
     return apply(MAX, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
 def min(x, axis=None, keepdim=False, name=None):
-    """Minimum over `axis`."""
+    """Minimum over `axis`.
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 5.0], [4.0, 2.0]])
+        >>> x.min().item(), oar.min(x, axis=1).numpy().tolist()
+        (1.0, [1.0, 2.0])
+    """
     return apply(MIN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
@@ -119,7 +143,12 @@ PROD = defop("prod", lambda x, axis, keepdim: np.asarray(np.prod(x, axis=_tup(ax
 
 
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
-    """Product over `axis` (the gradient assumes no zeros in `x`)."""
+    """Product over `axis` (the gradient assumes no zeros in `x`).
+
+    Example:
+        >>> oar.prod(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]]), axis=1).numpy().tolist()
+        [2.0, 12.0]
+    """
     if dtype is not None:
         x = cast(x, dtype)
     return apply(PROD, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
@@ -139,12 +168,23 @@ LOGSUMEXP = defop("logsumexp", _logsumexp, infer=_infer_reduce,
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):
-    """``log(sum(exp(x)))`` over `axis`, computed stably."""
+    """``log(sum(exp(x)))`` over `axis`, computed stably.
+
+    Example:
+        >>> round(oar.logsumexp(oar.to_tensor([1000.0, 1000.0])).item(), 4)
+        1000.6932
+    """
     return apply(LOGSUMEXP, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance over `axis` (``unbiased`` divides by N-1)."""
+    """Variance over `axis` (``unbiased`` divides by N-1).
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0, 3.0, 4.0])
+        >>> round(oar.var(x).item(), 4), oar.var(x, unbiased=False).item()
+        (1.6667, 1.25)
+    """
     ax = norm_axis(axis, x.ndim)
     n = int(np.prod([x.shape[a] for a in ax])) if ax is not None else x.size
     d = x - mean(x, axis=list(ax) if ax else None, keepdim=True)
@@ -153,7 +193,13 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Standard deviation over `axis`."""
+    """Standard deviation over `axis`.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0, 3.0, 4.0])
+        >>> round(oar.std(x).item(), 4), round(oar.std(x, unbiased=False).item(), 4)
+        (1.291, 1.118)
+    """
     return sqrt(var(x, axis, unbiased, keepdim))
 
 
@@ -184,7 +230,14 @@ def _cumsum_grad(g, x, axis, reverse):
 
 
 def cumsum(x, axis=None, dtype=None, name=None):
-    """Cumulative sum along `axis` (flattened when None)."""
+    """Cumulative sum along `axis` (flattened when None).
+
+    Example:
+        >>> oar.cumsum(oar.to_tensor([[1, 2], [3, 4]]), axis=1).numpy().tolist()
+        [[1, 3], [3, 7]]
+        >>> oar.cumsum(oar.to_tensor([[1, 2], [3, 4]])).numpy().tolist()
+        [1, 3, 6, 10]
+    """
     if dtype is not None:
         x = cast(x, dtype)
     return apply(CUMSUM, (x,), {"axis": None if axis is None else int(axis) % builtins_max(x.ndim, 1),
@@ -196,7 +249,12 @@ CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim) if x.ndim else
 
 
 def cumprod(x, dim=None, dtype=None, name=None):
-    """Cumulative product along `dim` (gradient assumes no zeros)."""
+    """Cumulative product along `dim` (gradient assumes no zeros).
+
+    Example:
+        >>> oar.cumprod(oar.to_tensor([1.0, 2.0, 3.0]), dim=0).numpy().tolist()
+        [1.0, 2.0, 6.0]
+    """
     if dtype is not None:
         x = cast(x, dtype)
     if dim is None:
@@ -206,7 +264,13 @@ def cumprod(x, dim=None, dtype=None, name=None):
 
 
 def norm(x, p="fro", axis=None, keepdim=False, name=None):
-    """Vector/matrix norm: 'fro', or a number p (inf, -inf, 0, 1, 2, ...) over `axis`."""
+    """Vector/matrix norm: 'fro', or a number p (inf, -inf, 0, 1, 2, ...) over `axis`.
+
+    Example:
+        >>> x = oar.to_tensor([[3.0, 4.0], [0.0, 0.0]])
+        >>> oar.norm(x).item(), oar.norm(x, p=1, axis=1).numpy().tolist()
+        (5.0, [7.0, 0.0])
+    """
     ax = list(norm_axis(axis, x.ndim)) if axis is not None else None
     if p == "fro" or p == 2 or p == 2.0:
         return sqrt(sum(x * x, axis=ax, keepdim=keepdim))

@@ -48,7 +48,12 @@ def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
 
 
 def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
-    """Index of the smallest value along `axis` (of the flattened tensor when None)."""
+    """Index of the smallest value along `axis` (of the flattened tensor when None).
+
+    Example:
+        >>> oar.argmin(oar.to_tensor([[3.0, 1.0], [0.0, 2.0]]), axis=1).numpy().tolist()
+        [1, 0]
+    """
     return apply(ARGMIN, (x,), {"axis": None if axis is None else (_axis1(axis, x.ndim),),
                                 "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name})
 
@@ -92,7 +97,14 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
 
 
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
-    """Indices that sort `x` along `axis` (int64)."""
+    """Indices that sort `x` along `axis` (int64).
+
+    Example:
+        >>> oar.argsort(oar.to_tensor([3.0, 1.0, 2.0])).numpy().tolist()
+        [1, 2, 0]
+        >>> oar.argsort(oar.to_tensor([3.0, 1.0, 2.0]), descending=True).numpy().tolist()
+        [0, 2, 1]
+    """
     return apply(SORT, (x,), {"axis": _axis1(axis, x.ndim), "descending": bool(descending)})[1]
 
 
@@ -134,7 +146,13 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
 
 
 def kthvalue(x, k, axis=-1, keepdim=False, name=None):
-    """The k-th smallest value (1-based) along `axis` and its index."""
+    """The k-th smallest value (1-based) along `axis` and its index.
+
+    Example:
+        >>> values, indices = oar.kthvalue(oar.to_tensor([5.0, 1.0, 3.0]), k=2)
+        >>> values.item(), indices.item()
+        (3.0, 2)
+    """
     from .manipulation import squeeze
     values, indices = topk(x, k, axis=axis, largest=False)
     a = _axis1(axis, x.ndim)
@@ -196,7 +214,15 @@ NONZERO = defop("nonzero", lambda x: np.argwhere(x).astype(np.int64),
 
 
 def nonzero(x, as_tuple=False, name=None):
-    """Coordinates of the non-zero elements: int64 of shape [z, ndim], or a tuple of ndim [z, 1] tensors."""
+    """Coordinates of the non-zero elements: int64 of shape [z, ndim], or a tuple of ndim [z, 1] tensors.
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 0.0], [0.0, 2.0]])
+        >>> oar.nonzero(x).numpy().tolist()
+        [[0, 0], [1, 1]]
+        >>> [i.numpy().tolist() for i in oar.nonzero(x, as_tuple=True)]
+        [[[0], [1]], [[0], [1]]]
+    """
     x = operand(x)
     out = apply(NONZERO, (x,))
     if not as_tuple:
@@ -265,7 +291,15 @@ SEARCHSORTED = defop("searchsorted", _searchsorted, inputs=("sorted_sequence", "
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
-    """Insertion indices of `values` into the innermost dim of `sorted_sequence`."""
+    """Insertion indices of `values` into the innermost dim of `sorted_sequence`.
+
+    Example:
+        >>> seq = oar.to_tensor([1.0, 3.0, 5.0])
+        >>> oar.searchsorted(seq, oar.to_tensor([3.0, 6.0])).numpy().tolist()
+        [1, 3]
+        >>> oar.searchsorted(seq, oar.to_tensor([3.0, 6.0]), right=True).numpy().tolist()
+        [2, 3]
+    """
     return apply(SEARCHSORTED, (sorted_sequence, operand(values)), {"out_int32": bool(out_int32),
                                                                      "right": bool(right)})
 
