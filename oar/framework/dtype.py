@@ -12,7 +12,14 @@ except ImportError:  # optional extra
 
 
 class DType:
-    """A tensor element type, e.g. ``oar.float32``. Compares equal to its name and to the NumPy dtype."""
+    """A tensor element type, e.g. ``oar.float32``. Compares equal to its name and to the NumPy dtype.
+
+    Example:
+        >>> oar.float32 == 'float32', oar.float32 == np.float32
+        (True, True)
+        >>> oar.to_tensor([1, 2]).dtype.name
+        'int64'
+    """
 
     __slots__ = ("name", "np", "kind", "itemsize")
 
@@ -109,12 +116,24 @@ _default = [float32]
 
 
 def get_default_dtype():
-    """The default floating dtype name, 'float32' unless changed by `set_default_dtype`."""
+    """The default floating dtype name, 'float32' unless changed by `set_default_dtype`.
+
+    Example:
+        >>> oar.get_default_dtype()
+        'float32'
+    """
     return _default[0].name
 
 
 def set_default_dtype(d):
-    """Sets the dtype used for Python floats and float creation ops: one of float16/float32/float64."""
+    """Sets the dtype used for Python floats and float creation ops: one of float16/float32/float64.
+
+    Example:
+        >>> oar.set_default_dtype('float64')
+        >>> oar.to_tensor(1.5).dtype == oar.float64
+        True
+        >>> oar.set_default_dtype('float32')
+    """
     t = convert_dtype(d)
     if t.kind != "f":
         raise TypeError(f"set_default_dtype expects a floating dtype, got {t.name}")

@@ -24,12 +24,25 @@ STATE = _State()
 
 
 def in_dynamic_mode():
-    """True when op calls run at once (the default), False in static mode."""
+    """True when op calls run at once (the default), False in static mode.
+
+    Example:
+        >>> oar.in_dynamic_mode()
+        True
+    """
     return not STATE.static
 
 
 def seed(n):
-    """Seeds every random op of oar (and returns a generator-like object as Paddle does)."""
+    """Seeds every random op of oar (and returns a generator-like object as Paddle does).
+
+    Example:
+        >>> _ = oar.seed(42)
+        >>> a = oar.rand([2])
+        >>> _ = oar.seed(42)
+        >>> oar.rand([2]).numpy().tolist() == a.numpy().tolist()
+        True
+    """
     STATE.rng = np.random.default_rng(int(n))
     STATE.seed_value = int(n)
     return STATE.rng
@@ -40,12 +53,28 @@ def rng():
 
 
 def get_rng_state():
-    """The state of the generator behind every random op (restore it with `set_rng_state`)."""
+    """The state of the generator behind every random op (restore it with `set_rng_state`).
+
+    Example:
+        >>> state = oar.get_rng_state()
+        >>> a = oar.rand([2])
+        >>> oar.set_rng_state(state)
+        >>> bool((oar.rand([2]) == a).all())
+        True
+    """
     return STATE.rng.bit_generator.state
 
 
 def set_rng_state(state):
-    """Restores a state returned by `get_rng_state`."""
+    """Restores a state returned by `get_rng_state`.
+
+    Example:
+        >>> state = oar.get_rng_state()
+        >>> a = oar.randn([3])
+        >>> oar.set_rng_state(state)
+        >>> oar.randn([3]).numpy().tolist() == a.numpy().tolist()
+        True
+    """
     STATE.rng.bit_generator.state = state
 
 
@@ -77,7 +106,16 @@ class no_grad(contextlib.ContextDecorator):
 
 
 class enable_grad(no_grad):
-    """Re-enables gradient recording inside a `no_grad` region."""
+    """Re-enables gradient recording inside a `no_grad` region.
+
+    Example:
+        >>> x = oar.to_tensor([1.0], stop_gradient=False)
+        >>> with oar.no_grad():
+        ...     with oar.enable_grad():
+        ...         y = x * 2
+        >>> y.stop_gradient
+        False
+    """
 
     def __enter__(self):
         self._prev = STATE.grad_enabled
@@ -86,18 +124,39 @@ class enable_grad(no_grad):
 
 
 def set_grad_enabled(mode):
-    """Context manager that sets gradient recording on or off."""
+    """Context manager that sets gradient recording on or off.
+
+    Example:
+        >>> x = oar.to_tensor([1.0], stop_gradient=False)
+        >>> with oar.set_grad_enabled(False):
+        ...     y = x * 2
+        >>> y.stop_gradient
+        True
+    """
     cm = enable_grad() if mode else no_grad()
     return cm
 
 
 def is_grad_enabled():
-    """True unless inside `no_grad`."""
+    """True unless inside `no_grad`.
+
+    Example:
+        >>> with oar.no_grad():
+        ...     print(oar.is_grad_enabled())
+        False
+        >>> oar.is_grad_enabled()
+        True
+    """
     return STATE.grad_enabled
 
 
 class CPUPlace:
-    """The CPU device. oar computes with NumPy on the CPU."""
+    """The CPU device. oar computes with NumPy on the CPU.
+
+    Example:
+        >>> oar.CPUPlace()
+        Place(cpu)
+    """
 
     def __repr__(self):
         return "Place(cpu)"
@@ -117,7 +176,14 @@ class CUDAPlace(CPUPlace):
 
 
 def set_device(device):
-    """Selects the device; only 'cpu' exists in this build."""
+    """Selects the device; only 'cpu' exists in this build.
+
+    Example:
+        >>> oar.set_device('cpu')
+        Place(cpu)
+        >>> oar.get_device()
+        'cpu'
+    """
     if not str(device).startswith("cpu"):
         raise ValueError(f"device {device!r} is not available: oar runs on 'cpu' only in this build")
     STATE.device = "cpu"
@@ -125,10 +191,20 @@ def set_device(device):
 
 
 def get_device():
-    """The current device name ('cpu')."""
+    """The current device name ('cpu').
+
+    Example:
+        >>> oar.get_device()
+        'cpu'
+    """
     return STATE.device
 
 
 def is_compiled_with_cuda():
-    """False: this build computes on the CPU only."""
+    """False: this build computes on the CPU only.
+
+    Example:
+        >>> oar.is_compiled_with_cuda()
+        False
+    """
     return False

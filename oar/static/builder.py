@@ -63,12 +63,27 @@ def static_mode(on=True):
 
 
 def enable_static():
-    """Switches oar to static mode: op calls build the default main Program instead of computing."""
+    """Switches oar to static mode: op calls build the default main Program instead of computing.
+
+    Example:
+        >>> oar.enable_static()
+        >>> x = oar.static.data('x', [None, 3], 'float32')
+        >>> x.shape
+        [-1, 3]
+        >>> oar.disable_static()
+    """
     STATE.static = True
 
 
 def disable_static(place=None):
-    """Switches back to eager (dynamic) mode, the default."""
+    """Switches back to eager (dynamic) mode, the default.
+
+    Example:
+        >>> oar.enable_static()
+        >>> oar.disable_static()
+        >>> oar.in_dynamic_mode()
+        True
+    """
     STATE.static = False
 
 

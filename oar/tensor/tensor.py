@@ -220,7 +220,13 @@ class Tensor(TensorMethods):
 
 
 class Parameter(Tensor):
-    """A trainable Tensor owned by a Layer (``stop_gradient=False`` unless ``trainable=False``)."""
+    """A trainable Tensor owned by a Layer (``stop_gradient=False`` unless ``trainable=False``).
+
+    Example:
+        >>> p = oar.nn.Linear(2, 3).weight
+        >>> isinstance(p, oar.Tensor), p.stop_gradient, p.shape
+        (True, False, [2, 3])
+    """
 
     __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "do_model_average")
 
@@ -304,5 +310,10 @@ def _unwrap_nested(x):
 
 
 def is_tensor(x):
-    """True for an eager `Tensor` (and `Parameter`)."""
+    """True for an eager `Tensor` (and `Parameter`).
+
+    Example:
+        >>> oar.is_tensor(oar.ones([1])), oar.is_tensor(np.ones(1))
+        (True, False)
+    """
     return isinstance(x, Tensor)
