@@ -60,6 +60,8 @@ def program_to_dict(program, check=True):
                   "outputs": {str(k): [str(n) for n in ns] for k, ns in op.outputs.items()},
                   "attrs": {str(k): conv(a, f"{where} attr {k!r}") for k, a in op.attrs.items()},
                   "loc": None if op.loc is None else [str(op.loc[0]), int(op.loc[1]), str(op.loc[2])]}
+            if op.role is not None:
+                od["role"] = op.role
             ops.append(od)
         blocks.append({"idx": b.idx, "parent_idx": b.parent_idx, "vars": vars_, "ops": ops})
     d = {"format": FORMAT, "version": FORMAT_VERSION, "random_seed": int(program.random_seed or 0),
@@ -120,9 +122,10 @@ def program_from_dict(d):
             b.vars[v.name] = v
         for od in bd["ops"]:
             loc = od.get("loc")
-            b.append_op(od["type"], {k: list(ns) for k, ns in od["inputs"].items()},
-                        {k: list(ns) for k, ns in od["outputs"].items()}, _copy(od.get("attrs") or {}),
-                        None if loc is None else (loc[0], loc[1], loc[2]))
+            op = b.append_op(od["type"], {k: list(ns) for k, ns in od["inputs"].items()},
+                             {k: list(ns) for k, ns in od["outputs"].items()}, _copy(od.get("attrs") or {}),
+                             None if loc is None else (loc[0], loc[1], loc[2]))
+            op.role = od.get("role")
     p.random_seed = d.get("random_seed", 0)
     p._names = dict(d.get("name_counters") or {})
     p.provenance = list(d.get("provenance") or [])
@@ -268,6 +271,38 @@ def validate(d):
 
 _ATTR_NAMES = {}
 
+ROLES = (None, "backward", "optimize")
+_NAME_ATTRS = ("cond_out", "cond_in", "body_in", "body_out", "true_outs", "false_outs", "carried")
+
+
+def _ints(a):
+    return isinstance(a, list) and all(_is_int(x) for x in a)
+
+
+def _strs(a):
+    return isinstance(a, list) and all(isinstance(x, str) for x in a)
+
+
+def _number(a):
+    return a is None or isinstance(a, (bool, int, float))
+
+
+# Attribute names shared by many ops, with the type each must have; other attributes need only be JSON values.
+_ATTR_TYPES = {
+    **dict.fromkeys(("shape", "perm", "strides", "dilations", "ksize", "repeat_times", "sections"),
+                    (_ints, "a list of ints")),
+    **dict.fromkeys(("start_axis", "stop_axis", "groups", "num_rows", "num_columns", "first_n", "summarize"),
+                    (_is_int, "an int")),
+    **dict.fromkeys(("keepdim", "transpose_x", "transpose_y", "training", "is_test", "ceil_mode", "use_global_stats",
+                     "soft_label", "bias_after_scale", "save_history"), (lambda a: isinstance(a, bool), "a bool")),
+    **dict.fromkeys(("data_format", "padding_algorithm", "equation", "cond_out"),
+                    (lambda a: isinstance(a, str), "a string")),
+    **dict.fromkeys(("cond_in", "body_in", "body_out", "true_outs", "false_outs", "carried"), (_strs, "a list of names")),
+    **dict.fromkeys(("epsilon", "momentum", "scale", "bias", "value", "min", "max"), (_number, "a number")),
+    "axis": (lambda a: a is None or _is_int(a) or _ints(a), "null, an int or a list of ints"),
+    "dtype": (lambda a: a is None or a in _DTYPES, "null or a dtype name"),
+}
+
 
 def _attr_names(opdef):
     """The attribute names `opdef`'s kernel accepts, or None when any name may be valid (ops lowered by the
@@ -322,6 +357,13 @@ def _check_op(od, w, bi, scopes, registry, nblocks):
         if accepted is not None and k not in accepted:
             _need(False, w, f"attribute {k!r:.40} is not one of the op's {sorted(accepted)}")
         _check_json(a, f"{w} attr {k!r}")
+        rule = _ATTR_TYPES.get(k)
+        if rule is not None:
+            _need(rule[0](a), w, f"attribute {k!r} must be {rule[1]}, got {a!r:.60}")
+            if k in _NAME_ATTRS:  # names of sub-block variables
+                for n in ([a] if isinstance(a, str) else a):
+                    _need(any(n in names for names, _ in scopes), w, f"attribute {k!r} names {n!r:.80}, which no "
+                                                                     "block declares")
         if k == "shape" and isinstance(a, list) and all(_is_int(x) for x in a):
             _check_shape([x for x in a if x >= -1], f"{w} attr 'shape'")
         if k.endswith("block") and a is not None:
@@ -329,6 +371,7 @@ def _check_op(od, w, bi, scopes, registry, nblocks):
         elif k.endswith("blocks") and a is not None:
             _need(isinstance(a, list) and all(_is_int(x) and 0 < x < nblocks for x in a), w,
                   f"sub-block references {k}={a!r:.60} are not block indices")
+    _need(od.get("role") in ROLES, w, f"role must be one of {list(ROLES)}, got {od.get('role')!r:.40}")
     loc = od.get("loc")
     if loc is not None:
         _need(isinstance(loc, list) and len(loc) == 3 and isinstance(loc[0], str) and _is_int(loc[1])

@@ -171,6 +171,13 @@ def vars_(d):
     (lambda d: d["blocks"][0].__setitem__("parent_idx", 0), "parent_idx"),
     (lambda d: ops(d)[0].__setitem__("loc", "here"), "loc"),
     (lambda d: d["blocks"].append({"idx": 1, "parent_idx": 5, "vars": [], "ops": []}), "earlier block"),
+    (lambda d: next(o for o in ops(d) if o["type"] == "reshape")["attrs"].__setitem__("shape", "abc"),
+     "'shape' must be a list of ints"),
+    (lambda d: next(o for o in ops(d) if o["type"] == "sum")["attrs"].__setitem__("keepdim", "yes"),
+     "'keepdim' must be a bool"),
+    (lambda d: next(o for o in ops(d) if o["type"] == "cast")["attrs"].__setitem__("dtype", "float99"),
+     "'dtype' must be null or a dtype name"),
+    (lambda d: ops(d)[0].__setitem__("role", "sudo"), "role must be one of"),
 ])
 def test_validator_rejects(fn, match):
     mutate(fn, match)
@@ -179,3 +186,36 @@ def test_validator_rejects(fn, match):
 def test_validate_top_level_type():
     with pytest.raises(ValueError, match="expected an object"):
         validate([1, 2])
+
+
+def _cond_while_program():
+    main = Program()
+    with static_mode(), program_guard(main):
+        x = data("x", [3])
+        i = oar.zeros([1], "int64")
+        n = data("n", [1], "int64")
+        i, x = oar.static.nn.while_loop(lambda i, x: i < n, lambda i, x: [i + 1, x * 2], [i, x])
+    return main
+
+
+@pytest.mark.parametrize("value,match", [(5, "'cond_out' must be a string"), ("nowhere", "no block declares")])
+def test_control_flow_name_attributes_checked(value, match):
+    d = through_json(program_to_dict(_cond_while_program()))
+    w = next(o for o in ops(d) if o["type"] == "while")
+    w["attrs"]["cond_out"] = value
+    with pytest.raises(ValueError, match=match):
+        program_from_dict(d)
+
+
+def test_op_roles_survive_the_round_trip_so_a_loaded_program_clones_for_test():
+    main, startup = Program(), Program()
+    with static_mode(), program_guard(main, startup):
+        x = data("x", [None, 4])
+        loss = oar.nn.Linear(4, 1)(x).mean()
+        oar.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    roles = [op.role for op in main.global_block().ops]
+    assert "backward" in roles and "optimize" in roles
+    loaded = program_from_dict(through_json(program_to_dict(main)))
+    assert [op.role for op in loaded.global_block().ops] == roles
+    test_prog = loaded.clone(for_test=True)
+    assert {op.role for op in test_prog.global_block().ops} == {None}
