@@ -4,30 +4,38 @@ from .initializer import Constant
 from .layer import Layer
 
 
-def _simple(name, fn, doc):
+def _simple(name, fn, doc, x, out):
+    """A parameterless layer calling `fn`; `x` and `out` are its docstring example's input and rounded output."""
     def forward(self, x):
         return fn(x)
+    doc += (f"\n\n    Example:\n        >>> [round(v, 4) for v in oar.nn.{name}()(oar.to_tensor({x})).numpy().tolist()]"
+            f"\n        {out}\n    ")
     cls = type(name, (Layer,), {"forward": forward, "__doc__": doc,
                                 "__init__": lambda self, name=None: Layer.__init__(self)})
     return cls
 
 
-ReLU = _simple("ReLU", F.relu, "max(x, 0).\n\n    Example:\n        >>> oar.nn.ReLU()(oar.to_tensor([-1.0, 1.0]))")
-ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).")
-SELU = _simple("SELU", F.selu, "Scaled ELU with Paddle's constants.")
-Silu = _simple("Silu", F.silu, "x * sigmoid(x).")
-Sigmoid = _simple("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
-Tanh = _simple("Tanh", F.tanh, "tanh(x).")
-Hardswish = _simple("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.")
-Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).")
-Swish = _simple("Swish", F.swish, "x * sigmoid(x).")
-Softsign = _simple("Softsign", F.softsign, "x / (1 + |x|).")
-LogSigmoid = _simple("LogSigmoid", F.log_sigmoid, "log(sigmoid(x)).")
-Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "x - tanh(x).")
+ReLU = _simple("ReLU", F.relu, "max(x, 0).", "[-1.0, 1.0]", "[0.0, 1.0]")
+ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).", "[-1.0, 3.0, 8.0]", "[0.0, 3.0, 6.0]")
+SELU = _simple("SELU", F.selu, "Scaled ELU with Paddle's constants.", "[-1.0, 1.0]", "[-1.1113, 1.0507]")
+Silu = _simple("Silu", F.silu, "x * sigmoid(x).", "[0.0, 1.0]", "[0.0, 0.7311]")
+Sigmoid = _simple("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).", "[0.0, 2.0]", "[0.5, 0.8808]")
+Tanh = _simple("Tanh", F.tanh, "tanh(x).", "[0.0, 1.0]", "[0.0, 0.7616]")
+Hardswish = _simple("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.", "[-4.0, 1.0, 4.0]", "[-0.0, 0.6667, 4.0]")
+Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).", "[0.0, 1.0]", "[0.0, 0.8651]")
+Swish = _simple("Swish", F.swish, "x * sigmoid(x).", "[0.0, 1.0]", "[0.0, 0.7311]")
+Softsign = _simple("Softsign", F.softsign, "x / (1 + |x|).", "[-1.0, 3.0]", "[-0.5, 0.75]")
+LogSigmoid = _simple("LogSigmoid", F.log_sigmoid, "log(sigmoid(x)).", "[0.0]", "[-0.6931]")
+Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "x - tanh(x).", "[0.0, 1.0]", "[0.0, 0.2384]")
 
 
 class LeakyReLU(Layer):
-    """x if x > 0 else negative_slope * x."""
+    """x if x > 0 else negative_slope * x.
+
+    Example:
+        >>> [round(v, 4) for v in oar.nn.LeakyReLU(0.1)(oar.to_tensor([-2.0, 3.0])).numpy().tolist()]
+        [-0.2, 3.0]
+    """
 
     def __init__(self, negative_slope=0.01, name=None):
         super().__init__()
@@ -41,7 +49,15 @@ class LeakyReLU(Layer):
 
 
 class PReLU(Layer):
-    """Leaky ReLU with learned slopes: `num_parameters` is 1 (shared) or the channel count (init 0.25)."""
+    """Leaky ReLU with learned slopes: `num_parameters` is 1 (shared) or the channel count (init 0.25).
+
+    Example:
+        >>> m = oar.nn.PReLU(num_parameters=2, init=0.5)
+        >>> m.parameters()[0].shape
+        [2]
+        >>> m(oar.to_tensor([[-2.0, -4.0]])).numpy().tolist()
+        [[-1.0, -2.0]]
+    """
 
     def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW", name=None):
         super().__init__()
@@ -60,7 +76,8 @@ class ELU(Layer):
     """``x`` where positive, else ``alpha * (exp(x) - 1)``.
 
     Example:
-        >>> oar.nn.ELU(alpha=1.0)(oar.to_tensor([-1.0, 2.0]))
+        >>> oar.nn.ELU(alpha=1.0)(oar.to_tensor([-1.0, 2.0])).numpy()
+        array([-0.63212055,  2.        ], dtype=float32)
     """
     def __init__(self, alpha=1.0, name=None):
         super().__init__()
@@ -71,7 +88,12 @@ class ELU(Layer):
 
 
 class GELU(Layer):
-    """Gaussian error linear unit; ``approximate=True`` uses the tanh formula."""
+    """Gaussian error linear unit; ``approximate=True`` uses the tanh formula.
+
+    Example:
+        >>> [round(v, 4) for v in oar.nn.GELU()(oar.to_tensor([-1.0, 1.0])).numpy().tolist()]
+        [-0.1587, 0.8413]
+    """
 
     def __init__(self, approximate=False, name=None):
         super().__init__()
@@ -85,7 +107,8 @@ class Hardsigmoid(Layer):
     """``clip(x / 6 + 0.5, 0, 1)`` (Paddle's slope 1/6, offset 0.5).
 
     Example:
-        >>> oar.nn.Hardsigmoid()(oar.to_tensor([-4.0, 0.0, 4.0]))
+        >>> oar.nn.Hardsigmoid()(oar.to_tensor([-4.0, 0.0, 4.0])).numpy()
+        array([0. , 0.5, 1. ], dtype=float32)
     """
     def __init__(self, name=None):
         super().__init__()
@@ -95,6 +118,12 @@ class Hardsigmoid(Layer):
 
 
 class Hardtanh(Layer):
+    """clip(x, min, max).
+
+    Example:
+        >>> oar.nn.Hardtanh(-2.0, 2.0)(oar.to_tensor([-3.0, 1.0, 5.0])).numpy().tolist()
+        [-2.0, 1.0, 2.0]
+    """
     def __init__(self, min=-1.0, max=1.0, name=None):
         super().__init__()
         self._min, self._max = min, max
@@ -107,7 +136,8 @@ class Softplus(Layer):
     """``log(1 + exp(beta * x)) / beta``, linear above ``beta * x > threshold``.
 
     Example:
-        >>> oar.nn.Softplus(beta=2)(oar.to_tensor([0.0, 30.0]))
+        >>> oar.nn.Softplus(beta=2)(oar.to_tensor([0.0, 30.0])).numpy()
+        array([ 0.3465736, 30.       ], dtype=float32)
     """
     def __init__(self, beta=1, threshold=20, name=None):
         super().__init__()
@@ -118,6 +148,12 @@ class Softplus(Layer):
 
 
 class ThresholdedReLU(Layer):
+    """x where x > threshold, else 0.
+
+    Example:
+        >>> oar.nn.ThresholdedReLU(threshold=1.0)(oar.to_tensor([0.5, 2.0])).numpy().tolist()
+        [0.0, 2.0]
+    """
     def __init__(self, threshold=1.0, name=None):
         super().__init__()
         self._threshold = threshold
@@ -127,7 +163,12 @@ class ThresholdedReLU(Layer):
 
 
 class Softmax(Layer):
-    """softmax along `axis` (default -1)."""
+    """softmax along `axis` (default -1).
+
+    Example:
+        >>> oar.nn.Softmax()(oar.to_tensor([[1.0, 1.0]])).numpy().tolist()
+        [[0.5, 0.5]]
+    """
 
     def __init__(self, axis=-1, name=None):
         super().__init__()
@@ -145,6 +186,7 @@ class LogSoftmax(Layer):
 
     Example:
         >>> oar.nn.LogSoftmax(axis=-1)(oar.ones([2, 3])).shape
+        [2, 3]
     """
     def __init__(self, axis=-1, name=None):
         super().__init__()
@@ -155,6 +197,12 @@ class LogSoftmax(Layer):
 
 
 class GLU(Layer):
+    """Gated linear unit: a * sigmoid(b) for the halves a, b of the input along `axis`.
+
+    Example:
+        >>> oar.nn.GLU()(oar.ones([2, 6])).shape
+        [2, 3]
+    """
     def __init__(self, axis=-1, name=None):
         super().__init__()
         self._axis = axis

@@ -4,8 +4,13 @@ Built from ops, so the same objects clip eagerly and in static programs. A param
 (`ParamAttr(need_clip=False)`) keeps its gradient as is.
 
 Example:
+    >>> model = oar.nn.Linear(2, 1)
     >>> clip = oar.nn.ClipGradByGlobalNorm(clip_norm=1.0)
     >>> sgd = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters(), grad_clip=clip)
+    >>> (model(oar.full([1, 2], 100.0)) ** 2).sum().backward()
+    >>> clipped = clip([(p, p.grad) for p in model.parameters()])
+    >>> round(sum(float((g * g).sum()) for _, g in clipped) ** 0.5, 4)
+    1.0
 """
 from ..ops.math import clip as _clip, maximum, sqrt, sum as _sum
 
@@ -15,6 +20,13 @@ def _need_clip(p):
 
 
 class ClipGradBase:
+    """Base of gradient clippers: ``clip(params_grads)`` returns the clipped ``(param, grad)`` list.
+
+    Example:
+        >>> clip = oar.nn.ClipGradByValue(max=1.0)
+        >>> isinstance(clip, oar.nn.ClipGradBase)
+        True
+    """
     def __call__(self, params_grads):
         return self._dygraph_clip(params_grads)
 

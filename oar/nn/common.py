@@ -30,7 +30,13 @@ class Linear(Layer):
 
 
 class Bilinear(Layer):
-    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]``."""
+    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]``.
+
+    Example:
+        >>> m = oar.nn.Bilinear(3, 4, 5)
+        >>> m(oar.ones([2, 3]), oar.ones([2, 4])).shape, m.weight.shape
+        ([2, 5], [5, 3, 4])
+    """
 
     def __init__(self, in1_features, in2_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
@@ -77,7 +83,12 @@ class Embedding(Layer):
 
 
 class Flatten(Layer):
-    """Flattens dims `start_axis`..`stop_axis` (default 1..-1)."""
+    """Flattens dims `start_axis`..`stop_axis` (default 1..-1).
+
+    Example:
+        >>> oar.nn.Flatten()(oar.ones([2, 3, 4])).shape
+        [2, 12]
+    """
 
     def __init__(self, start_axis=1, stop_axis=-1):
         super().__init__()
@@ -88,7 +99,12 @@ class Flatten(Layer):
 
 
 class Identity(Layer):
-    """Returns its input."""
+    """Returns its input.
+
+    Example:
+        >>> oar.nn.Identity()(oar.to_tensor([1.0, 2.0])).numpy().tolist()
+        [1.0, 2.0]
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -102,7 +118,8 @@ class Dropout(Layer):
 
     Example:
         >>> drop = oar.nn.Dropout(0.5)
-        >>> drop.eval()(oar.ones([2]))   # identity at inference
+        >>> drop.eval()(oar.ones([2])).numpy()
+        array([1., 1.], dtype=float32)
     """
 
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
@@ -117,7 +134,15 @@ class Dropout(Layer):
 
 
 class Dropout2D(Layer):
-    """Drops whole channels of NCHW input."""
+    """Drops whole channels of NCHW input.
+
+    Example:
+        >>> m = oar.nn.Dropout2D(p=0.5)
+        >>> m.eval()
+        Dropout2D()
+        >>> bool((m(oar.ones([1, 4, 2, 2])) == 1).all())
+        True
+    """
 
     def __init__(self, p=0.5, data_format="NCHW", name=None):
         super().__init__()
@@ -128,6 +153,14 @@ class Dropout2D(Layer):
 
 
 class Dropout3D(Layer):
+    """Drops whole channels of NCDHW input (identity in eval mode).
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> y = oar.nn.Dropout3D(p=0.5)(oar.ones([1, 8, 2, 2, 2]))
+        >>> sorted(set(y.numpy().ravel().tolist()))
+        [0.0, 2.0]
+    """
     def __init__(self, p=0.5, data_format="NCDHW", name=None):
         super().__init__()
         self.p, self.data_format = p, data_format
@@ -137,6 +170,19 @@ class Dropout3D(Layer):
 
 
 class AlphaDropout(Layer):
+    """Dropout that keeps the mean and variance of SELU activations (identity in eval mode).
+
+    Example:
+        >>> m = oar.nn.AlphaDropout(p=0.5)
+        >>> m.eval()
+        AlphaDropout()
+        >>> m(oar.ones([2, 3])).numpy().tolist()
+        [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+        >>> m.train()
+        AlphaDropout()
+        >>> m(oar.ones([2, 3])).shape
+        [2, 3]
+    """
     def __init__(self, p=0.5, name=None):
         super().__init__()
         self.p = p
@@ -146,7 +192,14 @@ class AlphaDropout(Layer):
 
 
 class Upsample(Layer):
-    """Resizes by `size` or `scale_factor` ('nearest', 'bilinear', 'linear', 'trilinear')."""
+    """Resizes by `size` or `scale_factor` ('nearest', 'bilinear', 'linear', 'trilinear').
+
+    Example:
+        >>> oar.nn.Upsample(scale_factor=2)(oar.ones([1, 1, 2, 3])).shape
+        [1, 1, 4, 6]
+        >>> oar.nn.Upsample(size=[5, 5], mode='bilinear')(oar.ones([1, 1, 2, 3])).shape
+        [1, 1, 5, 5]
+    """
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
                  data_format="NCHW", name=None):
@@ -160,17 +213,34 @@ class Upsample(Layer):
 
 
 class UpsamplingNearest2D(Upsample):
+    """Nearest-neighbour `Upsample` of NCHW input.
+
+    Example:
+        >>> oar.nn.UpsamplingNearest2D(scale_factor=2)(oar.to_tensor([[[[1.0, 2.0]]]])).numpy().tolist()
+        [[[[1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0]]]]
+    """
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "nearest", data_format=data_format)
 
 
 class UpsamplingBilinear2D(Upsample):
+    """Bilinear `Upsample` of NCHW input (``align_corners=True``, as Paddle).
+
+    Example:
+        >>> oar.nn.UpsamplingBilinear2D(size=[1, 3])(oar.to_tensor([[[[0.0, 2.0]]]])).numpy().tolist()
+        [[[[0.0, 1.0, 2.0]]]]
+    """
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "bilinear", align_corners=True, data_format=data_format)
 
 
 class PixelShuffle(Layer):
-    """``[N, C*r*r, H, W] -> [N, C, H*r, W*r]``."""
+    """``[N, C*r*r, H, W] -> [N, C, H*r, W*r]``.
+
+    Example:
+        >>> oar.nn.PixelShuffle(2)(oar.ones([1, 8, 3, 3])).shape
+        [1, 2, 6, 6]
+    """
 
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
         super().__init__()
@@ -181,6 +251,12 @@ class PixelShuffle(Layer):
 
 
 class PixelUnshuffle(Layer):
+    """``[N, C, H*r, W*r] -> [N, C*r*r, H, W]``, the inverse of `PixelShuffle`.
+
+    Example:
+        >>> oar.nn.PixelUnshuffle(2)(oar.ones([1, 2, 6, 6])).shape
+        [1, 8, 3, 3]
+    """
     def __init__(self, downscale_factor, data_format="NCHW", name=None):
         super().__init__()
         self.downscale_factor, self.data_format = downscale_factor, data_format
@@ -203,18 +279,43 @@ class _PadNd(Layer):
 
 
 class Pad1D(_PadNd):
+    """Pads the last dim of ``[N, C, L]`` by ``[left, right]`` ('constant', 'reflect', 'replicate' or 'circular').
+
+    Example:
+        >>> oar.nn.Pad1D([1, 2], value=9.0)(oar.ones([1, 1, 2])).numpy().tolist()
+        [[[9.0, 1.0, 1.0, 9.0, 9.0]]]
+    """
     _fmt = "NCL"
 
 
 class Pad2D(_PadNd):
+    """Pads H and W of ``[N, C, H, W]`` by ``[left, right, top, bottom]``.
+
+    Example:
+        >>> oar.nn.Pad2D([1, 1, 0, 2], mode='replicate')(oar.ones([1, 1, 2, 2])).shape
+        [1, 1, 4, 4]
+    """
     _fmt = "NCHW"
 
 
 class Pad3D(_PadNd):
+    """Pads D, H and W of ``[N, C, D, H, W]`` by ``[left, right, top, bottom, front, back]``.
+
+    Example:
+        >>> oar.nn.Pad3D(1)(oar.ones([1, 1, 2, 2, 2])).shape
+        [1, 1, 4, 4, 4]
+    """
     _fmt = "NCDHW"
 
 
 class CosineSimilarity(Layer):
+    """Cosine similarity of two inputs along `axis` (see `F.cosine_similarity`).
+
+    Example:
+        >>> m = oar.nn.CosineSimilarity(axis=1)
+        >>> [round(v, 4) for v in m(oar.to_tensor([[1.0, 0.0], [1.0, 1.0]]), oar.to_tensor([[1.0, 0.0], [0.0, 1.0]])).numpy().tolist()]
+        [1.0, 0.7071]
+    """
     def __init__(self, axis=1, eps=1e-8):
         super().__init__()
         self.axis, self.eps = axis, eps

@@ -167,7 +167,10 @@ class ParameterList(Layer):
     """A list of parameters registered with the owning layer.
 
     Example:
-        >>> ps = oar.nn.ParameterList([oar.create_parameter([2, 2], 'float32') for _ in range(2)])
+        >>> owner = oar.nn.Layer()
+        >>> ps = oar.nn.ParameterList([owner.create_parameter([2, 2]) for _ in range(2)])
+        >>> len(ps.parameters()), ps[0].shape
+        (2, [2, 2])
     """
 
     def __init__(self, parameters=None):

@@ -69,7 +69,13 @@ class _ConvNd(Layer):
 
 
 class Conv1D(_ConvNd):
-    """1-D convolution over ``[N, C, L]``."""
+    """1-D convolution over ``[N, C, L]``.
+
+    Example:
+        >>> conv = oar.nn.Conv1D(4, 8, kernel_size=3, padding=1)
+        >>> conv(oar.ones([2, 4, 10])).shape, conv.weight.shape
+        ([2, 8, 10], [8, 4, 3])
+    """
     _nd, _fn, _fmt = 1, staticmethod(F.conv1d), "NCL"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
@@ -95,7 +101,13 @@ class Conv2D(_ConvNd):
 
 
 class Conv3D(_ConvNd):
-    """3-D convolution over NCDHW input."""
+    """3-D convolution over NCDHW input.
+
+    Example:
+        >>> conv = oar.nn.Conv3D(2, 4, kernel_size=3)
+        >>> conv(oar.ones([1, 2, 5, 5, 5])).shape
+        [1, 4, 3, 3, 3]
+    """
     _nd, _fn, _fmt = 3, staticmethod(F.conv3d), "NCDHW"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
@@ -123,6 +135,7 @@ class Conv1DTranspose(_ConvTransposeNd):
 
     Example:
         >>> oar.nn.Conv1DTranspose(4, 2, 3, stride=2)(oar.ones([1, 4, 5])).shape
+        [1, 2, 11]
     """
     _nd, _fn, _fmt = 1, staticmethod(F.conv1d_transpose), "NCL"
 
@@ -143,5 +156,6 @@ class Conv3DTranspose(_ConvTransposeNd):
 
     Example:
         >>> oar.nn.Conv3DTranspose(2, 1, 2, stride=2)(oar.ones([1, 2, 2, 2, 2])).shape
+        [1, 1, 4, 4, 4]
     """
     _nd, _fn, _fmt = 3, staticmethod(F.conv3d_transpose), "NCDHW"

@@ -63,7 +63,8 @@ class Layer:
         ...         self._linear = oar.nn.Linear(4, 2)
         ...     def forward(self, x):
         ...         return self._linear(x)
-        >>> Net().state_dict().keys()      # ['_linear.weight', '_linear.bias']
+        >>> list(Net().state_dict().keys())
+        ['_linear.weight', '_linear.bias']
     """
 
     def __init__(self, name_scope=None, dtype=None):

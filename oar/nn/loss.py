@@ -29,7 +29,8 @@ class NLLLoss(Layer):
     """Negative log likelihood of log-probabilities ``[N, C, ...]`` at integer labels ``[N, ...]``.
 
     Example:
-        >>> oar.nn.NLLLoss()(oar.log(oar.full([2, 3], 1 / 3)), oar.to_tensor([0, 2]))
+        >>> round(oar.nn.NLLLoss()(oar.log(oar.full([2, 3], 1 / 3)), oar.to_tensor([0, 2])).item(), 4)
+        1.0986
     """
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
         super().__init__()
@@ -48,7 +49,12 @@ class _Reduced(Layer):
 
 
 class MSELoss(_Reduced):
-    """Mean squared error."""
+    """Mean squared error.
+
+    Example:
+        >>> oar.nn.MSELoss()(oar.to_tensor([1.0, 3.0]), oar.to_tensor([2.0, 1.0])).item()
+        2.5
+    """
 
     def forward(self, input, label):
         return F.mse_loss(input, label, self.reduction)
@@ -58,7 +64,8 @@ class L1Loss(_Reduced):
     """Mean (or sum, or none) of ``|input - label|``.
 
     Example:
-        >>> oar.nn.L1Loss(reduction='sum')(oar.ones([2]), oar.zeros([2]))
+        >>> round(oar.nn.L1Loss(reduction='sum')(oar.ones([2]), oar.zeros([2])).item(), 4)
+        2.0
     """
     def forward(self, input, label):
         return F.l1_loss(input, label, self.reduction)
@@ -68,7 +75,8 @@ class SmoothL1Loss(_Reduced):
     """Huber loss: ``0.5 d^2 / delta`` where ``|d| < delta``, else ``|d| - 0.5 delta``.
 
     Example:
-        >>> oar.nn.SmoothL1Loss(delta=1.0)(oar.ones([2]), oar.zeros([2]))
+        >>> round(oar.nn.SmoothL1Loss(delta=1.0)(oar.ones([2]), oar.zeros([2])).item(), 4)
+        0.5
     """
     def __init__(self, reduction="mean", delta=1.0, name=None):
         super().__init__(reduction)
@@ -82,7 +90,8 @@ class BCELoss(_Reduced):
     """Binary cross entropy of probabilities in [0, 1] against 0/1 (or soft) labels.
 
     Example:
-        >>> oar.nn.BCELoss()(oar.full([2], 0.5), oar.to_tensor([0.0, 1.0]))
+        >>> round(oar.nn.BCELoss()(oar.full([2], 0.5), oar.to_tensor([0.0, 1.0])).item(), 4)
+        0.6931
     """
     def __init__(self, weight=None, reduction="mean", name=None):
         super().__init__(reduction)
@@ -96,7 +105,8 @@ class BCEWithLogitsLoss(_Reduced):
     """Binary cross entropy on logits (stable sigmoid inside); `pos_weight` weights positives.
 
     Example:
-        >>> oar.nn.BCEWithLogitsLoss()(oar.zeros([2]), oar.to_tensor([0.0, 1.0]))
+        >>> round(oar.nn.BCEWithLogitsLoss()(oar.zeros([2]), oar.to_tensor([0.0, 1.0])).item(), 4)
+        0.6931
     """
     def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
         super().__init__(reduction)
@@ -110,7 +120,8 @@ class KLDivLoss(Layer):
     """``label * (log(label) - input)`` with `input` log-probabilities (Paddle's reduction rules).
 
     Example:
-        >>> oar.nn.KLDivLoss(reduction='mean')(oar.log(oar.full([2], 0.5)), oar.full([2], 0.5))
+        >>> round(oar.nn.KLDivLoss(reduction='mean')(oar.log(oar.full([2], 0.5)), oar.full([2], 0.5)).item(), 4)
+        0.0
     """
     def __init__(self, reduction="mean", log_target=False):
         super().__init__()
@@ -124,7 +135,8 @@ class MarginRankingLoss(_Reduced):
     """``max(0, -label * (input - other) + margin)`` for labels +1/-1.
 
     Example:
-        >>> oar.nn.MarginRankingLoss(margin=0.1)(oar.ones([2]), oar.zeros([2]), oar.ones([2]))
+        >>> round(oar.nn.MarginRankingLoss(margin=0.1)(oar.ones([2]), oar.zeros([2]), oar.ones([2])).item(), 4)
+        0.0
     """
     def __init__(self, margin=0.0, reduction="mean", name=None):
         super().__init__(reduction)
@@ -135,6 +147,13 @@ class MarginRankingLoss(_Reduced):
 
 
 class HingeEmbeddingLoss(_Reduced):
+    """``x`` where label is 1, ``max(0, margin - x)`` where it is -1 (see `F.hinge_embedding_loss`).
+
+    Example:
+        >>> loss = oar.nn.HingeEmbeddingLoss(margin=1.0)
+        >>> loss(oar.to_tensor([0.3, 0.3]), oar.to_tensor([1.0, -1.0])).item()
+        0.5
+    """
     def __init__(self, margin=1.0, reduction="mean", name=None):
         super().__init__(reduction)
         self.margin = margin
@@ -144,7 +163,15 @@ class HingeEmbeddingLoss(_Reduced):
 
 
 class CTCLoss(Layer):
-    """CTC loss over unnormalised scores ``[T, N, C]`` (see `F.ctc_loss`)."""
+    """CTC loss over unnormalised scores ``[T, N, C]`` (see `F.ctc_loss`).
+
+    Example:
+        >>> log_probs = oar.zeros([5, 2, 3])  # [T, N, C]
+        >>> labels = oar.to_tensor([[1, 2], [1, 1]], dtype='int32')
+        >>> loss = oar.nn.CTCLoss()(log_probs, labels, oar.to_tensor([5, 5]), oar.to_tensor([2, 2]))
+        >>> loss.shape
+        []
+    """
 
     def __init__(self, blank=0, reduction="mean"):
         super().__init__()

@@ -52,7 +52,14 @@ class _BatchNormBase(Layer):
 
 
 class BatchNorm1D(_BatchNormBase):
-    """Batch norm of ``[N, C]`` or ``[N, C, L]``."""
+    """Batch norm of ``[N, C]`` or ``[N, C, L]``.
+
+    Example:
+        >>> bn = oar.nn.BatchNorm1D(2)
+        >>> y = bn(oar.to_tensor([[1.0, 10.0], [3.0, 20.0]]))
+        >>> [[round(v, 3) for v in r] for r in y.numpy().tolist()]
+        [[-1.0, -1.0], [1.0, 1.0]]
+    """
     _fmt, _ndims = "NCL", (2, 3)
 
 
@@ -72,12 +79,19 @@ class BatchNorm3D(_BatchNormBase):
 
     Example:
         >>> oar.nn.BatchNorm3D(4)(oar.ones([2, 4, 3, 3, 3])).shape
+        [2, 4, 3, 3, 3]
     """
     _fmt, _ndims = "NCDHW", (5,)
 
 
 class BatchNorm(_BatchNormBase):
-    """Paddle's older BatchNorm(num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, ...)."""
+    """Paddle's older BatchNorm(num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, ...).
+
+    Example:
+        >>> bn = oar.nn.BatchNorm(3)
+        >>> bn(oar.ones([2, 3, 4, 4])).shape
+        [2, 3, 4, 4]
+    """
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
@@ -94,7 +108,12 @@ class BatchNorm(_BatchNormBase):
 
 
 class SyncBatchNorm(BatchNorm2D):
-    """Single-process stand-in: the same as BatchNorm2D."""
+    """Single-process stand-in: the same as BatchNorm2D.
+
+    Example:
+        >>> oar.nn.SyncBatchNorm(3)(oar.ones([2, 3, 2, 2])).shape
+        [2, 3, 2, 2]
+    """
     _ndims = None
 
 
@@ -124,7 +143,13 @@ class LayerNorm(Layer):
 
 
 class GroupNorm(Layer):
-    """Normalises groups of channels; weight ones, bias zeros."""
+    """Normalises groups of channels; weight ones, bias zeros.
+
+    Example:
+        >>> gn = oar.nn.GroupNorm(num_groups=2, num_channels=4)
+        >>> gn(oar.randn([2, 4, 3, 3])).shape
+        [2, 4, 3, 3]
+    """
 
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", name=None):
@@ -167,19 +192,43 @@ class _InstanceNormBase(Layer):
 
 
 class InstanceNorm1D(_InstanceNormBase):
+    """Normalises each channel of each sample of ``[N, C, L]`` over L (scale ones, bias zeros).
+
+    Example:
+        >>> y = oar.nn.InstanceNorm1D(1)(oar.to_tensor([[[1.0, 3.0]]]))
+        >>> [round(v, 3) for v in y.numpy().ravel().tolist()]
+        [-1.0, 1.0]
+    """
     _fmt = "NCL"
 
 
 class InstanceNorm2D(_InstanceNormBase):
-    """Normalises each channel of each sample over H, W (scale ones, bias zeros)."""
+    """Normalises each channel of each sample over H, W (scale ones, bias zeros).
+
+    Example:
+        >>> oar.nn.InstanceNorm2D(3)(oar.randn([2, 3, 4, 4])).shape
+        [2, 3, 4, 4]
+    """
     _fmt = "NCHW"
 
 
 class InstanceNorm3D(_InstanceNormBase):
+    """Normalises each channel of each sample of NCDHW input over D, H, W (scale ones, bias zeros).
+
+    Example:
+        >>> oar.nn.InstanceNorm3D(2)(oar.randn([1, 2, 2, 3, 3])).shape
+        [1, 2, 2, 3, 3]
+    """
     _fmt = "NCDHW"
 
 
 class LocalResponseNorm(Layer):
+    """Local response normalisation across channels (see `F.local_response_norm`).
+
+    Example:
+        >>> oar.nn.LocalResponseNorm(size=3)(oar.ones([1, 4, 2, 2])).shape
+        [1, 4, 2, 2]
+    """
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k

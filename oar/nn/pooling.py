@@ -16,7 +16,12 @@ class _Pool(Layer):
 
 
 class MaxPool1D(_Pool):
-    """1-D max pooling of ``[N, C, L]``."""
+    """1-D max pooling of ``[N, C, L]``.
+
+    Example:
+        >>> oar.nn.MaxPool1D(kernel_size=2)(oar.to_tensor([[[1.0, 3.0, 2.0, 0.0]]])).numpy().tolist()
+        [[[3.0, 2.0]]]
+    """
 
     def forward(self, x):
         return F.max_pool1d(x, self.ksize, self.stride, self.padding, self.return_mask, self.ceil_mode)
@@ -40,6 +45,7 @@ class MaxPool3D(_Pool):
 
     Example:
         >>> oar.nn.MaxPool3D(2)(oar.ones([1, 1, 4, 4, 4])).shape
+        [1, 1, 2, 2, 2]
     """
     def forward(self, x):
         return F.max_pool3d(x, self.ksize, self.stride, self.padding, self.return_mask, self.ceil_mode,
@@ -51,6 +57,7 @@ class AvgPool1D(_Pool):
 
     Example:
         >>> oar.nn.AvgPool1D(2)(oar.ones([1, 2, 6])).shape
+        [1, 2, 3]
     """
     def __init__(self, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode, exclusive=exclusive)
@@ -60,7 +67,13 @@ class AvgPool1D(_Pool):
 
 
 class AvgPool2D(_Pool):
-    """2-D average pooling; ``exclusive=True`` leaves padding out of the average."""
+    """2-D average pooling; ``exclusive=True`` leaves padding out of the average.
+
+    Example:
+        >>> x = oar.arange(16, dtype='float32').reshape([1, 1, 4, 4])
+        >>> oar.nn.AvgPool2D(kernel_size=2, stride=2)(x).numpy().tolist()
+        [[[[2.5, 4.5], [10.5, 12.5]]]]
+    """
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                  data_format="NCHW", name=None):
@@ -78,6 +91,7 @@ class AvgPool3D(AvgPool2D):
 
     Example:
         >>> oar.nn.AvgPool3D(2)(oar.ones([1, 1, 4, 4, 4])).shape
+        [1, 1, 2, 2, 2]
     """
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                  data_format="NCDHW", name=None):
@@ -102,6 +116,7 @@ class AdaptiveAvgPool1D(_Adaptive):
 
     Example:
         >>> oar.nn.AdaptiveAvgPool1D(3)(oar.ones([1, 2, 7])).shape
+        [1, 2, 3]
     """
     def forward(self, x):
         return F.adaptive_avg_pool1d(x, self._output_size)
@@ -123,6 +138,12 @@ class AdaptiveAvgPool2D(_Adaptive):
 
 
 class AdaptiveAvgPool3D(_Adaptive):
+    """Average pooling of NCDHW input to `output_size` windows.
+
+    Example:
+        >>> oar.nn.AdaptiveAvgPool3D(2)(oar.ones([1, 3, 4, 5, 6])).shape
+        [1, 3, 2, 2, 2]
+    """
     def __init__(self, output_size, data_format="NCDHW", name=None):
         super().__init__(output_size, data_format)
 
@@ -131,6 +152,13 @@ class AdaptiveAvgPool3D(_Adaptive):
 
 
 class AdaptiveMaxPool1D(_Adaptive):
+    """Max pooling of ``[N, C, L]`` to `output_size` windows (with the argmax indices when `return_mask`).
+
+    Example:
+        >>> x = oar.to_tensor([[[1.0, 5.0, 2.0, 0.0]]])
+        >>> oar.nn.AdaptiveMaxPool1D(2)(x).numpy().tolist()
+        [[[5.0, 2.0]]]
+    """
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size, return_mask=return_mask)
 
@@ -139,7 +167,13 @@ class AdaptiveMaxPool1D(_Adaptive):
 
 
 class AdaptiveMaxPool2D(_Adaptive):
-    """Max pooling to a fixed output size."""
+    """Max pooling to a fixed output size.
+
+    Example:
+        >>> out, mask = oar.nn.AdaptiveMaxPool2D(1, return_mask=True)(oar.to_tensor([[[[1.0, 4.0], [3.0, 2.0]]]]))
+        >>> out.numpy().tolist(), mask.numpy().tolist()
+        ([[[[4.0]]]], [[[[1]]]])
+    """
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size, return_mask=return_mask)

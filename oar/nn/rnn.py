@@ -15,7 +15,15 @@ from .layer import Layer
 
 
 class RNNCellBase(Layer):
-    """Base of recurrent cells: parameter creation and zero initial states."""
+    """Base of recurrent cells: parameter creation and zero initial states.
+
+    Example:
+        >>> cell = oar.nn.LSTMCell(4, 8)
+        >>> isinstance(cell, oar.nn.RNNCellBase)
+        True
+        >>> [s.shape for s in cell.get_initial_states(oar.ones([2, 4]))]
+        [[2, 8], [2, 8]]
+    """
 
     _gates = 1
 
@@ -75,7 +83,14 @@ class SimpleRNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    """LSTM cell, gates in Paddle's order i, f, g, o; states ``(h, c)``; returns ``(h, (h, c))``."""
+    """LSTM cell, gates in Paddle's order i, f, g, o; states ``(h, c)``; returns ``(h, (h, c))``.
+
+    Example:
+        >>> cell = oar.nn.LSTMCell(4, 8)
+        >>> y, (h, c) = cell(oar.ones([2, 4]))
+        >>> y.shape, h.shape, c.shape
+        ([2, 8], [2, 8], [2, 8])
+    """
 
     _gates = 4
 
@@ -101,7 +116,14 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    """GRU cell with Paddle's formula (reset gate applied to the hidden projection); returns ``(h, h)``."""
+    """GRU cell with Paddle's formula (reset gate applied to the hidden projection); returns ``(h, h)``.
+
+    Example:
+        >>> cell = oar.nn.GRUCell(4, 8)
+        >>> y, h = cell(oar.ones([2, 4]))
+        >>> y.shape, h.shape
+        ([2, 8], [2, 8])
+    """
 
     _gates = 3
 
@@ -143,6 +165,12 @@ class RNN(Layer):
 
     With `sequence_length`, states stop changing after each sequence's end (Paddle's semantics).
     Returns ``(outputs, final_states)``.
+
+    Example:
+        >>> rnn = oar.nn.RNN(oar.nn.SimpleRNNCell(4, 8))
+        >>> out, h = rnn(oar.ones([2, 5, 4]))
+        >>> out.shape, h.shape
+        ([2, 5, 8], [2, 8])
     """
 
     def __init__(self, cell, is_reverse=False, time_major=False):
@@ -176,7 +204,14 @@ class RNN(Layer):
 
 
 class BiRNN(Layer):
-    """Forward and backward RNNs; outputs concatenated on the last dim, states ``(fw, bw)``."""
+    """Forward and backward RNNs; outputs concatenated on the last dim, states ``(fw, bw)``.
+
+    Example:
+        >>> rnn = oar.nn.BiRNN(oar.nn.GRUCell(4, 8), oar.nn.GRUCell(4, 8))
+        >>> out, (h_fw, h_bw) = rnn(oar.ones([2, 5, 4]))
+        >>> out.shape, h_fw.shape
+        ([2, 5, 16], [2, 8])
+    """
 
     def __init__(self, cell_fw, cell_bw, time_major=False):
         super().__init__()
@@ -310,7 +345,14 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """GRU with Paddle's gate formula."""
+    """GRU with Paddle's gate formula.
+
+    Example:
+        >>> gru = oar.nn.GRU(4, 8, num_layers=2)
+        >>> out, h = gru(oar.ones([3, 5, 4]))
+        >>> out.shape, h.shape
+        ([3, 5, 8], [2, 3, 8])
+    """
     _cell_cls = GRUCell
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,

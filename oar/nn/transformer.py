@@ -146,7 +146,14 @@ def _clones(layer, n):
 
 
 class TransformerEncoder(Layer):
-    """`num_layers` copies of `encoder_layer` (fresh parameters each), then an optional `norm`."""
+    """`num_layers` copies of `encoder_layer` (fresh parameters each), then an optional `norm`.
+
+    Example:
+        >>> layer = oar.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16)
+        >>> enc = oar.nn.TransformerEncoder(layer, num_layers=2)
+        >>> enc(oar.randn([2, 5, 8])).shape
+        [2, 5, 8]
+    """
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
@@ -162,7 +169,13 @@ class TransformerEncoder(Layer):
 
 
 class TransformerDecoderLayer(Layer):
-    """Self-attention, cross-attention over `memory`, and feed-forward, each with a residual."""
+    """Self-attention, cross-attention over `memory`, and feed-forward, each with a residual.
+
+    Example:
+        >>> layer = oar.nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0)
+        >>> layer(oar.randn([2, 3, 8]), oar.randn([2, 5, 8])).shape
+        [2, 3, 8]
+    """
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
@@ -199,7 +212,14 @@ class TransformerDecoderLayer(Layer):
 
 
 class TransformerDecoder(Layer):
-    """`num_layers` copies of `decoder_layer`, then an optional `norm`."""
+    """`num_layers` copies of `decoder_layer`, then an optional `norm`.
+
+    Example:
+        >>> layer = oar.nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16)
+        >>> dec = oar.nn.TransformerDecoder(layer, num_layers=2)
+        >>> dec(oar.randn([2, 3, 8]), oar.randn([2, 5, 8])).shape
+        [2, 3, 8]
+    """
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()

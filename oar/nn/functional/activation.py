@@ -131,6 +131,7 @@ def relu(x, name=None):
     """max(x, 0).
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.relu(oar.to_tensor([-1.0, 2.0])).numpy()
         array([0., 2.], dtype=float32)
     """
@@ -138,95 +139,228 @@ def relu(x, name=None):
 
 
 def relu_(x, name=None):
+    """In-place `relu`: overwrites `x` and returns it.
+
+    Example:
+        >>> x = oar.to_tensor([-1.0, 2.0])
+        >>> _ = oar.nn.functional.relu_(x)
+        >>> x.numpy().tolist()
+        [0.0, 2.0]
+    """
     return x._inplace(relu(x))
 
 
 def relu6(x, name=None):
-    """min(max(x, 0), 6)."""
+    """min(max(x, 0), 6).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.relu6(x).numpy().tolist()]
+        [0.0, 0.0, 0.0, 1.0, 6.0]
+    """
     return apply(RELU6, (x,))
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):
-    """x if x > 0 else negative_slope * x."""
+    """x if x > 0 else negative_slope * x.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.leaky_relu(x, negative_slope=0.1).numpy().tolist()]
+        [-0.2, -0.05, 0.0, 1.0, 7.0]
+    """
     return apply(LEAKY_RELU, (x,), {"alpha": float(negative_slope)})
 
 
 def prelu(x, weight, data_format="NCHW", name=None):
-    """Leaky ReLU with a learned slope `weight` (one value, or one per channel)."""
+    """Leaky ReLU with a learned slope `weight` (one value, or one per channel).
+
+    Args:
+        weight: the slopes for negative inputs, shape [1] or [C] (C = channels per `data_format`).
+
+    Example:
+        >>> x = oar.to_tensor([[-1.0, 2.0], [-4.0, 1.0]])
+        >>> oar.nn.functional.prelu(x, oar.to_tensor([0.5, 0.25])).numpy().tolist()
+        [[-0.5, 2.0], [-2.0, 1.0]]
+    """
     return apply(PRELU, (x, weight), {"data_format": data_format})
 
 
 def elu(x, alpha=1.0, name=None):
-    """x if x > 0 else alpha * (exp(x) - 1)."""
+    """x if x > 0 else alpha * (exp(x) - 1).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.elu(x, alpha=1.0).numpy().tolist()]
+        [-0.8647, -0.3935, 0.0, 1.0, 7.0]
+    """
     return apply(ELU, (x,), {"alpha": float(alpha)})
 
 
 def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717, name=None):
-    """scale * (x if x > 0 else alpha * (exp(x) - 1))."""
+    """scale * (x if x > 0 else alpha * (exp(x) - 1)).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.selu(x).numpy().tolist()]
+        [-1.5202, -0.6918, 0.0, 1.0507, 7.3549]
+    """
     return apply(SELU, (x,), {"scale": float(scale), "alpha": float(alpha)})
 
 
 def gelu(x, approximate=False, name=None):
-    """x * Phi(x); ``approximate=True`` uses the tanh formula."""
+    """x * Phi(x); ``approximate=True`` uses the tanh formula.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.gelu(x).numpy().tolist()]
+        [-0.0455, -0.1543, 0.0, 0.8413, 7.0]
+        >>> [round(v, 4) for v in oar.nn.functional.gelu(x, approximate=True).numpy().tolist()]
+        [-0.0454, -0.1543, 0.0, 0.8412, 7.0]
+    """
     return apply(GELU, (x,), {"approximate": bool(approximate)})
 
 
 def silu(x, name=None):
-    """x * sigmoid(x)."""
+    """x * sigmoid(x).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.silu(x).numpy().tolist()]
+        [-0.2384, -0.1888, 0.0, 0.7311, 6.9936]
+    """
     return apply(SILU, (x,))
 
 
 def swish(x, name=None):
-    """x * sigmoid(x) (Paddle's swish with beta 1)."""
+    """x * sigmoid(x) (Paddle's swish with beta 1).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.swish(x).numpy().tolist()]
+        [-0.2384, -0.1888, 0.0, 0.7311, 6.9936]
+    """
     return apply(SWISH, (x,), {"beta": 1.0})
 
 
 def mish(x, name=None):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.mish(x).numpy().tolist()]
+        [-0.2525, -0.2207, 0.0, 0.8651, 7.0]
+    """
     return apply(MISH, (x,), {"threshold": 20.0})
 
 
 def sigmoid(x, name=None):
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.sigmoid(x).numpy().tolist()]
+        [0.1192, 0.3775, 0.5, 0.7311, 0.9991]
+    """
     return M.sigmoid(x)
 
 
 def tanh(x, name=None):
+    """tanh(x).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.tanh(x).numpy().tolist()]
+        [-0.964, -0.4621, 0.0, 0.7616, 1.0]
+    """
     return M.tanh(x)
 
 
 def hardswish(x, name=None):
-    """x * relu6(x + 3) / 6."""
+    """x * relu6(x + 3) / 6.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.hardswish(x).numpy().tolist()]
+        [-0.3333, -0.2083, 0.0, 0.6667, 7.0]
+    """
     return apply(HARDSWISH, (x,))
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
-    """clip(slope * x + offset, 0, 1) (Paddle's defaults slope=1/6, offset=0.5)."""
+    """clip(slope * x + offset, 0, 1) (Paddle's defaults slope=1/6, offset=0.5).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.hardsigmoid(x).numpy().tolist()]
+        [0.1667, 0.4167, 0.5, 0.6667, 1.0]
+    """
     return apply(HARDSIGMOID, (x,), {"slope": float(slope), "offset": float(offset)})
 
 
 def hardtanh(x, min=-1.0, max=1.0, name=None):
+    """clip(x, min, max).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.hardtanh(x, min=-1.0, max=1.0).numpy().tolist()]
+        [-1.0, -0.5, 0.0, 1.0, 1.0]
+    """
     return apply(HARDTANH, (x,), {"min": float(min), "max": float(max)})
 
 
 def softplus(x, beta=1, threshold=20, name=None):
-    """log(1 + exp(beta * x)) / beta, linear above `threshold`."""
+    """log(1 + exp(beta * x)) / beta, linear above `threshold`.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.softplus(x).numpy().tolist()]
+        [0.1269, 0.4741, 0.6931, 1.3133, 7.0009]
+    """
     return apply(SOFTPLUS, (x,), {"beta": float(beta), "threshold": float(threshold)})
 
 
 def softsign(x, name=None):
+    """x / (1 + |x|).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.softsign(x).numpy().tolist()]
+        [-0.6667, -0.3333, 0.0, 0.5, 0.875]
+    """
     return apply(SOFTSIGN, (x,))
 
 
 def log_sigmoid(x, name=None):
+    """log(sigmoid(x)), computed stably.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.log_sigmoid(x).numpy().tolist()]
+        [-2.1269, -0.9741, -0.6931, -0.3133, -0.0009]
+    """
     return apply(LOG_SIGMOID, (x,))
 
 
 def tanhshrink(x, name=None):
+    """x - tanh(x).
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.tanhshrink(x).numpy().tolist()]
+        [-1.036, -0.0379, 0.0, 0.2384, 6.0]
+    """
     return apply(TANHSHRINK, (x,))
 
 
 def thresholded_relu(x, threshold=1.0, name=None):
+    """x where x > threshold, else 0.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
+        >>> [round(v, 4) for v in oar.nn.functional.thresholded_relu(x, threshold=1.0).numpy().tolist()]
+        [0.0, 0.0, 0.0, 0.0, 7.0]
+    """
     return apply(THRESHOLDED_RELU, (x,), {"threshold": float(threshold)})
 
 
@@ -238,6 +372,7 @@ def softmax(x, axis=-1, dtype=None, name=None):
     """exp(x) / sum(exp(x)) along `axis`.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.softmax(oar.to_tensor([[1.0, 1.0]])).numpy()
         array([[0.5, 0.5]], dtype=float32)
     """
@@ -245,12 +380,24 @@ def softmax(x, axis=-1, dtype=None, name=None):
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
-    """log(softmax(x)) computed stably."""
+    """log(softmax(x)) computed stably.
+
+    Example:
+        >>> out = oar.nn.functional.log_softmax(oar.to_tensor([0.0, 0.0]))
+        >>> [round(v, 4) for v in out.numpy().tolist()]
+        [-0.6931, -0.6931]
+    """
     return apply(LOG_SOFTMAX, (_maybe_cast(x, dtype),), {"axis": int(axis)})
 
 
 def glu(x, axis=-1, name=None):
-    """a * sigmoid(b) where a, b are the halves of `x` along `axis`."""
+    """a * sigmoid(b) where a, b are the halves of `x` along `axis`.
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 2.0, 0.0, 100.0]])
+        >>> [round(v, 4) for v in oar.nn.functional.glu(x)[0].numpy().tolist()]
+        [0.5, 2.0]
+    """
     from ...ops.manipulation import split
     a, b = split(x, 2, axis=axis)
     return a * M.sigmoid(b)

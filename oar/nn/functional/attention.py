@@ -10,6 +10,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(q k^T / sqrt(d) + mask) v for ``[batch, seq, heads, head_dim]`` inputs (Paddle's layout).
 
     A boolean `attn_mask` keeps positions where it is True; a float mask is added to the scores.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> q = oar.ones([2, 5, 4, 8])  # [batch, seq, heads, head_dim]
+        >>> F.scaled_dot_product_attention(q, q, q, is_causal=True).shape
+        [2, 5, 4, 8]
     """
     q = S.transpose(query, [0, 2, 1, 3])
     k = S.transpose(key, [0, 2, 1, 3])

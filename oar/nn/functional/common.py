@@ -15,6 +15,7 @@ def linear(x, weight, bias=None, name=None):
     """``x @ weight + bias`` with weight of shape ``[in_features, out_features]`` (Paddle's layout).
 
     Example:
+        >>> import oar.nn.functional as F
         >>> y = F.linear(oar.ones([2, 3]), oar.ones([3, 4]))   # shape [2, 4]
     """
     out = M.matmul(x, weight)
@@ -22,7 +23,13 @@ def linear(x, weight, bias=None, name=None):
 
 
 def bilinear(x1, x2, weight, bias=None, name=None):
-    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]`` with weight ``[out, in1, in2]``."""
+    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]`` with weight ``[out, in1, in2]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.bilinear(oar.ones([2, 3]), oar.ones([2, 4]), oar.ones([5, 3, 4])).numpy()[0].tolist()
+        [12.0, 12.0, 12.0, 12.0, 12.0]
+    """
     out = M.einsum("ni,oij,nj->no", x1, weight, x2)
     return out if bias is None else M.add(out, bias)
 
@@ -63,6 +70,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     whole slices (the mask is shared along the other axes).
 
     Example:
+        >>> import oar.nn.functional as F
         >>> y = F.dropout(oar.ones([4, 4]), p=0.5, training=True)
     """
     if not 0.0 <= float(p) <= 1.0:
@@ -78,18 +86,41 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
 
 
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
-    """Drops whole channels of an NCHW/NHWC tensor."""
+    """Drops whole channels of an NCHW/NHWC tensor.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> _ = oar.seed(0)
+        >>> y = F.dropout2d(oar.ones([1, 6, 2, 2]), p=0.5)
+        >>> [sorted(set(c.ravel().tolist())) in ([0.0], [2.0]) for c in y.numpy()[0]]
+        [True, True, True, True, True, True]
+    """
     axis = [0, 1] if data_format == "NCHW" else [0, 3]
     return dropout(x, p, axis=axis, training=training)
 
 
 def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    """Drops whole channels of an NCDHW tensor (scaling the kept ones by ``1 / (1 - p)``).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.dropout3d(oar.ones([1, 2, 2, 2, 2]), p=0.5, training=False).shape
+        [1, 2, 2, 2, 2]
+    """
     axis = [0, 1] if data_format == "NCDHW" else [0, 4]
     return dropout(x, p, axis=axis, training=training)
 
 
 def alpha_dropout(x, p=0.5, training=True, name=None):
-    """Dropout for SELU networks that keeps mean and variance."""
+    """Dropout for SELU networks that keeps mean and variance.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.alpha_dropout(oar.ones([2, 2]), p=0.5, training=False).numpy().tolist()
+        [[1.0, 1.0], [1.0, 1.0]]
+        >>> F.alpha_dropout(oar.ones([2, 2]), p=0.5).shape
+        [2, 2]
+    """
     if not training or p == 0:
         return x
     alpha = -1.7580993408473766
@@ -133,6 +164,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
     and get no gradient.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.embedding(oar.to_tensor([[0, 2]]), oar.ones([3, 4])).shape
         [1, 2, 4]
     """
@@ -217,6 +249,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     """Resizes the spatial dims by `size` or `scale_factor` with 'nearest', 'linear', 'bilinear' or 'trilinear'.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.interpolate(oar.ones([1, 1, 2, 2]), scale_factor=2).shape
         [1, 1, 4, 4]
     """
@@ -253,7 +286,13 @@ upsample = interpolate
 
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
-    """Rearranges ``[N, C*r*r, H, W]`` into ``[N, C, H*r, W*r]``."""
+    """Rearranges ``[N, C*r*r, H, W]`` into ``[N, C, H*r, W*r]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.pixel_shuffle(oar.arange(4, dtype='float32').reshape([1, 4, 1, 1]), 2).numpy().tolist()
+        [[[[0.0, 1.0], [2.0, 3.0]]]]
+    """
     r = int(upscale_factor)
     if data_format == "NCHW":
         n, c, h, w = x.shape
@@ -267,6 +306,13 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
 
 
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+    """Rearranges ``[N, C, H*r, W*r]`` into ``[N, C*r*r, H, W]`` (the inverse of `pixel_shuffle`).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.pixel_unshuffle(oar.to_tensor([[[[0.0, 1.0], [2.0, 3.0]]]]), 2).numpy().ravel().tolist()
+        [0.0, 1.0, 2.0, 3.0]
+    """
     r = int(downscale_factor)
     n, c, h, w = x.shape
     y = S.reshape(x, [n, c, h // r, r, w // r, r])
@@ -275,7 +321,14 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
-    """Cosine of the angle between `x1` and `x2` along `axis`."""
+    """Cosine of the angle between `x1` and `x2` along `axis`.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> x1, x2 = oar.to_tensor([[1.0, 0.0], [1.0, 1.0]]), oar.to_tensor([[1.0, 0.0], [0.0, 1.0]])
+        >>> [round(v, 4) for v in F.cosine_similarity(x1, x2, axis=1).numpy().tolist()]
+        [1.0, 0.7071]
+    """
     dot = M.sum(x1 * x2, axis=axis)
     n1 = M.sqrt(M.sum(x1 * x1, axis=axis))
     n2 = M.sqrt(M.sum(x2 * x2, axis=axis))

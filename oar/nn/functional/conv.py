@@ -126,6 +126,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     """2-D convolution; weight ``[out_channels, in_channels/groups, kh, kw]``.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.conv2d(oar.ones([1, 3, 8, 8]), oar.ones([4, 3, 3, 3]), padding='same').shape
         [1, 4, 8, 8]
     """
@@ -133,12 +134,24 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
 
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCDHW", name=None):
-    """3-D convolution; weight ``[out_channels, in_channels/groups, kd, kh, kw]``."""
+    """3-D convolution; weight ``[out_channels, in_channels/groups, kd, kh, kw]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.conv3d(oar.ones([1, 2, 4, 4, 4]), oar.ones([3, 2, 3, 3, 3]), padding=1).shape
+        [1, 3, 4, 4, 4]
+    """
     return _conv_nd(CONV3D, x, weight, bias, stride, padding, dilation, groups, data_format, 3)
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL", name=None):
-    """1-D convolution; weight ``[out_channels, in_channels/groups, k]`` (runs as a 2-D one)."""
+    """1-D convolution; weight ``[out_channels, in_channels/groups, k]`` (runs as a 2-D one).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.conv1d(oar.ones([1, 1, 5]), oar.ones([1, 1, 3])).numpy().tolist()
+        [[[3.0, 3.0, 3.0]]]
+    """
     channels_last = data_format == "NLC"
     x = _to_channels_first(x, 1, channels_last)
     algo, pads = padding_attrs(padding, 1, False) if not isinstance(padding, str) else (padding, None)
@@ -212,6 +225,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     """Transposed 2-D convolution; weight ``[in_channels, out_channels/groups, kh, kw]``.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.conv2d_transpose(oar.ones([1, 4, 5, 5]), oar.ones([4, 2, 3, 3]), stride=2).shape
         [1, 2, 11, 11]
     """
@@ -221,12 +235,26 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
 
 def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
                      output_size=None, data_format="NCDHW", name=None):
+    """Transposed 3-D convolution of NCDHW input; weight ``[in_channels, out_channels/groups, kd, kh, kw]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.conv3d_transpose(oar.ones([1, 2, 3, 3, 3]), oar.ones([2, 4, 2, 2, 2]), stride=2).shape
+        [1, 4, 6, 6, 6]
+    """
     return _conv_transpose_nd(CONV3D_TRANSPOSE, x, weight, bias, stride, padding, output_padding, groups,
                               dilation, output_size, data_format, 3)
 
 
 def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
                      output_size=None, data_format="NCL", name=None):
+    """Transposed 1-D convolution of ``[N, C, L]``; weight ``[in_channels, out_channels/groups, k]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.conv1d_transpose(oar.ones([1, 1, 3]), oar.ones([1, 1, 2]), stride=2).numpy().tolist()
+        [[[1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]]
+    """
     channels_last = data_format == "NLC"
     x = _to_channels_first(x, 1, channels_last)
     pad = padding if isinstance(padding, str) else [0, 0] + [p for pr in padding_attrs(padding, 1)[1] for p in pr]

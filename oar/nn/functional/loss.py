@@ -102,7 +102,14 @@ SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), ou
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
                                return_softmax=False, axis=-1):
     """Cross entropy of softmax(logits) against `label` (class ids with a size-1 class dim, or soft labels);
-    the loss keeps the class dim with size 1."""
+    the loss keeps the class dim with size 1.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> loss = F.softmax_with_cross_entropy(oar.zeros([2, 4]), oar.to_tensor([[1], [3]]))
+        >>> loss.shape, round(loss[0, 0].item(), 4)
+        ([2, 1], 1.3863)
+    """
     axis = axis % logits.ndim
     if not soft_label and label.ndim == logits.ndim - 1:
         label = S.unsqueeze(label, axis)
@@ -115,7 +122,13 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
-    """(1 - epsilon) * label + epsilon * prior (uniform by default)."""
+    """(1 - epsilon) * label + epsilon * prior (uniform by default).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> [round(v, 4) for v in F.label_smooth(oar.to_tensor([[0.0, 1.0]]), epsilon=0.2)[0].numpy().tolist()]
+        [0.1, 0.9]
+    """
     if prior_dist is None:
         return label * (1.0 - epsilon) + epsilon / label.shape[-1]
     return label * (1.0 - epsilon) + prior_dist * epsilon
@@ -151,6 +164,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     divided by the total weight of the non-ignored samples.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> loss = F.cross_entropy(oar.to_tensor([[2.0, 0.5]]), oar.to_tensor([0]))
     """
     axis = axis % input.ndim
@@ -237,7 +251,14 @@ def _from_class_last(x, axis, ndim):
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
-    """Negative log likelihood of log-probabilities `input` ``[N, C, *d]`` at class ids `label` ``[N, *d]``."""
+    """Negative log likelihood of log-probabilities `input` ``[N, C, *d]`` at class ids `label` ``[N, *d]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> logp = oar.log(oar.to_tensor([[0.25, 0.75], [0.5, 0.5]]))
+        >>> round(F.nll_loss(logp, oar.to_tensor([1, 0])).item(), 4)
+        0.4904
+    """
     n_cls = input.shape[1]
     logp = _class_last(input, 1)
     valid = L.not_equal(label, operand(ignore_index, label))
@@ -256,6 +277,7 @@ def mse_loss(input, label, reduction="mean", name=None):
     """Mean squared error.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.mse_loss(oar.to_tensor([1.0, 2.0]), oar.to_tensor([1.0, 4.0])).item()
         2.0
     """
@@ -264,24 +286,49 @@ def mse_loss(input, label, reduction="mean", name=None):
 
 
 def square_error_cost(input, label):
+    """Elementwise ``(input - label) ** 2`` (no reduction).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.square_error_cost(oar.to_tensor([1.0, 3.0]), oar.to_tensor([2.0, 1.0])).numpy().tolist()
+        [1.0, 4.0]
+    """
     d = input - label
     return d * d
 
 
 def l1_loss(input, label, reduction="mean", name=None):
-    """Mean absolute error."""
+    """Mean absolute error.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.l1_loss(oar.to_tensor([1.0, 3.0]), oar.to_tensor([2.0, 1.0])).item()
+        1.5
+    """
     return _reduce(M.abs(input - label), reduction)
 
 
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
-    """Huber loss: 0.5*d^2 where |d| < delta, else delta*|d| - 0.5*delta^2."""
+    """Huber loss: 0.5*d^2 where |d| < delta, else delta*|d| - 0.5*delta^2.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.smooth_l1_loss(oar.to_tensor([0.5, 3.0]), oar.to_tensor([0.0, 0.0]), reduction='none').numpy().tolist()
+        [0.125, 2.5]
+    """
     d = M.abs(input - label)
     loss = M.where(d < delta, 0.5 * d * d, delta * d - 0.5 * delta * delta)
     return _reduce(loss, reduction)
 
 
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
-    """-(label*log(p) + (1-label)*log(1-p)) with the logs clipped at -100 (as Paddle)."""
+    """-(label*log(p) + (1-label)*log(1-p)) with the logs clipped at -100 (as Paddle).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> round(F.binary_cross_entropy(oar.to_tensor([0.5, 0.9]), oar.to_tensor([1.0, 1.0])).item(), 4)
+        0.3993
+    """
     lo = operand(-100.0, input)
     loss = -(label * M.maximum(M.log(input), lo) + (1 - label) * M.maximum(M.log(1 - input), lo))
     if weight is not None:
@@ -290,7 +337,13 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
 
 
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean", pos_weight=None, name=None):
-    """Sigmoid + binary cross entropy, computed stably from logits; `pos_weight` weights positive examples."""
+    """Sigmoid + binary cross entropy, computed stably from logits; `pos_weight` weights positive examples.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> round(F.binary_cross_entropy_with_logits(oar.to_tensor([0.0, 100.0]), oar.to_tensor([1.0, 1.0])).item(), 4)
+        0.3466
+    """
     from .activation import log_sigmoid
     if pos_weight is not None:
         loss = -(pos_weight * label * log_sigmoid(logit) + (1 - label) * log_sigmoid(-logit))
@@ -302,6 +355,14 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 
 def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum", name=None):
+    """Focal loss ``-alpha_t (1 - p_t)^gamma log(p_t)`` of sigmoid(logit), optionally divided by `normalizer`.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> loss = F.sigmoid_focal_loss(oar.to_tensor([0.0, 0.0]), oar.to_tensor([1.0, 0.0]), reduction='none')
+        >>> [round(v, 4) for v in loss.numpy().tolist()]
+        [0.0433, 0.13]
+    """
     p = M.sigmoid(logit)
     ce = binary_cross_entropy_with_logits(logit, label, reduction="none")
     pt = p * label + (1 - p) * (1 - label)
@@ -312,7 +373,14 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):
-    """label * (log(label) - input) with `input` given as log-probabilities; 'batchmean' divides by N."""
+    """label * (log(label) - input) with `input` given as log-probabilities; 'batchmean' divides by N.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> p = oar.to_tensor([[0.5, 0.5]])
+        >>> F.kl_div(oar.log(p), p, reduction='sum').item()
+        0.0
+    """
     if log_target:
         loss = M.exp(label) * (label - input)
     else:
@@ -325,18 +393,41 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 
 
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
-    """max(0, -label * (input - other) + margin)."""
+    """max(0, -label * (input - other) + margin).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.margin_ranking_loss(oar.to_tensor([1.0, 1.0]), oar.to_tensor([2.0, 0.0]), oar.to_tensor([1.0, 1.0]), reduction='none').numpy().tolist()
+        [1.0, 0.0]
+    """
     from .activation import relu
     return _reduce(relu(-label * (input - other) + margin), reduction)
 
 
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
+    """``x`` where label is 1, ``max(0, margin - x)`` where label is -1.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> loss = F.hinge_embedding_loss(oar.to_tensor([0.3, 0.3]), oar.to_tensor([1.0, -1.0]), reduction='none')
+        >>> [round(v, 4) for v in loss.numpy().tolist()]
+        [0.3, 0.7]
+    """
     from .activation import relu
     loss = M.where(L.equal(label, operand(1, label)), input, relu(operand(margin, input) - input))
     return _reduce(loss, reduction)
 
 
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+    """``1 - cos(x1, x2)`` for label 1, ``max(0, cos(x1, x2) - margin)`` for label -1, row-wise.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> x1 = oar.to_tensor([[1.0, 0.0], [1.0, 0.0]])
+        >>> x2 = oar.to_tensor([[0.0, 1.0], [1.0, 0.0]])
+        >>> F.cosine_embedding_loss(x1, x2, oar.to_tensor([1, -1]), reduction='none').numpy().tolist()
+        [1.0, 1.0]
+    """
     from .activation import relu
     from .common import cosine_similarity
     cos = cosine_similarity(input1, input2, axis=-1)
@@ -418,6 +509,14 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     applied inside, as Paddle's warpctc), padded `labels` ``[N, S]`` and the true lengths.
 
     'mean' divides each loss by its label length, then averages over the batch.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> log_probs = oar.zeros([5, 2, 3])  # [T, N, C]: uniform scores
+        >>> labels = oar.to_tensor([[1, 2], [1, 1]], dtype='int32')
+        >>> loss = F.ctc_loss(log_probs, labels, oar.to_tensor([5, 5]), oar.to_tensor([2, 2]), reduction='none')
+        >>> loss.shape
+        [2]
     """
     loss, _ = apply(WARPCTC, (log_probs, labels, input_lengths, label_lengths),
                     {"blank": int(blank), "norm_by_times": bool(norm_by_times)})

@@ -93,6 +93,7 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     variance); otherwise it uses the running statistics.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> x = oar.randn([4, 3, 2, 2]) if hasattr(oar, 'randn') else oar.ones([4, 3, 2, 2])
         >>> y = F.batch_norm(x, oar.zeros([3]), oar.ones([3]), oar.ones([3]), oar.zeros([3]), training=True)
     """
@@ -114,6 +115,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     """Normalises over the trailing `normalized_shape` dims, then scales by `weight` and shifts by `bias`.
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.layer_norm(oar.ones([2, 3]), 3).shape
         [2, 3]
     """
@@ -136,7 +138,14 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW", name=None):
-    """Normalises each group of channels of each sample."""
+    """Normalises each group of channels of each sample.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> y = F.group_norm(oar.to_tensor([[[1.0], [3.0], [5.0], [5.0]]]), num_groups=2)
+        >>> [round(v, 3) for v in y.numpy().ravel().tolist()]
+        [-1.0, 1.0, 0.0, 0.0]
+    """
     channels_last = data_format[-1] == "C"
     if channels_last:
         x = S.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
@@ -153,7 +162,14 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
 
 def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
-    """Normalises each channel of each sample over its spatial dims."""
+    """Normalises each channel of each sample over its spatial dims.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> y = F.instance_norm(oar.to_tensor([[[[1.0, 3.0]], [[2.0, 2.0]]]]))
+        >>> [round(v, 3) for v in y.numpy().ravel().tolist()]
+        [-1.0, 1.0, 0.0, 0.0]
+    """
     channels_last = data_format[-1] == "C"
     if channels_last:
         x = S.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
@@ -177,7 +193,15 @@ def _channel_affine(out, weight, bias, channels_last):
 
 
 def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
-    """x / max(||x||_p along axis, epsilon)."""
+    """x / max(||x||_p along axis, epsilon).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> [round(v, 4) for v in F.normalize(oar.to_tensor([[3.0, 4.0]]), axis=1)[0].numpy().tolist()]
+        [0.6, 0.8]
+        >>> [round(v, 4) for v in F.normalize(oar.to_tensor([[3.0, 4.0]]), p=1, axis=1)[0].numpy().tolist()]
+        [0.4286, 0.5714]
+    """
     from ...ops.creation import full_like
     if p == 2:
         n = M.sqrt(M.sum(x * x, axis=axis, keepdim=True))
@@ -187,7 +211,13 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
 
 
 def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
-    """Normalises each value by the sum of squares of its `size` neighbouring channels."""
+    """Normalises each value by the sum of squares of its `size` neighbouring channels.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.local_response_norm(oar.ones([1, 3, 2, 2]), size=3).shape
+        [1, 3, 2, 2]
+    """
     from .common import pad
     from .pooling import avg_pool2d
     sq = S.unsqueeze(x * x, 1)  # [N, 1, C, H, W] -> pool over C via 2-D pooling of [N, 1, C, H*W]

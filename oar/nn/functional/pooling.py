@@ -76,6 +76,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     """2-D max pooling (stride defaults to the kernel size).
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.max_pool2d(oar.ones([1, 1, 4, 4]), 2).shape
         [1, 1, 2, 2]
     """
@@ -84,12 +85,28 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCDHW",
                name=None):
+    """3-D max pooling of NCDHW input (with flat argmax indices when `return_mask`).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.max_pool3d(oar.ones([1, 2, 4, 4, 4]), kernel_size=2).shape
+        [1, 2, 2, 2, 2]
+    """
     return _pool("max", x, kernel_size, stride, padding, ceil_mode, data_format, 3, return_mask)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                data_format="NCHW", name=None):
-    """2-D average pooling; ``exclusive=True`` leaves padding out of the average."""
+    """2-D average pooling; ``exclusive=True`` leaves padding out of the average.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> x = oar.ones([1, 1, 2, 2])
+        >>> F.avg_pool2d(x, 2, padding=1, exclusive=True).numpy().tolist()
+        [[[[1.0, 1.0], [1.0, 1.0]]]]
+        >>> F.avg_pool2d(x, 2, padding=1, exclusive=False).numpy().tolist()
+        [[[[0.25, 0.25], [0.25, 0.25]]]]
+    """
     out = _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 2, exclusive=exclusive)
     if divisor_override:
         k = _tuple(kernel_size, 2, "kernel_size")
@@ -99,6 +116,13 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
 
 def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                data_format="NCDHW", name=None):
+    """3-D average pooling of NCDHW input; ``exclusive=True`` leaves padding out of the average.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.avg_pool3d(oar.ones([1, 2, 4, 4, 4]), kernel_size=2, stride=2).shape
+        [1, 2, 2, 2, 2]
+    """
     return _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 3, exclusive=exclusive)
 
 
@@ -117,7 +141,13 @@ def _pad1d(padding):
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, name=None):
-    """1-D max pooling of ``[N, C, L]``."""
+    """1-D max pooling of ``[N, C, L]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.max_pool1d(oar.to_tensor([[[1.0, 3.0, 2.0, 0.0]]]), kernel_size=2).numpy().tolist()
+        [[[3.0, 2.0]]]
+    """
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     s = k if stride is None else _tuple(stride, 1, "stride")[0]
     res = max_pool2d(_as_2d(x, "NCL"), [1, k], [1, s], _pad1d(padding), return_mask, ceil_mode)
@@ -127,7 +157,13 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
 
 
 def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
-    """1-D average pooling of ``[N, C, L]``."""
+    """1-D average pooling of ``[N, C, L]``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.avg_pool1d(oar.to_tensor([[[1.0, 3.0, 5.0, 7.0]]]), kernel_size=2).numpy().tolist()
+        [[[2.0, 6.0]]]
+    """
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     s = k if stride is None else _tuple(stride, 1, "stride")[0]
     return S.squeeze(avg_pool2d(_as_2d(x, "NCL"), [1, k], [1, s], _pad1d(padding), ceil_mode, exclusive), 2)
@@ -166,6 +202,7 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """Average pooling to a fixed output size (windows ``[floor(i*H/Ho), ceil((i+1)*H/Ho))``).
 
     Example:
+        >>> import oar.nn.functional as F
         >>> F.adaptive_avg_pool2d(oar.ones([1, 3, 7, 7]), 1).shape
         [1, 3, 1, 1]
     """
@@ -176,10 +213,24 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
 
 
 def adaptive_avg_pool1d(x, output_size, name=None):
+    """Average pooling of ``[N, C, L]`` to `output_size` windows.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.adaptive_avg_pool1d(oar.to_tensor([[[1.0, 3.0, 5.0, 7.0]]]), 2).numpy().tolist()
+        [[[2.0, 6.0]]]
+    """
     return apply(ADAPTIVE_AVG, (x,), {"output_size": [int(_tuple(output_size, 1, "output_size")[0])]})
 
 
 def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    """Average pooling of NCDHW input to `output_size` windows.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> F.adaptive_avg_pool3d(oar.ones([1, 2, 4, 4, 4]), [1, 2, 2]).shape
+        [1, 2, 1, 2, 2]
+    """
     channels_last = data_format == "NDHWC"
     size = _out_size(output_size, x, 3, channels_last)
     x = _to_channels_first(x, 3, channels_last)
@@ -187,13 +238,28 @@ def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
 
 
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
-    """Max pooling to a fixed output size; the mask holds flat indices into H*W."""
+    """Max pooling to a fixed output size; the mask holds flat indices into H*W.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> out, mask = F.adaptive_max_pool2d(oar.to_tensor([[[[1.0, 4.0], [3.0, 2.0]]]]), 1, return_mask=True)
+        >>> out.numpy().tolist(), mask.numpy().tolist()
+        ([[[[4.0]]]], [[[[1]]]])
+    """
     size = _out_size(output_size, x, 2, False)
     out, mask = apply(ADAPTIVE_MAX, (x,), {"output_size": size})
     return (out, mask) if return_mask else out
 
 
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    """Max pooling of ``[N, C, L]`` to `output_size` windows; the mask holds indices into L.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> out, mask = F.adaptive_max_pool1d(oar.to_tensor([[[1.0, 5.0, 2.0, 0.0]]]), 2, return_mask=True)
+        >>> out.numpy().tolist(), mask.numpy().tolist()
+        ([[[5.0, 2.0]]], [[[1, 2]]])
+    """
     size = [1, int(_tuple(output_size, 1, "output_size")[0])]
     out, mask = apply(ADAPTIVE_MAX, (S.unsqueeze(x, 2),), {"output_size": size})
     out, mask = S.squeeze(out, 2), S.squeeze(mask, 2)
