@@ -42,7 +42,7 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
     """Uniform samples in ``[min, max)``.
 
     Example:
-        >>> oar.seed(1); oar.uniform([2, 3], min=0.0, max=1.0).shape
+        >>> _ = oar.seed(1); oar.uniform([2, 3], min=0.0, max=1.0).shape
         [2, 3]
     """
     return apply(UNIFORM, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "min": float(min),

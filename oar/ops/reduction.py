@@ -285,4 +285,4 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     p = float(p)
     return pow(sum(pow(abs(x), p), axis=ax, keepdim=keepdim), 1.0 / p)
 
-__all__ = public_api(globals())
+__all__ = public_api(globals(), internal=('builtins_max',))
