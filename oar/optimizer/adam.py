@@ -14,7 +14,13 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba) with Paddle's bias correction inside the step size.
 
     Example:
-        >>> adam = oar.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.Adam(learning_rate=0.1, parameters=[p])
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.8004, -1.8002]
     """
 
     _op = ADAM_UPDATE
@@ -44,8 +50,16 @@ class AdamW(Adam):
         apply_decay_param_fun: optional ``fn(param_name) -> bool``; parameters it rejects are not decayed.
 
     Example:
+        >>> model = oar.nn.Linear(2, 2)
         >>> opt = oar.optimizer.AdamW(1e-3, parameters=model.parameters(), weight_decay=0.01,
         ...                           apply_decay_param_fun=lambda n: 'bias' not in n)
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.AdamW(learning_rate=0.1, parameters=[p], weight_decay=0.01)
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.7985, -1.7963]
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
@@ -76,7 +90,13 @@ class Adamax(Optimizer):
     """Adamax: Adam with the infinity norm; ``param -= lr / (1 - beta1^t) * m / u``.
 
     Example:
-        >>> opt = oar.optimizer.Adamax(learning_rate=0.002, parameters=model.parameters())
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.Adamax(learning_rate=0.1, parameters=[p])
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.8052, -1.8025]
     """
 
     _op = ADAMAX_UPDATE
@@ -96,7 +116,13 @@ class Lamb(Adam):
     """LAMB: Adam direction plus ``lamb_weight_decay * param``, scaled by the trust ratio ||param|| / ||r||.
 
     Example:
-        >>> opt = oar.optimizer.Lamb(learning_rate=1e-3, lamb_weight_decay=0.01, parameters=model.parameters())
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.Lamb(learning_rate=0.1, lamb_weight_decay=0.01, parameters=[p])
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.7006, -1.6969]
     """
 
     _op = LAMB_UPDATE

@@ -9,7 +9,13 @@ class RMSProp(Optimizer):
     """RMSProp: ``ms = rho*ms + (1-rho)*g^2``; ``mom = momentum*mom + lr*g/sqrt(ms [- mg^2] + eps)``; ``p -= mom``.
 
     Example:
-        >>> opt = oar.optimizer.RMSProp(learning_rate=0.01, parameters=model.parameters(), centered=True)
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.RMSProp(learning_rate=0.01, parameters=[p], centered=True)
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.9212, -1.9208]
     """
 
     _op = RMSPROP_UPDATE
@@ -26,7 +32,13 @@ class Adagrad(Optimizer):
     """Adagrad: ``moment += g^2``; ``param -= lr * g / (sqrt(moment) + epsilon)``.
 
     Example:
-        >>> opt = oar.optimizer.Adagrad(learning_rate=0.1, parameters=model.parameters())
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.Adagrad(learning_rate=0.1, parameters=[p])
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.8331, -1.8311]
     """
 
     _op = ADAGRAD_UPDATE
@@ -46,7 +58,13 @@ class Adadelta(Optimizer):
     """Adadelta: ``update = -sqrt((E[dx^2] + eps) / (E[g^2] + eps)) * g``; ``param += lr * update``.
 
     Example:
-        >>> opt = oar.optimizer.Adadelta(learning_rate=1.0, parameters=model.parameters())
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.Adadelta(learning_rate=1.0, parameters=[p])
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.991, -1.991]
     """
 
     _op = ADADELTA_UPDATE

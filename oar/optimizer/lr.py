@@ -1,10 +1,14 @@
 """Learning-rate schedulers with Paddle's formulas. ``sched()`` is the current LR; ``sched.step()`` advances it.
 
 Example:
+    >>> model = oar.nn.Linear(2, 1)
     >>> sched = oar.optimizer.lr.StepDecay(learning_rate=0.1, step_size=10, gamma=0.5)
     >>> opt = oar.optimizer.SGD(learning_rate=sched, parameters=model.parameters())
     >>> for epoch in range(30):
-    ...     train_one_epoch(); sched.step()
+    ...     model(oar.ones([1, 2])).sum().backward(); opt.step(); opt.clear_grad()
+    ...     sched.step()
+    >>> round(opt.get_lr(), 4)
+    0.0125
 """
 import math
 
@@ -15,6 +19,18 @@ class LRScheduler:
     Args:
         learning_rate: the initial (base) learning rate.
         last_epoch: the epoch to resume from (-1 starts fresh; the constructor takes one step, so epoch 0).
+
+    Example:
+        >>> class Halving(oar.optimizer.lr.LRScheduler):
+        ...     def get_lr(self):
+        ...         return self.base_lr * 0.5 ** self.last_epoch
+        >>> sched = Halving(learning_rate=1.0)
+        >>> sched.step(); sched.step()
+        >>> sched()
+        0.25
+        >>> opt = oar.optimizer.SGD(learning_rate=sched, parameters=oar.nn.Linear(2, 2).parameters())
+        >>> opt.get_lr()
+        0.25
     """
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
@@ -62,7 +78,17 @@ class LRScheduler:
 
 
 class NoamDecay(LRScheduler):
-    """``lr * d_model^-0.5 * min(epoch^-0.5, warmup_steps^-1.5 * epoch)`` (the Transformer schedule)."""
+    """``lr * d_model^-0.5 * min(epoch^-0.5, warmup_steps^-1.5 * epoch)`` (the Transformer schedule).
+
+    Example:
+        >>> sched = oar.optimizer.lr.NoamDecay(d_model=16, warmup_steps=2)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [0.0, 0.0884, 0.1768, 0.1443]
+    """
 
     def __init__(self, d_model, warmup_steps, learning_rate=1.0, last_epoch=-1, verbose=False):
         self.d_model, self.warmup_steps = d_model, warmup_steps
@@ -75,7 +101,17 @@ class NoamDecay(LRScheduler):
 
 
 class PiecewiseDecay(LRScheduler):
-    """``values[i]`` while ``epoch < boundaries[i]``, the last value after the last boundary."""
+    """``values[i]`` while ``epoch < boundaries[i]``, the last value after the last boundary.
+
+    Example:
+        >>> sched = oar.optimizer.lr.PiecewiseDecay(boundaries=[1, 3], values=[1.0, 0.5, 0.1])
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.5, 0.1]
+    """
 
     def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
         if len(values) != len(boundaries) + 1:
@@ -92,7 +128,17 @@ class PiecewiseDecay(LRScheduler):
 
 
 class NaturalExpDecay(LRScheduler):
-    """``lr * exp(-gamma * epoch)``."""
+    """``lr * exp(-gamma * epoch)``.
+
+    Example:
+        >>> sched = oar.optimizer.lr.NaturalExpDecay(learning_rate=1.0, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(3):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.6065, 0.3679]
+    """
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = gamma
@@ -103,7 +149,17 @@ class NaturalExpDecay(LRScheduler):
 
 
 class InverseTimeDecay(LRScheduler):
-    """``lr / (1 + gamma * epoch)``."""
+    """``lr / (1 + gamma * epoch)``.
+
+    Example:
+        >>> sched = oar.optimizer.lr.InverseTimeDecay(learning_rate=1.0, gamma=1.0)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.3333, 0.25]
+    """
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = gamma
@@ -114,7 +170,17 @@ class InverseTimeDecay(LRScheduler):
 
 
 class PolynomialDecay(LRScheduler):
-    """``(lr - end_lr) * (1 - epoch / decay_steps)^power + end_lr``; with `cycle`, decay_steps grows by multiples."""
+    """``(lr - end_lr) * (1 - epoch / decay_steps)^power + end_lr``; with `cycle`, decay_steps grows by multiples.
+
+    Example:
+        >>> sched = oar.optimizer.lr.PolynomialDecay(learning_rate=1.0, decay_steps=4, end_lr=0.0)
+        >>> lrs = []
+        >>> for _ in range(6):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.75, 0.5, 0.25, 0.0, 0.0]
+    """
 
     def __init__(self, learning_rate, decay_steps, end_lr=0.0001, power=1.0, cycle=False, last_epoch=-1,
                  verbose=False):
@@ -134,7 +200,17 @@ class PolynomialDecay(LRScheduler):
 
 
 class LinearWarmup(LRScheduler):
-    """Linear warm-up from `start_lr` to `end_lr` over `warmup_steps`, then `learning_rate` (float or scheduler)."""
+    """Linear warm-up from `start_lr` to `end_lr` over `warmup_steps`, then `learning_rate` (float or scheduler).
+
+    Example:
+        >>> sched = oar.optimizer.lr.LinearWarmup(learning_rate=0.5, warmup_steps=2, start_lr=0.0, end_lr=0.5)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [0.0, 0.25, 0.5, 0.5]
+    """
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1, verbose=False):
         if not isinstance(learning_rate, (float, int, LRScheduler)):
@@ -164,7 +240,17 @@ class LinearWarmup(LRScheduler):
 
 
 class ExponentialDecay(LRScheduler):
-    """``lr * gamma^epoch``."""
+    """``lr * gamma^epoch``.
+
+    Example:
+        >>> sched = oar.optimizer.lr.ExponentialDecay(learning_rate=1.0, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.25, 0.125]
+    """
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = gamma
@@ -175,7 +261,17 @@ class ExponentialDecay(LRScheduler):
 
 
 class MultiStepDecay(LRScheduler):
-    """``lr * gamma^i`` where i is the number of milestones passed."""
+    """``lr * gamma^i`` where i is the number of milestones passed.
+
+    Example:
+        >>> sched = oar.optimizer.lr.MultiStepDecay(learning_rate=1.0, milestones=[1, 3], gamma=0.1)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.1, 0.1, 0.01]
+    """
 
     def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
         if list(milestones) != sorted(milestones):
@@ -193,7 +289,17 @@ class MultiStepDecay(LRScheduler):
 
 
 class StepDecay(LRScheduler):
-    """``lr * gamma^(epoch // step_size)``."""
+    """``lr * gamma^(epoch // step_size)``.
+
+    Example:
+        >>> sched = oar.optimizer.lr.StepDecay(learning_rate=1.0, step_size=2, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 1.0, 0.5, 0.5, 0.25]
+    """
 
     def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
         if not isinstance(step_size, int) or step_size <= 0:
@@ -208,7 +314,17 @@ class StepDecay(LRScheduler):
 
 
 class LambdaDecay(LRScheduler):
-    """``lr * lr_lambda(epoch)``."""
+    """``lr * lr_lambda(epoch)``.
+
+    Example:
+        >>> sched = oar.optimizer.lr.LambdaDecay(learning_rate=1.0, lr_lambda=lambda e: 0.9 ** e)
+        >>> lrs = []
+        >>> for _ in range(3):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.9, 0.81]
+    """
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
@@ -221,7 +337,17 @@ class LambdaDecay(LRScheduler):
 
 
 class MultiplicativeDecay(LRScheduler):
-    """``lr * prod(lr_lambda(e) for e in 1..epoch)``."""
+    """``lr * prod(lr_lambda(e) for e in 1..epoch)``.
+
+    Example:
+        >>> sched = oar.optimizer.lr.MultiplicativeDecay(learning_rate=1.0, lr_lambda=lambda e: 0.5)
+        >>> lrs = []
+        >>> for _ in range(3):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.25]
+    """
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         self.lr_lambda = lr_lambda
@@ -235,7 +361,17 @@ class MultiplicativeDecay(LRScheduler):
 
 
 class CosineAnnealingDecay(LRScheduler):
-    """Cosine annealing between `learning_rate` and `eta_min` with half-period `T_max` (Paddle's recursive form)."""
+    """Cosine annealing between `learning_rate` and `eta_min` with half-period `T_max` (Paddle's recursive form).
+
+    Example:
+        >>> sched = oar.optimizer.lr.CosineAnnealingDecay(learning_rate=1.0, T_max=4)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.8536, 0.5, 0.1464, 0.0]
+    """
 
     def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
         if not isinstance(T_max, int) or T_max <= 0:
@@ -257,7 +393,17 @@ class CosineAnnealingDecay(LRScheduler):
 
 
 class OneCycleLR(LRScheduler):
-    """One-cycle policy: warm up to `max_learning_rate`, then anneal to `end_learning_rate` (cos or linear)."""
+    """One-cycle policy: warm up to `max_learning_rate`, then anneal to `end_learning_rate` (cos or linear).
+
+    Example:
+        >>> sched = oar.optimizer.lr.OneCycleLR(max_learning_rate=1.0, total_steps=5)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     lrs.append(round(sched(), 4))
+        ...     sched.step()
+        >>> lrs
+        [0.04, 0.9505, 0.6113, 0.1883, 0.0001]
+    """
 
     def __init__(self, max_learning_rate, total_steps, divide_factor=25.0, end_learning_rate=0.0001, phase_pct=0.3,
                  anneal_strategy="cos", three_phase=False, last_epoch=-1, verbose=False):
@@ -302,7 +448,15 @@ class OneCycleLR(LRScheduler):
 
 
 class ReduceOnPlateau(LRScheduler):
-    """Multiplies the LR by `factor` when `metrics` passed to ``step(metrics)`` stop improving for `patience` epochs."""
+    """Multiplies the LR by `factor` when `metrics` passed to ``step(metrics)`` stop improving for `patience` epochs.
+
+    Example:
+        >>> sched = oar.optimizer.lr.ReduceOnPlateau(learning_rate=1.0, factor=0.5, patience=1)
+        >>> for loss in [1.0, 1.0, 1.0, 1.0]:
+        ...     sched.step(loss)
+        >>> sched()
+        0.5
+    """
 
     def __init__(self, learning_rate, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, epsilon=1e-8, verbose=False):

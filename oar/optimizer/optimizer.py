@@ -15,8 +15,12 @@ use); the static builder turns eager Tensors met while building into persistable
 ``opt._grad_clip(params_grads) -> params_grads`` and runs before regularization, as in Paddle.
 
 Example:
+    >>> model = oar.nn.Linear(2, 1)
     >>> opt = oar.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+    >>> loss = model(oar.ones([3, 2])).mean()
     >>> loss.backward(); opt.step(); opt.clear_grad()
+    >>> opt.get_lr()
+    0.001
 """
 import numpy as np
 
@@ -42,6 +46,16 @@ class Optimizer:
     A parameter's rate is base LR x its group's ``learning_rate`` x its ``ParamAttr(learning_rate)``, and a
     ``ParamAttr(regularizer)`` wins over its group's ``weight_decay``. (Paddle 2.x, given groups, overwrites the
     parameter's own scale and regularizer with the group's; oar keeps both, which agrees whenever only one is set.)
+
+    Example:
+        >>> p = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.SGD(learning_rate=0.1, parameters=[p])
+        >>> isinstance(opt, oar.optimizer.Optimizer)
+        True
+        >>> (p * p).sum().backward()  # grad = 2p
+        >>> opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.8, 1.6]
     """
 
     _op = None

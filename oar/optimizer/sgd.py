@@ -7,8 +7,13 @@ class SGD(Optimizer):
     """Stochastic gradient descent: ``param -= lr * grad``.
 
     Example:
+        >>> linear = oar.nn.Linear(2, 1)
         >>> sgd = oar.optimizer.SGD(learning_rate=0.1, parameters=linear.parameters())
+        >>> loss = linear(oar.ones([4, 2])).mean()
+        >>> before = linear.bias.numpy().copy()
         >>> loss.backward(); sgd.step(); sgd.clear_grad()
+        >>> [round(float(v), 4) for v in linear.bias.numpy() - before]  # d loss / d bias = 1
+        [-0.1]
     """
 
     _op = SGD_UPDATE
@@ -22,7 +27,13 @@ class Momentum(Optimizer):
     """Momentum SGD: ``v = momentum * v + grad``; ``param -= lr * v`` (Nesterov: ``lr * (grad + momentum * v)``).
 
     Example:
-        >>> opt = oar.optimizer.Momentum(0.1, momentum=0.9, parameters=linear.parameters(), use_nesterov=True)
+        >>> p = oar.to_tensor([1.0, -2.0], stop_gradient=False)
+        >>> opt = oar.optimizer.Momentum(0.1, momentum=0.9, parameters=[p], use_nesterov=True)
+        >>> for _ in range(2):
+        ...     (p * p).sum().backward()
+        ...     opt.step(); opt.clear_grad()
+        >>> [round(v, 4) for v in p.numpy().tolist()]
+        [0.2224, -0.4448]
     """
 
     _op = MOMENTUM_UPDATE
