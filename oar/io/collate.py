@@ -12,7 +12,10 @@ def default_collate_fn(batch):
     """Stacks a list of samples field by field: arrays/numbers/Tensors -> stacked arrays, dicts and tuples kept.
 
     Example:
-        >>> default_collate_fn([(np.zeros(2), 1), (np.ones(2), 0)])   # [array 2x2, array([1, 0])]
+        >>> from oar.io.collate import default_collate_fn
+        >>> x, y = default_collate_fn([(np.zeros(2), 1), (np.ones(2), 0)])
+        >>> x.shape, y.tolist()
+        ((2, 2), [1, 0])
     """
     sample = batch[0]
     if isinstance(sample, Tensor):
@@ -35,7 +38,13 @@ def default_collate_fn(batch):
 
 
 def default_convert_fn(sample):
-    """Used when ``batch_size=None``: a sample is passed through, Tensors turned into arrays."""
+    """Used when ``batch_size=None``: a sample is passed through, Tensors turned into arrays.
+
+    Example:
+        >>> from oar.io.collate import default_convert_fn
+        >>> default_convert_fn({'x': oar.to_tensor([1, 2]), 'y': 3})
+        {'x': array([1, 2]), 'y': 3}
+    """
     return to_arrays(sample)
 
 

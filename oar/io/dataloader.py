@@ -22,9 +22,10 @@ class DataLoader:
         return_list, use_shared_memory, places, use_buffer_reader, prefetch_factor: accepted for compatibility.
 
     Example:
-        >>> loader = oar.io.DataLoader(dataset, batch_size=16, shuffle=True, num_workers=2)
-        >>> for image, label in loader():
-        ...     loss = loss_fn(model(image), label)
+        >>> dataset = oar.io.TensorDataset([oar.randn([40, 3]), oar.arange(40)])
+        >>> loader = oar.io.DataLoader(dataset, batch_size=16, shuffle=True)
+        >>> [(x.shape, y.shape) for x, y in loader]
+        [([16, 3], [16]), ([16, 3], [16]), ([8, 3], [8])]
     """
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None, batch_size=1,

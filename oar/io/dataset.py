@@ -64,7 +64,15 @@ class TensorDataset(Dataset):
 
 
 class ComposeDataset(Dataset):
-    """Zips map-style datasets of equal length: sample i is the concatenation of their i-th sample fields."""
+    """Zips map-style datasets of equal length: sample i is the concatenation of their i-th sample fields.
+
+    Example:
+        >>> a = oar.io.TensorDataset([oar.to_tensor([1.0, 2.0])])
+        >>> b = oar.io.TensorDataset([oar.to_tensor([10, 20])])
+        >>> ds = oar.io.ComposeDataset([a, b])
+        >>> len(ds), [float(v) for v in ds[1]]
+        (2, [2.0, 20.0])
+    """
 
     def __init__(self, datasets):
         self.datasets = list(datasets)
@@ -83,7 +91,17 @@ class ComposeDataset(Dataset):
 
 
 class ChainDataset(IterableDataset):
-    """Iterates several iterable datasets one after the other."""
+    """Iterates several iterable datasets one after the other.
+
+    Example:
+        >>> class Count(oar.io.IterableDataset):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         return iter(range(self.n))
+        >>> list(oar.io.ChainDataset([Count(2), Count(3)]))
+        [0, 1, 0, 1, 2]
+    """
 
     def __init__(self, datasets):
         self.datasets = list(datasets)
@@ -94,7 +112,15 @@ class ChainDataset(IterableDataset):
 
 
 class ConcatDataset(Dataset):
-    """Concatenates map-style datasets."""
+    """Concatenates map-style datasets.
+
+    Example:
+        >>> a = oar.io.TensorDataset([oar.to_tensor([1.0, 2.0])])
+        >>> b = oar.io.TensorDataset([oar.to_tensor([3.0])])
+        >>> ds = oar.io.ConcatDataset([a, b])
+        >>> len(ds), float(ds[2][0])
+        (3, 3.0)
+    """
 
     def __init__(self, datasets):
         self.datasets = list(datasets)
@@ -111,7 +137,14 @@ class ConcatDataset(Dataset):
 
 
 class Subset(Dataset):
-    """The samples of `dataset` at `indices`."""
+    """The samples of `dataset` at `indices`.
+
+    Example:
+        >>> ds = oar.io.TensorDataset([oar.to_tensor([10.0, 20.0, 30.0])])
+        >>> sub = oar.io.Subset(ds, [2, 0])
+        >>> len(sub), float(sub[0][0])
+        (2, 30.0)
+    """
 
     def __init__(self, dataset, indices):
         self.dataset, self.indices = dataset, list(indices)
@@ -127,7 +160,10 @@ def random_split(dataset, lengths, generator=None):
     """Splits `dataset` into non-overlapping random `Subset`s of the given lengths (ints, or fractions summing to 1).
 
     Example:
+        >>> ds = oar.io.TensorDataset([oar.arange(10)])
         >>> train, val = oar.io.random_split(ds, [0.8, 0.2])
+        >>> len(train), len(val)
+        (8, 2)
     """
     n = len(dataset)
     lengths = list(lengths)

@@ -7,7 +7,17 @@ from ..framework.state import rng
 
 
 class Sampler:
-    """Base class: an iterable of indices into `data_source`."""
+    """Base class: an iterable of indices into `data_source`.
+
+    Example:
+        >>> class Reverse(oar.io.Sampler):
+        ...     def __iter__(self):
+        ...         return iter(range(len(self.data_source) - 1, -1, -1))
+        ...     def __len__(self):
+        ...         return len(self.data_source)
+        >>> list(Reverse([7, 8, 9]))
+        [2, 1, 0]
+    """
 
     def __init__(self, data_source=None):
         self.data_source = data_source
@@ -20,14 +30,27 @@ class Sampler:
 
 
 class SequenceSampler(Sampler):
-    """Indices 0, 1, ..., len(data_source) - 1 in order."""
+    """Indices 0, 1, ..., len(data_source) - 1 in order.
+
+    Example:
+        >>> list(oar.io.SequenceSampler([7, 8, 9]))
+        [0, 1, 2]
+    """
 
     def __iter__(self):
         return iter(range(len(self.data_source)))
 
 
 class RandomSampler(Sampler):
-    """A random permutation (or `num_samples` draws with `replacement`), from oar's seeded generator."""
+    """A random permutation (or `num_samples` draws with `replacement`), from oar's seeded generator.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> sorted(oar.io.RandomSampler(list(range(5))))
+        [0, 1, 2, 3, 4]
+        >>> len(list(oar.io.RandomSampler(list(range(5)), replacement=True, num_samples=8)))
+        8
+    """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         super().__init__(data_source)
@@ -52,7 +75,13 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
-    """The given indices in a random order."""
+    """The given indices in a random order.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> sorted(oar.io.SubsetRandomSampler([4, 2, 7]))
+        [2, 4, 7]
+    """
 
     def __init__(self, indices):
         super().__init__(None)
@@ -66,7 +95,13 @@ class SubsetRandomSampler(Sampler):
 
 
 class WeightedRandomSampler(Sampler):
-    """`num_samples` indices drawn with probability proportional to `weights`."""
+    """`num_samples` indices drawn with probability proportional to `weights`.
+
+    Example:
+        >>> _ = oar.seed(0)
+        >>> list(oar.io.WeightedRandomSampler([0.0, 1.0, 0.0], num_samples=3))
+        [1, 1, 1]
+    """
 
     def __init__(self, weights, num_samples, replacement=True):
         super().__init__(None)
@@ -117,7 +152,10 @@ class DistributedBatchSampler(BatchSampler):
     Without a distributed environment `num_replicas` is 1 and `rank` 0.
 
     Example:
-        >>> bs = oar.io.DistributedBatchSampler(ds, batch_size=4, num_replicas=2, rank=0, shuffle=True)
+        >>> ds = oar.io.TensorDataset([oar.arange(10)])
+        >>> bs = oar.io.DistributedBatchSampler(ds, batch_size=4, num_replicas=2, rank=0)
+        >>> list(bs)  # rank 0 of 2 takes every other block of batch_size indices
+        [[0, 1, 2, 3], [8]]
     """
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False):

@@ -21,7 +21,15 @@ _worker_info = None
 
 
 class WorkerInfo:
-    """What a worker process knows about itself: ``id``, ``num_workers``, ``dataset``, ``seed``."""
+    """What a worker process knows about itself: ``id``, ``num_workers``, ``dataset``, ``seed``.
+
+    Example:
+        >>> oar.io.get_worker_info() is None  # in the main process
+        True
+        >>> info = oar.io.WorkerInfo(id=0, num_workers=2, dataset=None, seed=7)
+        >>> info.id, info.num_workers
+        (0, 2)
+    """
 
     def __init__(self, id, num_workers, dataset, seed):  # noqa: A002  (Paddle's field name)
         self.id, self.num_workers, self.dataset, self.seed = id, num_workers, dataset, seed
@@ -34,8 +42,11 @@ def get_worker_info():
     """In a DataLoader worker process: its `WorkerInfo`; in the main process: None.
 
     Example:
+        >>> n = 6
         >>> info = oar.io.get_worker_info()
         >>> shard = range(info.id, n, info.num_workers) if info else range(n)
+        >>> list(shard)  # the main process reads everything
+        [0, 1, 2, 3, 4, 5]
     """
     return _worker_info
 
