@@ -6,10 +6,18 @@ have rules that build gradient sub-blocks; they read the forward `Operator` and 
 gradient from `CTX`.
 
 Example:
+    >>> oar.enable_static()
+    >>> main, startup = oar.static.Program(), oar.static.Program()
     >>> with oar.static.program_guard(main, startup):
     ...     x = oar.static.data('x', [None, 3]); x.stop_gradient = False
     ...     y = (x * x).sum()
-    ...     dx, = oar.static.gradients([y], [x])       # dx is named 'x@GRAD'
+    ...     dx, = oar.static.gradients([y], [x])
+    >>> dx.name
+    'x@GRAD'
+    >>> exe = oar.static.Executor()
+    >>> exe.run(main, feed={'x': np.array([[1.0, 2.0, 3.0]], 'float32')}, fetch_list=[dx])[0].tolist()
+    [[2.0, 4.0, 6.0]]
+    >>> oar.disable_static()
 """
 import contextlib
 
@@ -222,7 +230,15 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
         no_grad_set: names or Variables that get no gradient.
 
     Example:
-        >>> dx, = oar.static.gradients([loss], [x])
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [2]); x.stop_gradient = False
+        ...     loss = (x * x * x).sum()
+        ...     dx, = oar.static.gradients([loss], [x])
+        >>> oar.static.Executor().run(main, feed={'x': np.array([1.0, 2.0], 'float32')}, fetch_list=[dx])[0].tolist()
+        [3.0, 12.0]
+        >>> oar.disable_static()
     """
     targets = [targets] if isinstance(targets, Variable) else list(targets)
     with targets[0].block.program._role_guard("backward"):
@@ -259,7 +275,15 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None)
         parameter_list: parameters (Variables or names) to differentiate; all trainable ones when None.
 
     Example:
-        >>> params_grads = oar.static.append_backward(loss)
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     x = oar.static.data('x', [None, 3])
+        ...     loss = oar.static.nn.fc(x, size=1).mean()
+        ...     params_grads = oar.static.append_backward(loss)
+        >>> oar.disable_static()
+        >>> [(p.shape, g.shape) for p, g in params_grads]
+        [([3, 1], [3, 1]), ([1], [1])]
     """
     block = loss.block
     prog = block.program

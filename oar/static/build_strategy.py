@@ -11,7 +11,9 @@ Switches that matter to oar (the rest are accepted for compatibility and change 
 Example:
     >>> bs = oar.static.BuildStrategy()
     >>> bs.fuse_elewise_add_act_ops = True
-    >>> net = oar.jit.to_static(net, build_strategy=bs)
+    >>> net = oar.jit.to_static(oar.nn.Linear(3, 2), build_strategy=bs)
+    >>> net(oar.ones([4, 3])).shape
+    [4, 2]
 """
 import enum
 

@@ -27,18 +27,44 @@ _CUR = _Programs()
 
 
 def default_main_program():
-    """The Program that static-mode ops append to (outside any `program_guard`)."""
+    """The Program that static-mode ops append to (outside any `program_guard`).
+
+    Example:
+        >>> oar.enable_static()
+        >>> x = oar.static.data('x_default', [2], 'float32')
+        >>> 'x_default' in [v.name for v in oar.static.default_main_program().list_vars()]
+        True
+        >>> oar.disable_static()
+    """
     return _CUR.main
 
 
 def default_startup_program():
-    """The Program that holds parameter initialisation."""
+    """The Program that holds parameter initialisation.
+
+    Example:
+        >>> isinstance(oar.static.default_startup_program(), oar.static.Program)
+        True
+    """
     return _CUR.startup
 
 
 @contextlib.contextmanager
 def program_guard(main_program, startup_program=None):
-    """Within the block, static ops go to `main_program` and parameter initialisers to `startup_program`."""
+    """Within the block, static ops go to `main_program` and parameter initialisers to `startup_program`.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     x = oar.static.data('x', [None, 4], 'float32')
+        ...     y = oar.static.nn.fc(x, size=2)
+        >>> exe = oar.static.Executor()
+        >>> _ = exe.run(startup)
+        >>> exe.run(main, feed={'x': np.ones([3, 4], 'float32')}, fetch_list=[y])[0].shape
+        (3, 2)
+        >>> oar.disable_static()
+    """
     if not isinstance(main_program, Program):
         raise TypeError(f"program_guard expects a Program, got {type(main_program).__name__}")
     prev = (_CUR.main, _CUR.startup)
@@ -174,6 +200,14 @@ def data(name, shape, dtype=None, lod_level=0):
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
-    """Creates a parameter in the main program and its initialiser in the startup program."""
+    """Creates a parameter in the main program and its initialiser in the startup program.
+
+    Example:
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([3, 2], 'float32', name='w')
+        >>> w.shape, [p.name for p in main.all_parameters()]
+        ([3, 2], ['w'])
+    """
     from ..nn.initializer import init_static_parameter
     return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)

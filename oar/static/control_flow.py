@@ -162,7 +162,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     differ become -1), equal Python values pass through, and `None` branches return nothing.
 
     Example:
+        >>> x, y = oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0, 4.0])
         >>> out = oar.static.nn.cond(x.sum() < y.sum(), lambda: x + y, lambda: x - y)
+        >>> out.numpy().tolist()
+        [4.0, 6.0]
     """
     if not isinstance(pred, Variable):
         if isinstance(pred, TensorMethods):
@@ -244,7 +247,11 @@ def case(pred_fn_pairs, default=None, name=None):
     """Runs the fn of the first true pred; `default` (or the last pair's fn) when none holds.
 
     Example:
+        >>> x = oar.to_tensor(1.5)
+        >>> a, b, c = oar.to_tensor(10.0), oar.to_tensor(20.0), oar.to_tensor(30.0)
         >>> out = oar.static.nn.case([(x < 1, lambda: a), (x < 2, lambda: b)], default=lambda: c)
+        >>> out.item()
+        20.0
     """
     pairs = list(pred_fn_pairs)
     if not pairs:
@@ -266,7 +273,11 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     """Runs ``branch_fns[branch_index]``; `default` (or the largest index's fn) for other indices.
 
     Example:
+        >>> i = oar.to_tensor(1)
+        >>> a, b, c = oar.to_tensor(10.0), oar.to_tensor(20.0), oar.to_tensor(30.0)
         >>> out = oar.static.nn.switch_case(i, {0: lambda: a, 1: lambda: b}, default=lambda: c)
+        >>> out.item()
+        20.0
     """
     if isinstance(branch_fns, dict):
         items = list(branch_fns.items())
@@ -346,7 +357,10 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     changes in the body gets -1 for the dims that change.
 
     Example:
+        >>> i0, s0 = oar.to_tensor(0), oar.to_tensor(0)
         >>> i, s = oar.static.nn.while_loop(lambda i, s: i < 10, lambda i, s: [i + 1, s + i], [i0, s0])
+        >>> i.item(), s.item()
+        (10, 45)
     """
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop: cond and body must be callable")

@@ -43,7 +43,14 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
     ``first_n >= 0``) and returns it unchanged.
 
     Example:
-        >>> y = oar.static.Print(x, message="x is")
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [2])
+        ...     y = oar.static.Print(x, message="x is")
+        >>> oar.disable_static()
+        >>> [op.type for op in main.global_block().ops]
+        ['print']
     """
     return apply(PRINT, (input,), {"message": message, "name": input.name, "summarize": int(summarize),
                                    "print_tensor_name": bool(print_tensor_name),
@@ -74,7 +81,12 @@ def Assert(cond, data=None, summarize=20, name=None):
     """Raises ValueError (showing `data`) when `cond` is false at run time; eagerly, at once.
 
     Example:
-        >>> oar.static.nn.Assert(x.sum() > 0, [x])
+        >>> x = oar.to_tensor([1.0, -3.0])
+        >>> try:
+        ...     oar.static.nn.Assert(x.sum() > 0, [x])
+        ... except ValueError:
+        ...     print('assertion failed')
+        assertion failed
     """
     data = list(data or [])
     return apply(ASSERT, (cond, *data), {"summarize": int(summarize), "name": name})

@@ -7,9 +7,18 @@ after a value's last use so dead buffers are released. Ops with sub-blocks are l
 a kernel are re-raised with the op's IR line and the user's source line.
 
 Example:
+    >>> oar.enable_static()
+    >>> main, startup = oar.static.Program(), oar.static.Program()
+    >>> with oar.static.program_guard(main, startup):
+    ...     x = oar.static.data('x', [None, 3])
+    ...     loss = (x * 2.0).mean()
     >>> exe = oar.static.Executor(oar.CPUPlace())
-    >>> exe.run(startup)
+    >>> _ = exe.run(startup)
+    >>> x_np = np.ones([4, 3], 'float32')
     >>> loss_value, = exe.run(main, feed={'x': x_np}, fetch_list=[loss])
+    >>> float(loss_value)
+    2.0
+    >>> oar.disable_static()
 """
 import functools
 import itertools
@@ -364,7 +373,19 @@ def _owned(a):
 
 
 def compile_program(program, feed_names, fetch_names):
-    """The cached `Compiled` plan of `program` for these feed and fetch names (recompiled when it changes)."""
+    """The cached `Compiled` plan of `program` for these feed and fetch names (recompiled when it changes).
+
+    Example:
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [2], 'float32')
+        ...     y = x * 2.0
+        >>> oar.disable_static()
+        >>> plan = oar.static.compile_program(main, ['x'], [y.name])
+        >>> plan is oar.static.compile_program(main, ['x'], [y.name])
+        True
+    """
     key = (tuple(feed_names), tuple(fetch_names))
     cache = program.__dict__.get("_plans")
     if cache is None or cache[0] != program.version:
@@ -390,9 +411,17 @@ class Executor:
     """Runs Programs on a place (oar computes on the CPU).
 
     Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     x = oar.static.data('x', [None, 3])
+        ...     y = oar.static.nn.fc(x, size=2)
         >>> exe = oar.static.Executor(oar.CPUPlace())
-        >>> exe.run(oar.static.default_startup_program())
-        >>> out, = exe.run(feed={'x': np.ones([2, 3], 'float32')}, fetch_list=[y])
+        >>> _ = exe.run(startup)
+        >>> out, = exe.run(main, feed={'x': np.ones([2, 3], 'float32')}, fetch_list=[y])
+        >>> out.shape
+        (2, 2)
+        >>> oar.disable_static()
     """
 
     def __init__(self, place=None):
@@ -410,7 +439,19 @@ class Executor:
             return_numpy: ndarrays when True, eager `Tensor`s when False.
 
         Example:
+            >>> oar.enable_static()
+            >>> main = oar.static.Program()
+            >>> with oar.static.program_guard(main):
+            ...     x = oar.static.data('x', [None, 2])
+            ...     loss = (x * x).sum()
+            >>> exe = oar.static.Executor()
+            >>> x_np = np.array([[1.0, 2.0]], 'float32')
             >>> loss_value, = exe.run(main, feed={'x': x_np}, fetch_list=[loss])
+            >>> float(loss_value)
+            5.0
+            >>> exe.run(main, feed={'x': x_np}, fetch_list=[loss], return_numpy=False)[0].shape
+            []
+            >>> oar.disable_static()
         """
         from .builder import default_main_program
         if program is None:

@@ -13,6 +13,13 @@ class Variable(TensorMethods):
     """A named, typed value in a Block: shape (-1 for unknown dims), dtype, persistable, stop_gradient.
 
     Static-mode ops take and return Variables; the same operators and methods as `Tensor` apply.
+
+    Example:
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [None, 3], 'float32')
+        >>> x.name, x.shape, x.dtype == oar.float32
+        ('x', [-1, 3], True)
     """
 
     __slots__ = ("name", "shape", "dtype", "block", "persistable", "stop_gradient", "is_parameter", "trainable",
@@ -126,7 +133,19 @@ class Operator:
     the user's ``(file, line, source text)`` that created it. Sub-blocks are attrs holding block indices.
     ``role`` is None for forward ops, ``"backward"`` / ``"optimize"`` for ops appended by `gradients` /
     `minimize` (what `Program.clone(for_test=True)` prunes). Change attributes with `_set_attr`, which bumps
-    the program's version so cached executor plans are rebuilt."""
+    the program's version so cached executor plans are rebuilt.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [2, 3], 'float32')
+        ...     y = oar.scale(x, scale=2.0)
+        >>> oar.disable_static()
+        >>> op = main.global_block().ops[-1]
+        >>> op.type, op.attrs['scale']
+        ('scale', 2.0)
+    """
 
     __slots__ = ("block", "type", "inputs", "outputs", "attrs", "loc", "role")
 
@@ -167,7 +186,19 @@ class Operator:
 
 
 class Block:
-    """An ordered list of Operators over a table of Variables; ``parent_idx`` links sub-blocks (-1 for the top)."""
+    """An ordered list of Operators over a table of Variables; ``parent_idx`` links sub-blocks (-1 for the top).
+
+    Example:
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [2, 3], 'float32')
+        ...     y = oar.nn.functional.relu(x)
+        >>> oar.disable_static()
+        >>> block = main.global_block()
+        >>> block.idx, [op.type for op in block.ops]
+        (0, ['relu'])
+    """
 
     def __init__(self, program, idx, parent_idx=-1):
         self.program, self.idx, self.parent_idx = program, idx, parent_idx
@@ -225,11 +256,14 @@ class Program:
     """A whole static computation: ``blocks[0]`` is the global block; control-flow ops own sub-blocks.
 
     Example:
+        >>> oar.enable_static()
         >>> main = oar.static.Program()
         >>> with oar.static.program_guard(main):
         ...     x = oar.static.data('x', [None, 3])
         ...     y = x * 2
-        >>> print(main)
+        >>> oar.disable_static()
+        >>> [op.type for op in main.global_block().ops]
+        ['full', 'multiply']
     """
 
     def __init__(self):
@@ -302,7 +336,15 @@ class Program:
         inference behaviour (``training=False``, ``is_test=True``).
 
         Example:
+            >>> oar.enable_static()
+            >>> main, startup = oar.static.Program(), oar.static.Program()
+            >>> with oar.static.program_guard(main, startup):
+            ...     x = oar.static.data('x', [None, 4])
+            ...     y = oar.nn.functional.dropout(x, p=0.5)
+            >>> oar.disable_static()
             >>> test_program = main.clone(for_test=True)   # before or after optimizer.minimize(loss)
+            >>> [op.attrs.get('training') for op in test_program.global_block().ops if op.type == 'dropout']
+            [False]
         """
         from .serialize import program_from_dict, program_to_dict
         p = program_from_dict(program_to_dict(self, check=False))

@@ -7,7 +7,14 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     """A fully connected layer built from a fresh weight and bias: ``act(flatten(x) @ w + b)``.
 
     Example:
-        >>> y = oar.static.nn.fc(x, size=10, activation='relu')
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     x = oar.static.data('x', [None, 4, 5])
+        ...     y = oar.static.nn.fc(x, size=10, activation='relu')
+        >>> oar.disable_static()
+        >>> y.shape, [p.shape for p in main.all_parameters()]
+        ([-1, 10], [[20, 10], [10]])
     """
     import numpy as np
     from .. import ops

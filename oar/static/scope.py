@@ -36,10 +36,16 @@ class Scope:
     """A name -> ndarray table.
 
     Example:
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([2, 2], 'float32', name='w_scope',
+        ...                                     default_initializer=oar.nn.initializer.Constant(0.5))
+        >>> exe = oar.static.Executor()
         >>> scope = oar.static.Scope()
         >>> with oar.static.scope_guard(scope):
-        ...     exe.run(startup)
-        >>> np.array(scope.find_var('linear_0.w_0').get_tensor())
+        ...     _ = exe.run(startup)
+        >>> np.array(scope.find_var('w_scope').get_tensor()).tolist()
+        [[0.5, 0.5], [0.5, 0.5]]
     """
 
     def __init__(self):
@@ -69,13 +75,30 @@ _GLOBAL = [Scope()]
 
 
 def global_scope():
-    """The scope `Executor.run` uses when none is given."""
+    """The scope `Executor.run` uses when none is given.
+
+    Example:
+        >>> scope = oar.static.global_scope()
+        >>> isinstance(scope, oar.static.Scope)
+        True
+    """
     return _GLOBAL[-1]
 
 
 @contextlib.contextmanager
 def scope_guard(scope):
-    """Makes `scope` the global scope inside the block."""
+    """Makes `scope` the global scope inside the block.
+
+    Example:
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([2], 'float32', name='w_sg')
+        >>> scope = oar.static.Scope()
+        >>> with oar.static.scope_guard(scope):
+        ...     _ = oar.static.Executor().run(startup)
+        >>> scope.find_var('w_sg') is not None, oar.static.global_scope() is scope
+        (True, False)
+    """
     _GLOBAL.append(scope)
     try:
         yield
