@@ -4,6 +4,12 @@ import os
 
 
 class PrecisionType(enum.IntEnum):
+    """Inference precision of a `Config` (Paddle's ``paddle.inference.PrecisionType``).
+
+    Example:
+        >>> oar.inference.PrecisionType.Half, int(oar.inference.PrecisionType.Float32)
+        (<PrecisionType.Half: 2>, 0)
+    """
     Float32 = 0
     Int8 = 1
     Half = 2
@@ -11,6 +17,12 @@ class PrecisionType(enum.IntEnum):
 
 
 class PlaceType(enum.IntEnum):
+    """Device kind of a predictor tensor (Paddle's ``paddle.inference.PlaceType``).
+
+    Example:
+        >>> oar.inference.PlaceType.CPU
+        <PlaceType.CPU: 0>
+    """
     UNK = -1
     CPU = 0
     GPU = 1

@@ -9,7 +9,17 @@ from ..tensor.tensor import Tensor as _EagerTensor
 
 
 class Tensor:
-    """An input or output handle of a predictor (Paddle's ``paddle.inference.Tensor``)."""
+    """An input or output handle of a predictor (Paddle's ``paddle.inference.Tensor``).
+
+    Example:
+        >>> from oar.static import InputSpec
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net', input_spec=[InputSpec([None, 4], 'float32', 'x')])
+        >>> predictor = oar.inference.create_predictor(oar.inference.Config('model/net'))
+        >>> h = predictor.get_input_handle('x')
+        >>> h.copy_from_cpu(np.zeros([5, 4], 'float32'))
+        >>> h.name, h.shape()
+        ('x', [5, 4])
+    """
 
     def __init__(self, name, spec):
         self.name, self._spec, self._data = name, spec, None
@@ -52,7 +62,20 @@ class Tensor:
 
 
 class Predictor:
-    """Runs a saved model. Create it with `create_predictor(config)`; `clone()` gives one per thread."""
+    """Runs a saved model. Create it with `create_predictor(config)`; `clone()` gives one per thread.
+
+    Example:
+        >>> from oar.static import InputSpec
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net', input_spec=[InputSpec([None, 4], 'float32', 'x')])
+        >>> predictor = oar.inference.create_predictor(oar.inference.Config('model/net'))
+        >>> predictor.get_input_handle('x').copy_from_cpu(np.ones([3, 4], 'float32'))
+        >>> predictor.run()
+        True
+        >>> predictor.get_output_handle(predictor.get_output_names()[0]).copy_to_cpu().shape
+        (3, 2)
+        >>> isinstance(predictor.clone(), oar.inference.Predictor)
+        True
+    """
 
     def __init__(self, config, _shared=None):
         from .. import passes
@@ -144,6 +167,10 @@ def create_predictor(config):
     """A `Predictor` for `config`'s model files.
 
     Example:
+        >>> from oar.static import InputSpec
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net', input_spec=[InputSpec([None, 4], 'float32', 'x')])
         >>> predictor = oar.inference.create_predictor(oar.inference.Config('model/net'))
+        >>> predictor.get_input_names()
+        ['x']
     """
     return Predictor(config)

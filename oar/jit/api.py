@@ -19,10 +19,15 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
             differs (also switched on by the environment variable OAR_TO_STATIC_CHECK=1).
 
     Example:
+        >>> from oar.static import InputSpec
         >>> @oar.jit.to_static
         ... def f(x):
         ...     return x * 2 if x.sum() > 0 else -x
-        >>> net = oar.jit.to_static(net, input_spec=[InputSpec([None, 784], 'float32')])
+        >>> f(oar.to_tensor([1.0, 2.0])).numpy().tolist(), f(oar.to_tensor([-1.0])).numpy().tolist()
+        ([2.0, 4.0], [1.0])
+        >>> net = oar.jit.to_static(oar.nn.Linear(784, 10), input_spec=[InputSpec([None, 784], 'float32')])
+        >>> net(oar.ones([3, 784])).shape
+        [3, 10]
     """
     if build_strategy is not None:
         from ..static.build_strategy import BuildStrategy
@@ -71,7 +76,8 @@ def ignore_module(modules):
     """Functions of these modules are called as they are by converted code.
 
     Example:
-        >>> oar.jit.ignore_module([scipy])
+        >>> import fractions
+        >>> oar.jit.ignore_module([fractions])
     """
     for m in modules if isinstance(modules, (list, tuple, set)) else [modules]:
         runtime.IGNORED_MODULES.add(m.__name__ if isinstance(m, types.ModuleType) else str(m))
@@ -81,7 +87,11 @@ def enable_to_static(enable_to_static_bool):
     """False: every `to_static` function runs its original Python (eagerly); True (default): converted.
 
     Example:
+        >>> f = oar.jit.to_static(lambda x: x + 1)
         >>> oar.jit.enable_to_static(False)
+        >>> f(oar.ones([2])).numpy().tolist()   # runs the Python function as it is
+        [2.0, 2.0]
+        >>> oar.jit.enable_to_static(True)
     """
     if not isinstance(enable_to_static_bool, bool):
         raise TypeError(f"enable_to_static expects a bool, got {type(enable_to_static_bool).__name__}")

@@ -12,6 +12,11 @@ def set_verbosity(level=0, also_to_stdout=False):
 
     Example:
         >>> oar.jit.set_verbosity(1)
+        >>> def double(x):
+        ...     return x * 2
+        >>> _ = oar.jit.to_static(double)(oar.ones([2]))
+        [oar.jit] ...
+        >>> oar.jit.set_verbosity(0)
     """
     _LEVELS["verbosity"] = int(level)
 
@@ -21,6 +26,12 @@ def set_code_level(level=100, also_to_stdout=False):
 
     Example:
         >>> oar.jit.set_code_level(100)
+        >>> def double(x):
+        ...     return x * 2
+        >>> _ = oar.jit.to_static(double)(oar.ones([2]))
+        [oar.jit] ... code after step 100 (final):
+        ...
+        >>> oar.jit.set_code_level(0)
     """
     _LEVELS["code_level"] = int(level)
 

@@ -7,9 +7,18 @@ The forward plan fetches the outputs and the intermediates the backward reads; t
 outputs of the op, so nothing is stored between the two calls.
 
 Example:
+    >>> from oar.jit.runner import ProgramRunner
+    >>> net = oar.jit.to_static(oar.nn.Linear(3, 2))
+    >>> x = oar.ones([4, 3])
+    >>> concrete = net.forward.get_concrete_program(x)
     >>> runner = ProgramRunner(concrete.main_program, [v.name for v in concrete.inputs],
     ...                        [v.name for v in concrete.outputs])
     >>> outs = runner(x)                 # eager Tensors
+    >>> outs[0].shape
+    [4, 2]
+    >>> outs[0].sum().backward()
+    >>> net.weight.grad.shape
+    [3, 2]
 """
 import itertools
 
@@ -71,6 +80,22 @@ class ProgramRunner:
         program: a forward Program; its `bound` Tensors (parameters, buffers) are read at call time.
         input_names: feed variable names, in the order of the tensors given to `__call__`.
         output_names: fetched variable names, in the order returned.
+
+    Example:
+        >>> from oar.jit.runner import ProgramRunner
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('x', [None, 2])
+        ...     x.stop_gradient = False   # else the backward program computes no gradient for x
+        ...     y = x * x
+        >>> oar.disable_static()
+        >>> runner = ProgramRunner(main, ['x'], [y.name])
+        >>> a = oar.to_tensor([[1.0, 3.0]], stop_gradient=False)
+        >>> out, = runner(a)
+        >>> out.sum().backward()
+        >>> out.numpy().tolist(), a.grad.numpy().tolist()
+        ([[1.0, 9.0]], [[2.0, 6.0]])
     """
 
     def __init__(self, program, input_names, output_names):

@@ -43,7 +43,11 @@ def save(layer, path, input_spec=None, **configs):
 
     Example:
         >>> oar.jit.save(net, 'model/net', input_spec=[InputSpec([None, 784], 'float32', 'x')])
+        >>> from oar.static import InputSpec
+        >>> net = oar.nn.Linear(784, 10)
     """
+        >>> import os; sorted(os.listdir('model'))
+        ['net.pdiparams', 'net.pdiparams.info', 'net.pdmodel']
     bad = [k for k in configs if k not in _CONFIGS]
     if bad:
         raise ValueError(f"oar.jit.save: unknown config(s) {bad}; accepted: {list(_CONFIGS)}")
@@ -296,8 +300,10 @@ def saved_methods(path):
 
     Example:
         >>> saved_methods('model/net')
-        ['forward', 'another_forward']
+        ['forward']
     """
+        >>> from oar.jit.save_load import saved_methods
+        >>> oar.jit.save(oar.nn.Linear(2, 2), 'model/net', input_spec=[oar.static.InputSpec([None, 2])])
     return (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
 
 
@@ -308,11 +314,16 @@ def load(path, **configs):
 
     Example:
         >>> loaded = oar.jit.load('model/net')
-        >>> loaded.eval()
+        >>> _ = loaded.eval()
+        >>> x = oar.ones([3, 4])
         >>> y = loaded(x)
+        >>> net = oar.nn.Linear(4, 2)
+        >>> oar.jit.save(net, 'model/net', input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
     """
     path = os.fspath(path)
     methods = saved_methods(path)
+        >>> bool(oar.allclose(y, net(x)))
+        True
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
                          "oar.jit.save)")
@@ -336,8 +347,13 @@ def load_state_dict_from_prefix(path):
 
     Example:
         >>> state = load_state_dict_from_prefix('model/net')
-        >>> net.set_state_dict(state, use_structured_name=False)
+        >>> sorted(state.name_map)
+        ['bias', 'weight']
+        >>> _ = net.set_state_dict(state, use_structured_name=False)
     """
+        >>> from oar.jit.save_load import load_state_dict_from_prefix
+        >>> net = oar.nn.Linear(4, 2)
+        >>> oar.jit.save(net, 'model/net', input_spec=[oar.static.InputSpec([None, 4])])
     path = os.fspath(path)
     pdiparams = path + ".pdiparams"
     if not os.path.isfile(pdiparams):

@@ -35,6 +35,12 @@ class ConcreteProgram:
     Attributes: main_program, startup_program, inputs (feed Variables, in the order of the flattened tensor
     arguments), outputs (output Variables), parameters (var name -> eager Tensor, == main_program.bound),
     input_spec (flat InputSpecs of the inputs), function_name, training.
+
+    Example:
+        >>> net = oar.jit.to_static(oar.nn.Linear(3, 2))
+        >>> cp = net.forward.get_concrete_program(oar.ones([4, 3]))
+        >>> [v.shape for v in cp.inputs], [v.shape for v in cp.outputs]
+        ([[4, 3]], [[4, 2]])
     """
 
     def __init__(self, main_program, startup_program, inputs, outputs, out_tree, out_leaves, function_name,
@@ -177,10 +183,17 @@ class StaticFunction:
         ConcreteProgram. program_cache: every program built. rollback(): the original function back.
 
     Example:
+        >>> from oar.static import InputSpec
+        >>> def f(x):
+        ...     return x + 1
         >>> sf = oar.jit.to_static(f)
-        >>> y = sf(x)                     # builds (once per signature) and runs the program
-        >>> print(sf.code)                # the converted source
+        >>> sf(oar.zeros([2])).numpy().tolist()  # builds (once per signature) and runs the program
+        [1.0, 1.0]
+        >>> 'def f(x)' in sf.code             # the converted source
+        True
         >>> cp = sf.get_concrete_program(InputSpec([None, 4], 'float32'))
+        >>> cp.inputs[0].shape
+        [-1, 4]
     """
 
     def __init__(self, function, input_spec=None, build_strategy=None, full_graph=True, check=None, layer=None):
@@ -236,8 +249,12 @@ class StaticFunction:
         """The original function (for a Layer, `forward` is restored to its class method).
 
         Example:
-            >>> net = oar.jit.to_static(net)
-            >>> net.forward.rollback()    # net runs eagerly again
+            >>> net = oar.jit.to_static(oar.nn.Linear(2, 2))
+            >>> type(net.forward).__name__
+            'StaticFunction'
+            >>> _ = net.forward.rollback()    # net runs eagerly again
+            >>> type(net.forward).__name__
+            'method'
         """
         if self._layer is not None and self._layer.__dict__.get("forward") is self:
             del self._layer.__dict__["forward"]
@@ -365,6 +382,10 @@ class StaticFunction:
             cp = self._build(leaves, tree, names)
             self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
+            >>> from oar.static import InputSpec
+            >>> def scale(image, k):
+            ...     return image * k
+            >>> sf = oar.jit.to_static(scale)
         return cp
 
     def _leaf_names(self, args, kwargs):

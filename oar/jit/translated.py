@@ -49,9 +49,13 @@ class TranslatedLayer(Layer):
     """A model loaded by `oar.jit.load`: call it, train it, save it again.
 
     Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/linear', input_spec=[oar.static.InputSpec([None, 4])])
         >>> loaded = oar.jit.load('model/linear')
-        >>> loaded.eval(); y = loaded(x)
-        >>> loaded.train(); opt = oar.optimizer.Adam(parameters=loaded.parameters())
+        >>> _ = loaded.eval(); y = loaded(oar.ones([3, 4]))
+        >>> y.shape
+        [3, 2]
+        >>> _ = loaded.train(); opt = oar.optimizer.Adam(parameters=loaded.parameters())
+        >>> loaded(oar.ones([3, 4])).mean().backward(); opt.step()
     """
 
     def __init__(self, records, weights, info=None):

@@ -5,8 +5,10 @@ Each op's lowering is registered on its `OpDef` as ``extra['onnx'] = lower(ctx, 
 modules (see `context.Context` for what a lowering may call); docs/onnx.md lists the supported ops.
 
 Example:
+    >>> from oar.static import InputSpec
+    >>> net = oar.nn.Linear(784, 10)
     >>> oar.onnx.export(net, 'model/net', input_spec=[InputSpec([None, 784], 'float32', 'x')])
-    >>> # writes model/net.onnx
+    'model/net.onnx'
 """
 
 
@@ -15,4 +17,12 @@ def export(layer, path, input_spec=None, opset_version=13, **configs):
     return _export(layer, path, input_spec, opset_version, **configs)
 
 
-export.__doc__ = """Exports a Layer or function to ``path + '.onnx'``; see `oar.onnx.exporter.export`."""
+export.__doc__ = """Exports a Layer or function to ``path + '.onnx'``; see `oar.onnx.exporter.export`.
+
+    Example:
+        >>> net = oar.nn.Linear(4, 2)
+        >>> oar.onnx.export(net, 'linear', input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
+        'linear.onnx'
+        >>> import onnx; [i.name for i in onnx.load('linear.onnx').graph.input]
+        ['x']
+    """
