@@ -16,9 +16,13 @@ Casts are ordinary `cast` ops, so they are recorded on the eager tape (gradients
 weights) and, while `to_static` traces a function, become ops of the Program.
 
 Example:
+    >>> import oar.nn.functional as F
+    >>> model = oar.nn.Linear(4, 3)
     >>> with oar.amp.auto_cast():
-    ...     y = model(x)                   # conv/matmul in float16
-    ...     loss = F.cross_entropy(y, t)   # float32
+    ...     y = model(oar.ones([2, 4]))                   # matmul in float16
+    ...     loss = F.cross_entropy(y, oar.to_tensor([0, 1]))   # float32
+    >>> y.dtype == oar.float16, loss.dtype == oar.float32
+    (True, True)
 """
 import contextlib
 import warnings
@@ -174,8 +178,11 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
         dtype: 'float16' or 'bfloat16'.
 
     Example:
+        >>> conv = oar.nn.Conv2D(3, 4, 3)
         >>> with oar.amp.auto_cast():
-        ...     out = conv(x)            # out.dtype == oar.float16
+        ...     out = conv(oar.ones([1, 3, 8, 8]))
+        >>> out.dtype == oar.float16
+        True
     """
     if level not in ("O0", "O1", "O2", "OD"):
         raise ValueError(f"auto_cast: level must be 'O0', 'O1' or 'O2', got {level!r}")
@@ -202,10 +209,20 @@ def amp_state():
 
 
 def white_list():
-    """The default float16 op list."""
+    """The default float16 op list.
+
+    Example:
+        >>> 'matmul' in oar.amp.white_list()
+        True
+    """
     return set(WHITE_LIST)
 
 
 def black_list():
-    """The default float32 op list."""
+    """The default float32 op list.
+
+    Example:
+        >>> 'softmax' in oar.amp.black_list()
+        True
+    """
     return set(BLACK_LIST)

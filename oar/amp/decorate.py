@@ -7,9 +7,13 @@ float16 copies of the weights and the gradients flow back to the float32 masters
 float16 training does.
 
 Example:
+    >>> model = oar.nn.Linear(4, 1)
+    >>> opt = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
     >>> model, opt = oar.amp.decorate(model, opt, level='O2')
     >>> with oar.amp.auto_cast(level='O2'):
-    ...     loss = model(x).mean()
+    ...     y = model(oar.ones([2, 4]))
+    >>> model.weight.dtype == oar.float32, y.dtype == oar.float16
+    (True, True)
 """
 from .auto_cast import low_dtype
 
@@ -29,6 +33,16 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         master_weight: False converts the parameters to `dtype` (normalization layers and `excluded_layers`
             excepted); None/True keeps float32 master weights.
         save_dtype: dtype of the state dict saved from the models (None: as stored).
+
+    Example:
+        >>> model = oar.nn.Linear(2, 1)
+        >>> opt = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+        >>> model, opt = oar.amp.decorate(model, opt, level='O2')
+        >>> model.weight.dtype == oar.float32  # float32 master weights
+        True
+        >>> model, opt = oar.amp.decorate(model, opt, level='O2', master_weight=False)
+        >>> model.weight.dtype == oar.float16
+        True
     """
     from ..nn.layer import Layer
     if level not in ("O1", "O2", "OD"):

@@ -6,9 +6,11 @@ is skipped and (with dynamic loss scaling) the scale shrinks after `decr_every_n
 after `incr_every_n_steps` clean ones.
 
 Example:
+    >>> model = oar.nn.Linear(4, 1)
+    >>> optimizer = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
     >>> scaler = oar.amp.GradScaler(init_loss_scaling=1024)
     >>> with oar.amp.auto_cast():
-    ...     loss = loss_fn(model(x), y)
+    ...     loss = model(oar.ones([2, 4])).mean()
     >>> scaler.scale(loss).backward()
     >>> scaler.minimize(optimizer, scaler.scale(loss))   # unscale, step unless overflow, update the scale
     >>> optimizer.clear_grad()
@@ -30,6 +32,17 @@ class GradScaler:
         incr_every_n_steps: clean steps in a row before the scale grows.
         decr_every_n_nan_or_inf: overflowing steps (counted since the last clean one) before it shrinks.
         use_dynamic_loss_scaling: False keeps the scale fixed (steps with inf/nan are still skipped).
+
+    Example:
+        >>> model = oar.nn.Linear(2, 1)
+        >>> opt = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+        >>> scaler = oar.amp.GradScaler(init_loss_scaling=1024.0)
+        >>> with oar.amp.auto_cast():
+        ...     loss = model(oar.ones([4, 2])).mean()
+        >>> scaler.scale(loss).backward()
+        >>> scaler.minimize(opt, scaler.scale(loss))
+        >>> float(scaler.get_loss_scaling())
+        1024.0
     """
 
     def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0, decr_ratio=0.5,
