@@ -156,6 +156,7 @@ def promote(a, b):
     int8 gives int16.
 
     Example:
+        >>> from oar.framework.dtype import promote
         >>> promote(oar.float16, oar.bfloat16)
         paddle.float32
     """

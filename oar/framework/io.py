@@ -12,8 +12,13 @@ Changelog:
     1 (2025-06-01): first version.
 
 Example:
+    >>> model = oar.nn.Linear(2, 3)
     >>> oar.save(model.state_dict(), "model.pdparams")
-    >>> model.set_state_dict(oar.load("model.pdparams"))
+    >>> state = oar.load("model.pdparams")
+    >>> sorted(state), state['weight'].shape
+    (['bias', 'weight'], [2, 3])
+    >>> model.set_state_dict(state)  # missing and unexpected keys
+    ([], [])
 """
 import json
 import os
@@ -57,7 +62,12 @@ def load(path, **configs):
     ``return_numpy=True`` returns every tensor as a NumPy array.
 
     Example:
+        >>> oar.save({'step': 3, 'w': oar.ones([2])}, "ckpt.pdparams")
         >>> state = oar.load("ckpt.pdparams")
+        >>> state['step'], state['w'].numpy().tolist()
+        (3, [1.0, 1.0])
+        >>> oar.load("ckpt.pdparams", return_numpy=True)['w']
+        array([1., 1.], dtype=float32)
     """
     path = os.fspath(path)
     if not os.path.isfile(path) and os.path.isfile(path + ".pdiparams"):

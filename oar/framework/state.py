@@ -82,8 +82,11 @@ class no_grad(contextlib.ContextDecorator):
     """Context manager and decorator: ops inside record no gradient history.
 
     Example:
+        >>> x = oar.to_tensor([1.0], stop_gradient=False)
         >>> with oar.no_grad():
-        ...     y = x * 2          # y.stop_gradient is True
+        ...     y = x * 2
+        >>> y.stop_gradient
+        True
     """
 
     def __enter__(self):
@@ -169,7 +172,15 @@ class CPUPlace:
 
 
 class CUDAPlace(CPUPlace):
-    """Accepted for compatibility; oar has no GPU backend yet, so creating one raises."""
+    """Accepted for compatibility; oar has no GPU backend yet, so creating one raises.
+
+    Example:
+        >>> try:
+        ...     oar.CUDAPlace(0)
+        ... except RuntimeError as e:
+        ...     print(e)
+        oar was built without a GPU backend; use oar.CPUPlace()
+    """
 
     def __init__(self, idx=0):
         raise RuntimeError("oar was built without a GPU backend; use oar.CPUPlace()")

@@ -11,7 +11,10 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
 
     Example:
         >>> oar.set_printoptions(precision=2)
-        >>> oar.to_tensor([0.123])   # ... [0.12])
+        >>> print(oar.to_tensor([0.123]))
+        Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [0.12])
+        >>> oar.set_printoptions(precision=8)
     """
     for k, v in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
                  ("sci_mode", sci_mode), ("linewidth", linewidth)):

@@ -260,7 +260,11 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Python floats become the default dtype (float32); integers int64; an explicit `dtype` wins.
 
     Example:
-        >>> oar.to_tensor([[1, 2], [3, 4]], dtype='float32')
+        >>> x = oar.to_tensor([[1, 2], [3, 4]], dtype='float32')
+        >>> x.shape, x.dtype == oar.float32, x.stop_gradient
+        ([2, 2], True, True)
+        >>> oar.to_tensor(1.5).dtype == oar.float32, oar.to_tensor([1, 2]).dtype == oar.int64
+        (True, True)
     """
     if STATE.static:  # building a program: the value becomes a constant op
         from ..ops.creation import _static_const

@@ -4,7 +4,16 @@ from . import functional as F
 
 
 class BaseTransform:
-    """Base of transforms: ``t(img) -> img``; subclasses implement ``_apply_image``."""
+    """Base of transforms: ``t(img) -> img``; subclasses implement ``_apply_image``.
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> class Invert(T.BaseTransform):
+        ...     def _apply_image(self, img):
+        ...         return 255 - img
+        >>> Invert()(np.zeros([1, 2], 'uint8')).tolist()
+        [[255, 255]]
+    """
 
     def __init__(self, keys=None):
         self.keys = keys
@@ -22,7 +31,10 @@ class Compose:
     """Applies transforms in order.
 
     Example:
+        >>> from oar.vision.transforms import Compose, Normalize, Resize, ToTensor
         >>> t = Compose([Resize(32), ToTensor(), Normalize(mean=[0.5], std=[0.5])])
+        >>> t(np.zeros([64, 48, 3], 'uint8')).shape
+        [3, 42, 32]
     """
 
     def __init__(self, transforms):
@@ -38,7 +50,14 @@ class Compose:
 
 
 class ToTensor(BaseTransform):
-    """HWC/HW image (uint8 scaled to [0, 1]) -> float32 CHW Tensor."""
+    """HWC/HW image (uint8 scaled to [0, 1]) -> float32 CHW Tensor.
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> t = T.ToTensor()(np.full([4, 5, 3], 255, 'uint8'))
+        >>> t.shape, float(t.max())
+        ([3, 4, 5], 1.0)
+    """
 
     def __init__(self, data_format="CHW", keys=None):
         super().__init__(keys)
@@ -49,7 +68,13 @@ class ToTensor(BaseTransform):
 
 
 class Normalize(BaseTransform):
-    """``(img - mean) / std`` per channel (`mean`/`std` scalars or per-channel lists)."""
+    """``(img - mean) / std`` per channel (`mean`/`std` scalars or per-channel lists).
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> T.Normalize(mean=[0.5], std=[0.5])(np.ones([1, 2, 2], 'float32')).tolist()
+        [[[1.0, 1.0], [1.0, 1.0]]]
+    """
 
     def __init__(self, mean=0.0, std=1.0, data_format="CHW", to_rgb=False, keys=None):
         super().__init__(keys)
@@ -60,7 +85,15 @@ class Normalize(BaseTransform):
 
 
 class Resize(BaseTransform):
-    """Resizes to `size` ((h, w), or an int for the shorter side)."""
+    """Resizes to `size` ((h, w), or an int for the shorter side).
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> T.Resize((4, 6))(np.zeros([8, 12, 3], 'uint8')).shape
+        (4, 6, 3)
+        >>> T.Resize(4)(np.zeros([8, 12, 3], 'uint8')).shape
+        (4, 6, 3)
+    """
 
     def __init__(self, size, interpolation="bilinear", keys=None):
         super().__init__(keys)
@@ -71,6 +104,14 @@ class Resize(BaseTransform):
 
 
 class CenterCrop(BaseTransform):
+    """Crops the central `size` window ((h, w), or an int for a square).
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> img = np.arange(16).reshape([4, 4])
+        >>> T.CenterCrop(2)(img).tolist()
+        [[5, 6], [9, 10]]
+    """
     def __init__(self, size, keys=None):
         super().__init__(keys)
         self.size = size
@@ -80,7 +121,13 @@ class CenterCrop(BaseTransform):
 
 
 class RandomCrop(BaseTransform):
-    """Crops a random `size` window, after optional `padding` (and padding up to `size` if `pad_if_needed`)."""
+    """Crops a random `size` window, after optional `padding` (and padding up to `size` if `pad_if_needed`).
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> T.RandomCrop(4, padding=2)(np.zeros([6, 6, 3], 'uint8')).shape
+        (4, 4, 3)
+    """
 
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant", keys=None):
         super().__init__(keys)
@@ -106,7 +153,13 @@ class RandomCrop(BaseTransform):
 
 
 class RandomHorizontalFlip(BaseTransform):
-    """Flips left-right with probability `prob`."""
+    """Flips left-right with probability `prob`.
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> T.RandomHorizontalFlip(prob=1.0)(np.array([[1, 2, 3]])).tolist()
+        [[3, 2, 1]]
+    """
 
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
@@ -117,7 +170,13 @@ class RandomHorizontalFlip(BaseTransform):
 
 
 class RandomVerticalFlip(BaseTransform):
-    """Flips upside-down with probability `prob`."""
+    """Flips upside-down with probability `prob`.
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> T.RandomVerticalFlip(prob=1.0)(np.array([[1], [2]])).tolist()
+        [[2], [1]]
+    """
 
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
@@ -128,7 +187,13 @@ class RandomVerticalFlip(BaseTransform):
 
 
 class Transpose(BaseTransform):
-    """HWC -> CHW (or any `order`) for NumPy images."""
+    """HWC -> CHW (or any `order`) for NumPy images.
+
+    Example:
+        >>> from oar.vision import transforms as T
+        >>> T.Transpose()(np.zeros([4, 5, 3])).shape
+        (3, 4, 5)
+    """
 
     def __init__(self, order=(2, 0, 1), keys=None):
         super().__init__(keys)
