@@ -42,12 +42,12 @@ def save(layer, path, input_spec=None, **configs):
     before any is replaced: a failure mid-save leaves the previous files intact.
 
     Example:
-        >>> oar.jit.save(net, 'model/net', input_spec=[InputSpec([None, 784], 'float32', 'x')])
         >>> from oar.static import InputSpec
         >>> net = oar.nn.Linear(784, 10)
-    """
+        >>> oar.jit.save(net, 'model/net', input_spec=[InputSpec([None, 784], 'float32', 'x')])
         >>> import os; sorted(os.listdir('model'))
         ['net.pdiparams', 'net.pdiparams.info', 'net.pdmodel']
+    """
     bad = [k for k in configs if k not in _CONFIGS]
     if bad:
         raise ValueError(f"oar.jit.save: unknown config(s) {bad}; accepted: {list(_CONFIGS)}")
@@ -299,11 +299,11 @@ def saved_methods(path):
     """All methods saved under the prefix `path` (``forward`` first when ``path.pdmodel`` exists).
 
     Example:
+        >>> from oar.jit.save_load import saved_methods
+        >>> oar.jit.save(oar.nn.Linear(2, 2), 'model/net', input_spec=[oar.static.InputSpec([None, 2])])
         >>> saved_methods('model/net')
         ['forward']
     """
-        >>> from oar.jit.save_load import saved_methods
-        >>> oar.jit.save(oar.nn.Linear(2, 2), 'model/net', input_spec=[oar.static.InputSpec([None, 2])])
     return (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
 
 
@@ -313,17 +313,17 @@ def load(path, **configs):
     Raises ValueError naming the file when a file is missing, truncated, corrupted or inconsistent.
 
     Example:
+        >>> net = oar.nn.Linear(4, 2)
+        >>> oar.jit.save(net, 'model/net', input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
         >>> loaded = oar.jit.load('model/net')
         >>> _ = loaded.eval()
         >>> x = oar.ones([3, 4])
         >>> y = loaded(x)
-        >>> net = oar.nn.Linear(4, 2)
-        >>> oar.jit.save(net, 'model/net', input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
+        >>> bool(oar.allclose(y, net(x)))
+        True
     """
     path = os.fspath(path)
     methods = saved_methods(path)
-        >>> bool(oar.allclose(y, net(x)))
-        True
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
                          "oar.jit.save)")
@@ -346,14 +346,14 @@ def load_state_dict_from_prefix(path):
     """The parameters saved under a jit prefix, as {saved name: Tensor} with ``.name_map`` attached.
 
     Example:
+        >>> from oar.jit.save_load import load_state_dict_from_prefix
+        >>> net = oar.nn.Linear(4, 2)
+        >>> oar.jit.save(net, 'model/net', input_spec=[oar.static.InputSpec([None, 4])])
         >>> state = load_state_dict_from_prefix('model/net')
         >>> sorted(state.name_map)
         ['bias', 'weight']
         >>> _ = net.set_state_dict(state, use_structured_name=False)
     """
-        >>> from oar.jit.save_load import load_state_dict_from_prefix
-        >>> net = oar.nn.Linear(4, 2)
-        >>> oar.jit.save(net, 'model/net', input_spec=[oar.static.InputSpec([None, 4])])
     path = os.fspath(path)
     pdiparams = path + ".pdiparams"
     if not os.path.isfile(pdiparams):

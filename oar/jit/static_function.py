@@ -370,6 +370,10 @@ class StaticFunction:
         tuples and dicts like the function's arguments), built if needed and cached by signature.
 
         Example:
+            >>> from oar.static import InputSpec
+            >>> def scale(image, k):
+            ...     return image * k
+            >>> sf = oar.jit.to_static(scale)
             >>> cp = sf.get_concrete_program(InputSpec([None, 784], 'float32', 'image'), 3)
             >>> cp.inputs[0].shape
             [-1, 784]
@@ -382,10 +386,6 @@ class StaticFunction:
             cp = self._build(leaves, tree, names)
             self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
-            >>> from oar.static import InputSpec
-            >>> def scale(image, k):
-            ...     return image * k
-            >>> sf = oar.jit.to_static(scale)
         return cp
 
     def _leaf_names(self, args, kwargs):
