@@ -6,6 +6,7 @@ methods). Loading validates everything and returns a `TranslatedLayer`.
 """
 import glob
 import os
+import warnings
 
 import numpy as np
 
@@ -143,27 +144,31 @@ def _concrete(name, sf, specs):
                              "pass input_spec=[InputSpec(...)] or call it once before saving")
         mode = getattr(sf._layer, "training", None) if getattr(sf, "_layer", None) is not None else None
         same_mode = [cp for cp in seen if mode is None or getattr(cp, "training", mode) == mode]
-        return (same_mode or seen)[-1], True  # traced on real tensors: let the saved model take any batch
-    return sf.get_concrete_program(*_as_specs(list(specs))), False
+        cp = (same_mode or seen)[-1]
+        try:  # traced on real tensors: trace again with an unknown batch dim so the saved model takes any batch
+            return sf.with_dynamic_batch(cp)
+        except Exception as e:  # keep the program as traced (exact for that batch size) and say why
+            warnings.warn(f"oar.jit.save: '{name}' could not be traced with a dynamic batch dim ({e}); it is "
+                          f"saved for the input shapes seen in training {[v.shape for v in cp.inputs]}")
+            return cp
+    return sf.get_concrete_program(*_as_specs(list(specs)))
 
 
 def _records_of_static(layer, input_spec, output_spec):
     entries = []
     for name, sf, specs in _methods(layer, input_spec):
-        cp, relax = _concrete(name, sf, specs if name == "forward" else None)
-        entries.append((name, cp, relax))
+        entries.append((name, _concrete(name, sf, specs if name == "forward" else None)))
     return records_from_concrete(entries, layer, output_spec)
 
 
 def records_from_concrete(entries, layer=None, output_spec=None):
-    """(records, tensors, info) for [(method, ConcreteProgram[, relax_batch])]; `layer` gives structured names
-    and the mode; ``relax_batch`` makes dim 0 of every feed dynamic (programs traced on real tensors)."""
+    """(records, tensors, info) for [(method, ConcreteProgram)]; `layer` gives structured names and the mode."""
     from ..nn.layer import Layer
     is_layer = isinstance(layer, Layer)
     training = is_layer and bool(layer.training)
     records, tensors = {}, {}
-    for name, cp, *relax in entries:
-        rec = _record(name, cp, training, output_spec if name == "forward" else None, bool(relax and relax[0]))
+    for name, cp in entries:
+        rec = _record(name, cp, training, output_spec if name == "forward" else None)
         for n in rec.params:
             tensors[n] = cp.main_program.bound[n]
         records[name] = rec
@@ -203,7 +208,7 @@ def _method_of(pdmodel):
     return d.get("method", "forward") if isinstance(d, dict) else None
 
 
-def _record(method, cp, training, output_spec, relax=False):
+def _record(method, cp, training, output_spec):
     prog = cp.main_program
     feeds = list(cp.inputs)
     outs = list(cp.outputs)
@@ -216,8 +221,6 @@ def _record(method, cp, training, output_spec, relax=False):
     for f in feeds:
         if f.name not in gb.vars:  # an input the outputs do not need still stays a feed
             gb.create_var(f.name, f.shape, f.dtype, stop_gradient=f.stop_gradient, is_data=True)
-        if relax and gb.vars[f.name].shape:
-            gb.vars[f.name].shape[0] = -1
     infer = dead_code_elimination(pruned.clone(for_test=True), keep=out_names)
     main = pruned if training else infer
     used = _persistables_read(main) | (_persistables_read(infer) if training else set())

@@ -352,18 +352,30 @@ class StaticFunction:
 
     def _program_for(self, args, kwargs):
         leaves, tree = _flat_args(args, kwargs)
+        specs = self._flat_specs(len(leaves))
+        if specs is not None:  # the decorator's InputSpecs stand for the tensors (dynamic dims stay dynamic)
+            leaves = [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a
+                      for a, s in zip(leaves, specs)]
+        return self._cached(leaves, tree, self._leaf_names(args, kwargs))
+
+    def _cached(self, leaves, tree, names):
+        """The ConcreteProgram for flattened arguments, traced once per signature."""
         key = self._key(leaves)
         cp = self.program_cache.get(key)
         if cp is None:
-            specs = self._flat_specs(len(leaves))
-            if specs is not None:
-                leaves = [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a
-                          for a, s in zip(leaves, specs)]
-            names = self._leaf_names(args, kwargs)
             cp = self._build(leaves, tree, names)
+            cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
             self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
+
+    def with_dynamic_batch(self, cp):
+        """`cp` traced again with dim 0 of every tensor argument unknown (what `oar.jit.save` writes for a
+        program that was only traced on real tensors, so the saved model accepts any batch size)."""
+        leaves, tree, names = cp.arg_template
+        relaxed = [InputSpec([None] + list(a.shape[1:]), a.dtype, a.name) if isinstance(a, InputSpec) and a.shape
+                   else a for a in leaves]
+        return self._cached(relaxed, tree, names)
 
     def get_concrete_program(self, *args, **kwargs):
         """The ConcreteProgram for these arguments (InputSpecs, Tensors or Python values, nested in lists,
@@ -379,14 +391,7 @@ class StaticFunction:
             [-1, 784]
         """
         leaves, tree = _flat_args(args, kwargs)
-        key = self._key(leaves)
-        cp = self.program_cache.get(key)
-        if cp is None:
-            names = self._leaf_names(args, kwargs)
-            cp = self._build(leaves, tree, names)
-            self.program_cache.add(key, cp, self.__name__, names)
-        self._last = cp
-        return cp
+        return self._cached(leaves, tree, self._leaf_names(args, kwargs))
 
     def _leaf_names(self, args, kwargs):
         """A name per flattened argument leaf, in `_flat_args` order: `x`, `xs_0`, `d_w`, a keyword's name."""

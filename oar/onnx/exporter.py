@@ -83,7 +83,7 @@ def inference_program(layer, input_spec=None, output_spec=None):
         name, sf, specs = _methods(layer, input_spec)[0]
         if name != "forward":
             raise ValueError(f"oar.onnx.export: {type(layer).__name__} needs input_spec for forward")
-        entry = (name,) + _concrete(name, sf, specs)
+        entry = (name, _concrete(name, sf, specs))
         records, tensors, _ = records_from_concrete([entry], layer, output_spec)
     finally:
         if was_training:
