@@ -55,6 +55,13 @@ def _with(onnx_type, value, first=False):
     return step
 
 
+def _round_half_away(ctx, op):
+    """oar (like Paddle) rounds halves away from zero; ONNX Round rounds them to even: sign(x) * floor(|x| + 0.5)."""
+    x = _x(ctx, op)
+    up = ctx.node("Floor", [ctx.node("Add", [ctx.node("Abs", [x]), _scalar(ctx, op, 0.5)])])
+    ctx.node("Mul", [ctx.node("Sign", [x]), up], [ctx.out(op)])
+
+
 def _divide(ctx, op):
     x, y = ctx.inp(op, "x"), ctx.inp(op, "y")
     odt = ctx.out_meta(op)[1]
@@ -277,7 +284,7 @@ TABLE = {
     "neg": _same("Neg"), "exp": _same("Exp"), "log": _same("Log"), "sqrt": _same("Sqrt"), "abs": _same("Abs"),
     "sign": _same("Sign"), "sin": _same("Sin"), "cos": _same("Cos"), "tan": _same("Tan"), "asin": _same("Asin"),
     "acos": _same("Acos"), "atan": _same("Atan"), "sinh": _same("Sinh"), "cosh": _same("Cosh"),
-    "tanh": _same("Tanh"), "floor": _same("Floor"), "ceil": _same("Ceil"), "round": _same("Round"),
+    "tanh": _same("Tanh"), "floor": _same("Floor"), "ceil": _same("Ceil"), "round": _round_half_away,
     "reciprocal": _same("Reciprocal"), "sigmoid": _same("Sigmoid"), "erf": _same("Erf"),
     "isnan": _same("IsNaN"), "isinf": _same("IsInf"), "isfinite": _isfinite,
     "expm1": _chain(("Exp",), _with("Sub", 1.0)), "log1p": _chain(_with("Add", 1.0), ("Log",)),
