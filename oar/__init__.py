@@ -28,6 +28,7 @@ from .autograd import grad
 from .framework.io import save, load
 from .framework.param_attr import ParamAttr
 from . import nn  # noqa: E402
+from .nn.initializer import create_parameter  # noqa: E402
 from . import optimizer, io, regularizer, vision  # noqa: E402
 
 _install(_ops.METHODS)

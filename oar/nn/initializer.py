@@ -241,3 +241,35 @@ def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initi
                          trainable=attr.trainable)
     pick_initializer(attr, is_bias, default_initializer)(svar, sb)
     return var
+
+
+def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, default_initializer=None):
+    """A new parameter: an eager `Parameter` in dynamic mode, a program parameter (with its initializer in the
+    startup program) in static mode. `attr` (a ParamAttr) gives the name, initializer, learning rate,
+    regularizer and trainability; otherwise Paddle's defaults (zero bias, XavierUniform weight).
+
+    Example:
+        >>> oar.seed(0)
+        >>> w = oar.create_parameter([3, 2], 'float32', default_initializer=oar.nn.initializer.Constant(0.5))
+        >>> w.numpy().tolist(), w.stop_gradient
+        ([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]], False)
+    """
+    from ..framework.param_attr import ParamAttr
+    from ..framework.state import STATE
+    from ..tensor.tensor import Parameter
+    from .layer import unique_param_name
+    attr = ParamAttr._to_attr(attr)
+    dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
+    shape = [int(s) for s in shape]
+    if any(s < 0 for s in shape):
+        raise ValueError(f"create_parameter: shape {shape} has a negative dimension")
+    name = name or attr.name or unique_param_name("create_parameter", is_bias)
+    if STATE.static:
+        return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+    p = Parameter(np.zeros(shape, dtype.np), name=name, trainable=attr.trainable)
+    pick_initializer(attr, is_bias, default_initializer)(p)
+    p.optimize_attr = {"learning_rate": attr.learning_rate}
+    p.regularizer = attr.regularizer
+    p.need_clip = attr.need_clip
+    p.do_model_average = attr.do_model_average
+    return p

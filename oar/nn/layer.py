@@ -119,24 +119,16 @@ class Layer:
     def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None):
         """A new parameter of `shape`, initialised by `attr.initializer` or `default_initializer` (Paddle's
         defaults: zero bias, XavierUniform weight). Returns None when ``attr is False``."""
-        from .initializer import init_static_parameter, pick_initializer
+        from .initializer import create_parameter
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
         dtype = D.convert_dtype(dtype) if dtype is not None else (self._dtype or D.default_float())
-        shape = [int(s) for s in shape]
-        if any(s < 0 for s in shape):
-            raise ValueError(f"{type(self).__name__}: parameter shape {shape} has a negative dimension")
         name = attr.name or unique_param_name(self._full_name, is_bias)
-        if STATE.static:
-            return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
-        p = Parameter(np.zeros(shape, dtype.np), name=name, trainable=attr.trainable)
-        pick_initializer(attr, is_bias, default_initializer)(p)
-        p.optimize_attr = {"learning_rate": attr.learning_rate}
-        p.regularizer = attr.regularizer
-        p.need_clip = attr.need_clip
-        p.do_model_average = attr.do_model_average
-        return p
+        try:
+            return create_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+        except ValueError as e:
+            raise ValueError(f"{type(self).__name__}: {e}") from None
 
     def add_parameter(self, name, parameter):
         """Registers `parameter` (a Parameter or None) under attribute `name`."""

@@ -200,7 +200,8 @@ def data(name, shape, dtype=None, lod_level=0):
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
-    """Creates a parameter in the main program and its initialiser in the startup program.
+    """Creates a parameter in the main program and its initialiser in the startup program (in dynamic mode,
+    an eager Parameter, as Paddle).
 
     Example:
         >>> main, startup = oar.static.Program(), oar.static.Program()
@@ -209,5 +210,5 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
         >>> w.shape, [p.name for p in main.all_parameters()]
         ([3, 2], ['w'])
     """
-    from ..nn.initializer import init_static_parameter
-    return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+    from ..nn.initializer import create_parameter as create
+    return create(shape, dtype, name, attr, is_bias, default_initializer)

@@ -143,3 +143,25 @@ def test_conv_transpose_layer_gradients():
     check_layer_grad(nn.Conv1DTranspose(2, 3, 3, stride=2, bias_attr=False), [rng.normal(size=(2, 2, 4))])
     check_grad(lambda x, w: F.conv2d(x, w, stride=2, padding=1, data_format="NHWC"),
                [rng.normal(size=(1, 5, 5, 2)), rng.normal(size=(3, 2, 3, 3))])
+
+
+def test_create_parameter_in_both_modes():
+    from oar.nn.initializer import Constant
+    p = oar.create_parameter([2, 3], "float32", attr=oar.ParamAttr(learning_rate=0.5),
+                             default_initializer=Constant(2.0))
+    assert isinstance(p, oar.Parameter) and not p.stop_gradient
+    np.testing.assert_allclose(p.numpy(), np.full([2, 3], 2.0))
+    assert p.optimize_attr["learning_rate"] == 0.5
+    assert isinstance(oar.static.create_parameter([2], "float32"), oar.Parameter)  # dynamic mode: eager, as Paddle
+    main, startup = oar.static.Program(), oar.static.Program()
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(main, startup):
+            v = oar.create_parameter([4], "float32", name="cp_w", default_initializer=Constant(1.5))
+    finally:
+        oar.disable_static()
+    assert [q.name for q in main.all_parameters()] == ["cp_w"] and v.persistable
+    exe = oar.static.Executor()
+    scope = oar.static.Scope()
+    exe.run(startup, scope=scope)
+    np.testing.assert_allclose(scope.vars["cp_w"], np.full([4], 1.5))
