@@ -67,7 +67,8 @@ class Constant(Initializer):
     """Fills with `value` (default 0.0).
 
     Example:
-        >>> oar.nn.Linear(2, 2, weight_attr=oar.nn.initializer.Constant(1.0))
+        >>> oar.nn.Linear(2, 2, weight_attr=oar.nn.initializer.Constant(1.0)).weight.numpy().tolist()
+        [[1.0, 1.0], [1.0, 1.0]]
     """
 
     def __init__(self, value=0.0):
@@ -249,7 +250,6 @@ def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, def
     regularizer and trainability; otherwise Paddle's defaults (zero bias, XavierUniform weight).
 
     Example:
-        >>> oar.seed(0)
         >>> w = oar.create_parameter([3, 2], 'float32', default_initializer=oar.nn.initializer.Constant(0.5))
         >>> w.numpy().tolist(), w.stop_gradient
         ([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]], False)
