@@ -204,9 +204,11 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
     an eager Parameter, as Paddle).
 
     Example:
+        >>> oar.enable_static()
         >>> main, startup = oar.static.Program(), oar.static.Program()
         >>> with oar.static.program_guard(main, startup):
         ...     w = oar.static.create_parameter([3, 2], 'float32', name='w')
+        >>> oar.disable_static()
         >>> w.shape, [p.name for p in main.all_parameters()]
         ([3, 2], ['w'])
     """
