@@ -36,10 +36,12 @@ class Scope:
     """A name -> ndarray table.
 
     Example:
+        >>> oar.enable_static()
         >>> main, startup = oar.static.Program(), oar.static.Program()
         >>> with oar.static.program_guard(main, startup):
         ...     w = oar.static.create_parameter([2, 2], 'float32', name='w_scope',
         ...                                     default_initializer=oar.nn.initializer.Constant(0.5))
+        >>> oar.disable_static()
         >>> exe = oar.static.Executor()
         >>> scope = oar.static.Scope()
         >>> with oar.static.scope_guard(scope):
@@ -90,9 +92,11 @@ def scope_guard(scope):
     """Makes `scope` the global scope inside the block.
 
     Example:
+        >>> oar.enable_static()
         >>> main, startup = oar.static.Program(), oar.static.Program()
         >>> with oar.static.program_guard(main, startup):
         ...     w = oar.static.create_parameter([2], 'float32', name='w_sg')
+        >>> oar.disable_static()
         >>> scope = oar.static.Scope()
         >>> with oar.static.scope_guard(scope):
         ...     _ = oar.static.Executor().run(startup)
