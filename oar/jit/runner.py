@@ -141,7 +141,7 @@ class ProgramRunner:
         if c is None or c[1] != self.program.version:
             fetch = self.output_names + (self.saved_names if save else [])
             c = self._fwd[save] = (compile_program(self.program, self.input_names, fetch), self.program.version)
-        outs = _run(c[0], arrays[:self.n_in], self.program.bound)
+        outs = tuple(c[0].run_trusted(list(arrays[:self.n_in])))
         if save and any(type(a) is list for a in outs):
             outs = tuple(_box(a) if type(a) is list else a for a in outs)
         return outs
@@ -190,7 +190,7 @@ class ProgramRunner:
             fetch = [n for n in names if n is not None]
             plan = self._bwd_plans[key] = (compile_program(bp, feed_names, fetch), pick, names, fetch)
         c, pick, names, fetch = plan
-        vals = _run(c, [_unbox(arrays[i]) for i in pick], bp.bound)
+        vals = tuple(c.run_trusted([_unbox(arrays[i]) for i in pick]))
         if len(fetch) == len(names):
             return vals
         inputs = arrays[:n_in]
@@ -235,28 +235,3 @@ def _unbox(a):
     return a[()] if type(a) is np.ndarray and a.dtype == object and a.ndim == 0 else a
 
 
-def _run(c, args, bound):
-    """`Compiled.run` without the feed dict: values in feed order, bound parameters read at call time."""
-    args = list(args)
-    for name in c.reads:
-        t = bound.get(name)
-        if t is None:
-            return tuple(c.run(dict(zip(c.feed_names, args))))  # scope-held values: the general path
-        args.append(t._data)
-    try:
-        outs = c.fn(*args)
-    except Exception as e:
-        from ..static.executor import _failing_op, op_run_error
-        op = _failing_op(e.__traceback__)
-        if op is None or getattr(e, "_oar_op_error", False):
-            raise
-        raise op_run_error(e, op) from None
-    nf = c.n_fetch
-    if c.writes:
-        for name, a in zip(c.writes, outs[nf:]):
-            t = bound.get(name)
-            if t is not None:
-                t._data = a if type(a) is np.ndarray else np.asarray(a)
-                t._version += 1
-        return tuple(outs[:nf])
-    return tuple(outs) if len(outs) == nf else tuple(outs[:nf])

@@ -313,16 +313,18 @@ class Compiled:
 
     def run(self, feed, scope=None):
         """Runs the plan; returns the fetched values (ndarrays) in fetch order."""
-        return self._execute(self._check_values(self._feed_values(feed)), scope)
+        return self.run_trusted(self._check_values(self._feed_values(feed)), scope)
 
     def run_values(self, values, scope=None):
         """`run` with the fed values given as a sequence in `feed_names` order (no feed dict to build)."""
         if len(values) != len(self.checks):
             raise ValueError(f"expected {len(self.checks)} fed values ({list(self.feed_names)}), got {len(values)}")
-        return self._execute(self._check_values(list(values)), scope)
+        return self.run_trusted(self._check_values(list(values)), scope)
 
-    def _execute(self, args, scope):
-        """Runs the plan on checked feed values (a list the bound parameter values are appended to)."""
+    def run_trusted(self, args, scope=None):
+        """Runs the plan on feed values already known to match the declared variables (a fresh list in
+        `feed_names` order; the persistable values are appended to it). `oar.jit`'s runner uses this: its
+        program cache key has already checked the shapes and dtypes."""
         bound = self.program.bound
         if self.reads:
             sc = None
