@@ -3,7 +3,6 @@
 Printing (`docs/ir.md` grammar) and JSON round trip live in `printer.py` and `serialize.py`.
 """
 import contextlib
-import itertools
 
 from ..framework import dtype as D
 from ..tensor.methods import TensorMethods
@@ -347,10 +346,7 @@ class Program:
             [False]
         """
         from .serialize import program_from_dict, program_to_dict
-        p = program_from_dict(program_to_dict(self, check=False))
-        for b, src in zip(p.blocks, self.blocks):
-            for op, o in zip(b.ops, src.ops):
-                op.role = o.role
+        p = program_from_dict(program_to_dict(self, check=False))  # op roles travel in the dict
         p.bound = dict(self.bound)
         for k in ("lr_scheduler", "lr_var_name"):
             if k in self.__dict__:
@@ -416,6 +412,3 @@ def _prune_for_test(p):
                   and not v.is_data]:
             del b.vars[n]
     p._bump()
-
-
-_ids = itertools.count()
