@@ -44,17 +44,9 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         >>> model.weight.dtype == oar.float16
         True
     """
-    from ..nn.layer import Layer
     if level not in ("O1", "O2", "OD"):
         raise ValueError(f"decorate: level must be 'O1' or 'O2', got {level!r}")
-    single = isinstance(models, Layer)
-    model_list = [models] if single else list(models)
-    for m in model_list:
-        if not isinstance(m, Layer):
-            inner = getattr(m, "_layer", None) or getattr(getattr(m, "__self__", None), "__class__", None)
-            if not isinstance(inner, Layer):
-                raise TypeError(f"decorate: models must be Layers, got {type(m).__name__}")
-            m = inner
+    model_list = [_as_layer(m) for m in (models if isinstance(models, (list, tuple)) else [models])]
     low = low_dtype(dtype)
     excluded = tuple(excluded_layers or ())
     if level == "O2" and master_weight is False:
@@ -77,3 +69,12 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
 
 
 amp_decorate = decorate
+
+
+def _as_layer(m):
+    """The Layer behind `m`: itself, the layer of a `to_static` function, or the owner of a bound method."""
+    from ..nn.layer import Layer
+    inner = m if isinstance(m, Layer) else getattr(m, "_layer", None) or getattr(m, "__self__", None)
+    if not isinstance(inner, Layer):
+        raise TypeError(f"decorate: models must be Layers, got {type(m).__name__}")
+    return inner

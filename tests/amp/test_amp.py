@@ -232,3 +232,13 @@ def test_decorate_pure_float16_keeps_norms_float32():
     with oar.amp.auto_cast(level="O2"):
         y = n(t([3, 4]))
     assert y.dtype == oar.float32  # batch_norm is black-listed
+
+
+def test_decorate_unwraps_to_static_functions_and_bound_methods():
+    for wrap in (lambda m: oar.jit.to_static(m.forward), lambda m: m.forward):
+        net = nn.Linear(2, 2)
+        wrapped = wrap(net)
+        assert oar.amp.decorate(wrapped, level="O2", master_weight=False) is wrapped
+        assert net.weight.dtype == oar.float16 and net._amp_level == "O2"
+    with pytest.raises(TypeError, match="models must be Layers"):
+        oar.amp.decorate(object(), level="O2")
