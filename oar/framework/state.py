@@ -2,7 +2,6 @@
 
 Kept in one small mutable object so the hot path reads a single attribute.
 """
-import contextlib
 import functools
 
 import numpy as np
@@ -78,7 +77,7 @@ def set_rng_state(state):
     STATE.rng.bit_generator.state = state
 
 
-class no_grad(contextlib.ContextDecorator):
+class no_grad:
     """Context manager and decorator: ops inside record no gradient history.
 
     Example:
@@ -89,9 +88,11 @@ class no_grad(contextlib.ContextDecorator):
         True
     """
 
+    _enabled = False  # the grad mode inside the region
+
     def __enter__(self):
         self._prev = STATE.grad_enabled
-        STATE.grad_enabled = False
+        STATE.grad_enabled = self._enabled
         return self
 
     def __exit__(self, *exc):
@@ -101,9 +102,11 @@ class no_grad(contextlib.ContextDecorator):
     def __call__(self, fn=None):
         if fn is None:
             return self
+        mode = type(self)
+
         @functools.wraps(fn)
         def wrapper(*a, **k):
-            with no_grad():
+            with mode():  # a fresh region per call: `_prev` is per entry, so calls may nest or recurse
                 return fn(*a, **k)
         return wrapper
 
@@ -120,10 +123,7 @@ class enable_grad(no_grad):
         False
     """
 
-    def __enter__(self):
-        self._prev = STATE.grad_enabled
-        STATE.grad_enabled = True
-        return self
+    _enabled = True
 
 
 def set_grad_enabled(mode):
@@ -136,8 +136,7 @@ def set_grad_enabled(mode):
         >>> y.stop_gradient
         True
     """
-    cm = enable_grad() if mode else no_grad()
-    return cm
+    return enable_grad() if mode else no_grad()
 
 
 def is_grad_enabled():

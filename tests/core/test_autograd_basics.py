@@ -104,3 +104,21 @@ def test_hooks_on_intermediate_and_leaf_with_oar_grad():
     np.testing.assert_allclose(g.numpy(), [2.0, 4.0])
     with pytest.raises(RuntimeError, match="stop_gradient=True"):
         oar.ones([1]).register_hook(lambda g: g)
+
+
+def test_no_grad_and_enable_grad_as_decorators():
+    x = oar.to_tensor([1.0], stop_gradient=False)
+
+    @oar.no_grad()
+    def off(x):
+        return x * 2
+
+    @oar.enable_grad()
+    def on(x):
+        return x * 2
+
+    assert off(x).stop_gradient
+    with oar.no_grad():
+        assert not on(x).stop_gradient
+        assert not oar.is_grad_enabled()
+    assert oar.is_grad_enabled()
