@@ -3,7 +3,7 @@ file name and line numbers (so tracebacks and the static builder's source lines 
 closed over the original closure cells.
 
 Example:
-    >>> conv = convert_function(f)      # Converted(fn=..., code='def f(x): ...') or None if not convertible
+    >>> conv = convert_function(f)      # Converted(fn=..., code='def f(x): ...'); ConversionError if not convertible
 """
 import ast
 import inspect
@@ -70,7 +70,6 @@ def _transform(fn):
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     filename = fn.__code__.co_filename
     ctx = Context(filename, fn.__name__)
-    ctx.uses_class_cell = False
     for i, (name, step) in enumerate(STEPS, 1):
         tree = step(tree, ctx)
         if log.code_level():

@@ -15,14 +15,13 @@ HELPER_RE = re.compile(r"__(true_fn|false_fn|get|set|cond|body)_\d+$")
 
 
 class Context:
-    """Per-function conversion state: fresh names, and the side table of sites (line -> info) the runtime
-    uses for messages (which lines assign a name, where an `if` or loop starts)."""
+    """Per-function conversion state: fresh names, and what the steps learn about the function."""
 
     def __init__(self, filename="<unknown>", func_name="f"):
         self.filename, self.func_name = filename, func_name
         self._n = 0
-        self.sites = {}          # lineno -> {"kind": ..., "assigned": {name: [lines]}}
         self.eager_reason = None  # set when the function must run eagerly (breakpoint(), pdb.set_trace())
+        self.uses_class_cell = False  # zero-argument super() was made explicit: the code needs `__class__`
 
     def fresh(self, stem):
         self._n += 1
@@ -41,10 +40,6 @@ def template(src, **subs):
         def visit_Name(self, node):
             if node.id.startswith("__PH_"):
                 return copy.deepcopy(nodes[node.id[5:]])
-            return node
-
-        def visit_Expr(self, node):
-            self.generic_visit(node)
             return node
 
     return _Fill().visit(tree).body

@@ -11,7 +11,7 @@ flag joins the loop condition, and `for/else` / `while/else` run their `else` wh
 """
 import ast
 
-from .base import LOOPS, SCOPES, expr, guard, located, set_jump, template
+from .base import contains, expr, guard, located, set_jump, template
 
 
 def _replace(stmts, kind, flag):
@@ -22,7 +22,7 @@ def _replace(stmts, kind, flag):
             return out
         if isinstance(s, ast.If):
             s.body, s.orelse = _replace(s.body, kind, flag), _replace(s.orelse, kind, flag)
-        elif isinstance(s, (ast.With,)):
+        elif isinstance(s, ast.With):
             s.body = _replace(s.body, kind, flag)
         elif isinstance(s, ast.Try):
             s.body, s.orelse = _replace(s.body, kind, flag), _replace(s.orelse, kind, flag)
@@ -32,23 +32,14 @@ def _replace(stmts, kind, flag):
     return out
 
 
-def _has(stmts, kind):
-    todo = list(stmts)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, kind):
-            return True
-        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, SCOPES + LOOPS))
-    return False
-
-
 class _Jumps(ast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
     def _loop(self, node):
         self.generic_visit(node)  # inner loops first
-        has_b, has_c = _has(node.body, ast.Break), _has(node.body, ast.Continue)
+        has_b = contains(node.body, ast.Break, stop_at_loops=True)  # an inner loop's jumps are its own
+        has_c = contains(node.body, ast.Continue, stop_at_loops=True)
         before, after = [], []
         flags = []
         if has_c:

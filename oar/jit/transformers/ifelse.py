@@ -29,8 +29,6 @@ class _IfElse(BlockTransformer):
         in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
         call = template(f"_jst.convert_ifelse({{t}}, {tname}, {fname}, {get}, {set_}, {_names(names)}{in_try})",
                         t=node.test)
-        self.ctx.sites[node.lineno] = {"kind": "if", "true": assigned_names(node.body),
-                                       "false": assigned_names(node.orelse)}
         return located([tfn, ffn] + state + call, node)
 
 

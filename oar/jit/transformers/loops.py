@@ -41,7 +41,6 @@ class _Loops(BlockTransformer):
         state, get, set_ = state_functions(names, self.ctx, g)
         in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
         call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_names(names)}{in_try})")
-        self.ctx.sites[node.lineno] = {"kind": "while", "body": assigned_names(node.body)}
         return located([cfn, bfn] + state + call, node)
 
     def visit_For(self, node):
@@ -58,7 +57,6 @@ class _Loops(BlockTransformer):
         brk = f"lambda: {flag}" if flag else "None"
         call = template(f"_jst.convert_for({{it}}, {bname}, {get}, {set_}, {_names(names)}, "
                         f"{_target_spec(node.target)!r}, {brk}{in_try})", it=node.iter)
-        self.ctx.sites[node.lineno] = {"kind": "for", "body": assigned_names(body)}
         return located([bfn] + state + call, node)
 
 

@@ -1,4 +1,4 @@
-"""Step 0: prepare a function for conversion: drop decorators (the converted function is decorated already),
+"""First step: prepare a function for conversion: drop decorators (the converted function is decorated already),
 make `super()` explicit (the converted code lives outside its class body), note `breakpoint()`/`pdb.set_trace()`
 (the function then runs eagerly so the user can inspect it) and generators (not converted)."""
 import ast

@@ -11,28 +11,15 @@
 """
 import ast
 
-from .base import SCOPES, LOOPS, guard, located, set_jump, template
+from .base import LOOPS, guard, located, set_jump, template, walk_scope
 
 FLAG, VALUE = "__return_flag", "__return_value"
 
 
 def _needs(fn):
-    for i, s in enumerate(fn.body):
-        if isinstance(s, ast.Return):
-            continue
-        if any(isinstance(n, ast.Return) for n in _walk_own(s)):
-            return True
-    return False
-
-
-def _walk_own(node):
-    if isinstance(node, SCOPES):  # a nested function's returns are its own
-        return
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        yield n
-        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, SCOPES))
+    """True when a `return` is nested in a statement (a nested function's returns are its own)."""
+    return any(not isinstance(s, ast.Return) and any(isinstance(n, ast.Return) for n in walk_scope(s))
+               for s in fn.body)
 
 
 def _lower(stmts, in_loop):
@@ -54,7 +41,7 @@ def _lower(stmts, in_loop):
                 for h in s.handlers:
                     h.body = _lower(h.body, in_loop)
         elif isinstance(s, LOOPS):
-            had = any(isinstance(n, ast.Return) for n in _walk_own(s))
+            had = any(isinstance(n, ast.Return) for n in walk_scope(s))
             s.body, s.orelse = _lower(s.body, True), _lower(s.orelse, in_loop)
             out.append(s)
             if had and in_loop:  # leave the enclosing loop too
