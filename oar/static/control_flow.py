@@ -129,6 +129,10 @@ def _cond_impl(*args, **attrs):
     raise RuntimeError("the cond op runs only inside a Program (use oar.static.nn.cond)")
 
 
+def _while_impl(*args, **attrs):
+    raise RuntimeError("the while op runs only inside a Program (use oar.static.nn.while_loop)")
+
+
 def _cond_lower(compiler, op):
     cap = op.input("input")
     a = op.attrs
@@ -346,7 +350,7 @@ def _while_grad(*args, **attrs):
     return while_grad(*args, **attrs)
 
 
-WHILE = defop("while", _cond_impl, inputs=("x", "input"), outputs=("out*", "history"), lower=_while_lower,
+WHILE = defop("while", _while_impl, inputs=("x", "input"), outputs=("out*", "history"), lower=_while_lower,
               grad=_while_grad, infer=lambda m, **a: [])
 
 
@@ -369,7 +373,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     leaves, tree = flatten(list(loop_vars))
     if not any(isinstance(v, Variable) for v in leaves):
         vals = list(loop_vars)
-        while _truth(cond(*vals)):
+        while bool(cond(*vals)):
             out = body(*vals)
             vals = list(out) if isinstance(out, (list, tuple)) else [out]
             if len(vals) != len(loop_vars):
@@ -383,7 +387,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     first_block = len(prog.blocks)
     for _ in range(4):
         del prog.blocks[first_block:]  # a retrace replaces the sub-blocks of the previous attempt
-        cb, bb, cin, bin_, pred, bouts, btree = _trace_loop(prog, cond, body, init, shapes, sgs, tree, name)
+        cb, bb, cin, bin_, pred, bouts = _trace_loop(prog, cond, body, init, shapes, sgs, tree, name)
         new = [list(o.shape) if _unwritten_array(v) and o.attrs.get("written") else merge_shape(s, o.shape)
                for s, o, v in zip(shapes, bouts, init)]
         for i, (s, o) in enumerate(zip(new, bouts)):
@@ -403,7 +407,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     outs = [parent.create_var(prog.unique_name("while.out" if name is None else name), s, v.dtype)
             for s, v in zip(shapes, init)]
     for o, b in zip(outs, bouts):
-        o.stop_gradient = b.stop_gradient and all(s for s in sgs)
+        o.stop_gradient = b.stop_gradient and all(sgs)
         o.attrs.update(b.attrs)
     parent.append_op("while", {"x": [v.name for v in init], "input": cap}, {"out": [o.name for o in outs] + carried},
                      {"cond_block": cb.idx, "body_block": bb.idx, "cond_in": [v.name for v in cin],
@@ -414,10 +418,6 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
 
 def _unwritten_array(v):
     return v.attrs.get("kind") == "tensor_array" and not v.attrs.get("written")
-
-
-def _truth(v):
-    return bool(v)
 
 
 def _placeholders(block, prog, init, shapes, sgs, tag):
@@ -452,4 +452,4 @@ def _trace_loop(prog, cond, body, init, shapes, sgs, tree, name):
                 raise TypeError(f"while_loop: loop var {i} has dtype {v.dtype.name} but the body returns "
                                 f"{o.dtype.name}; cast it in the body")
             bouts.append(o)
-    return cb, bb, cin, bin_, pred, bouts, otree
+    return cb, bb, cin, bin_, pred, bouts

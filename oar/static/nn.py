@@ -17,7 +17,6 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
         ([-1, 10], [[20, 10], [10]])
     """
     import numpy as np
-    from .. import ops
     from ..ops.manipulation import reshape
     from ..ops.math import matmul
     from .builder import create_parameter

@@ -244,3 +244,10 @@ def test_cond_none_on_one_side_only_is_an_error(prog):
     with pytest.raises(ValueError, match="Variable in one branch and None"):
         oar.static.nn.cond(a.sum() > 0, lambda: a * 2, None)
     assert oar.static.nn.cond(a.sum() > 0, None, None) is None
+
+
+def test_control_flow_kernels_name_their_op_outside_a_program():
+    from oar.ops.registry import REGISTRY
+    for name, api in (("cond", "cond"), ("while", "while_loop")):
+        with pytest.raises(RuntimeError, match=f"the {name} op runs only inside a Program .*{api}"):
+            REGISTRY[name].impl()
