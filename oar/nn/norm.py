@@ -231,7 +231,7 @@ class LocalResponseNorm(Layer):
     """
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
-        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        self.size, self.alpha, self.beta, self.k, self.data_format = size, alpha, beta, k, data_format
 
     def forward(self, x):
-        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k)
+        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k, self.data_format)

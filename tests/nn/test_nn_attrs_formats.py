@@ -165,3 +165,17 @@ def test_create_parameter_in_both_modes():
     scope = oar.static.Scope()
     exe.run(startup, scope=scope)
     np.testing.assert_allclose(scope.vars["cp_w"], np.full([4], 1.5))
+
+
+def test_channels_last_pixel_unshuffle_and_lrn_match_channels_first():
+    x = rng.standard_normal((2, 3, 4, 6)).astype(np.float32)
+    to_nhwc = lambda a: np.ascontiguousarray(a.transpose(0, 2, 3, 1))  # noqa: E731
+    ref = F.pixel_unshuffle(oar.to_tensor(x), 2).numpy()
+    got = F.pixel_unshuffle(oar.to_tensor(to_nhwc(x)), 2, data_format="NHWC").numpy()
+    np.testing.assert_allclose(got, to_nhwc(ref))
+    np.testing.assert_allclose(F.pixel_shuffle(oar.to_tensor(to_nhwc(ref)), 2, data_format="NHWC").numpy(),
+                               to_nhwc(x))
+    ref = nn.LocalResponseNorm(3)(oar.to_tensor(x)).numpy()
+    got = nn.LocalResponseNorm(3, data_format="NHWC")(oar.to_tensor(to_nhwc(x))).numpy()
+    np.testing.assert_allclose(got, to_nhwc(ref), rtol=1e-6)
+

@@ -314,10 +314,15 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
         [0.0, 1.0, 2.0, 3.0]
     """
     r = int(downscale_factor)
-    n, c, h, w = x.shape
-    y = S.reshape(x, [n, c, h // r, r, w // r, r])
+    if data_format == "NCHW":
+        n, c, h, w = x.shape
+        y = S.reshape(x, [n, c, h // r, r, w // r, r])
+        y = S.transpose(y, [0, 1, 3, 5, 2, 4])
+        return S.reshape(y, [n, c * r * r, h // r, w // r])
+    n, h, w, c = x.shape
+    y = S.reshape(x, [n, h // r, r, w // r, r, c])
     y = S.transpose(y, [0, 1, 3, 5, 2, 4])
-    return S.reshape(y, [n, c * r * r, h // r, w // r])
+    return S.reshape(y, [n, h // r, w // r, c * r * r])
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):

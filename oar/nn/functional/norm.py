@@ -7,6 +7,9 @@ from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops.registry import apply, defop
 from ...tensor.tensor import Tensor
+from .common import pad
+from .conv import _from_channels_first, _to_channels_first
+from .pooling import avg_pool2d
 
 
 def _bn_axes(ndim, data_format):
@@ -211,19 +214,20 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
 
 
 def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
-    """Normalises each value by the sum of squares of its `size` neighbouring channels.
+    """Normalises each value by the sum of squares of its `size` neighbouring channels (channels first, or
+    last for the 'N...C' data formats).
 
     Example:
         >>> import oar.nn.functional as F
         >>> F.local_response_norm(oar.ones([1, 3, 2, 2]), size=3).shape
         [1, 3, 2, 2]
     """
-    from .common import pad
-    from .pooling import avg_pool2d
+    channels_last = data_format[-1] == "C"
+    x = _to_channels_first(x, x.ndim - 2, channels_last)
     sq = S.unsqueeze(x * x, 1)  # [N, 1, C, H, W] -> pool over C via 2-D pooling of [N, 1, C, H*W]
     n, c = x.shape[:2]
     sq = S.reshape(sq, [n, 1, c, -1])
     sq = pad(sq, [0, 0, size // 2, (size - 1) // 2])
     div = avg_pool2d(sq, [size, 1], stride=1, exclusive=False)
     div = S.reshape(div, x.shape)
-    return x / M.pow(div * alpha + k, beta)
+    return _from_channels_first(x / M.pow(div * alpha + k, beta), x.ndim - 2, channels_last)
