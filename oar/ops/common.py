@@ -78,11 +78,21 @@ def norm_axis(axis, ndim):
             return None
         out = tuple(sorted(a % ndim if ndim else 0 for a in (int(v) for v in axis)))
     else:
-        a = int(axis)
-        if ndim and not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
-        out = (a % ndim if ndim else 0,)
+        out = (norm_axis1(axis, ndim),)
     return out
+
+
+def norm_axis1(axis, ndim):
+    """One axis as a non-negative int (0 for a 0-D tensor)."""
+    a = int(axis)
+    if ndim and not -ndim <= a < ndim:
+        raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
+    return a % ndim if ndim else 0
+
+
+def axis_tuple(axis):
+    """Axis attrs are lists once a Program went through JSON; NumPy reductions want a tuple."""
+    return tuple(axis) if type(axis) is list else axis
 
 
 def to_int_list(v, what="shape"):

@@ -7,16 +7,9 @@ scatter-add's gradient is the matching gather, so higher orders work too.
 import numpy as np
 
 from ..framework import dtype as D
-from .common import broadcast_shapes, operand, to_int_list
+from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
 from .registry import apply, defop
-
-
-def _axis1(axis, ndim):
-    a = int(axis)
-    if ndim and not -ndim <= a < ndim:
-        raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
-    return a % ndim if ndim else 0
 
 
 def _index_operand(index, op):
@@ -101,7 +94,7 @@ def gather(x, index, axis=None, name=None):
                [1, 2]])
     """
     index = _index_operand(index, "gather")
-    a = _axis1(0 if axis is None else axis, x.ndim)
+    a = norm_axis1(0 if axis is None else axis, x.ndim)
     if hasattr(index, "_data"):
         _gather_check(x._data, index._data, a)
     return apply(GATHER, (x, index), {"axis": a})
@@ -130,7 +123,7 @@ def index_add(x, index, axis, value, name=None):
     """
     index = _index_operand(index, "index_add")
     value = operand(value, x)
-    return apply(INDEX_ADD, (x, index, cast(value, x.dtype)), {"axis": _axis1(axis, x.ndim)})
+    return apply(INDEX_ADD, (x, index, cast(value, x.dtype)), {"axis": norm_axis1(axis, x.ndim)})
 
 
 # ---- gather_nd / scatter_nd_add ----------------------------------------------------------------------------------
@@ -313,7 +306,7 @@ def take_along_axis(arr, indices, axis, broadcast=True):
                [3.]], dtype=float32)
     """
     indices = _index_operand(indices, "take_along_axis")
-    axis = _axis1(axis, arr.ndim)
+    axis = norm_axis1(axis, arr.ndim)
     if broadcast:
         arr, indices = _broadcast_along(arr, indices, axis)
     return apply(TAKE_ALONG_AXIS, (arr, indices), {"axis": axis})
@@ -328,7 +321,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
         [[0.0, 5.0, 0.0], [0.0, 0.0, 5.0]]
     """
     indices = _index_operand(indices, "put_along_axis")
-    axis = _axis1(axis, arr.ndim)
+    axis = norm_axis1(axis, arr.ndim)
     reduce = {"multiply": "mul"}.get(reduce, reduce)
     if reduce not in ("assign", "add", "mul"):
         raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'mul', got {reduce!r}")

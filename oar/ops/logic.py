@@ -1,7 +1,10 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
 import numpy as np
 
-from .common import public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, operand
+from ..framework import dtype as D
+from .common import (public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
+                     operand)
+from .math import _infer_reduce
 from .registry import apply, defop
 
 
@@ -80,17 +83,13 @@ def bitwise_not(x, out=None, name=None):
 
 
 def _infer_all(m, axis, keepdim):
-    from .math import _infer_reduce
-    from ..framework import dtype as D
     return [(_infer_reduce(m, axis, keepdim)[0][0], D.bool_)]
 
 
-def _tup(axis):
-    return tuple(axis) if type(axis) is list else axis
-
-
-ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=_tup(axis), keepdims=keepdim)), infer=_infer_all)
-ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=_tup(axis), keepdims=keepdim)), infer=_infer_all)
+ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=axis_tuple(axis), keepdims=keepdim)),
+            infer=_infer_all)
+ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=axis_tuple(axis), keepdims=keepdim)),
+            infer=_infer_all)
 
 
 def all(x, axis=None, keepdim=False, name=None):
@@ -100,7 +99,6 @@ def all(x, axis=None, keepdim=False, name=None):
         >>> oar.all(oar.to_tensor([[True, False], [True, True]]), axis=1).numpy().tolist()
         [False, True]
     """
-    from .common import norm_axis
     return apply(ALL, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
@@ -111,7 +109,6 @@ def any(x, axis=None, keepdim=False, name=None):
         >>> oar.any(oar.to_tensor([[True, False], [False, False]]), axis=1).numpy().tolist()
         [True, False]
     """
-    from .common import norm_axis
     return apply(ANY, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 

@@ -4,7 +4,7 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
-from .common import public_api, norm_axis
+from .common import public_api, axis_tuple, norm_axis
 from .math import abs, add, cast, exp, expand_as, isfinite, log, pow, sqrt, where
 from .registry import apply, defop
 
@@ -25,13 +25,8 @@ def _infer_reduce(m, axis, keepdim, **kw):
              [d for i, d in enumerate(shape) if i not in axis], dt)]
 
 
-def _tup(axis):
-    """Axis attrs are lists once a Program went through JSON; NumPy reductions want a tuple."""
-    return tuple(axis) if type(axis) is list else axis
-
-
 def _sum(x, axis, keepdim, dtype):
-    axis = _tup(axis)
+    axis = axis_tuple(axis)
     r = np.sum(x, axis=axis, keepdims=keepdim, dtype=D.np_dtype(dtype) if dtype else None)
     if dtype is None and x.dtype.kind in "bi" and x.dtype != np.int64:
         r = r.astype(np.int64)  # Paddle sums bool/int32 into int64
@@ -66,14 +61,14 @@ def _mean(x, axis, keepdim):
     if x.dtype.kind not in "fc":
         x = x.astype(np.float32)
     n = x.size if axis is None else _math.prod([x.shape[a] for a in axis])
-    s = np.add.reduce(x, axis=_tup(axis), keepdims=keepdim)  # np.mean's Python wrapper costs more than the sum
+    s = np.add.reduce(x, axis=axis_tuple(axis), keepdims=keepdim)  # np.mean's Python wrapper costs more than the sum
     return np.asarray(np.true_divide(s, n, dtype=x.dtype) if n else s * np.nan)
 
 
 def _mean_grad(g, x, axis, keepdim):
     # g * (1/n) broadcast back to x's shape, as one kernel: the gradient of every `loss.mean()`
     if not keepdim and axis is not None and g.ndim != x.ndim:
-        g = np.expand_dims(g, _tup(axis))
+        g = np.expand_dims(g, axis_tuple(axis))
     r = g.size / x.size if x.size else 0.0
     out = np.empty(x.shape, g.dtype)
     out[...] = g * r
@@ -105,9 +100,9 @@ def _extreme_grad(g, out, x, axis, keepdim):
     return _keep(g, x, axis, keepdim) * mask / count
 
 
-MAX = defop("max", lambda x, axis, keepdim: np.asarray(np.max(x, axis=_tup(axis), keepdims=keepdim)),
+MAX = defop("max", lambda x, axis, keepdim: np.asarray(np.max(x, axis=axis_tuple(axis), keepdims=keepdim)),
             infer=_infer_reduce, grad=_extreme_grad)
-MIN = defop("min", lambda x, axis, keepdim: np.asarray(np.min(x, axis=_tup(axis), keepdims=keepdim)),
+MIN = defop("min", lambda x, axis, keepdim: np.asarray(np.min(x, axis=axis_tuple(axis), keepdims=keepdim)),
             infer=_infer_reduce, grad=_extreme_grad)
 AMAX, AMIN = MAX, MIN
 
@@ -137,7 +132,7 @@ def min(x, axis=None, keepdim=False, name=None):
 amax, amin = max, min
 
 
-PROD = defop("prod", lambda x, axis, keepdim: np.asarray(np.prod(x, axis=_tup(axis), keepdims=keepdim)),
+PROD = defop("prod", lambda x, axis, keepdim: np.asarray(np.prod(x, axis=axis_tuple(axis), keepdims=keepdim)),
              infer=_infer_reduce,
              grad=lambda g, out, x, axis, keepdim: _keep(g * out, x, axis, keepdim) / x)
 
@@ -155,7 +150,7 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 
 
 def _logsumexp(x, axis, keepdim):
-    axis = _tup(axis)
+    axis = axis_tuple(axis)
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m

@@ -2,17 +2,9 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import operand
-from .math import _infer_reduce, zeros_like
+from .common import broadcast_shapes, norm_axis1, operand
+from .math import _infer_reduce, unbroadcast, zeros_like
 from .registry import apply, defop
-
-
-def _axis1(axis, ndim):
-    """One axis as a non-negative int (0 for a 0-D tensor)."""
-    a = int(axis)
-    if ndim and not -ndim <= a < ndim:
-        raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
-    return a % ndim if ndim else 0
 
 
 # ---- argmax / argmin ---------------------------------------------------------------------------------------
@@ -43,7 +35,7 @@ def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
         >>> oar.argmax(oar.to_tensor([[1, 5], [7, 2]]), axis=1).numpy()
         array([1, 0])
     """
-    return apply(ARGMAX, (x,), {"axis": None if axis is None else (_axis1(axis, x.ndim),),
+    return apply(ARGMAX, (x,), {"axis": None if axis is None else (norm_axis1(axis, x.ndim),),
                                 "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name})
 
 
@@ -54,7 +46,7 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
         >>> oar.argmin(oar.to_tensor([[3.0, 1.0], [0.0, 2.0]]), axis=1).numpy().tolist()
         [1, 0]
     """
-    return apply(ARGMIN, (x,), {"axis": None if axis is None else (_axis1(axis, x.ndim),),
+    return apply(ARGMIN, (x,), {"axis": None if axis is None else (norm_axis1(axis, x.ndim),),
                                 "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name})
 
 
@@ -93,7 +85,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
         >>> oar.sort(oar.to_tensor([3, 1, 2])).numpy()
         array([1, 2, 3])
     """
-    return apply(SORT, (x,), {"axis": _axis1(axis, x.ndim), "descending": bool(descending)})[0]
+    return apply(SORT, (x,), {"axis": norm_axis1(axis, x.ndim), "descending": bool(descending)})[0]
 
 
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
@@ -105,7 +97,7 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
         >>> oar.argsort(oar.to_tensor([3.0, 1.0, 2.0]), descending=True).numpy().tolist()
         [0, 2, 1]
     """
-    return apply(SORT, (x,), {"axis": _axis1(axis, x.ndim), "descending": bool(descending)})[1]
+    return apply(SORT, (x,), {"axis": norm_axis1(axis, x.ndim), "descending": bool(descending)})[1]
 
 
 def _topk(x, k, axis, largest, sorted):
@@ -141,7 +133,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
         >>> values, indices = oar.topk(oar.to_tensor([1.0, 4.0, 2.0]), k=2)
     """
     k = int(k.item()) if hasattr(k, "item") else int(k)
-    return apply(TOPK, (x,), {"k": k, "axis": _axis1(-1 if axis is None else axis, x.ndim),
+    return apply(TOPK, (x,), {"k": k, "axis": norm_axis1(-1 if axis is None else axis, x.ndim),
                               "largest": bool(largest), "sorted": bool(sorted)})
 
 
@@ -155,7 +147,7 @@ def kthvalue(x, k, axis=-1, keepdim=False, name=None):
     """
     from .manipulation import squeeze
     values, indices = topk(x, k, axis=axis, largest=False)
-    a = _axis1(axis, x.ndim)
+    a = norm_axis1(axis, x.ndim)
     from .indexing import slice as _slice
     v, i = _slice(values, [a], [k - 1], [k]), _slice(indices, [a], [k - 1], [k])
     return (v, i) if keepdim else (squeeze(v, a), squeeze(i, a))
@@ -204,7 +196,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     """
     outs = apply(UNIQUE, (x,), {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
                                 "return_counts": bool(return_counts),
-                                "axis": None if axis is None else _axis1(axis, x.ndim),
+                                "axis": None if axis is None else norm_axis1(axis, x.ndim),
                                 "dtype": D.convert_dtype(dtype).name})
     return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -244,7 +236,6 @@ def _masked_select_grad_impl(x, mask, g):
 
 
 def _masked_select_grad(g, out, x, mask):
-    from .math import unbroadcast
     return unbroadcast(apply(MASKED_SELECT_GRAD, (x, mask, g)), x), None
 
 
@@ -252,13 +243,8 @@ MASKED_SELECT = defop("masked_select", _masked_select, inputs=("x", "mask"), non
                       infer=lambda m: [([-1], m[0][1])], grad=_masked_select_grad)
 MASKED_SELECT_GRAD = defop(
     "masked_select_grad", _masked_select_grad_impl, inputs=("x", "mask", "grad"), nondiff=(0, 1),
-    infer=lambda m: [(_bshape(m[0][0], m[1][0]), m[2][1])],
+    infer=lambda m: [(broadcast_shapes(m[0][0], m[1][0]), m[2][1])],
     grad=lambda gg, out, x, mask, g: (None, None, apply(MASKED_SELECT, (gg, mask))))
-
-
-def _bshape(a, b):
-    from .common import broadcast_shapes
-    return broadcast_shapes(a, b)
 
 
 def masked_select(x, mask, name=None):
