@@ -4,8 +4,9 @@ from .layer import Layer
 
 
 class _Pool(Layer):
-    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, exclusive=True,
-                 data_format=None, name=None):
+    # Paddle's MaxPoolND order; the average pools pass `exclusive` by keyword
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format=None,
+                 name=None, exclusive=True):
         super().__init__()
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.return_mask, self.ceil_mode, self.exclusive, self.data_format = return_mask, ceil_mode, exclusive, \

@@ -179,3 +179,11 @@ def test_channels_last_pixel_unshuffle_and_lrn_match_channels_first():
     got = nn.LocalResponseNorm(3, data_format="NHWC")(oar.to_tensor(to_nhwc(x))).numpy()
     np.testing.assert_allclose(got, to_nhwc(ref), rtol=1e-6)
 
+
+def test_max_pool_layers_take_data_format_positionally():
+    """Paddle's order: MaxPool2D(kernel_size, stride, padding, return_mask, ceil_mode, data_format)."""
+    x = rng.standard_normal((1, 4, 4, 3)).astype(np.float32)
+    want = F.max_pool2d(oar.to_tensor(x), 2, data_format="NHWC").numpy()
+    got = nn.MaxPool2D(2, 2, 0, False, False, "NHWC")(oar.to_tensor(x)).numpy()
+    np.testing.assert_allclose(got, want)
+    assert got.shape == (1, 2, 2, 3)
