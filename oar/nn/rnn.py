@@ -55,6 +55,12 @@ class RNNCellBase(Layer):
         return f"{self.input_size}, {self.hidden_size}"
 
 
+def _no_projection(proj_size):
+    if proj_size:
+        raise NotImplementedError(f"LSTM proj_size={proj_size}: projected LSTM states are not supported; use "
+                                  "proj_size=0 (and a Linear layer on the outputs)")
+
+
 class SimpleRNNCell(RNNCellBase):
     """``h = act(x W_ih^T + b_ih + h W_hh^T + b_hh)`` with act 'tanh' or 'relu'; returns ``(h, h)``.
 
@@ -97,6 +103,7 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, proj_size=0, name=None):
         super().__init__()
+        _no_projection(proj_size)
         self._make_params(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
     def forward(self, inputs, states=None):
@@ -340,6 +347,7 @@ class LSTM(RNNBase):
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
                  weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, proj_size=0,
                  name=None):
+        _no_projection(proj_size)
         super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major, dropout,
                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 

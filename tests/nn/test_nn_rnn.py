@@ -158,3 +158,10 @@ def test_gradients_with_sequence_length():
         def forward(self, x):
             return self.rnn(x, sequence_length=lengths)[0]
     check_layer_grad(WithLengths(), [rng.normal(size=(2, 3, 2))], rtol=1e-5)
+
+
+def test_lstm_proj_size_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="proj_size"):
+        oar.nn.LSTM(4, 8, proj_size=2)
+    with pytest.raises(NotImplementedError, match="proj_size"):
+        oar.nn.LSTMCell(4, 8, proj_size=2)
