@@ -17,16 +17,10 @@ Example:
 import numpy as np
 
 from ..tensor.tensor import Tensor
-from .graph import arg_names, consumers, opdef, out_names
+from .graph import arg_names, bound_value, consumers, opdef, out_names
 
 BN_TYPES = ("batch_norm",)
 CONV_TYPES = ("conv2d", "conv1d", "conv3d")
-
-
-def _const(p, name):
-    t = p.bound.get(name)
-    v = p.global_block().vars.get(name)
-    return None if t is None or v is None or not v.persistable else t._data
 
 
 def _slots(op):
@@ -36,11 +30,8 @@ def _slots(op):
 
 
 def _find(slots, *keys):
-    for k in keys:
-        for s, n in slots.items():
-            if s == k:
-                return n
-    return None
+    """The variable of the first slot among `keys` that the op has."""
+    return next((slots[k] for k in keys if k in slots), None)
 
 
 def _bn_inference(op):
@@ -57,41 +48,40 @@ def _new_const(p, base, value):
 
 
 def _try_fold(p, bn, producers, readers, keep):
+    fmt = str(bn.attrs.get("data_format", "NCHW"))
+    if fmt.endswith("C") and fmt != "NC":  # channels last: the per-channel scale is not along axis 1
+        return False
     gb = p.global_block()
     s = _slots(bn)
     x = _find(s, "x", "input")
     mean, var = _find(s, "running_mean", "mean"), _find(s, "running_var", "variance", "var")
     gamma, beta = _find(s, "weight", "scale"), _find(s, "bias")
-    vals = {k: _const(p, n) if n else None for k, n in (("mean", mean), ("var", var), ("gamma", gamma),
+    vals = {k: bound_value(p, n) if n else None for k, n in (("mean", mean), ("var", var), ("gamma", gamma),
                                                           ("beta", beta))}
     if x is None or vals["mean"] is None or vals["var"] is None:
         return False
     eps = float(bn.attrs.get("epsilon", bn.attrs.get("eps", 1e-5)))
-    fmt = str(bn.attrs.get("data_format", "NCHW"))
     c = vals["mean"].shape[0]
     gamma_v = vals["gamma"] if vals["gamma"] is not None else np.ones(c, vals["mean"].dtype)
     beta_v = vals["beta"] if vals["beta"] is not None else np.zeros(c, vals["mean"].dtype)
     scale = gamma_v / np.sqrt(vals["var"] + eps)
     shift = beta_v - vals["mean"] * scale
     rank = len(gb.vars[x].shape)
-    chan_last = fmt.endswith("C") and fmt != "NC"
-    if chan_last:
-        return False
     # walk back: optional per-channel bias add, then the conv / matmul
     chain, cur, bias_add = [], x, None
     op = producers.get(cur)
     if op is not None and op.type == "add" and readers.get(cur, 0) == 1 and cur not in keep:
         a, b = arg_names(op)
-        bv = _const(p, b)
+        bv = bound_value(p, b)
         if bv is not None and _per_channel(bv, c, rank):
             bias_add, cur = (op, b, bv), a
             op = producers.get(cur)
     if op is None or readers.get(cur, 0) != 1 or cur in keep:
         return False
-    if op.type in CONV_TYPES and not chan_last and _conv_ok(op):
+    if op.type in CONV_TYPES and _conv_ok(op):
         ws = _slots(op)
         w_name = _find(ws, "filter", "weight", "w")
-        w = _const(p, w_name) if w_name else None
+        w = bound_value(p, w_name) if w_name else None
         if w is None or w.shape[0] != c:
             return False
         conv_b = _find(ws, "bias", "b")
@@ -99,7 +89,7 @@ def _try_fold(p, bn, producers, readers, keep):
         slot_w = [k for k, n in ws.items() if n == w_name][0]
         chain.append((op, slot_w, _new_const(p, w_name, new_w)))
         if conv_b is not None:
-            bv = _const(p, conv_b)
+            bv = bound_value(p, conv_b)
             if bv is None:
                 return False
             slot_b = [k for k, n in ws.items() if n == conv_b][0]
@@ -107,7 +97,7 @@ def _try_fold(p, bn, producers, readers, keep):
         bshape = [c] + [1] * (rank - 2)
     elif op.type == "matmul" and rank == 2 and not op.attrs.get("transpose_x") and not op.attrs.get("transpose_y"):
         a, w_name = arg_names(op)
-        w = _const(p, w_name)
+        w = bound_value(p, w_name)
         if w is None or w.ndim != 2 or w.shape[1] != c:
             return False
         chain.append((op, "y", _new_const(p, w_name, (w * scale[None, :]).astype(w.dtype))))

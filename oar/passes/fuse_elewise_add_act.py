@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops.common import infer_broadcast
 from ..ops.registry import apply, defop
-from .graph import arg_names, consumers, out_names, sub_blocks
+from .graph import arg_names, consumers, names_read_inside, out_names, sub_blocks
 
 
 def _sigmoid_(out):
@@ -74,7 +74,7 @@ def fuse_elewise_add_act(program, keep=()):
     fused = 0
     for block in p.blocks:
         # names read inside the sub-blocks of this block's ops (a sub-block may read the add's output)
-        inner = {n for op in block.ops if sub_blocks(op) for n in _inner_reads(p, op)}
+        inner = {n for op in block.ops if sub_blocks(op) for n in names_read_inside(p, op)}
         reader_of = {}
         for op in block.ops:
             for n in op.input_names():
@@ -102,11 +102,6 @@ def fuse_elewise_add_act(program, keep=()):
     p._bump()
     p.provenance.append(f"fuse_elewise_add_act: fused {fused} add+activation pairs")
     return p
-
-
-def _inner_reads(p, op):
-    from .graph import names_read_inside
-    return names_read_inside(p, op)
 
 
 def _same_dtype(block, x, y):

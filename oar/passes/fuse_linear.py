@@ -11,7 +11,7 @@ Example:
 import numpy as np
 
 from ..ops.registry import defop
-from .graph import arg_names, consumers, out_names
+from .graph import arg_names, bound_value, consumers, out_names
 
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 
@@ -48,13 +48,13 @@ def fuse_linear(program, keep=()):
         if op.type != "matmul" or id(op) in drop or op.attrs.get("transpose_x") or op.attrs.get("transpose_y"):
             continue
         x, w = arg_names(op)
-        wv, xv = _const(p, w), gb.vars.get(x)
+        wv, xv = bound_value(p, w), gb.vars.get(x)
         if wv is None or wv.ndim != 2 or xv is None or xv.dtype.np != wv.dtype or len(xv.shape) < 1:
             continue
         chain, bias, act, last = [op], None, None, out_names(op)[0]
         nxt = _single_reader(last, readers, reader_of, keep)
         if nxt is not None and nxt.type == "add" and arg_names(nxt)[0] == last:
-            bv = _const(p, arg_names(nxt)[1])
+            bv = bound_value(p, arg_names(nxt)[1])
             if bv is not None and bv.ndim == 1 and bv.shape[0] == wv.shape[1] and bv.dtype == wv.dtype:
                 bias, last = arg_names(nxt)[1], out_names(nxt)[0]
                 chain.append(nxt)
@@ -77,14 +77,7 @@ def fuse_linear(program, keep=()):
     return p
 
 
-def _const(p, name):
-    t, v = p.bound.get(name), p.global_block().vars.get(name)
-    return t._data if t is not None and v is not None and v.persistable else None
-
-
 def _single_reader(name, readers, reader_of, keep):
     if readers.get(name, 0) != 1 or name in keep:
         return None
     return reader_of.get(name)
-
-

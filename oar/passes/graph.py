@@ -70,6 +70,12 @@ def has_side_effect(program, op):
     return False
 
 
+def bound_value(program, name):
+    """The fixed value (ndarray) of a persistable global variable bound in ``program.bound``, else None."""
+    t, v = program.bound.get(name), program.global_block().vars.get(name)
+    return t._data if t is not None and v is not None and v.persistable else None
+
+
 def consumers(program):
     """name -> number of ops (in any block) that read it."""
     count = {}
