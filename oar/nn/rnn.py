@@ -189,10 +189,7 @@ class RNN(Layer):
         steps = x.shape[0]
         if steps < 0:
             raise ValueError("RNN needs a known number of time steps")
-        states = initial_states
-        if states is None:
-            z = self.cell._zeros(x[0])
-            states = (z, z) if isinstance(self.cell, LSTMCell) else z
+        states = self.cell.get_initial_states(x[0]) if initial_states is None else initial_states
         mask = None if sequence_length is None else _step_mask(sequence_length, steps, x.dtype)
         xs = S.unbind(x, 0)
         outs = [None] * steps
