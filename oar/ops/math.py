@@ -485,4 +485,4 @@ from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, m
                         prod, std, sum, var)
 from .linalg import add_n, bmm, dot, einsum, increment, inverse, matmul, mm, outer, t  # noqa: E402,F401
 
-__all__ = public_api(globals(), internal=('unbroadcast', 'scale_', 'builtins_max'))
+__all__ = public_api(globals(), internal=('unbroadcast', 'scale_'))

@@ -2,8 +2,6 @@
 from . import math, reduction, linalg, manipulation, creation, logic, search, indexing, random
 
 
-
-
 def _r(fn):
     """Reflected binary operator: ``2 - x`` is ``subtract(2, x)``."""
     return lambda self, other: fn(other, self)
@@ -46,10 +44,9 @@ for _mod in (math, reduction, linalg, logic, manipulation, search, indexing):
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \
                 and _name not in METHODS and _name[0].islower():
             METHODS[_name] = _fn
-for _name in ("tensor_getitem", "tensor_setitem", "encode_index", "decode_index", "unbroadcast", "builtins_max",
-              "getitem", "setitem", "reshape_as", "scale_"):
+for _name in ("tensor_getitem", "tensor_setitem", "encode_index", "decode_index", "unbroadcast", "getitem", "setitem",
+              "reshape_as"):
     METHODS.pop(_name, None)
-METHODS["scale_"] = _inplace(M.scale)
 METHODS.update(uniform_=random.uniform_, normal_=random.normal_, bernoulli=random.bernoulli,
                multinomial=random.multinomial)
 # more in-place variants that Paddle's Tensor has: each is the out-of-place op, then `_inplace`

@@ -1,4 +1,5 @@
 """Reductions: sum, mean, max/min, prod, logsumexp, var/std, cumulative sums and products, norms."""
+import builtins
 import math as _math
 
 import numpy as np
@@ -184,7 +185,7 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     n = int(np.prod([x.shape[a] for a in ax])) if ax is not None else x.size
     d = x - mean(x, axis=list(ax) if ax else None, keepdim=True)
     s = sum(d * d, axis=list(ax) if ax else None, keepdim=keepdim)
-    return s / builtins_max(n - (1 if unbiased else 0), 1)
+    return s / builtins.max(n - (1 if unbiased else 0), 1)
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
@@ -196,10 +197,6 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
         (1.291, 1.118)
     """
     return sqrt(var(x, axis, unbiased, keepdim))
-
-
-def builtins_max(a, b):
-    return a if a > b else b
 
 
 def _cumsum(x, axis, reverse=False):
@@ -235,7 +232,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
     """
     if dtype is not None:
         x = cast(x, dtype)
-    return apply(CUMSUM, (x,), {"axis": None if axis is None else int(axis) % builtins_max(x.ndim, 1),
+    return apply(CUMSUM, (x,), {"axis": None if axis is None else int(axis) % builtins.max(x.ndim, 1),
                                 "reverse": False})
 
 
@@ -255,7 +252,7 @@ def cumprod(x, dim=None, dtype=None, name=None):
     if dim is None:
         from .manipulation import flatten
         x, dim = flatten(x), 0
-    return apply(CUMPROD, (x,), {"dim": int(dim) % builtins_max(x.ndim, 1)})
+    return apply(CUMPROD, (x,), {"dim": int(dim) % builtins.max(x.ndim, 1)})
 
 
 def norm(x, p="fro", axis=None, keepdim=False, name=None):
@@ -280,4 +277,4 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     p = float(p)
     return pow(sum(pow(abs(x), p), axis=ax, keepdim=keepdim), 1.0 / p)
 
-__all__ = public_api(globals(), internal=('builtins_max',))
+__all__ = public_api(globals())
