@@ -6,8 +6,10 @@ import numpy as np
 
 from ..framework.param_attr import ParamAttr
 from ..ops import manipulation as S
+from ..tensor.tensor import to_tensor
 from . import functional as F
 from .common import Dropout, Linear
+from .functional.attention import attention
 from .container import LayerList
 from .layer import Layer
 from .norm import LayerNorm
@@ -52,15 +54,7 @@ class MultiHeadAttention(Layer):
         q = self._heads(self.q_proj(query))
         k = self._heads(self.k_proj(key))
         v = self._heads(self.v_proj(value))
-        from ..ops import math as M
-        scores = M.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
-        if attn_mask is not None:
-            from .functional.attention import mask_to_bias
-            scores = scores + mask_to_bias(attn_mask, scores.dtype)
-        weights = F.softmax(scores, axis=-1)
-        if self.dropout:
-            weights = F.dropout(weights, self.dropout, training=self.training, mode="upscale_in_train")
-        out = M.matmul(weights, v)
+        out, weights = attention(q, k, v, attn_mask, self.dropout, self.training)
         b = out.shape[0]
         out = S.reshape(S.transpose(out, [0, 2, 1, 3]), [b if b >= 0 else 0, -1, self.embed_dim])
         out = self.out_proj(out)
@@ -279,5 +273,4 @@ class Transformer(Layer):
     @staticmethod
     def generate_square_subsequent_mask(length):
         """A float ``[length, length]`` mask: 0 on and below the diagonal, -inf above."""
-        from ..tensor.tensor import to_tensor
         return to_tensor(np.triu(np.full((length, length), -np.inf, np.float32), 1))

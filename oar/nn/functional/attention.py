@@ -1,6 +1,9 @@
 """Attention helpers shared by `MultiHeadAttention` and the Transformer layers."""
+import numpy as np
+
 from ...ops import manipulation as S
 from ...ops import math as M
+from ...ops.common import operand
 from .activation import softmax
 from .common import dropout
 
@@ -20,17 +23,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q = S.transpose(query, [0, 2, 1, 3])
     k = S.transpose(key, [0, 2, 1, 3])
     v = S.transpose(value, [0, 2, 1, 3])
-    out = attention(q, k, v, attn_mask, dropout_p, training, is_causal)
+    out, _ = attention(q, k, v, attn_mask, dropout_p, training, is_causal)
     return S.transpose(out, [0, 2, 1, 3])
 
 
 def attention(q, k, v, attn_mask=None, dropout_p=0.0, training=True, is_causal=False):
-    """``[batch, heads, seq, head_dim]`` attention."""
+    """``[batch, heads, seq, head_dim]`` attention; returns ``(output, attention weights)``."""
     d = q.shape[-1]
     scores = M.matmul(q * (float(d) ** -0.5), k, transpose_y=True)
     if is_causal:
-        import numpy as np
-        from ...ops.common import operand
         lq, lk = scores.shape[-2], scores.shape[-1]
         scores = scores + operand(np.triu(np.full((lq, lk), -1e9, np.float32), 1).astype(
             scores.dtype.np), scores)
@@ -39,7 +40,7 @@ def attention(q, k, v, attn_mask=None, dropout_p=0.0, training=True, is_causal=F
     w = softmax(scores, axis=-1)
     if dropout_p:
         w = dropout(w, dropout_p, training=training)
-    return M.matmul(w, v)
+    return M.matmul(w, v), w
 
 
 def mask_to_bias(mask, dtype):
