@@ -202,6 +202,7 @@ class StaticFunction:
         self._function = function
         self._layer = layer
         self._input_spec = list(input_spec) if input_spec is not None else None
+        self._spec_leaves = cf.flatten(self._input_spec)[0] if input_spec is not None else None
         self._build_strategy = build_strategy
         self.program_cache = ProgramCache()
         self._check = check if check is not None else os.environ.get("OAR_TO_STATIC_CHECK", "") not in ("", "0")
@@ -280,18 +281,11 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         if STATE.static:
             return self._traced_callable()(*args, **kwargs)
-        if not kwargs and self._fast is not None and not self._check:  # hot path: plain tensor arguments
-            key = [self._layer.training if self._layer is not None else True, STATE.amp]
-            for a in args:
-                if type(a) is not Tensor:
-                    break
-                d = a._data
-                key.append(d.shape)
-                key.append(d.dtype)
-            else:
-                cp = self._fast.get(tuple(key))
-                if cp is not None:
-                    return cp.pack_outputs(cp.runner(*args))
+        fast = self._fast_key(args) if not kwargs and not self._check else None
+        if fast is not None:  # hot path: plain tensor arguments seen before
+            cp = self._fast.get(fast)
+            if cp is not None:
+                return cp.pack_outputs(cp.runner(*args))
         if self._conv is None:
             if self._eager_reason is None:
                 try:
@@ -303,14 +297,11 @@ class StaticFunction:
                     self._conv = conv if conv.eager_reason is None else None
             if self._eager_reason is not None:
                 return self._eager(self._eager_reason, args, kwargs)
-        cp = self._program_for(args, kwargs)
-        leaves = _flat_args(args, kwargs)[0]
+        leaves, tree = _flat_args(args, kwargs)
+        cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
-        if not kwargs and all(type(a) is Tensor for a in args) and self._input_spec is None:
-            key = [self._layer.training if self._layer is not None else True, STATE.amp]
-            for a in args:
-                key += [a._data.shape, a._data.dtype]
-            self._fast[tuple(key)] = cp
+        if fast is not None and self._input_spec is None:
+            self._fast[fast] = cp
         if self._check and self._checks_left > 0:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))
@@ -321,17 +312,23 @@ class StaticFunction:
             log.info(0, f"'{self.__name__}' runs eagerly (not converted): {reason}")
         return self.dygraph_function(*args, **kwargs)
 
+    def _fast_key(self, args):
+        """(train/eval, auto_cast, each argument's shape and dtype) when every argument is a plain Tensor."""
+        key = [self._layer.training if self._layer is not None else True, STATE.amp]
+        for a in args:
+            if type(a) is not Tensor:
+                return None
+            d = a._data
+            key.append(d.shape)
+            key.append(d.dtype)
+        return tuple(key)
+
     def _key(self, leaves):
         parts = []
-        specs = self._flat_specs(len(leaves))
-        for i, a in enumerate(leaves):
+        for a in leaves:
             if isinstance(a, TensorMethods):
-                s = specs[i] if specs is not None else None
-                if s is not None and isinstance(s, InputSpec):
-                    parts.append(("spec", s.shape, s.dtype.name))
-                else:
-                    d = a._data
-                    parts.append((d.shape, d.dtype.str))
+                d = a._data
+                parts.append((d.shape, d.dtype.str))
             elif isinstance(a, InputSpec):
                 parts.append(("spec", a.shape, a.dtype.name))
             else:
@@ -344,25 +341,21 @@ class StaticFunction:
         parts.append(STATE.amp)  # oar.amp.auto_cast settings: the casts are ops of the program
         return tuple(parts)
 
-    def _flat_specs(self, n):
-        if self._input_spec is None:
-            return None
-        leaves, _ = cf.flatten(list(self._input_spec))
-        return leaves if len(leaves) == n else None
+    def _with_specs(self, leaves):
+        """The decorator's InputSpecs stand for the tensors they match (dynamic dims stay dynamic)."""
+        specs = self._spec_leaves
+        if specs is None or len(specs) != len(leaves):
+            return leaves
+        return [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a for a, s in zip(leaves, specs)]
 
-    def _program_for(self, args, kwargs):
-        leaves, tree = _flat_args(args, kwargs)
-        specs = self._flat_specs(len(leaves))
-        if specs is not None:  # the decorator's InputSpecs stand for the tensors (dynamic dims stay dynamic)
-            leaves = [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a
-                      for a, s in zip(leaves, specs)]
-        return self._cached(leaves, tree, self._leaf_names(args, kwargs))
-
-    def _cached(self, leaves, tree, names):
-        """The ConcreteProgram for flattened arguments, traced once per signature."""
+    def _cached(self, leaves, tree, leaf_names):
+        """The ConcreteProgram for flattened arguments, traced once per signature (`leaf_names()` gives the
+        input names, asked for only when a program is built)."""
+        leaves = self._with_specs(leaves)
         key = self._key(leaves)
         cp = self.program_cache.get(key)
         if cp is None:
+            names = leaf_names()
             cp = self._build(leaves, tree, names)
             cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
             self.program_cache.add(key, cp, self.__name__, names)
@@ -375,7 +368,7 @@ class StaticFunction:
         leaves, tree, names = cp.arg_template
         relaxed = [InputSpec([None] + list(a.shape[1:]), a.dtype, a.name) if isinstance(a, InputSpec) and a.shape
                    else a for a in leaves]
-        return self._cached(relaxed, tree, names)
+        return self._cached(relaxed, tree, lambda: names)
 
     def get_concrete_program(self, *args, **kwargs):
         """The ConcreteProgram for these arguments (InputSpecs, Tensors or Python values, nested in lists,
@@ -391,7 +384,7 @@ class StaticFunction:
             [-1, 784]
         """
         leaves, tree = _flat_args(args, kwargs)
-        return self._cached(leaves, tree, self._leaf_names(args, kwargs))
+        return self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
 
     def _leaf_names(self, args, kwargs):
         """A name per flattened argument leaf, in `_flat_args` order: `x`, `xs_0`, `d_w`, a keyword's name."""

@@ -336,6 +336,17 @@ def test_input_spec_with_none_dims_nested_structures_and_python_values():
     assert len(sf.program_cache) == 1   # one program for every batch size
 
 
+def zeros_of_batch(x):
+    return paddle.zeros([x.shape[0]]) + 1
+
+
+def test_get_concrete_program_of_tensors_uses_the_decorators_input_spec():
+    sf = paddle.jit.to_static(zeros_of_batch, input_spec=[InputSpec([None, 3], "float32")])
+    cp = sf.get_concrete_program(paddle.ones([2, 3]))   # the spec stands for the tensor, as in a call
+    assert cp.inputs[0].shape == [-1, 3]
+    assert sf(paddle.ones([5, 3])).shape == [5] and len(sf.program_cache) == 1
+
+
 def matmul_of_dynamic(x, y):
     z = x + 1
     return paddle.matmul(z, y)
