@@ -13,12 +13,11 @@ def _matmul(x, y, transpose_x, transpose_y):
     try:
         return np.matmul(a, b)
     except ValueError:  # explain in the user's terms; checking only on failure keeps the hot path lean
-        _matmul_check(x, y, transpose_x, transpose_y)
+        _matmul_check(list(x.shape), list(y.shape), transpose_x, transpose_y)
         raise
 
 
-def _matmul_check(x, y, transpose_x, transpose_y):
-    xs, ys = list(x.shape), list(y.shape)
+def _matmul_check(xs, ys, transpose_x, transpose_y):
     if not xs or not ys:
         raise ValueError(f"matmul needs inputs with at least 1 dim, got shapes {xs} and {ys}")
     k1 = xs[-2] if transpose_x and len(xs) >= 2 else xs[-1]
@@ -30,7 +29,7 @@ def _matmul_check(x, y, transpose_x, transpose_y):
 
 def _matmul_infer(m, transpose_x, transpose_y):
     xs, ys = list(m[0][0]), list(m[1][0])
-    _matmul_check(type("M", (), {"shape": xs}), type("M", (), {"shape": ys}), transpose_x, transpose_y)
+    _matmul_check(xs, ys, transpose_x, transpose_y)
     if transpose_x and len(xs) >= 2:
         xs[-1], xs[-2] = xs[-2], xs[-1]
     if transpose_y and len(ys) >= 2:
@@ -57,13 +56,12 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
             x2, g2 = unsqueeze(x, [0]), unsqueeze(g2, [-2 if y.ndim > 1 else 0])
         if y.ndim == 1:
             y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
-    mm = _mm
     gx = gy = None
     if not x.stop_gradient:
-        gx = unbroadcast(mm(y2, g2, transpose_y, True) if transpose_x else mm(g2, y2, False, not transpose_y), x2)
+        gx = unbroadcast(_mm(y2, g2, transpose_y, True) if transpose_x else _mm(g2, y2, False, not transpose_y), x2)
         gx = reshape(gx, x.shape) if x.ndim == 1 else gx
     if not y.stop_gradient:
-        gy = unbroadcast(mm(g2, x2, True, transpose_x) if transpose_y else mm(x2, g2, not transpose_x, False), y2)
+        gy = unbroadcast(_mm(g2, x2, True, transpose_x) if transpose_y else _mm(x2, g2, not transpose_x, False), y2)
         gy = reshape(gy, y.shape) if y.ndim == 1 else gy
     return gx, gy
 
@@ -176,27 +174,22 @@ def _einsum_grad(g, out, *xs, equation):
     terms = lhs.split(",")
     grads = []
     for i, x in enumerate(xs):
-        others = [t for j, t in enumerate(terms) if j != i]
-        eq = ",".join([rhs] + others) + "->" + terms[i]
-        if len(set(terms[i])) != len(terms[i]) or any(c not in rhs + "".join(others) for c in terms[i]):
-            # repeated or summed-out-alone index: contract to the kept letters, then broadcast back
-            kept = "".join(c for c in dict.fromkeys(terms[i]) if c in rhs + "".join(others))
-            eq2 = ",".join([rhs] + others) + "->" + kept
-            gi = apply(EINSUM, (g,) + tuple(xs[j] for j in range(len(xs)) if j != i), {"equation": eq2})
+        others = terms[:i] + terms[i + 1:]
+        present = rhs + "".join(others)
+        kept = "".join(c for c in dict.fromkeys(terms[i]) if c in present)
+        gi = apply(EINSUM, (g,) + xs[:i] + xs[i + 1:], {"equation": ",".join([rhs] + others) + "->" + kept})
+        if kept != terms[i]:  # a repeated or summed-out-alone index: broadcast the contraction back
             gi = _einsum_broadcast(gi, kept, terms[i], x)
-        else:
-            gi = apply(EINSUM, (g,) + tuple(xs[j] for j in range(len(xs)) if j != i), {"equation": eq})
         grads.append(gi)
     return tuple(grads)
 
 
 def _einsum_broadcast(gi, kept, term, x):
-    from .manipulation import unsqueeze
+    from .manipulation import transpose, unsqueeze
     if len(set(term)) != len(term):
         raise NotImplementedError("einsum gradient with a repeated index in one operand (a diagonal)")
     pos = [term.index(c) for c in kept]
     order = sorted(range(len(kept)), key=lambda k: pos[k])
-    from .manipulation import transpose
     gi = transpose(gi, order) if order != list(range(len(kept))) else gi
     missing = [i for i, c in enumerate(term) if c not in kept]
     return expand_as(unsqueeze(gi, missing), x)
