@@ -13,11 +13,7 @@ Example:
 
 
 def export(layer, path, input_spec=None, opset_version=13, **configs):
-    from .exporter import export as _export
-    return _export(layer, path, input_spec, opset_version, **configs)
-
-
-export.__doc__ = """Exports a Layer or function to ``path + '.onnx'``; see `oar.onnx.exporter.export`.
+    """Exports a Layer or function to ``path + '.onnx'``; see `oar.onnx.exporter.export`.
 
     Example:
         >>> net = oar.nn.Linear(4, 2)
@@ -26,3 +22,5 @@ export.__doc__ = """Exports a Layer or function to ``path + '.onnx'``; see `oar.
         >>> import onnx; [i.name for i in onnx.load('linear.onnx').graph.input]
         ['x']
     """
+    from .exporter import export as _export
+    return _export(layer, path, input_spec, opset_version, **configs)

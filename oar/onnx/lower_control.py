@@ -22,19 +22,17 @@ def _branch(ctx, op, block_idx, out_names, label):
 
 
 def _cond(ctx, op):
-    from onnx import TensorProto
     a = op.attrs
     then_g = _branch(ctx, op, a["true_block"], a["true_outs"], "then")
     else_g = _branch(ctx, op, a["false_block"], a["false_outs"], "else")
     pred = ctx.inp(op, "cond")
     if ctx.in_meta(op, "cond")[1].name != "bool":
-        pred = ctx.node("Cast", [pred], to=TensorProto.BOOL)
+        pred = ctx.cast(pred, "bool")
     ctx.node("If", [pred], ctx.outs(op, "out"), then_branch=then_g, else_branch=else_g)
 
 
 def _eval_cond(ctx, a, values, carried_values):
     """Lowers the loop's cond block on `values` (ONNX names of the loop vars) in the current graph."""
-    from onnx import TensorProto
     cb = ctx.program.blocks[a["cond_block"]]
     ctx.enter(cb, share_nodes=True)
     try:
@@ -45,7 +43,7 @@ def _eval_cond(ctx, a, values, carried_values):
         ctx.lower_ops(cb.ops)
         pred = ctx.name(a["cond_out"])
         if ctx.meta(a["cond_out"])[1].name != "bool":
-            pred = ctx.node("Cast", [pred], to=TensorProto.BOOL)
+            pred = ctx.cast(pred, "bool")
         return pred
     finally:
         ctx.leave()

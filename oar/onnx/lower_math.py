@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ..ops.registry import REGISTRY
+from .context import onnx_dtype
 
 
 def register(table):
@@ -78,14 +79,9 @@ def _floor_divide(ctx, op):
         zero = _scalar(ctx, op, 0)
         fix = ctx.node("And", [ctx.node("Not", [ctx.node("Equal", [r, zero])]),
                                ctx.node("Xor", [ctx.node("Less", [x, zero]), ctx.node("Less", [y, zero])])])
-        ctx.node("Sub", [q, ctx.node("Cast", [fix], to=_dt(ctx, op))], [ctx.out(op)])
+        ctx.node("Sub", [q, ctx.cast(fix, ctx.in_meta(op, "x")[1])], [ctx.out(op)])
     else:
         ctx.node("Floor", [ctx.node("Div", [x, y])], [ctx.out(op)])
-
-
-def _dt(ctx, op, slot="x"):
-    from .context import onnx_dtype
-    return onnx_dtype(ctx.in_meta(op, slot)[1])
 
 
 def _remainder(ctx, op):
@@ -129,7 +125,6 @@ def _clip(ctx, op):
 
 
 def _cast(ctx, op):
-    from .context import onnx_dtype
     ctx.node("Cast", [_x(ctx, op)], [ctx.out(op)], to=onnx_dtype(op.attrs["dtype"]))
 
 
@@ -139,7 +134,6 @@ def _where(ctx, op):
 
 def _zeros_like(ctx, op):
     from onnx import helper
-    from .context import onnx_dtype
     shape = ctx.node("Shape", [_x(ctx, op)])
     ctx.node("ConstantOfShape", [shape], [ctx.out(op)],
              value=helper.make_tensor("zero", onnx_dtype(ctx.in_meta(op, "x")[1]), [1], [0]))
@@ -178,12 +172,11 @@ def _reduce(onnx_type, float_only=False, axes_input=True):
 def _all_any(onnx_type):
     """all/any: a min/max reduction over the bools as int32."""
     def lower(ctx, op):
-        from onnx import TensorProto
         a = op.attrs
-        x = ctx.node("Cast", [_x(ctx, op)], to=TensorProto.INT32)
+        x = ctx.cast(_x(ctx, op), "int32")
         keep = int(bool(a["keepdim"]))
         axes = {} if a["axis"] is None else {"axes": list(a["axis"])}
-        ctx.node("Cast", [ctx.node(onnx_type, [x], keepdims=keep, **axes)], [ctx.out(op)], to=TensorProto.BOOL)
+        ctx.node("Cast", [ctx.node(onnx_type, [x], keepdims=keep, **axes)], [ctx.out(op)], to=onnx_dtype("bool"))
     return lower
 
 
@@ -205,7 +198,6 @@ def _passthrough(ctx, op):
 
 def _arg(onnx_type):
     def lower(ctx, op):
-        from .context import onnx_dtype
         a = op.attrs
         x = _x(ctx, op)
         keep = int(bool(a["keepdim"]))
@@ -296,8 +288,8 @@ TABLE = {
     # constants
     "full": _constant, "assign_value": _constant, "arange": _constant, "linspace": _constant, "eye": _constant,
     # reductions and search
-    "sum": _reduce("ReduceSum"), "mean": _reduce("ReduceMean", float_only=True, axes_input=False), "max": _reduce("ReduceMax", axes_input=False),
-    "min": _reduce("ReduceMin", axes_input=False), "prod": _reduce("ReduceProd", axes_input=False),
+    "sum": _reduce("ReduceSum"), "mean": _reduce("ReduceMean", float_only=True, axes_input=False),
+    "max": _reduce("ReduceMax", axes_input=False), "min": _reduce("ReduceMin", axes_input=False), "prod": _reduce("ReduceProd", axes_input=False),
     "logsumexp": _reduce("ReduceLogSumExp", axes_input=False), "cumsum": _cumsum,
     "all": _all_any("ReduceMin"), "any": _all_any("ReduceMax"),
     "fmax": _nan_ignoring("Max"), "fmin": _nan_ignoring("Min"),

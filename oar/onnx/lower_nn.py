@@ -7,7 +7,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..kernels import pool as P
 from ..nn.functional.conv import resolve_pads
-from .lower_math import register
+from .lower_math import _same, register
 
 
 def _x(ctx, op):
@@ -17,10 +17,6 @@ def _x(ctx, op):
 def _c(ctx, op, value):
     """A scalar constant of the dtype of the op's first input."""
     return ctx.const(value, ctx.in_meta(op, next(iter(op.inputs)))[1])
-
-
-def _same(onnx_type, **attrs):
-    return lambda ctx, op: ctx.unary(op, onnx_type, **attrs)
 
 
 def _gelu(ctx, op):
