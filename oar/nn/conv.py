@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import functional as F
+from .functional.conv import padding_attrs
 from .initializer import Normal
 from .layer import Layer
 
@@ -42,15 +43,11 @@ class _ConvNd(Layer):
         """Non-zero padding modes pad explicitly, then convolve without padding."""
         if self._padding_mode == "zeros" or isinstance(self._padding, str):
             return x, self._padding
-        from .functional.conv import padding_attrs
         _, pairs = padding_attrs(self._padding, self._nd, self._data_format[-1] == "C")
         flat = [p for pr in reversed(pairs) for p in pr]
         return F.pad(x, flat, mode=self._padding_mode, data_format=self._data_format), 0
 
     def forward(self, x):
-        if self._transposed:
-            return type(self)._fn(x, self.weight, self.bias, self._stride, self._padding, self._output_padding,
-                                  self._groups, self._dilation, None, self._data_format)
         x, padding = self._pad_input(x)
         return type(self)._fn(x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups,
                               self._data_format)

@@ -11,7 +11,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..framework.state import rng
 from ..ops import creation as _creation, random as _random  # noqa: F401  (registers the init ops)
-from ..ops.registry import defop
+from ..ops.registry import defop, get_op
 
 
 def _truncated_normal(shape, mean, std, a, b, dtype):
@@ -49,7 +49,6 @@ class Initializer:
 
     def __call__(self, param, block=None):
         shape, dtype = list(param.shape), D.convert_dtype(param.dtype)
-        from ..ops.registry import get_op
         op_name, attrs = self._attrs(shape)
         attrs = dict(attrs, shape=shape, dtype=dtype.name)
         if hasattr(param, "block") and not hasattr(param, "_data"):  # a static Variable
@@ -191,10 +190,6 @@ ConstantInitializer, UniformInitializer, NormalInitializer = Constant, Uniform, 
 XavierInitializer, MSRAInitializer, NumpyArrayInitializer = XavierUniform, KaimingNormal, Assign
 
 
-def _global_weight_initializer():
-    return _GLOBAL[0], _GLOBAL[1]
-
-
 _GLOBAL = [None, None]
 
 
@@ -225,7 +220,7 @@ def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initi
     from ..framework.param_attr import ParamAttr
     from ..static.builder import default_main_program, default_startup_program
     from .layer import unique_param_name
-    attr = ParamAttr._to_attr(attr) if not isinstance(attr, ParamAttr) else attr
+    attr = ParamAttr._to_attr(attr)
     dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
     name = name or attr.name or unique_param_name("create_parameter", is_bias)
     shape = [int(s) for s in shape]

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.param_attr import ParamAttr
-from ..framework.state import STATE, no_grad
+from ..framework.state import no_grad
 from ..tensor.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)

@@ -144,5 +144,5 @@ class Lamb(Adam):
             a = dict(group["_attrs"])
             wd = a.pop("lamb_weight_decay")
             a["weight_decay"] = 0.0 if self._exclude is not None and self._exclude(p) else wd
-            a = self._per_param[key] = a
+            self._per_param[key] = a
         return a

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops.common import infer_same
 from ...ops.registry import apply, defop
@@ -31,8 +32,7 @@ def _softplus(x, beta, threshold):
 def _gelu(x, approximate):
     if approximate:
         return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
-    from ...ops.math import _erf
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2.0)))
+    return 0.5 * x * (1 + M._erf(x / math.sqrt(2.0)))
 
 
 def _gelu_grad(x, out, g, approximate):
@@ -40,8 +40,7 @@ def _gelu_grad(x, out, g, approximate):
         inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
         t = np.tanh(inner)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
-    from ...ops.math import _erf
-    cdf = 0.5 * (1 + _erf(x / math.sqrt(2.0)))
+    cdf = 0.5 * (1 + M._erf(x / math.sqrt(2.0)))
     return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
 
 
@@ -398,6 +397,5 @@ def glu(x, axis=-1, name=None):
         >>> [round(v, 4) for v in oar.nn.functional.glu(x)[0].numpy().tolist()]
         [0.5, 2.0]
     """
-    from ...ops.manipulation import split
-    a, b = split(x, 2, axis=axis)
+    a, b = S.split(x, 2, axis=axis)
     return a * M.sigmoid(b)

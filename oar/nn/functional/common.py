@@ -1,13 +1,11 @@
 """Common functional layers: linear, bilinear, dropout, embedding, one_hot, pad, interpolate, pixel_shuffle."""
 import numpy as np
 
-from ...framework import dtype as D
 from ...framework.state import rng
 from ...ops import indexing as _indexing
 from ...ops import manipulation as S
-from ...ops import manipulation as _manipulation
 from ...ops import math as M
-from ...ops.common import infer_same, operand
+from ...ops.common import operand, to_int_list
 from ...ops.registry import apply, defop
 
 
@@ -130,7 +128,7 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     return (x * keep + alpha * (1 - keep)) * a + b
 
 
-# ---- embedding (one_hot and pad are the core ops, re-exported) ----------------------------------------------------------------------------------
+# ---- embedding (one_hot and pad are the core ops, re-exported) --------------------------------------------------
 
 def _embedding_grad_impl(ids, g, weight, padding_idx):
     dw = np.zeros(weight.shape, g.dtype)
@@ -178,7 +176,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 
 
 one_hot = _indexing.one_hot
-pad = _manipulation.pad
+pad = S.pad
 
 
 # ---- interpolation --------------------------------------------------------------------------------------------
@@ -262,7 +260,6 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     nd = x.ndim - 2
     spatial = x.shape[2:]
     if size is not None:
-        from ...ops.common import to_int_list
         size = to_int_list(size, "size") if not isinstance(size, int) else [size] * nd
         scales = [None] * nd
         out_size = size

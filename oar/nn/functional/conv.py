@@ -154,8 +154,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     """
     channels_last = data_format == "NLC"
     x = _to_channels_first(x, 1, channels_last)
-    algo, pads = padding_attrs(padding, 1, False) if not isinstance(padding, str) else (padding, None)
-    pad2 = padding if isinstance(padding, str) else [[0, 0]] + pads
+    pad2 = padding if isinstance(padding, str) else [[0, 0]] + padding_attrs(padding, 1)[1]
     y = conv2d(S.unsqueeze(x, 2), S.unsqueeze(weight, 2), None, [1, _tuple(stride, 1, "stride")[0]], pad2,
                [1, _tuple(dilation, 1, "dilation")[0]], groups)
     y = _add_bias(S.squeeze(y, 2), bias, 1)
@@ -258,7 +257,7 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     channels_last = data_format == "NLC"
     x = _to_channels_first(x, 1, channels_last)
     pad = padding if isinstance(padding, str) else [0, 0] + [p for pr in padding_attrs(padding, 1)[1] for p in pr]
-    y = conv2d_transpose(S.unsqueeze(x, 2), S.unsqueeze(weight, 2), None, [1, _tuple(stride, 1, "s")[0]], pad,
+    y = conv2d_transpose(S.unsqueeze(x, 2), S.unsqueeze(weight, 2), None, [1, _tuple(stride, 1, "stride")[0]], pad,
                          [0, _tuple(output_padding, 1, "output_padding")[0]], groups,
                          [1, _tuple(dilation, 1, "dilation")[0]],
                          None if output_size is None else [1, _tuple(output_size, 1, "output_size")[0]])

@@ -9,8 +9,8 @@ from ...ops import math as M
 from ...ops.common import operand
 from ...ops.registry import apply, defop
 from ...tensor.tensor import Tensor
-from .activation import _log_softmax
-from .common import one_hot
+from .activation import _log_softmax, log_sigmoid, relu, softmax
+from .common import cosine_similarity, one_hot
 
 
 def _reduce(loss, reduction):
@@ -116,7 +116,6 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     loss = apply(SWCE, (logits, label), {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
                                          "axis": axis})[0]
     if return_softmax:
-        from .activation import softmax
         return loss, softmax(logits, axis=axis)
     return loss
 
@@ -344,7 +343,6 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
         >>> round(F.binary_cross_entropy_with_logits(oar.to_tensor([0.0, 100.0]), oar.to_tensor([1.0, 1.0])).item(), 4)
         0.3466
     """
-    from .activation import log_sigmoid
     if pos_weight is not None:
         loss = -(pos_weight * label * log_sigmoid(logit) + (1 - label) * log_sigmoid(-logit))
     else:
@@ -400,7 +398,6 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
         >>> F.margin_ranking_loss(oar.to_tensor([1.0, 1.0]), oar.to_tensor([2.0, 0.0]), oar.to_tensor([1.0, 1.0]), reduction='none').numpy().tolist()
         [1.0, 0.0]
     """
-    from .activation import relu
     return _reduce(relu(-label * (input - other) + margin), reduction)
 
 
@@ -413,7 +410,6 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
         >>> [round(v, 4) for v in loss.numpy().tolist()]
         [0.3, 0.7]
     """
-    from .activation import relu
     loss = M.where(L.equal(label, operand(1, label)), input, relu(operand(margin, input) - input))
     return _reduce(loss, reduction)
 
@@ -428,8 +424,6 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
         >>> F.cosine_embedding_loss(x1, x2, oar.to_tensor([1, -1]), reduction='none').numpy().tolist()
         [1.0, 1.0]
     """
-    from .activation import relu
-    from .common import cosine_similarity
     cos = cosine_similarity(input1, input2, axis=-1)
     loss = M.where(L.equal(label, operand(1, label)), 1 - cos, relu(cos - margin))
     return _reduce(loss, reduction)

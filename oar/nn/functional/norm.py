@@ -97,14 +97,14 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
 
     Example:
         >>> import oar.nn.functional as F
-        >>> x = oar.randn([4, 3, 2, 2]) if hasattr(oar, 'randn') else oar.ones([4, 3, 2, 2])
+        >>> x = oar.randn([4, 3, 2, 2])
         >>> y = F.batch_norm(x, oar.zeros([3]), oar.ones([3]), oar.ones([3]), oar.zeros([3]), training=True)
     """
     if weight is None:
         weight = M.ones_like(running_mean)
     if bias is None:
         bias = M.zeros_like(running_mean)
-    ugs = bool(use_global_stats) if use_global_stats is not None else False
+    ugs = bool(use_global_stats)
     out, mean_out, var_out, _, _ = apply(BATCH_NORM, (x, running_mean, running_var, weight, bias), {
         "momentum": float(momentum), "epsilon": float(epsilon), "training": bool(training),
         "data_format": data_format, "use_global_stats": ugs})

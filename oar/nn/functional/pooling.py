@@ -126,13 +126,6 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
     return _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 3, exclusive=exclusive)
 
 
-def _as_2d(x, data_format):
-    """``[N, C, L]`` (or NLC) to ``[N, C, 1, L]``."""
-    if data_format == "NLC":
-        x = S.transpose(x, [0, 2, 1])
-    return S.unsqueeze(x, 2)
-
-
 def _pad1d(padding):
     if isinstance(padding, str):
         return padding
@@ -150,7 +143,7 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     """
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     s = k if stride is None else _tuple(stride, 1, "stride")[0]
-    res = max_pool2d(_as_2d(x, "NCL"), [1, k], [1, s], _pad1d(padding), return_mask, ceil_mode)
+    res = max_pool2d(S.unsqueeze(x, 2), [1, k], [1, s], _pad1d(padding), return_mask, ceil_mode)
     if return_mask:
         return S.squeeze(res[0], 2), S.squeeze(res[1], 2)
     return S.squeeze(res, 2)
@@ -166,7 +159,7 @@ def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode
     """
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     s = k if stride is None else _tuple(stride, 1, "stride")[0]
-    return S.squeeze(avg_pool2d(_as_2d(x, "NCL"), [1, k], [1, s], _pad1d(padding), ceil_mode, exclusive), 2)
+    return S.squeeze(avg_pool2d(S.unsqueeze(x, 2), [1, k], [1, s], _pad1d(padding), ceil_mode, exclusive), 2)
 
 
 # ---- adaptive ---------------------------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
 """Transform classes: callables built on `functional`, random draws from oar's seeded generator."""
+import numpy as np
+
 from ...framework.state import rng
 from . import functional as F
 
@@ -200,6 +202,5 @@ class Transpose(BaseTransform):
         self.order = order
 
     def _apply_image(self, img):
-        import numpy as np
         a = np.asarray(img)
         return a[:, :, None].transpose(self.order) if a.ndim == 2 else a.transpose(self.order)
