@@ -29,6 +29,8 @@ import warnings
 
 from ..framework import dtype as D
 from ..framework.state import STATE
+from ..ops.math import cast
+from ..ops.registry import apply
 
 WHITE_LIST = frozenset({"conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "matmul", "einsum",
                         "fused_linear"})
@@ -91,7 +93,6 @@ class _AmpHook:
         return GRAY
 
     def __call__(self, op, inputs, attrs):
-        from ..ops.registry import apply
         cat = self._cat.get(op)
         if cat is None:
             cat = self._cat[op] = self.category(op)
@@ -107,8 +108,6 @@ class _AmpHook:
 
     def _low(self, op, inputs, attrs):
         """Float inputs rounded to the low dtype, computed in float32, output in the low dtype."""
-        from ..ops.math import cast
-        from ..ops.registry import apply
         low = self.dtype
         ins = []
         for t in inputs:
@@ -124,7 +123,6 @@ class _AmpHook:
         return cast(out, low) if out.dtype is _F32 else out
 
     def _cast_inputs(self, cat, inputs):
-        from ..ops.math import cast
         low = self.dtype
         kinds = [getattr(t, "dtype", None) for t in inputs]
         floats = {dt for dt in kinds if dt is not None and dt.kind == "f"}
@@ -157,7 +155,7 @@ def _hook(level, dtype, white, black):
     return h
 
 
-def _lists(custom_white_list, custom_black_list, level):
+def _lists(custom_white_list, custom_black_list):
     cw, cb = _names(custom_white_list), _names(custom_black_list)
     both = cw & cb
     if both:
@@ -190,7 +188,7 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
     if not enable or level == "O0":
         STATE.amp = None
     else:
-        white, black = _lists(custom_white_list, custom_black_list, level)
+        white, black = _lists(custom_white_list, custom_black_list)
         if level == "OD":  # Paddle's 'OD': only the default white list in low precision, everything else float32
             level = "O1"
         STATE.amp = _hook(level, low_dtype(dtype), white, black)
@@ -201,11 +199,6 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
 
 
 amp_guard = auto_cast
-
-
-def amp_state():
-    """The active auto_cast hook (None outside auto_cast): part of to_static's program cache key."""
-    return STATE.amp
 
 
 def white_list():
