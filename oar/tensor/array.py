@@ -20,10 +20,25 @@ def _is_static_array(a):
     return hasattr(a, "block") and a.attrs.get("kind") == "tensor_array"
 
 
+def _grad_array(v):
+    """Marks the static Variable `v` (a tensor array, or the gradient of one) as a tensor array."""
+    v.attrs["kind"] = "tensor_array"
+    return v
+
+
 def _index(i):
-    if hasattr(i, "_data"):
-        return int(np.asarray(i._data).reshape(-1)[0])
-    return int(i)
+    """A position given as an int, a one-element array or a one-element Tensor."""
+    return int(np.asarray(getattr(i, "_data", i)).reshape(-1)[0])
+
+
+def _put(a, k, x):
+    """Sets ``a[k] = x`` in the list `a`, growing it with None up to `k`."""
+    if k < len(a):
+        a[k] = x
+    else:
+        a.extend([None] * (k - len(a)))
+        a.append(x)
+    return a
 
 
 def _create(*xs, dtype):
@@ -41,33 +56,21 @@ CREATE_ARRAY = defop("create_array", _create, inputs=("x",), variadic=True,
 
 
 def _write(arr, x, i):
-    a = list(arr)
-    k = int(np.asarray(i).reshape(-1)[0])
-    if k < len(a):
-        a[k] = x
-    else:
-        a.extend([None] * (k - len(a)))
-        a.append(x)
-    return a
+    return _put(list(arr), _index(i), x)
 
 
 # ---- gradients ----------------------------------------------------------------------------------------------
 # The gradient of a tensor array is a tensor array of the same element shapes in which a missing entry (None,
 # or an index past the end) is a zero; so a read's gradient is cheap and unused positions cost nothing.
 
-def _grad_array(v):
-    v.attrs["kind"] = "tensor_array"
-    return v
-
-
 def _pick(g, x, i):
-    k = int(np.asarray(i).reshape(-1)[0])
+    k = _index(i)
     e = g[k] if k < len(g) else None
     return np.zeros_like(x) if e is None else e
 
 
 def _clear(g, i):
-    k = int(np.asarray(i).reshape(-1)[0])
+    k = _index(i)
     if k >= len(g) or g[k] is None:
         return g
     g = list(g)
@@ -101,12 +104,11 @@ ARRAY_WRITE = defop("array_write", _write, inputs=("array", "x", "i"), nondiff=(
 
 
 def _read(arr, i):
-    return arr[int(np.asarray(i).reshape(-1)[0])]
+    return arr[_index(i)]
 
 
 def _read_grad_kernel(g, i):
-    k = int(np.asarray(i).reshape(-1)[0])
-    return [None] * k + [g]
+    return [None] * _index(i) + [g]
 
 
 ARRAY_READ_GRAD = defop("array_read_grad", _read_grad_kernel, inputs=("x", "i"), nondiff=(1,),
@@ -183,11 +185,6 @@ def _to_tensor_grad(g, out, arr, axis, use_stack):
 ARRAY_TO_TENSOR = defop("array_to_tensor", _stack, inputs=("array",), infer=_stack_infer, grad=_to_tensor_grad)
 
 
-def _mark(v):
-    v.attrs["kind"] = "tensor_array"
-    return v
-
-
 def create_array(dtype, initialized_list=None):
     """A new tensor array of `dtype`, optionally holding `initialized_list`."""
     items = list(initialized_list or [])
@@ -196,21 +193,13 @@ def create_array(dtype, initialized_list=None):
     from ..static.builder import as_var, default_main_program
     block = default_main_program().current_block()
     ins = tuple(as_var(block, v) for v in items)
-    return _mark(apply(CREATE_ARRAY, ins, {"dtype": D.convert_dtype(dtype).name}))
+    return _grad_array(apply(CREATE_ARRAY, ins, {"dtype": D.convert_dtype(dtype).name}))
 
 
 def array_write(x, i, array=None):
     """Writes `x` at position `i` (an int or a 1-element int tensor) of `array` (a new one when None); returns it."""
     if not STATE.static or not (hasattr(x, "block") or _is_static_array(array)):
-        if array is None:
-            array = []
-        k = _index(i)
-        if k < len(array):
-            array[k] = x
-        else:
-            array.extend([None] * (k - len(array)))
-            array.append(x)
-        return array
+        return _put([] if array is None else array, _index(i), x)
     from ..static.builder import as_var, default_main_program, user_location
     from ..ops.common import operand
     if array is None:
@@ -241,7 +230,7 @@ def array_read(array, i):
 def array_length(array):
     """The number of elements of `array` (an int64 tensor of shape [1])."""
     if isinstance(array, list):
-        from ..tensor.tensor import to_tensor
+        from .tensor import to_tensor
         return to_tensor([len(array)], dtype="int64")
     return apply(ARRAY_LENGTH, (array,))
 
@@ -258,7 +247,7 @@ def tensor_array_to_tensor(input, axis=1, use_stack=False, name=None):
     """Paddle's form: returns ``(tensor, sizes)`` where sizes holds each element's extent along `axis`."""
     out = array_to_tensor(input, axis, use_stack)
     if isinstance(input, list):
-        from ..tensor.tensor import to_tensor
+        from .tensor import to_tensor
         sizes = [1 if use_stack else t.shape[axis] for t in input]
         return out, to_tensor(sizes, dtype="int32")
     return out, None
