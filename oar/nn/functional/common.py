@@ -209,24 +209,23 @@ def _interp_matrix(size, out, mode, align_corners, align_mode, scale, dtype):
     return m.astype(dtype)
 
 
-def _interp(x, out_size, mode, align_corners, align_mode, scales):
-    out = x
+def _resample(a, in_shape, out_size, mode, align_corners, align_mode, scales, contract):
+    """Applies the per-axis matrices to the trailing dims of `a`: ``contract=1`` maps input sizes to `out_size`
+    (the forward), ``contract=0`` maps them back (the gradient, the transposed matrices)."""
     nd = len(out_size)
     for k in range(nd):
-        ax = x.ndim - nd + k
-        m = _interp_matrix(x.shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], x.dtype)
-        out = np.moveaxis(np.tensordot(out, m, axes=([ax], [1])), -1, ax)
-    return np.ascontiguousarray(out)
+        ax = a.ndim - nd + k
+        m = _interp_matrix(in_shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], a.dtype)
+        a = np.moveaxis(np.tensordot(a, m, axes=([ax], [contract])), -1, ax)
+    return np.ascontiguousarray(a)
+
+
+def _interp(x, out_size, mode, align_corners, align_mode, scales):
+    return _resample(x, x.shape, out_size, mode, align_corners, align_mode, scales, 1)
 
 
 def _interp_grad_impl(x, g, out_size, mode, align_corners, align_mode, scales):
-    out = g
-    nd = len(out_size)
-    for k in range(nd):
-        ax = x.ndim - nd + k
-        m = _interp_matrix(x.shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], g.dtype)
-        out = np.moveaxis(np.tensordot(out, m, axes=([ax], [0])), -1, ax)
-    return np.ascontiguousarray(out)
+    return _resample(g, x.shape, out_size, mode, align_corners, align_mode, scales, 0)
 
 
 def _interp_infer(m, out_size, **a):
