@@ -19,6 +19,11 @@ def is_var(x):
     return isinstance(x, Variable)
 
 
+def is_array(x):
+    """A static tensor array (a list carried through a tensor-dependent loop)."""
+    return is_var(x) and x.attrs.get("kind") == "tensor_array"
+
+
 def no_state(*args):
     return ()
 
@@ -91,7 +96,7 @@ def static_branches(pred, true_run, false_run, names):
     n = len(names)
     for i in range(n):  # a list carried as a tensor array stays one through the cond
         for side in (tout[i], fout[i]):
-            if is_var(side) and side.attrs.get("kind") == "tensor_array" and is_var(out[i]):
+            if is_array(side) and is_var(out[i]):
                 out[i].attrs.update(side.attrs)
     for k, (i, name, lines, kind) in enumerate(partial):
         if is_var(out[i]):

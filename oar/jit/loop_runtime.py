@@ -7,7 +7,7 @@ from ..static import builder
 from ..static import control_flow as cf
 from ..tensor.methods import TensorMethods
 from . import log
-from .control import _SCALARS, _bool_var, _pred, _site, convert_ifelse, convert_logical_not, is_var
+from .control import _SCALARS, _bool_var, _pred, _site, convert_ifelse, convert_logical_not, is_array, is_var
 from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 
@@ -57,13 +57,13 @@ class _Rows:
     def length(self):
         from ..ops.manipulation import shape
         d = self.x.shape[0] if self.x.ndim else -1
-        if self.x.attrs.get("kind") == "tensor_array":
+        if is_array(self.x):
             from ..tensor.array import array_length
             return array_length(self.x)
         return d if d >= 0 else shape(self.x)[0]
 
     def item(self, k):
-        if self.x.attrs.get("kind") == "tensor_array":
+        if is_array(self.x):
             from ..tensor.array import array_read
             return array_read(self.x, k)
         return self.x[k]
@@ -239,7 +239,7 @@ def _static_loop(get, set_, names, cond_fn, body_fn, extra):
                 carried.append(i)
             else:
                 const[i] = v
-        arrays = {i for i in carried if is_var(vals[i]) and vals[i].attrs.get("kind") == "tensor_array"}
+        arrays = {i for i in carried if is_array(vals[i])}
         nb, nops = len(prog.blocks), len(parent.ops)
         for i in carried:  # Python scalars carried by a static loop become tensors
             leaves, tree = cf.flatten(vals[i])
@@ -331,7 +331,7 @@ def _scalar_var(x):
     return full([], x.item() if isinstance(x, np.generic) else x, dt)
 
 
-def _match(name, v, init, is_array):
+def _match(name, v, init, array):
     """The body's value for a carried variable, in the loop var's dtype (Python scalars become constants)."""
     from ..ops.math import cast
     lv, tv = cf.flatten(v)
@@ -346,7 +346,7 @@ def _match(name, v, init, is_array):
         if isinstance(x, TensorMethods) and not is_var(x):
             from ..ops.creation import assign
             x = assign(x)
-        if is_var(x) and is_var(y) and x.dtype is not y.dtype and not is_array:
+        if is_var(x) and is_var(y) and x.dtype is not y.dtype and not array:
             x = cast(x, y.dtype)
         elif not is_var(x) and is_var(y):
             from ..ops.creation import full

@@ -16,7 +16,7 @@ from ..static.ir import Variable
 from ..tensor.methods import TensorMethods
 from . import log
 from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
-                      convert_logical_not, convert_compare_chain, is_var, no_state)
+                      convert_logical_not, convert_compare_chain, is_array, is_var, no_state)
 from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip  # noqa: F401
 from .undefined import UndefinedVar, check_defined  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
@@ -57,7 +57,7 @@ def convert_call(fn):
     if isinstance(fn, types.FunctionType):
         if fn.__code__ in CONVERTED_CODES or _skip(fn):
             return _array_aware(fn)
-        if getattr(fn, "__code__", None) is not None and inspect.isgeneratorfunction(fn):
+        if inspect.isgeneratorfunction(fn):
             return fn
         try:
             conv = convert_function(fn)
@@ -129,7 +129,7 @@ def _array_aware(fn):
     name = getattr(fn, "__name__", "")
     if name in ("stack", "concat") and getattr(fn, "__module__", "").startswith("oar."):
         def call(x, axis=0, name=None):
-            if is_var(x) and x.attrs.get("kind") == "tensor_array":
+            if is_array(x):
                 from ..tensor.array import array_to_tensor
                 return array_to_tensor(x, axis, fn.__name__ == "stack")
             return fn(x, axis)
@@ -138,10 +138,6 @@ def _array_aware(fn):
 
 
 # ---- builtins ---------------------------------------------------------------------------------------------------
-
-def _is_array(x):
-    return is_var(x) and x.attrs.get("kind") == "tensor_array"
-
 
 def convert_print(*args, **kwargs):
     """`print`: static values print when the program runs (a `print` op); others print now."""
@@ -172,7 +168,7 @@ def convert_assert(cond, message):
 def convert_len(x):
     """`len(x)`: a Python int when known, a run-time shape value for an unknown first dim or a tensor array."""
     if is_var(x):
-        if _is_array(x):
+        if is_array(x):
             from ..tensor.array import array_length
             from ..ops.manipulation import reshape
             return reshape(array_length(x), [])
@@ -211,7 +207,7 @@ def convert_shape(x):
 
 def convert_append(xs, v):
     """`xs.append(v)`: on a tensor array (a list carried by a static loop) an `array_write` at the end."""
-    if _is_array(xs):
+    if is_array(xs):
         from ..tensor.array import array_length, array_write
         if xs.attrs.pop("empty_dtype", False) and v.dtype is not xs.dtype:
             xs.dtype = v.dtype
@@ -224,7 +220,7 @@ def convert_append(xs, v):
 def convert_pop(xs, index=None):
     """`xs.pop(index)`; returns (xs, value). On a tensor array (a list carried by a static loop) the element
     at `index` (default: the last) is read and removed at run time, so the array's length decreases."""
-    if _is_array(xs):
+    if is_array(xs):
         from .array_ops import array_pop
         return array_pop(xs, index)
     return xs, (xs.pop() if index is None else xs.pop(index))
