@@ -60,7 +60,8 @@ def has_side_effect(program, op):
         return True
     block = op.block
     for n in op.output_names():
-        if block.has_var(n) and block.var(n).persistable:
+        v = block._find_var_recursive(n)
+        if v is not None and v.persistable:
             return True
     for s in sub_blocks(op):
         for b in block_tree(program, s):

@@ -34,10 +34,6 @@ class _Ctx:
 CTX = _Ctx()
 
 
-def _flat(slots):
-    return [n for names in slots.values() for n in names]
-
-
 def is_array(v):
     return v.attrs.get("kind") == "tensor_array"
 
@@ -68,9 +64,9 @@ def requires_grad(ops, block, start, no_grad=()):
         d = REGISTRY.get(op.type)
         if d is None or d.grad is None:
             continue
-        ins = _flat(op.inputs)
+        ins = op.input_names()
         if any(n in req and i not in d.nondiff for i, n in enumerate(ins)):
-            for i, n in enumerate(_flat(op.outputs)):
+            for i, n in enumerate(op.output_names()):
                 if i in d.nondiff_out or n in no_grad:
                     continue
                 v = block.var(n)
@@ -87,9 +83,6 @@ def zeros_grad(v):
         return _grad_array(apply(ARRAY_ZEROS, (v,)))
     from ..ops.math import zeros_like
     return zeros_like(v)
-
-
-_zeros = zeros_grad
 
 
 def _accumulate(grads, name, g, var):
@@ -113,8 +106,8 @@ def _redefined(block, ops):
     the overwritten value and is dropped."""
     seen, res = set(), []
     for op in ops:
-        outs = _flat(op.outputs)
-        ins = set(_flat(op.inputs))
+        outs = op.output_names()
+        ins = set(op.input_names())
         res.append([n for n in outs if n in ins or n in seen or n not in block.vars])
         seen.update(ins)
         seen.update(outs)
@@ -136,10 +129,10 @@ def backward_ops(block, ops, targets, target_grads, req, rename=False):
             d = REGISTRY.get(op.type)
             if d is None or d.grad is None:
                 continue
-            outs = _flat(op.outputs)
+            outs = op.output_names()
             if not any(n in grads for n in outs):
                 continue
-            ins = _flat(op.inputs)
+            ins = op.input_names()
             if not any(n in req and i not in d.nondiff for i, n in enumerate(ins)):
                 continue
             if rename:
@@ -155,7 +148,7 @@ def backward_ops(block, ops, targets, target_grads, req, rename=False):
                     res = d.grad(grads[outs[0]], out_vars[0], *in_vars, **op.attrs)
                 else:
                     gouts = tuple(grads.get(n) if grads.get(n) is not None else
-                                  (_zeros(v) if differentiable(v) and i not in d.nondiff_out else None)
+                                  (zeros_grad(v) if differentiable(v) and i not in d.nondiff_out else None)
                                   for i, (n, v) in enumerate(zip(outs, out_vars)))
                     res = d.grad(gouts, tuple(out_vars), *in_vars, **op.attrs)
             except Exception as e:
@@ -196,7 +189,7 @@ def _name_grad(block, g, name, fwd_names):
         return g
     old = g.name
     for op in reversed(block.ops):
-        if old in _flat(op.outputs):
+        if old in op.output_names():
             for names in op.outputs.values():
                 for i, n in enumerate(names):
                     if n == old:

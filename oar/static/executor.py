@@ -36,10 +36,6 @@ _PLAN_OPS = {}  # generated file name -> {line number: Operator}, for error repo
 _ids = itertools.count()
 
 
-def _flat(slots):
-    return [n for names in slots.values() for n in names]
-
-
 class BlockCompiler:
     """Compiles blocks of one Program into Python functions ``fn(*in_values) -> tuple(out_values)``.
 
@@ -61,8 +57,8 @@ class BlockCompiler:
             d = REGISTRY.get(op.type)
             r = bool(d is not None and d.extra.get("side_effect"))
             if not r:
-                for n in _flat(op.outputs):
-                    v = _lookup(op.block, n)
+                for n in op.output_names():
+                    v = op.block._find_var_recursive(n)
                     if v is not None and v.persistable:
                         r = True
                         break
@@ -79,11 +75,11 @@ class BlockCompiler:
         needed, fed = set(out_names) - set(feed_names), set(feed_names)
         kept = []
         for op in reversed(ops):
-            outs = _flat(op.outputs)
+            outs = op.output_names()
             if self.has_side_effects(op) or any(n in needed for n in outs):
                 kept.append(op)
                 needed.difference_update(outs)
-                needed.update(n for n in _flat(op.inputs) if n not in fed)
+                needed.update(n for n in op.input_names() if n not in fed)
         kept.reverse()
         return kept
 
@@ -100,10 +96,10 @@ class BlockCompiler:
         ops = self.prune(block.ops, fed, out_names)
         defined, free = set(in_names), []
         for op in ops:
-            for n in _flat(op.inputs):
+            for n in op.input_names():
                 if n not in defined and n not in free:
                     free.append(n)
-            defined.update(_flat(op.outputs))
+            defined.update(op.output_names())
         for n in out_names:
             if n not in defined and n not in free:
                 free.append(n)
@@ -115,7 +111,7 @@ class BlockCompiler:
         # last position at which each name is read
         last = {}
         for k, op in enumerate(ops):
-            for n in _flat(op.inputs):
+            for n in op.input_names():
                 last[n] = k
         keep = set(out_names)
         fname = f"<oar plan {next(_ids)}: block {block.idx}>"
@@ -134,20 +130,20 @@ class BlockCompiler:
             kname = f"k{k}"
             folded = self._fold(op, d, fn, consts, fed)
             if folded is not None:  # computed once here; the plan only loads the values
-                for j, (n, value) in enumerate(zip(_flat(op.outputs), folded)):
+                for j, (n, value) in enumerate(zip(op.output_names(), folded)):
                     env[f"{kname}_{j}"] = value
                     lines.append(f"    {local(n)} = {kname}_{j}")
             else:
                 env[kname] = fn
-                args = ", ".join(local(n) for n in _flat(op.inputs))
-                outs = [("_" if n in fed else local(n)) for n in _flat(op.outputs)]
+                args = ", ".join(local(n) for n in op.input_names())
+                outs = [("_" if n in fed else local(n)) for n in op.output_names()]
                 if d.lower is not None or d.multi_out:
                     lhs = (", ".join(outs) + ", = ") if outs else ""
                 else:
                     lhs = outs[0] + " = "
                 lines.append(f"    {lhs}{kname}({args})")
             lineops[len(lines)] = op
-            dead = [n for n in dict.fromkeys(_flat(op.inputs) + _flat(op.outputs))
+            dead = [n for n in dict.fromkeys(op.input_names() + op.output_names())
                     if last.get(n, -1) <= k and n not in keep and n not in fed]
             dead = [local(n) for n in dead if n in local.map and local(n) != "_"]
             if dead:
@@ -162,14 +158,13 @@ class BlockCompiler:
         fn.source = src
         return fn, free
 
-
     def _fold(self, op, d, fn, consts, fed):
         """Output values of `op` when all its inputs are compile-time constants (e.g. `full` ops), else None.
 
         Random, side-effecting and control-flow ops are never folded; a kernel error is left to run time, where
         it is reported with the op's context. Folded arrays are read-only, so no kernel can change them between
         runs. An output name an unfolded op (re)defines stops being a constant."""
-        ins, out_names = _flat(op.inputs), _flat(op.outputs)
+        ins, out_names = op.input_names(), op.output_names()
         outs = None
         if not (d.lower is not None or d.random or any(n not in consts for n in ins) or self.has_side_effects(op)
                 or any(n in fed for n in out_names)):
@@ -200,16 +195,6 @@ class _Locals:
         if s is None:
             s = self.map[name] = f"v{len(self.map)}"
         return s
-
-
-def _lookup(block, name):
-    b = block
-    while b is not None:
-        v = b.vars.get(name)
-        if v is not None:
-            return v
-        b = b.parent
-    return None
 
 
 # ---- errors ----------------------------------------------------------------------------------------------------
@@ -259,7 +244,7 @@ class Compiled:
         ops = compiler.prune(gb.ops, self.feed_names, self.fetch_names)
         writes = []
         for op in ops:
-            for n in _flat(op.outputs):
+            for n in op.output_names():
                 v = gb.vars.get(n)
                 if v is not None and v.persistable and n not in writes and n not in self.feed_names:
                     writes.append(n)
@@ -294,13 +279,12 @@ class Compiled:
     def _check_values(self, vals):
         """Makes the fed values ndarrays (in place: `vals` is a fresh list) and checks the declared dtype and shape
         of data variables."""
-        out = vals
         for i, (a, (name, npdt, shape, strict)) in enumerate(zip(vals, self.checks)):
             if type(a) is not np.ndarray:
                 a = getattr(a, "_data", a)
                 if type(a) is not np.ndarray:
                     a = np.asarray(a, dtype=npdt if not isinstance(a, np.generic) else None)
-                out[i] = a
+                vals[i] = a
             if strict:
                 if a.dtype != npdt:
                     raise TypeError(f"the data type of fed variable '{name}' must be {np.dtype(npdt).name}, but "
@@ -309,7 +293,7 @@ class Compiled:
                 if len(a.shape) != len(shape) or any(d != s and d >= 0 for d, s in zip(shape, a.shape)):
                     raise ValueError(f"the shape of fed variable '{name}' must be {list(shape)} (-1 is any size), "
                                      f"but received {list(a.shape)}")
-        return out
+        return vals
 
     def run(self, feed, scope=None):
         """Runs the plan; returns the fetched values (ndarrays) in fetch order."""

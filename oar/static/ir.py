@@ -206,19 +206,23 @@ class Block:
 
     def var(self, name):
         """The Variable `name` from this block or an ancestor; KeyError naming it when absent."""
-        b = self
-        while b is not None:
-            if name in b.vars:
-                return b.vars[name]
-            b = b.parent
-        raise KeyError(f"variable '{name}' is not defined in block {self.idx} or its parents")
+        v = self._find_var_recursive(name)
+        if v is None:
+            raise KeyError(f"variable '{name}' is not defined in block {self.idx} or its parents")
+        return v
 
     def has_var(self, name):
-        try:
-            self.var(name)
-            return True
-        except KeyError:
-            return False
+        return self._find_var_recursive(name) is not None
+
+    def _find_var_recursive(self, name):
+        """The Variable `name` from this block or an ancestor, or None."""
+        b = self
+        while b is not None:
+            v = b.vars.get(name)
+            if v is not None:
+                return v
+            b = b.parent
+        return None
 
     @property
     def parent(self):
