@@ -62,15 +62,14 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
             main.lr_scheduler = sched
             main.lr_var_name = lr_name
         for p, g in params_grads:
-            reg = p.attrs.get("regularizer") or opt._group_of[id(p)]["_reg"]
+            group = opt._group_of[id(p)]
+            reg = p.attrs.get("regularizer") or group["_reg"]
             if reg is not None:
                 g = reg(p, g)
-            scale = opt._group_of[id(p)]["learning_rate"] * (p.attrs.get("optimize_attr") or {}).get(
-                "learning_rate", 1.0)
+            scale = group["learning_rate"] * (p.attrs.get("optimize_attr") or {}).get("learning_rate", 1.0)
             lr = lr_var if lr_var.dtype is p.dtype else lr_var.astype(p.dtype)
             if scale != 1.0:
                 lr = lr * scale
-            group = opt._group_of[id(p)]
             proto = _Proto(p)
             accs = [_persistable(main, startup, f"{p.name}_{n}_0", opt._acc_init(n, proto, group))
                     for n in opt._acc_names]
