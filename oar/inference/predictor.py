@@ -24,7 +24,7 @@ class Tensor:
     def __init__(self, name, spec):
         self.name, self._spec, self._data = name, spec, None
         self._np = D.np_dtype(spec["dtype"])
-        self._shape = [d for d in spec["shape"]]
+        self._shape = list(spec["shape"])
 
     def reshape(self, shape):
         """Declares the shape of the next input (checked against the saved spec)."""
@@ -37,7 +37,7 @@ class Tensor:
     def copy_from_cpu(self, data):
         """Sets the input from a NumPy array (copied, cast to the saved dtype when it differs only in width)."""
         a = np.array(getattr(data, "_data", data), copy=True)
-        want = D.np_dtype(self._spec["dtype"])
+        want = self._np
         if a.dtype != want:
             if a.dtype.kind != want.kind:
                 raise TypeError(f"input '{self.name}' expects {want.name}, got {a.dtype.name}")
