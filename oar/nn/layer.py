@@ -244,30 +244,28 @@ class Layer:
     def children(self):
         return [l for _, l in self.named_children()]
 
-    def named_parameters(self, prefix="", include_sublayers=True):
-        """``(structured_name, parameter)`` pairs, each parameter once."""
+    def _named_members(self, store, prefix, include_sublayers):
+        """``(structured_name, tensor)`` from each layer's `store` dict, each tensor once."""
         seen = set()
         layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers else [(prefix, self)]
         for lp, layer in layers:
-            for key, p in layer._parameters.items():
-                if p is None or id(p) in seen:
+            for key, t in layer.__dict__[store].items():
+                if t is None or id(t) in seen:
                     continue
-                seen.add(id(p))
-                yield lp + ("." if lp else "") + key, p
+                seen.add(id(t))
+                yield lp + ("." if lp else "") + key, t
+
+    def named_parameters(self, prefix="", include_sublayers=True):
+        """``(structured_name, parameter)`` pairs, each parameter once."""
+        return self._named_members("_parameters", prefix, include_sublayers)
 
     def parameters(self, include_sublayers=True):
         """All parameters (trainable or not) of this layer and, by default, its sublayers."""
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
     def named_buffers(self, prefix="", include_sublayers=True):
-        seen = set()
-        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers else [(prefix, self)]
-        for lp, layer in layers:
-            for key, b in layer._buffers.items():
-                if b is None or id(b) in seen:
-                    continue
-                seen.add(id(b))
-                yield lp + ("." if lp else "") + key, b
+        """``(structured_name, buffer)`` pairs, each buffer once."""
+        return self._named_members("_buffers", prefix, include_sublayers)
 
     def buffers(self, include_sublayers=True):
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
@@ -374,13 +372,8 @@ class Layer:
         name_map = getattr(state_dict, "name_map", None) or {}
         missing, used = [], set()
         for key, target in mine.items():
-            if use_structured_name:
-                k = key
-            else:
-                k = getattr(target, "name", key)
-                if k not in state_dict and key in name_map:
-                    k = name_map[key]
-            if k not in state_dict and use_structured_name and key in name_map and name_map[key] in state_dict:
+            k = key if use_structured_name else getattr(target, "name", key)
+            if k not in state_dict and name_map.get(key) in state_dict:
                 k = name_map[key]
             if k not in state_dict:
                 missing.append(key)
