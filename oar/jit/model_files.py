@@ -92,11 +92,6 @@ def write_files(files, remove=()):
             os.remove(path)
 
 
-def atomic_write(path, data):
-    """Writes bytes to `path` through a temporary file in the same directory and `os.replace`."""
-    write_files({path: data})
-
-
 def encode_weights(arrays):
     """safetensors bytes of a name -> ndarray dict (bfloat16 stored as BF16)."""
     from safetensors.numpy import save

@@ -74,10 +74,7 @@ def _check_paths(path, records):
 
 
 def _records_of_translated(layer):
-    records, info = {}, dict(layer._info)
-    for m, rec in layer._records.items():
-        records[m] = rec
-    tensors = dict(layer._tensors)
+    records, info, tensors = dict(layer._records), dict(layer._info), dict(layer._tensors)
     for n, t in tensors.items():
         meta = info.setdefault(n, {"structured_name": None})
         meta.update(_tensor_meta(t))
@@ -330,15 +327,24 @@ def load(path, **configs):
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
                          "oar.jit.save)")
+    records, weights = _read_methods(path, methods)
+    return TranslatedLayer(records, weights, _read_info(path))
+
+
+def _read_methods(path, methods):
+    """({method: ModelRecord}, {var name: array}) of the saved `methods` (validated)."""
     records, weights = {}, {}
     for m in methods:
         rec, w = load_files(*file_names(path, m))
         records[m] = rec
         for n, a in w.items():
             weights.setdefault(n, a)
+    return records, weights
+
+
+def _read_info(path):
     info_path = path + ".pdiparams.info"
-    info = read_info(info_path) if os.path.exists(info_path) else {}
-    return TranslatedLayer(records, weights, info)
+    return read_info(info_path) if os.path.exists(info_path) else {}
 
 
 class _StateDict(dict):
@@ -361,13 +367,8 @@ def load_state_dict_from_prefix(path):
     pdiparams = path + ".pdiparams"
     if not os.path.isfile(pdiparams):
         raise ValueError(f"{pdiparams}: parameters file not found")
-    info_path = path + ".pdiparams.info"
-    info = read_info(info_path) if os.path.exists(info_path) else {}
-    arrays = {}
-    for m in saved_methods(path):
-        _, w = load_files(*file_names(path, m))
-        for n, a in w.items():
-            arrays.setdefault(n, a)
+    info = _read_info(path)
+    _, arrays = _read_methods(path, saved_methods(path))
     if not arrays and not os.path.exists(path + ".pdmodel"):
         arrays = _read_all_weights(pdiparams)
     out = _StateDict({n: Tensor(np.array(a), name=n) for n, a in arrays.items()})

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..nn.layer import Layer
 from ..tensor.tensor import Parameter, Tensor
+from .runner import ProgramRunner
 
 
 def pack_outputs(structure, outs):
@@ -114,7 +115,8 @@ class TranslatedLayer(Layer):
         key = (method, bool(self.training and rec.train))
         runner = self._runners.get(key)
         if runner is None:
-            runner = self._runners[key] = _make_runner(self._program_for(method), rec.input_names, rec.output_names)
+            runner = self._runners[key] = ProgramRunner(self._program_for(method), rec.input_names,
+                                                        rec.output_names)
         outs = runner(*tensors)
         return pack_outputs(rec.structure, list(outs))
 
@@ -133,18 +135,4 @@ class TranslatedLayer(Layer):
         if rec is not None and name in rec and name != "forward":
             return functools.partial(self._run, name)
         return super().__getattr__(name)
-
-
-def _make_runner(program, input_names, output_names):
-    try:
-        from .runner import ProgramRunner
-    except ImportError:  # inference only until the dy2static runner exists
-        from ..static.executor import compile_program
-        compiled = compile_program(program, input_names, output_names)
-
-        def run(*tensors):
-            outs = compiled.run(dict(zip(input_names, [t._data for t in tensors])))
-            return [Tensor(np.asarray(a)) for a in outs]
-        return run
-    return ProgramRunner(program, input_names, output_names)
 
