@@ -114,8 +114,7 @@ def _deliver(leaf, g, capture, captured):
         g = _run_hooks(leaf, g)
     if capture is not None:
         if id(leaf) in capture:
-            prev = captured.get(id(leaf))
-            captured[id(leaf)] = g if prev is None else prev + g
+            _accumulate(captured, leaf, g)
         return
     if g._data.shape != leaf._data.shape:
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")

@@ -33,8 +33,7 @@ class DType:
     def __repr__(self):
         return "paddle." + self.name
 
-    def __str__(self):
-        return "paddle." + self.name
+    __str__ = __repr__
 
     def __eq__(self, other):
         if isinstance(other, DType):

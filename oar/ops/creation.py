@@ -194,4 +194,5 @@ def clone(x, name=None):
     """
     return assign(x)
 
+
 __all__ = public_api(globals())

@@ -7,6 +7,7 @@ from .math import add, cast, expand_as, square, unbroadcast
 from .reduction import sum
 from .registry import apply, defop
 
+
 def _matmul(x, y, transpose_x, transpose_y):
     a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
     b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
@@ -241,5 +242,6 @@ def increment(x, value=1.0, name=None):
         [3.0]
     """
     return add(x, value)
+
 
 __all__ = public_api(globals())

@@ -148,4 +148,5 @@ def equal_all(x, y, name=None):
         return full([], False, "bool")
     return all(equal(x, y))
 
+
 __all__ = public_api(globals())

@@ -2,30 +2,25 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import public_api, operand, to_int_list
+from .common import public_api, const, operand, to_int_list
 from .math import unbroadcast, expand_as, zeros_like, cast
 from .registry import apply, defop
 
 # ---- reshape family --------------------------------------------------------------------------------------------
 
 
-def _reshape_shape(in_shape, shape):
-    """Paddle's reshape target: 0 copies the input dim, one -1 is inferred."""
-    out = [in_shape[i] if s == 0 else s for i, s in enumerate(shape)]
-    return out
-
-
 def _reshape(x, shape):
     try:
         return x.reshape([x.shape[i] if s == 0 else s for i, s in enumerate(shape)])
     except ValueError:  # explain in the user's terms (checked only on failure: reshape is on the hot path)
-        _reshape_check(x, shape)
+        _reshape_infer([(x.shape, None)], shape)
         raise
 
 
 def _reshape_infer(m, shape):
+    """Paddle's reshape target: 0 copies the input dim, one -1 is inferred from the element count."""
     ins = m[0][0]
-    out = _reshape_shape(ins, shape)
+    out = [ins[i] if s == 0 else s for i, s in enumerate(shape)]
     if out.count(-1) == 1 and -1 not in ins:
         known = int(np.prod([d for d in out if d != -1]))
         total = int(np.prod(ins))
@@ -36,10 +31,6 @@ def _reshape_infer(m, shape):
         raise ValueError(f"reshape: cannot reshape a tensor of shape {ins} ({int(np.prod(ins))} elements) "
                          f"into {shape} ({int(np.prod(out))} elements)")
     return [(out, m[0][1])]
-
-
-def _reshape_check(x, shape):
-    _reshape_infer([(x.shape, None)], shape)
 
 
 RESHAPE = defop("reshape", _reshape, infer=_reshape_infer,
@@ -616,7 +607,6 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         array([1, 1, 2, 2])
     """
     from .indexing import gather
-    from .common import const, operand
     if axis is None:
         x, axis = flatten(x), 0
     axis = int(axis) % x.ndim
@@ -653,6 +643,7 @@ def rot90(x, k=1, axes=(0, 1), name=None):
     perm = list(range(x.ndim))
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(flip(x, b), perm) if k == 1 else flip(transpose(x, perm), b)
+
 
 __all__ = public_api(globals(), internal=('encode_index', 'decode_index', 'getitem', 'setitem', 'tensor_getitem',
                                           'tensor_setitem', 'reshape_as'))

@@ -120,6 +120,8 @@ def _pow_grad(g, out, x, y):
 
 
 POW = _bin("elementwise_pow", np.power, _pow_grad)
+
+
 def _select_grad(g, x_wins, x, y):
     """Gradient of an elementwise choice between x and y: `g` goes where `x_wins` to x, elsewhere to y."""
     return (None if x.stop_gradient else unbroadcast(where(x_wins, g, 0.0), x)), \
@@ -302,8 +304,7 @@ def _round_half_away(x):
 
 def _erf(x):
     if x.dtype == np.float64 or x.dtype.kind != "f":  # exact, elementwise
-        from math import erf as _e
-        return np.vectorize(_e, otypes=[x.dtype])(x) if x.size else x.copy()
+        return np.vectorize(_math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
     # float32/16: Abramowitz & Stegun 7.1.26 (abs error < 1.5e-7, about float32's resolution), vectorized
     a = np.abs(x.astype(np.float64))
     t = 1.0 / (1.0 + 0.3275911 * a)

@@ -9,6 +9,7 @@ from .common import public_api, axis_tuple, norm_axis
 from .math import abs, add, cast, exp, expand_as, isfinite, log, pow, sqrt, where
 from .registry import apply, defop
 
+
 def _keep(g, x, axis, keepdim):
     """Broadcasts a reduced gradient back to `x`'s shape."""
     if not keepdim and axis is not None and g.ndim != x.ndim:
@@ -97,7 +98,7 @@ def mean(x, axis=None, keepdim=False, name=None):
 def _extreme_grad(g, out, x, axis, keepdim):
     o = _keep(out, x, axis, keepdim)
     mask = cast(x == o, g.dtype)
-    count = _keep(sum(mask, axis=list(axis) if axis else None, keepdim=True), x, tuple(range(x.ndim)), True)
+    count = expand_as(sum(mask, axis=list(axis) if axis else None, keepdim=True), x)
     return _keep(g, x, axis, keepdim) * mask / count
 
 
@@ -105,7 +106,6 @@ MAX = defop("max", lambda x, axis, keepdim: np.asarray(np.max(x, axis=axis_tuple
             infer=_infer_reduce, grad=_extreme_grad)
 MIN = defop("min", lambda x, axis, keepdim: np.asarray(np.min(x, axis=axis_tuple(axis), keepdims=keepdim)),
             infer=_infer_reduce, grad=_extreme_grad)
-AMAX, AMIN = MAX, MIN
 
 
 def max(x, axis=None, keepdim=False, name=None):
@@ -209,7 +209,7 @@ def _cumsum(x, axis, reverse=False):
     return np.cumsum(x, axis=axis)
 
 
-CUMSUM = defop("cumsum", _cumsum, infer=None,
+CUMSUM = defop("cumsum", _cumsum,
                grad=lambda g, out, x, axis, reverse=False: _cumsum_grad(g, x, axis, reverse))
 
 
@@ -276,5 +276,6 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         return sum(abs(x), axis=ax, keepdim=keepdim)
     p = float(p)
     return pow(sum(pow(abs(x), p), axis=ax, keepdim=keepdim), 1.0 / p)
+
 
 __all__ = public_api(globals())

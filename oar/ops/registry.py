@@ -138,7 +138,8 @@ def infer_meta(op, metas, attrs):
     """Output (shape, dtype) pairs for input metas; uses `op.infer` or probes the kernel on zero arrays.
 
     A probe runs the kernel twice with every unknown (-1) dim set to 2, then 3 (and with bool inputs all False,
-    then all True); output dims that differ are unknown. Random kernels draw from a throwaway generator so probing never moves the user's seed.
+    then all True); output dims that differ are unknown. Random kernels draw from a throwaway generator, so
+    probing never moves the user's seed.
     """
     if op.infer is not None:
         return op.infer(metas, **attrs)
