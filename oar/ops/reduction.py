@@ -6,7 +6,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, axis_tuple, norm_axis
-from .math import abs, add, cast, exp, expand_as, isfinite, log, pow, sqrt, where
+from .math import abs, add, cast, exp, expand_as, isfinite, log, maximum, pow, sqrt, where
 from .registry import apply, defop
 
 
@@ -182,10 +182,16 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
         (1.6667, 1.25)
     """
     ax = norm_axis(axis, x.ndim)
-    n = int(np.prod([x.shape[a] for a in ax])) if ax is not None else x.size
     d = x - mean(x, axis=list(ax) if ax else None, keepdim=True)
     s = sum(d * d, axis=list(ax) if ax else None, keepdim=keepdim)
-    return s / builtins.max(n - (1 if unbiased else 0), 1)
+    ddof = 1 if unbiased else 0
+    dims = x.shape if ax is None else [x.shape[a] for a in ax]
+    if -1 not in dims:
+        return s / builtins.max(int(np.prod(dims)) - ddof, 1)
+    # a dim unknown until a static program runs: count the reduced elements then
+    from .manipulation import numel
+    n = cast(numel(x), s.dtype) / cast(numel(s), s.dtype)
+    return s / maximum(n - ddof, 1.0)
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
