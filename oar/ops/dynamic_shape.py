@@ -15,13 +15,13 @@ from .registry import apply, defop
 
 
 def _shape_values(shape):
-    """(list of ints or tensors, the static shape with -1 for run-time entries)."""
+    """(one shape tensor, or a list of ints and tensors; the static shape with -1 for run-time entries, empty
+    when even its length is unknown)."""
     if hasattr(shape, "dtype"):  # one shape tensor
-        n = shape.shape[0] if shape.shape and shape.shape[0] >= 0 else None
-        return shape, [-1] * (n if n is not None else 0), n is None
+        n = shape.shape[0] if shape.shape and shape.shape[0] >= 0 else 0
+        return shape, [-1] * n
     items = list(shape)
-    static = [int(s) if not hasattr(s, "dtype") else -1 for s in items]
-    return items, static, False
+    return items, [int(s) if not hasattr(s, "dtype") else -1 for s in items]
 
 
 def _shape_tensor(items):
@@ -66,7 +66,7 @@ def _reshape_as(g, x):
 
 def reshape_dynamic(x, shape):
     """`reshape` with run-time entries (tensors) in `shape`."""
-    items, static, _ = _shape_values(shape)
+    items, static = _shape_values(shape)
     if not STATE.static and not hasattr(items, "dtype"):
         from .manipulation import reshape
         return reshape(x, _eager_ints(items))
@@ -82,7 +82,7 @@ FULL_DYNAMIC = defop("full_dynamic", lambda shape, value, dtype, static_shape: n
 
 def full_dynamic(shape, fill_value, dtype):
     """`full` with run-time entries in `shape`."""
-    items, static, _ = _shape_values(shape)
+    items, static = _shape_values(shape)
     dt = D.convert_dtype(dtype)
     if not STATE.static and not hasattr(items, "dtype"):
         from .creation import full
