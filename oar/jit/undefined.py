@@ -15,6 +15,21 @@ def _where():
     return user_location()
 
 
+def _unbound_message(name, lines, file, why, returned_by=None):
+    """UnboundLocalError's text: the variable, where it is used (the user's line now), the lines assigning it."""
+    loc = _where()
+    if returned_by is not None:
+        msg = f"local variable '{name}' is returned by '{returned_by}' before it is assigned"
+    else:
+        used = f" at {loc[0]}:{loc[1]} ({loc[2]})" if loc else ""
+        msg = f"local variable '{name}' is used{used} before it is assigned"
+    file = file or (loc[0] if loc else None)
+    if lines and file:
+        msg += "; it is assigned only at " + "; ".join(
+            f"line {l}: {linecache.getline(file, l).strip()}" for l in lines) + ", " + why
+    return msg
+
+
 class UndefinedVar:
     __slots__ = ("name", "lines")
 
@@ -22,13 +37,7 @@ class UndefinedVar:
         self.name, self.lines = name, lines
 
     def error(self):
-        loc = _where()
-        used = f" at {loc[0]}:{loc[1]} ({loc[2]})" if loc else ""
-        msg = f"local variable '{self.name}' is used{used} before it is assigned"
-        if self.lines and loc:
-            srcs = "; ".join(f"line {l}: {linecache.getline(loc[0], l).strip()}" for l in self.lines)
-            msg += f"; it is assigned only at {srcs}, on a path that did not run"
-        return UnboundLocalError(msg)
+        return UnboundLocalError(_unbound_message(self.name, self.lines, None, "on a path that did not run"))
 
     def _raise(self, *args, **kwargs):
         raise self.error()
@@ -101,16 +110,7 @@ class MaybeUndefinedVar(Variable):
         if block.idx in done:
             return
         done.add(block.idx)
-        loc = _where()
-        if returned_by is not None:
-            msg = f"local variable '{name}' is returned by '{returned_by}' before it is assigned"
-        else:
-            used = f" at {loc[0]}:{loc[1]} ({loc[2]})" if loc else ""
-            msg = f"local variable '{name}' is used{used} before it is assigned"
-        file = file or (loc[0] if loc else None)
-        if lines and file:
-            msg += "; it is assigned only at " + "; ".join(
-                f"line {l}: {linecache.getline(file, l).strip()}" for l in lines) + ", " + _WHY[kind]
+        msg = _unbound_message(name, lines, file, _WHY[kind], returned_by)
         apply(ASSERT_DEFINED, (flag,), {"message": msg})
 
     def check_output(self, returned_by=None):
