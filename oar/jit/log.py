@@ -50,5 +50,5 @@ def info(level, msg):
 
 
 def code(step_index, step, name, text):
-    if _LEVELS["code_level"] >= step_index or _LEVELS["code_level"] >= 100:
+    if _LEVELS["code_level"] >= step_index:  # the final code is step 100
         print(f"[oar.jit] {name}: code after step {step_index} ({step}):\n{text}\n", file=sys.stdout, flush=True)

@@ -86,29 +86,20 @@ def _tensor_meta(t):
             "trainable": bool(getattr(t, "trainable", False)), "is_parameter": hasattr(t, "trainable")}
 
 
-def _static_function_class():
-    from .static_function import StaticFunction
-    return StaticFunction
-
-
-def _to_static(fn, input_spec=None):
-    from . import to_static
-    return to_static(fn, input_spec=input_spec)
-
-
 def _methods(layer, input_spec):
     """[(method name, StaticFunction, specs or None)] for a Layer or a function."""
-    SF = _static_function_class()
     from ..nn.layer import Layer
+    from .api import to_static
+    from .static_function import StaticFunction as SF
     if not isinstance(layer, Layer):
-        fn = layer if isinstance(layer, SF) else _to_static(layer, input_spec)
+        fn = layer if isinstance(layer, SF) else to_static(layer, input_spec=input_spec)
         return [("forward", fn, input_spec)]
     out = []
     fwd = layer.forward
     if isinstance(fwd, SF):
         out.append(("forward", fwd, input_spec))
     elif input_spec is not None:
-        out.append(("forward", _to_static(fwd, input_spec), input_spec))
+        out.append(("forward", to_static(fwd, input_spec=input_spec), input_spec))
     for name in sorted(dir(type(layer))):
         if name != "forward" and isinstance(getattr(type(layer), name, None), SF):
             out.append((name, getattr(layer, name), None))
@@ -133,14 +124,14 @@ def _as_specs(spec):
 
 def _concrete(name, sf, specs):
     if specs is None:
-        specs = getattr(sf, "_input_spec", None)
+        specs = sf._input_spec
     if specs is None:
-        seen = list(sf.program_cache.concrete_programs()) if hasattr(sf, "program_cache") else []
+        seen = sf.program_cache.concrete_programs()
         if not seen:
             raise ValueError(f"oar.jit.save: cannot save '{name}': it has no input_spec and was never called; "
                              "pass input_spec=[InputSpec(...)] or call it once before saving")
-        mode = getattr(sf._layer, "training", None) if getattr(sf, "_layer", None) is not None else None
-        same_mode = [cp for cp in seen if mode is None or getattr(cp, "training", mode) == mode]
+        mode = sf._layer.training if sf._layer is not None else None
+        same_mode = [cp for cp in seen if mode is None or cp.training == mode]
         cp = (same_mode or seen)[-1]
         try:  # traced on real tensors: trace again with an unknown batch dim so the saved model takes any batch
             return sf.with_dynamic_batch(cp)
