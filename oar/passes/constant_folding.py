@@ -11,7 +11,7 @@ Example:
 import numpy as np
 
 from ..tensor.tensor import Tensor
-from .graph import arg_names, has_side_effect, opdef, out_names, sub_blocks
+from .graph import arg_names, opdef, out_names, sub_blocks
 
 
 def constant_folding(program, keep=(), max_elements=1 << 22):
@@ -25,7 +25,7 @@ def constant_folding(program, keep=(), max_elements=1 << 22):
         d = opdef(op)
         args = arg_names(op)
         outs = out_names(op)
-        if (d is None or d.random or d.lower is not None or sub_blocks(op) or not outs or has_side_effect(p, op)
+        if (d is None or d.random or d.lower is not None or sub_blocks(op) or not outs or op.has_side_effects()
                 or any(n not in values for n in args) or len(outs) != len(op.output_names())
                 or (not args and _total(op) > max_elements)):
             kept.append(op)

@@ -8,7 +8,7 @@ Sub-blocks are kept whole when their owning op is live.
 Example:
     >>> p = dead_code_elimination(program, keep=['fc.tmp_1'])
 """
-from .graph import has_side_effect, names_read_inside
+from .graph import names_read_inside
 
 
 def dead_code_elimination(program, keep=()):
@@ -21,7 +21,7 @@ def dead_code_elimination(program, keep=()):
     live = set(keep)
     kept = []
     for op in reversed(gb.ops):
-        if any(n in live for n in op.output_names()) or has_side_effect(p, op):
+        if any(n in live for n in op.output_names()) or op.has_side_effects():
             kept.append(op)
             live.update(op.input_names())
             live.update(names_read_inside(p, op))

@@ -2,7 +2,6 @@
 from ..ops.registry import REGISTRY
 from ..static.printer import sub_blocks  # noqa: F401  (one definition of "which attrs are sub-blocks")
 
-SIDE_EFFECT_OPS = frozenset({"print", "assert", "py_func", "array_write", "setitem_", "share_data"})
 
 
 def opdef(op):
@@ -51,24 +50,6 @@ def names_read_inside(program, op):
                 names.update(o.input_names())
                 names.update(o.output_names())
     return names
-
-
-def has_side_effect(program, op):
-    """True when removing `op` could change anything besides its outputs."""
-    d = opdef(op)
-    if op.type in SIDE_EFFECT_OPS or (d is not None and d.extra.get("side_effect")):
-        return True
-    block = op.block
-    for n in op.output_names():
-        v = block._find_var_recursive(n)
-        if v is not None and v.persistable:
-            return True
-    for s in sub_blocks(op):
-        for b in block_tree(program, s):
-            for o in program.block(b).ops:
-                if has_side_effect(program, o):
-                    return True
-    return False
 
 
 def bound_value(program, name):

@@ -49,25 +49,11 @@ class BlockCompiler:
 
     # ---- analysis ------------------------------------------------------------------------------------------
     def has_side_effects(self, op):
-        """Ops that must run even when no fetch needs them: print/assert, writes to persistable variables, and
-        control-flow ops whose sub-blocks contain such ops."""
+        """`Operator.has_side_effects`, memoized for this compilation."""
         key = id(op)
         r = self._side.get(key)
         if r is None:
-            d = REGISTRY.get(op.type)
-            r = bool(d is not None and d.extra.get("side_effect"))
-            if not r:
-                for n in op.output_names():
-                    v = op.block._find_var_recursive(n)
-                    if v is not None and v.persistable:
-                        r = True
-                        break
-            if not r:
-                for i in sub_blocks(op):
-                    if any(self.has_side_effects(o) for o in self.program.blocks[i].ops):
-                        r = True
-                        break
-            self._side[key] = r
+            r = self._side[key] = op.has_side_effects()
         return r
 
     def prune(self, ops, feed_names, out_names):

@@ -179,6 +179,22 @@ class Operator:
     def output(self, slot):
         return self.outputs.get(slot, [])
 
+    def has_side_effects(self):
+        """True when removing this op could change more than its outputs: ops marked
+        ``OpDef.extra['side_effect']`` (print, assert, in-place array writes), writes to persistable variables,
+        and control-flow ops whose sub-blocks hold such ops. The executor's pruning and the passes both ask this."""
+        from ..ops.registry import REGISTRY
+        from .printer import sub_blocks
+        d = REGISTRY.get(self.type)
+        if d is not None and d.extra.get("side_effect"):
+            return True
+        for n in self.output_names():
+            v = self.block._find_var_recursive(n)
+            if v is not None and v.persistable:
+                return True
+        blocks = self.block.program.blocks
+        return any(o.has_side_effects() for i in sub_blocks(self) if i < len(blocks) for o in blocks[i].ops)
+
     def __repr__(self):
         from .printer import format_op
         return format_op(self)

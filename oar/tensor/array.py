@@ -101,6 +101,7 @@ def _write_grad(g, out, arr, x, i):
 
 ARRAY_WRITE = defop("array_write", _write, inputs=("array", "x", "i"), nondiff=(2,),
                     infer=lambda m: [(m[1][0], m[1][1])], grad=_write_grad)
+ARRAY_WRITE.extra["side_effect"] = True  # it writes the array variable in place
 
 
 def _read(arr, i):
