@@ -10,7 +10,7 @@ from oar.static import InputSpec
 from oar.static.serialize import FORMAT_VERSION
 from oar.jit.save_load import records_from_concrete, save_records
 
-from inference_helpers import FakeConcrete, param
+from fake_concrete import FakeConcrete, param
 
 
 def test_inspect(tmp_path, capsys):

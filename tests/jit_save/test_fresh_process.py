@@ -65,7 +65,7 @@ def test_program_with_lazily_registered_ops_loads_in_fresh_process(tmp_path):
 def test_fused_ops_from_passes_load_in_fresh_process(tmp_path):
     from oar.jit.save_load import load, records_from_concrete, save_records
     from oar.passes import apply_passes
-    from jit_helpers import FakeConcrete, param
+    from fake_concrete import FakeConcrete, param
     w, b = param([4, 3], 1), param([3], 2)
     cp = FakeConcrete(lambda x: oar.nn.functional.relu(oar.matmul(x, w) + b), [("x", [-1, 4], "float32")])
     records, tensors, info = records_from_concrete([("forward", cp)])

@@ -9,7 +9,7 @@ import oar
 from oar.jit.model_files import file_names
 from oar.jit.save_load import load, load_state_dict_from_prefix, records_from_concrete, save_records
 
-from jit_helpers import FakeConcrete, param
+from fake_concrete import FakeConcrete, param
 
 
 def mlp_concrete():

@@ -1,0 +1,5 @@
+"""Test-wide setup: helpers shared by several test folders (e.g. `fake_concrete`) import from tests/."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
