@@ -68,7 +68,7 @@ def _adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     np.divide(m1o, den, out=den)
     den *= lr_t
     p = np.subtract(param, den, out=den)
-    return (_cast(p, param), _cast(m1o, grad), _cast(m2o, grad), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
+    return (_cast(p, param), _cast(m1o, m1), _cast(m2o, m2), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
 
 
 ADAM_UPDATE = _op("adam_update", _adam, ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc"))

@@ -396,3 +396,11 @@ def test_state_dict_through_save_load_resumes_every_optimizer(make, tmp_path):
         opt2.step()
     for p, want in zip(ps2, straight):
         np.testing.assert_allclose(p.numpy(), want, rtol=1e-12)
+
+
+def test_adam_moments_keep_their_dtype_with_low_precision_gradients():
+    from oar.optimizer.update_ops import _adam
+    p, m = np.ones(4, "float32"), np.zeros(4, "float32")
+    out = _adam(p, np.ones(4, "float16"), m, m.copy(), np.array([0.9], "float32"), np.array([0.999], "float32"),
+                np.array(0.1, "float32"))
+    assert [o.dtype for o in out] == [np.float32] * 5
