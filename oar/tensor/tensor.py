@@ -169,6 +169,19 @@ class Tensor(TensorMethods):
 
     clear_gradient = clear_grad
 
+    def gradient(self):
+        """The accumulated gradient as a NumPy array, or None before any backward (Paddle 2.x; ``x.grad`` is the
+        tensor form).
+
+        Example:
+            >>> import oar as paddle
+            >>> x = paddle.to_tensor(5., stop_gradient=False)
+            >>> paddle.pow(x, 4.0).backward()
+            >>> float(x.gradient())
+            500.0
+        """
+        return None if self._grad is None else self._grad._data
+
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
         if self.stop_gradient:
