@@ -33,6 +33,7 @@ from . import optimizer, io, regularizer, vision  # noqa: E402
 from .batch import batch  # noqa: E402
 from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
+from .hapi import Model  # noqa: E402
 
 _install(_ops.METHODS)
 
