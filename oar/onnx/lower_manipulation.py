@@ -59,8 +59,21 @@ def _tile(ctx, op):
 
 
 def _split(ctx, op):
-    outs = ctx.outs(op)
-    ctx.node("Split", [_x(ctx, op), ctx.ints(op.attrs["sections"])], outs, axis=int(op.attrs["axis"]))
+    outs, x = ctx.outs(op), _x(ctx, op)
+    sections, axis = list(op.attrs["sections"]), int(op.attrs["axis"])
+    if op.attrs.get("num"):  # equal parts of a dim unknown at export: Split without sizes divides evenly
+        ctx.node("Split", [x], outs, axis=axis)
+        return
+    if -1 in sections:  # the -1 part is the run-time dim minus the others
+        i = sections.index(-1)
+        dim = ctx.node("Gather", [ctx.node("Shape", [x]), ctx.ints([axis])], axis=0)
+        rest = ctx.node("Sub", [dim, ctx.ints([sum(sections) + 1])])
+        parts = ([ctx.ints(sections[:i])] if i else []) + [rest] + \
+            ([ctx.ints(sections[i + 1:])] if i + 1 < len(sections) else [])
+        split = ctx.node("Concat", parts, axis=0) if len(parts) > 1 else rest
+    else:
+        split = ctx.ints(sections)
+    ctx.node("Split", [x, split], outs, axis=axis)
 
 
 def _flip(ctx, op):
@@ -145,6 +158,7 @@ def _one_hot(ctx, op):
 
 TABLE = {
     "reshape": _reshape, "reshape_as": _reshape_as, "flatten": _flatten, "unsqueeze": _unsqueeze,
+    "squeeze": lambda ctx, op: ctx.node("Squeeze", [_x(ctx, op), ctx.ints(list(op.attrs["axis"]))], [ctx.out(op)]),
     "transpose": lambda ctx, op: ctx.unary(op, "Transpose", perm=list(op.attrs["perm"])),
     "broadcast_to": _broadcast_to, "tile": _tile, "split": _split, "flip": _flip, "pad": _pad,
     "concat": lambda ctx, op: ctx.node("Concat", ctx.ins(op, "x"), [ctx.out(op)], axis=int(op.attrs["axis"])),

@@ -142,8 +142,13 @@ def squeeze(x, axis=None, name=None):
     axes = _squeeze_axes(x.shape, axis)
     if not axes:
         return x
-    return reshape(x, [d for i, d in enumerate(x.shape) if i not in axes] if -1 not in x.shape else
-                   [0 if d != -1 else -1 for i, d in enumerate(x.shape) if i not in axes])
+    shape = [d for i, d in enumerate(x.shape) if i not in axes]
+    if shape.count(-1) > 1:  # a reshape target holds one unknown dim at most
+        return apply(SQUEEZE, (x,), {"axis": axes})
+    return reshape(x, shape)
+
+
+SQUEEZE = defop("squeeze", lambda x, axis: np.squeeze(x, tuple(axis)), grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
 def unsqueeze(x, axis, name=None):
@@ -203,6 +208,8 @@ def tile(x, repeat_times, name=None):
 def _tile_grad(g, out, x, repeat_times):
     reps = [1] * (g.ndim - len(repeat_times)) + list(repeat_times)
     xs = [1] * (g.ndim - x.ndim) + list(x.shape)
+    if xs.count(-1) > 1:  # the [rep, dim, ...] target below would hold several unknown dims
+        return apply(TILE_GRAD, (g, x), {"repeat_times": reps})
     inter = []
     for r, d in zip(reps, xs):
         inter += [r, d]
@@ -212,7 +219,17 @@ def _tile_grad(g, out, x, repeat_times):
     return reshape_as(gg, x)
 
 
+def _tile_grad_impl(g, x, repeat_times):
+    inter = []
+    for r, d in zip(repeat_times, (1,) * (g.ndim - x.ndim) + x.shape):
+        inter += [r, d]
+    return g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2))).reshape(x.shape)
+
+
 TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
+TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
+                  infer=lambda m, repeat_times: [(m[1][0], m[0][1])],
+                  grad=lambda gg, out, g, x, repeat_times: (tile(gg, repeat_times), None))
 
 
 # ---- joining and splitting -------------------------------------------------------------------------------------
@@ -272,19 +289,43 @@ def stack(x, axis=0, name=None):
     return concat([unsqueeze(v, a) for v in xs], axis=a)
 
 
-def _split_infer(m, sections, axis):
+def _split_sizes(n, sections, num, axis):
+    """The part sizes along a dim of size `n`: `num` equal parts, or `sections` with at most one -1."""
+    if num:
+        if n % num:
+            raise ValueError(f"split: dim {axis} of size {n} does not divide into {num} equal parts")
+        return [n // num] * num
+    if -1 in sections:
+        rest = n - (sum(sections) + 1)
+        if rest < 0:
+            raise ValueError(f"split: sections {sections} need more than the {n} elements of dim {axis}")
+        sections = list(sections)
+        sections[sections.index(-1)] = rest
+    elif sum(sections) != n:
+        raise ValueError(f"split: sections {sections} do not add up to dim {axis} of size {n}")
+    return sections
+
+
+def _split(x, sections, axis, num=0):
+    if num or -1 in sections or sum(sections) != x.shape[axis]:  # sizes set at run time (unknown dims at build)
+        sections = _split_sizes(x.shape[axis], sections, num, axis)
+    return tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis))
+
+
+def _split_infer(m, sections, axis, num=0):
     s = m[0][0]
-    return [([n if i == axis else d for i, d in enumerate(s)], m[0][1]) for n in sections]
+    return [([n if i == axis else d for i, d in enumerate(s)], m[0][1]) for n in (sections or [-1] * num)]
 
 
-SPLIT = defop("split", lambda x, sections, axis: tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis)),
-              outputs=("out*",), infer=_split_infer,
-              grad=lambda g, out, x, sections, axis: concat(
+SPLIT = defop("split", _split, outputs=("out*",), infer=_split_infer,
+              grad=lambda g, out, x, sections, axis, num=0: concat(
                   [gi if gi is not None else zeros_like(o) for gi, o in zip(g, out)], axis=axis))
 
 
 def split(x, num_or_sections, axis=0, name=None):
     """Splits into `num_or_sections` equal parts or parts of the given sizes (one may be -1).
+
+    On a dim unknown when a static program is built, the sizes are worked out when it runs.
 
     Example:
         >>> [p.shape for p in oar.split(oar.ones([6, 2]), [1, -1, 2])]
@@ -294,18 +335,19 @@ def split(x, num_or_sections, axis=0, name=None):
     """
     axis = int(axis) % x.ndim
     n = x.shape[axis]
-    if isinstance(num_or_sections, int):
-        if n == -1:
-            raise ValueError("split: cannot split an unknown dim into equal parts; give section sizes")
-        if n % num_or_sections:
-            raise ValueError(f"split: dim {axis} of size {n} does not divide into {num_or_sections} parts")
-        sections = [n // num_or_sections] * num_or_sections
+    if isinstance(num_or_sections, (int, np.integer)):
+        num = int(num_or_sections)
+        if num <= 0:
+            raise ValueError(f"split: the number of parts must be positive, got {num}")
+        if n == -1:  # attrs {sections: [], num}: the kernel divides the run-time dim
+            return list(apply(SPLIT, (x,), {"sections": [], "axis": axis, "num": num}))
+        sections = _split_sizes(n, [], num, axis)
     else:
         sections = [int(s) for s in num_or_sections]
-        if -1 in sections:
-            sections[sections.index(-1)] = n - (sum(sections) + 1)
-        if sum(sections) != n:
-            raise ValueError(f"split: sections {list(num_or_sections)} do not add up to dim {axis} of size {n}")
+        if sections.count(-1) > 1 or any(s < -1 for s in sections):
+            raise ValueError(f"split: sections {sections} may hold one -1 and otherwise sizes >= 0")
+        if n != -1:  # on an unknown dim the kernel resolves a -1 section and checks the sum
+            sections = _split_sizes(n, sections, 0, axis)
     return list(apply(SPLIT, (x,), {"sections": sections, "axis": axis}))
 
 
@@ -327,6 +369,9 @@ def unbind(input, axis=0):
         [[1, 3], [2, 4]]
     """
     axis = axis % input.ndim
+    if input.shape[axis] == -1:
+        raise ValueError(f"unbind: dim {axis} of shape {input.shape} is unknown when the program is built, so the "
+                         "number of outputs is too; use split with sections or index the tensor")
     return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
 
 
