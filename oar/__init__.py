@@ -34,6 +34,14 @@ from .batch import batch  # noqa: E402
 from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
 from .hapi import Model  # noqa: E402
+from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
+
+
+def __getattr__(name):
+    if name == "data":  # Paddle 1.8's top-level placeholder, named by the seeds
+        raise AttributeError("paddle.data moved to paddle.static.data in Paddle 2.0 (call paddle.enable_static() "
+                             "first); under @paddle.jit.to_static use paddle.static.InputSpec")
+    raise AttributeError(f"module 'oar' has no attribute {name!r}")
 
 _install(_ops.METHODS)
 
