@@ -105,7 +105,7 @@ def _getitem(ctx, op):
     names = op.inputs["x"]
     x, tensors = ctx.name(names[0]), names[1:]
     nd = len(ctx.meta(names[0])[0])
-    n_used = sum(1 for s in spec if s[0] in "ist")
+    n_used = sum(1 for s in spec if s[0] in "isSt")
     starts, ends, axes, steps, gathers, news = [], [], [], [], [], []
     d = o = t = 0
     n_vector = 0
@@ -117,8 +117,22 @@ def _getitem(ctx, op):
         elif k == "n":
             news.append(o)
             o += 1
-        elif k == "s":
-            start, stop, step = s[1], s[2], 1 if s[3] is None else s[3]
+        elif k in "sS":
+            start, stop, step = s[1:]
+            if k == "S":  # bounds given by tensors: their names stand in the lists (joined below)
+                bounds = []
+                for b in (start, stop, step):
+                    if b == "t":
+                        name = ctx.name(tensors[t])
+                        if ctx.meta(tensors[t])[1].name != "int64":
+                            name = ctx.cast(name, "int64")
+                        b = ctx.node("Reshape", [name, ctx.ints([1])])
+                        t += 1
+                    bounds.append(b)
+                start, stop, step = bounds
+                if isinstance(step, str) and (start is None or stop is None):
+                    raise ctx.block_op_error(op, "a slice with a tensor step and an open bound has no ONNX lowering")
+            step = 1 if step is None else step
             if (start, stop, step) != (None, None, 1):
                 starts.append(start if start is not None else (0 if step > 0 else _BIG))
                 ends.append(stop if stop is not None else (_BIG if step > 0 else _SMALL))
@@ -143,12 +157,20 @@ def _getitem(ctx, op):
     if n_vector > 1:
         raise ctx.block_op_error(op, "indexing by several 1-D tensors (advanced indexing) has no ONNX lowering")
     if axes:
-        x = ctx.node("Slice", [x, ctx.ints(starts), ctx.ints(ends), ctx.ints(axes), ctx.ints(steps)])
+        x = ctx.node("Slice", [x, _ints_or_names(ctx, starts), _ints_or_names(ctx, ends), ctx.ints(axes),
+                               _ints_or_names(ctx, steps)])
     for axis, idx in sorted(gathers, key=lambda g: -g[0]):  # highest axis first: lower axes keep their numbers
         x = ctx.node("Gather", [x, idx], axis=axis)
     if news:
         x = ctx.node("Unsqueeze", [x, ctx.ints(news)])
     ctx.node("Identity", [x], [ctx.out(op)])
+
+
+def _ints_or_names(ctx, values):
+    """A 1-D int64 input from ints and names of 1-element int64 tensors."""
+    if all(isinstance(v, (int, np.integer)) for v in values):
+        return ctx.ints(values)
+    return ctx.node("Concat", [ctx.ints([v]) if isinstance(v, (int, np.integer)) else v for v in values], axis=0)
 
 
 def _one_hot(ctx, op):

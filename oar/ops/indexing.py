@@ -288,8 +288,13 @@ def _broadcast_along(arr, indices, axis):
                          "must have the same number of dims")
     a, i = list(arr.shape), list(indices.shape)
     a2, i2 = a[:axis] + a[axis + 1:], i[:axis] + i[axis + 1:]
-    if a2 == i2:
+    if a2 == i2 and -1 not in a2:
         return arr, indices
+    if -1 in a2 or -1 in i2:  # sizes known at run time: broadcast by adding zeros shaped like the other's slice
+        from .manipulation import getitem
+        first = [["s", None, None, None]] * axis + [["s", 0, 1, None]]
+        za, zi = zeros_like(getitem(arr, first, ()), indices.dtype), zeros_like(getitem(indices, first, ()), arr.dtype)
+        return arr + zi, indices + za
     b = broadcast_shapes(a2, i2)
     arr = broadcast_to(arr, b[:axis] + [a[axis]] + b[axis:]) if a2 != b else arr
     indices = broadcast_to(indices, b[:axis] + [i[axis]] + b[axis:]) if i2 != b else indices

@@ -1,10 +1,12 @@
 """Shape manipulation and indexing ops."""
+from types import SimpleNamespace
+
 import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, const, operand, to_int_list
 from .math import unbroadcast, expand_as, zeros_like, cast
-from .registry import apply, defop
+from .registry import apply, defop, infer_meta
 
 # ---- reshape family --------------------------------------------------------------------------------------------
 
@@ -342,6 +344,8 @@ def split(x, num_or_sections, axis=0, name=None):
         if n == -1:  # attrs {sections: [], num}: the kernel divides the run-time dim
             return list(apply(SPLIT, (x,), {"sections": [], "axis": axis, "num": num}))
         sections = _split_sizes(n, [], num, axis)
+    elif any(hasattr(s, "block") for s in num_or_sections):  # static tensors among the sizes
+        return _split_by_slices(x, list(num_or_sections), axis)
     else:
         sections = [int(s) for s in num_or_sections]
         if sections.count(-1) > 1 or any(s < -1 for s in sections):
@@ -349,6 +353,37 @@ def split(x, num_or_sections, axis=0, name=None):
         if n != -1:  # on an unknown dim the kernel resolves a -1 section and checks the sum
             sections = _split_sizes(n, sections, 0, axis)
     return list(apply(SPLIT, (x,), {"sections": sections, "axis": axis}))
+
+
+def _split_by_slices(x, sections, axis):
+    """`split` with sizes computed in a static program: one slice per part, its bounds built with ops.
+    The parts after a -1 are placed from the end of the dim."""
+    sections = [s if hasattr(s, "block") else int(s) for s in sections]
+    minus = [i for i, s in enumerate(sections) if isinstance(s, int) and s == -1]
+    if len(minus) > 1:
+        raise ValueError(f"split: sections may hold one -1, got {len(minus)}")
+    j = minus[0] if minus else len(sections)
+    lead = [["s", None, None, None]] * axis
+    parts, start = [], 0
+    for i in range(j):
+        stop = start + sections[i]
+        parts.append((start, stop))
+        start = stop
+    if minus:
+        tail, stop = [], shape(x)[axis]
+        for s in reversed(sections[j + 1:]):
+            tail.append((stop - s, stop))
+            stop = tail[-1][0]
+        parts += [(start, stop)] + tail[::-1]
+    out = []
+    for a, b in parts:
+        spec, bounds = ["s", a, b, None], []
+        for k in (1, 2):
+            if hasattr(spec[k], "block"):
+                bounds.append(spec[k])
+                spec[0], spec[k] = "S", "t"
+        out.append(getitem(x, lead + [spec], bounds))
+    return out
 
 
 def chunk(x, chunks, axis=0, name=None):
@@ -404,6 +439,8 @@ def numel(x, name=None):
 # ---- indexing ------------------------------------------------------------------------------------------------
 # An index is encoded as a JSON-friendly spec (so static programs can store it); tensor indices are op inputs.
 #   ["i", k] int   ["s", start, stop, step] slice   ["n"] None   ["e"] Ellipsis   ["t"] next tensor input
+#   ["S", start, stop, step] a slice whose bounds marked "t" are the next tensor inputs (``x[:n]``, n computed
+#   in a static program)
 
 
 def encode_index(index):
@@ -421,9 +458,14 @@ def encode_index(index):
             parts = [it.start, it.stop, it.step]
             if any(isinstance(p, TensorMethods) for p in parts):
                 parts = [int(p) if isinstance(p, TensorMethods) and not hasattr(p, "block") else p for p in parts]
-                if any(isinstance(p, TensorMethods) for p in parts):
-                    raise TypeError("slice bounds given by static tensors are not supported; use oar.slice")
-            spec.append(["s"] + [None if p is None else int(p) for p in parts])
+                for p in parts:
+                    if isinstance(p, TensorMethods):
+                        if p.dtype.kind not in "iu" or p.ndim > 1 or p.shape not in ([], [1]):
+                            raise TypeError(f"slice bounds must be integers, got a {p.dtype.name} tensor of "
+                                            f"shape {p.shape}")
+                        tensors.append(p)
+            spec.append(["S" if any(isinstance(p, TensorMethods) for p in parts) else "s"] +
+                        [None if p is None else "t" if isinstance(p, TensorMethods) else int(p) for p in parts])
         elif isinstance(it, (bool, np.bool_)):
             tensors.append(operand(np.asarray(it)))
             spec.append(["t"])
@@ -454,6 +496,8 @@ def decode_index(spec, arrays):
             out.append(None)
         elif k == "e":
             out.append(Ellipsis)
+        elif k == "S":
+            out.append(slice(*[int(next(it).reshape(-1)[0]) if p == "t" else p for p in s[1:]]))
         else:
             a = next(it)
             out.append(a.item() if a.ndim == 0 and a.dtype.kind in "iu" else a)
@@ -474,7 +518,45 @@ def _getitem_grad_impl(x, g, *idx, spec):
     return gx
 
 
-GETITEM = defop("getitem", _getitem, inputs=("x",), variadic=True, grad=_getitem_grad)
+def _getitem_infer(m, spec):
+    """Probes the kernel; the dims that slices with tensor bounds address are unknown (-1)."""
+    if not any(e[0] == "S" for e in spec):
+        return infer_meta(_GETITEM_PROBE, m, {"spec": spec})
+    x_shape, metas, new_spec = list(m[0][0]), [], []
+    tensor_metas, d = iter(m[1:]), 0
+    for e in spec:
+        if e[0] == "e":
+            d += len(x_shape) - _dims_used(spec, m[1:])
+        elif e[0] == "t":
+            t = next(tensor_metas)
+            metas.append(t)
+            d += len(t[0]) if D.convert_dtype(t[1]).kind == "b" else 1
+        elif e[0] != "n":
+            if e[0] == "S":  # probe a full slice of the dim made unknown instead
+                for _ in range(e.count("t")):
+                    next(tensor_metas)
+                x_shape[d], e = -1, ["s", None, None, None]
+            d += 1
+        new_spec.append(e)
+    return infer_meta(_GETITEM_PROBE, [(x_shape, m[0][1])] + metas, {"spec": new_spec})
+
+
+def _dims_used(spec, tensor_metas):
+    """How many dims of x the entries of `spec` address (what the ellipsis leaves): ints, slices, tensors."""
+    it, n = iter(tensor_metas), 0
+    for e in spec:
+        if e[0] == "t":
+            t = next(it)
+            n += len(t[0]) if D.convert_dtype(t[1]).kind == "b" else 1
+        elif e[0] in "isS":
+            for _ in range(e.count("t")):
+                next(it)
+            n += 1
+    return n
+
+
+_GETITEM_PROBE = SimpleNamespace(impl=_getitem, infer=None)  # what infer_meta needs to probe the kernel
+GETITEM = defop("getitem", _getitem, inputs=("x",), variadic=True, grad=_getitem_grad, infer=_getitem_infer)
 GETITEM_GRAD = defop("getitem_grad", _getitem_grad_impl, inputs=("x",), variadic=True,
                      infer=lambda m, spec: [(m[0][0], m[1][1])],
                      grad=lambda gg, out, x, g, *idx, spec: (None, getitem(gg, spec, idx)) + (None,) * len(idx))

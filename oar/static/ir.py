@@ -108,6 +108,12 @@ class Variable(TensorMethods):
 
     def _inplace(self, out):
         """In-place ops in static mode rebind this Python object to the result Variable."""
+        b = self.block
+        if b is not None and b.vars.get(self.name) is self:  # the block keeps the old value under its own name
+            old = Variable(b, self.name, self.shape, self.dtype, self.persistable, self.stop_gradient,
+                           self.is_parameter, self.trainable, self.is_data)
+            old.attrs = self.attrs
+            b.vars[self.name] = old
         for k in ("name", "shape", "dtype", "block", "persistable", "stop_gradient"):
             setattr(self, k, getattr(out, k))
         return self

@@ -34,3 +34,15 @@ def test_squeeze_op_with_two_unknown_dims():
     for shape in [(2, 3, 1), (4, 1, 1)]:
         a = np.random.RandomState(1).randn(*shape).astype("float32")
         np.testing.assert_allclose(run(sess, [a])[0], a[:, :, 0])
+
+
+RUNTIME = {
+    "slice_shape_bound": lambda x: x[: oar.shape(x)[0] - 1, 1:],
+    "slice_bound_mid_axis": lambda x: x[:, oar.shape(x)[0] // 2:],
+    "split_tensor_sections": lambda x: oar.split(x, [1, oar.shape(x)[0] - 1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME))
+def test_runtime_bounds(name):
+    check(RUNTIME[name], X, dynamic=True, more=MORE)

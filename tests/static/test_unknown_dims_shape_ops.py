@@ -485,3 +485,69 @@ def test_split_infers_unknown_sizes():
                 oar.split(x, [-1, -1], axis=0)
     finally:
         oar.disable_static()
+
+
+# ---- bounds and sizes computed in the program; in-place writes; broadcasting index ops -------------------------
+
+def slice_to_shape_bound(x):
+    return x[: x.shape[0] - 1]
+
+
+def slice_from_shape_bound(x):
+    n = oar.shape(x)[0]
+    return x[n // 2:, : n - 1]
+
+
+def slice_tensor_step(x):
+    return x[oar.shape(x)[0] - 1:: -oar.ones([], "int64")]
+
+
+def split_tensor_sections(x):
+    return oar.split(x, [1, x.shape[0] - 1])
+
+
+def split_tensor_sections_minus_one(x):
+    return oar.split(x, [oar.shape(x)[0] - 2, -1, 1], axis=0)
+
+
+def setitem_then_use(x):
+    y = x * 1.0
+    y[:, 0] = 0.0
+    y[: y.shape[0] - 1, 1] = x[1:, 2] * 2.0
+    return y
+
+
+def take_along_broadcast(x):
+    return oar.take_along_axis(x, oar.to_tensor([[2, 0]]), axis=1)
+
+
+def take_along_argsort(x):
+    return oar.take_along_axis(x, oar.argsort(x, axis=1), axis=1)
+
+
+def put_along_broadcast(x):
+    return oar.put_along_axis(x, oar.to_tensor([[1]]), 0.0, axis=1)
+
+
+@pytest.mark.parametrize("fn", [
+    slice_to_shape_bound, slice_from_shape_bound, slice_tensor_step, split_tensor_sections,
+    split_tensor_sections_minus_one, setitem_then_use, take_along_broadcast, take_along_argsort,
+    put_along_broadcast,
+])
+def test_runtime_bounds_and_writes(fn):
+    check(fn, [3], batches=(3, 5))
+
+
+def test_tensor_slice_bounds_infer_unknown_dims():
+    main = oar.static.Program()
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(main, oar.static.Program()):
+            x = oar.static.data("x", [4, 5, 6], "float32")
+            n = oar.shape(x)[0] - 1
+            assert x[:n].shape == [-1, 5, 6]
+            assert x[..., 1:n].shape == [4, 5, -1]
+            assert x[None, 0, :n, 2].shape == [1, -1]
+            assert oar.split(x, [n, -1], axis=1)[0].shape == [4, -1, 6]
+    finally:
+        oar.disable_static()
