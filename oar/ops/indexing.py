@@ -35,7 +35,7 @@ def slice(input, axes, starts, ends):
         >>> oar.slice(oar.arange(10).reshape([2, 5]), axes=[1], starts=[1], ends=[3]).shape
         [2, 2]
     """
-    from .manipulation import getitem
+    from .subscript import getitem
     starts, ends = to_int_list(starts, "starts"), to_int_list(ends, "ends")
     return getitem(input, _slice_spec(input.ndim, axes, starts, ends, [1] * len(starts)), ())
 
@@ -48,7 +48,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
         >>> oar.strided_slice(x, axes=[0], starts=[1], ends=[8], strides=[3]).numpy().tolist()
         [1, 4, 7]
     """
-    from .manipulation import getitem
+    from .subscript import getitem
     starts, ends, strides = (to_int_list(v, n) for v, n in ((starts, "starts"), (ends, "ends"),
                                                             (strides, "strides")))
     return getitem(x, _slice_spec(x.ndim, axes, starts, ends, strides), ())
@@ -291,7 +291,7 @@ def _broadcast_along(arr, indices, axis):
     if a2 == i2 and -1 not in a2:
         return arr, indices
     if -1 in a2 or -1 in i2:  # sizes known at run time: broadcast by adding zeros shaped like the other's slice
-        from .manipulation import getitem
+        from .subscript import getitem
         first = [["s", None, None, None]] * axis + [["s", 0, 1, None]]
         za, zi = zeros_like(getitem(arr, first, ()), indices.dtype), zeros_like(getitem(indices, first, ()), arr.dtype)
         return arr + zi, indices + za

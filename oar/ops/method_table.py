@@ -1,5 +1,5 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
-from . import math, reduction, linalg, manipulation, creation, logic, search, indexing, random
+from . import math, reduction, linalg, manipulation, subscript, creation, logic, search, indexing, random
 
 
 def _r(fn):
@@ -28,7 +28,7 @@ METHODS = {
     "__or__": lambda x, y: (L.logical_or if x.dtype.kind == "b" else L.bitwise_or)(x, y),
     "__xor__": lambda x, y: (L.logical_xor if x.dtype.kind == "b" else L.bitwise_xor)(x, y),
     "__invert__": L.bitwise_not,
-    "__getitem__": S.tensor_getitem, "__setitem__": S.tensor_setitem,
+    "__getitem__": subscript.tensor_getitem, "__setitem__": subscript.tensor_setitem,
     "astype": M.cast, "cast": M.cast, "clone": C.clone,
     "T": property(lambda self: S.transpose(self, list(range(self.ndim))[::-1])),
     "add_": _inplace(M.add), "subtract_": _inplace(M.subtract), "multiply_": _inplace(M.multiply),

@@ -1,0 +1,179 @@
+"""Tensor subscripts: ``x[index]`` and ``x[index] = value`` as the `getitem` / `setitem` ops (with gradients).
+
+An index is encoded as a JSON-friendly spec (so static programs can store it); tensor indices are op inputs.
+  ["i", k] int   ["s", start, stop, step] slice   ["n"] None   ["e"] Ellipsis   ["t"] next tensor input
+  ["S", start, stop, step] a slice whose bounds marked "t" are the next tensor inputs (``x[:n]``, n computed
+  in a static program)
+"""
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..framework import dtype as D
+from .common import const, operand
+from .math import cast, unbroadcast, zeros_like
+from .registry import apply, defop, infer_meta
+
+
+def encode_index(index):
+    """Splits a Python index into (spec, tensor_inputs)."""
+    from ..tensor.methods import TensorMethods
+    if not isinstance(index, tuple):
+        index = (index,)
+    spec, tensors = [], []
+    for it in index:
+        if it is None:
+            spec.append(["n"])
+        elif it is Ellipsis:
+            spec.append(["e"])
+        elif isinstance(it, slice):
+            parts = [it.start, it.stop, it.step]
+            if any(isinstance(p, TensorMethods) for p in parts):
+                parts = [int(p) if isinstance(p, TensorMethods) and not hasattr(p, "block") else p for p in parts]
+                for p in parts:
+                    if isinstance(p, TensorMethods):
+                        if p.dtype.kind not in "iu" or p.ndim > 1 or p.shape not in ([], [1]):
+                            raise TypeError(f"slice bounds must be integers, got a {p.dtype.name} tensor of "
+                                            f"shape {p.shape}")
+                        tensors.append(p)
+            spec.append(["S" if any(isinstance(p, TensorMethods) for p in parts) else "s"] +
+                        [None if p is None else "t" if isinstance(p, TensorMethods) else int(p) for p in parts])
+        elif isinstance(it, (bool, np.bool_)):
+            tensors.append(operand(np.asarray(it)))
+            spec.append(["t"])
+        elif isinstance(it, (int, np.integer)):
+            spec.append(["i", int(it)])
+        elif isinstance(it, TensorMethods):
+            tensors.append(it)
+            spec.append(["t"])
+        elif isinstance(it, (list, np.ndarray)):
+            a = np.asarray(it)
+            tensors.append(operand(a if a.dtype.kind in "biu" else a.astype(np.int64)))
+            spec.append(["t"])
+        else:
+            raise TypeError(f"unsupported index {it!r} of type {type(it).__name__}")
+    return spec, tensors
+
+
+def decode_index(spec, arrays):
+    it = iter(arrays)
+    out = []
+    for s in spec:
+        k = s[0]
+        if k == "i":
+            out.append(s[1])
+        elif k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        elif k == "S":
+            out.append(slice(*[int(next(it).reshape(-1)[0]) if p == "t" else p for p in s[1:]]))
+        else:
+            a = next(it)
+            out.append(a.item() if a.ndim == 0 and a.dtype.kind in "iu" else a)
+    return tuple(out)
+
+
+def _getitem(x, *idx, spec):
+    return np.asarray(x[decode_index(spec, idx)])
+
+
+def _getitem_grad(g, out, x, *idx, spec):
+    return (apply(GETITEM_GRAD, (x, g) + idx, {"spec": spec}),) + (None,) * len(idx)
+
+
+def _getitem_grad_impl(x, g, *idx, spec):
+    gx = np.zeros_like(x, dtype=g.dtype)
+    np.add.at(gx, decode_index(spec, idx), g)
+    return gx
+
+
+def _getitem_infer(m, spec):
+    """Probes the kernel; the dims that slices with tensor bounds address are unknown (-1)."""
+    if not any(e[0] == "S" for e in spec):
+        return infer_meta(_GETITEM_PROBE, m, {"spec": spec})
+    x_shape, metas, new_spec = list(m[0][0]), [], []
+    tensor_metas, d = iter(m[1:]), 0
+    for e in spec:
+        if e[0] == "e":
+            d += len(x_shape) - _dims_used(spec, m[1:])
+        elif e[0] == "t":
+            t = next(tensor_metas)
+            metas.append(t)
+            d += len(t[0]) if D.convert_dtype(t[1]).kind == "b" else 1
+        elif e[0] != "n":
+            if e[0] == "S":  # probe a full slice of the dim made unknown instead
+                for _ in range(e.count("t")):
+                    next(tensor_metas)
+                x_shape[d], e = -1, ["s", None, None, None]
+            d += 1
+        new_spec.append(e)
+    return infer_meta(_GETITEM_PROBE, [(x_shape, m[0][1])] + metas, {"spec": new_spec})
+
+
+def _dims_used(spec, tensor_metas):
+    """How many dims of x the entries of `spec` address (what the ellipsis leaves): ints, slices, tensors."""
+    it, n = iter(tensor_metas), 0
+    for e in spec:
+        if e[0] == "t":
+            t = next(it)
+            n += len(t[0]) if D.convert_dtype(t[1]).kind == "b" else 1
+        elif e[0] in "isS":
+            for _ in range(e.count("t")):
+                next(it)
+            n += 1
+    return n
+
+
+_GETITEM_PROBE = SimpleNamespace(impl=_getitem, infer=None)  # what infer_meta needs to probe the kernel
+GETITEM = defop("getitem", _getitem, inputs=("x",), variadic=True, grad=_getitem_grad, infer=_getitem_infer)
+GETITEM_GRAD = defop("getitem_grad", _getitem_grad_impl, inputs=("x",), variadic=True,
+                     infer=lambda m, spec: [(m[0][0], m[1][1])],
+                     grad=lambda gg, out, x, g, *idx, spec: (None, getitem(gg, spec, idx)) + (None,) * len(idx))
+
+
+def getitem(x, spec, tensors):
+    return apply(GETITEM, (x,) + tuple(tensors), {"spec": spec})
+
+
+def _setitem(x, v, *idx, spec):
+    out = x.copy()
+    out[decode_index(spec, idx)] = v
+    return out
+
+
+def _setitem_grad(g, out, x, v, *idx, spec):
+    gx = apply(SETITEM, (g, zeros_like(v) if v.ndim else cast(zeros_like(v), g.dtype)) + tuple(idx), {"spec": spec})
+    gv = getitem(g, spec, idx)
+    if gv.shape != v.shape:
+        from .math import sum as _sum
+        extra = gv.ndim - v.ndim
+        if extra > 0:
+            gv = _sum(gv, axis=list(range(extra)))
+        gv = unbroadcast(gv, v)
+    return (gx, gv) + (None,) * len(idx)
+
+
+SETITEM = defop("setitem", _setitem, inputs=("x",), variadic=True, infer=lambda m, spec: [m[0]],
+                grad=_setitem_grad)
+
+
+def setitem(x, index, value):
+    """Out-of-place ``x[index] = value``; returns the new tensor."""
+    spec, tensors = encode_index(index)
+    v = operand(value, x)
+    if v.dtype is not x.dtype:
+        v = cast(v, x.dtype)
+    return apply(SETITEM, (x, v) + tuple(tensors), {"spec": spec})
+
+
+def tensor_getitem(self, index):
+    spec, tensors = encode_index(index)
+    return getitem(self, spec, tensors)
+
+
+def tensor_setitem(self, index, value):
+    out = setitem(self, index, value)
+    self._inplace(out)
