@@ -22,6 +22,9 @@ from .ops.manipulation import *  # noqa: F401,F403
 from .ops.search import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
+from .ops.linalg_decomp import *  # noqa: F401,F403
+from .ops.linalg_solve import *  # noqa: F401,F403
+from .ops.linalg_norm import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
 from .autograd import grad
@@ -35,6 +38,7 @@ from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
 from .hapi import Model  # noqa: E402
 from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
+from . import linalg  # noqa: E402
 
 
 def __getattr__(name):

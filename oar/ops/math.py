@@ -482,7 +482,7 @@ def ones_like(x, dtype=None, name=None):
 
 
 # Re-exported so `oar.ops.math.sum(...)` keeps working for the families that use math as their toolbox.
-from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min, norm,  # noqa: E402
+from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min,  # noqa: E402
                         prod, std, sum, var)
 from .linalg import add_n, bmm, dot, einsum, increment, inverse, matmul, mm, outer, t  # noqa: E402,F401
 

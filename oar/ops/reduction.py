@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max/min, prod, logsumexp, var/std, cumulative sums and products, norms."""
+"""Reductions: sum, mean, max/min, prod, logsumexp, var/std, cumulative sums and products (norms: linalg_norm.py)."""
 import builtins
 import math as _math
 
@@ -259,29 +259,6 @@ def cumprod(x, dim=None, dtype=None, name=None):
         from .manipulation import flatten
         x, dim = flatten(x), 0
     return apply(CUMPROD, (x,), {"dim": int(dim) % builtins.max(x.ndim, 1)})
-
-
-def norm(x, p="fro", axis=None, keepdim=False, name=None):
-    """Vector/matrix norm: 'fro', or a number p (inf, -inf, 0, 1, 2, ...) over `axis`.
-
-    Example:
-        >>> x = oar.to_tensor([[3.0, 4.0], [0.0, 0.0]])
-        >>> oar.norm(x).item(), oar.norm(x, p=1, axis=1).numpy().tolist()
-        (5.0, [7.0, 0.0])
-    """
-    ax = list(norm_axis(axis, x.ndim)) if axis is not None else None
-    if p == "fro" or p == 2 or p == 2.0:
-        return sqrt(sum(x * x, axis=ax, keepdim=keepdim))
-    if p in (np.inf, "inf"):
-        return max(abs(x), axis=ax, keepdim=keepdim)
-    if p in (-np.inf, "-inf"):
-        return min(abs(x), axis=ax, keepdim=keepdim)
-    if p == 0:
-        return sum(cast(x != 0, x.dtype), axis=ax, keepdim=keepdim)
-    if p == 1:
-        return sum(abs(x), axis=ax, keepdim=keepdim)
-    p = float(p)
-    return pow(sum(pow(abs(x), p), axis=ax, keepdim=keepdim), 1.0 / p)
 
 
 __all__ = public_api(globals())

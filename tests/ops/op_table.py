@@ -408,5 +408,6 @@ add("unique_all", lambda x: oar.unique(x, return_index=True, return_inverse=True
     tags=("dynamic_shape",))
 add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn(4)))
 
+import op_table_linalg  # noqa: E402,F401  (more families' rows, each in its own file)
 
 BY_NAME = {c.name: c for c in CASES}

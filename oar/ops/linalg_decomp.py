@@ -1,0 +1,385 @@
+"""Matrix decompositions (paddle.linalg): cholesky, det, slogdet, eigh/eigvalsh, eig/eigvals, svd, qr, lu, lu_unpack.
+
+Kernels are NumPy's LAPACK bindings (SciPy's for LU), batched over leading dims. Gradient rules are the standard
+matrix-calculus results for real inputs, written with other ops (matmul, inverse, masks) so they also build static
+backward programs and higher-order graphs. Eigenvectors and singular vectors are defined up to sign; their
+gradients are those of LAPACK's choice (continuous away from repeated eigen/singular values).
+"""
+import warnings
+
+import numpy as np
+
+from ..framework import dtype as D
+from .common import public_api, operand, const
+from .linalg import matmul, inverse
+from .linalg_util import mT, tri, diag_embed, diagonal, eye_like, square_check, matrix_check
+from .manipulation import unsqueeze, stack
+from .registry import apply, defop
+
+
+def _lapack(name, fn):
+    """Runs a LAPACK call, turning its errors into ValueErrors that say which decomposition failed."""
+    try:
+        return fn()
+    except np.linalg.LinAlgError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
+# ---- cholesky -----------------------------------------------------------------------------------------------------
+def _cholesky(x, upper):
+    low = _lapack("cholesky (the matrix must be symmetric positive-definite)", lambda: np.linalg.cholesky(x))
+    return np.ascontiguousarray(np.swapaxes(low, -1, -2).conj()) if upper else low
+
+
+def _cholesky_grad(g, out, x, upper):
+    low, gl = (mT(out), mT(g)) if upper else (out, g)
+    phi = tri(matmul(low, gl, transpose_x=True), True)
+    phi = phi - 0.5 * diag_embed(diagonal(phi))
+    linv = inverse(low)
+    s = matmul(matmul(linv, phi, transpose_x=True), linv)
+    return 0.5 * (s + mT(s))
+
+
+CHOLESKY = defop("cholesky", _cholesky, infer=lambda m, upper: [m[0]], grad=_cholesky_grad)
+
+
+def cholesky(x, upper=False, name=None):
+    """Cholesky factor of symmetric positive-definite matrices: ``x = L L^T`` (``U^T U`` with `upper`).
+
+    Example:
+        >>> a = oar.to_tensor([[4.0, 2.0], [2.0, 5.0]])
+        >>> oar.linalg.cholesky(a).numpy().tolist()
+        [[2.0, 0.0], [1.0, 2.0]]
+    """
+    return apply(CHOLESKY, (square_check(x, "cholesky"),), {"upper": bool(upper)})
+
+
+# ---- det / slogdet ------------------------------------------------------------------------------------------------
+def _det_grad(g, out, x):
+    return unsqueeze(g * out, [-1, -2]) * mT(inverse(x))
+
+
+DET = defop("determinant", lambda x: np.asarray(np.linalg.det(x)),
+            infer=lambda m: [(list(m[0][0][:-2]), m[0][1])], grad=_det_grad)
+
+
+def det(x, name=None):
+    """Determinant of square matrices (batched).
+
+    Example:
+        >>> oar.linalg.det(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])).numpy().round(6).tolist()
+        -2.0
+    """
+    return apply(DET, (square_check(x, "det"),))
+
+
+def _slogdet(x):
+    sign, logabs = np.linalg.slogdet(x)
+    return np.asarray(sign), np.asarray(logabs)
+
+
+SLOGDET = defop("slogdeterminant", _slogdet, outputs=("sign", "logabsdet"), nondiff_out=(0,),
+                infer=lambda m: [(list(m[0][0][:-2]), m[0][1])] * 2,
+                grad=lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x)))
+
+
+def slogdet(x, name=None):
+    """Sign and natural log of the absolute determinant, stacked as Paddle 2.x does: shape ``[2, *batch]``.
+
+    Example:
+        >>> oar.linalg.slogdet(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])).numpy().round(4).tolist()
+        [-1.0, 0.6931]
+    """
+    sign, logabs = apply(SLOGDET, (square_check(x, "slogdet"),))
+    return stack([sign, logabs])
+
+
+# ---- symmetric eigendecomposition -----------------------------------------------------------------------------------
+def _eigh_grad(g, out, x, UPLO):
+    gw, gv = g
+    w, v = out
+    diff = unsqueeze(w, -2) - unsqueeze(w, -1)  # [i, j] = w_j - w_i
+    n = w.shape[-1]
+    off = 1.0 - eye_like(n, w.dtype)
+    f = off / (diff + eye_like(n, w.dtype))
+    inner = diag_embed(gw) + f * matmul(v, gv, transpose_x=True)
+    a = matmul(matmul(v, inner), v, transpose_y=True)
+    return 0.5 * (a + mT(a))
+
+
+EIGH = defop("eigh", lambda x, UPLO: tuple(_lapack("eigh", lambda: np.linalg.eigh(x, UPLO=UPLO))),
+             outputs=("eigenvalues", "eigenvectors"),
+             infer=lambda m, UPLO: [(list(m[0][0][:-1]), m[0][1]), m[0]], grad=_eigh_grad)
+
+
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
+    return UPLO
+
+
+def eigh(x, UPLO="L", name=None):
+    """Eigenvalues (ascending) and eigenvectors of symmetric/Hermitian matrices; reads the `UPLO` triangle.
+
+    Example:
+        >>> w, v = oar.linalg.eigh(oar.to_tensor([[2.0, 1.0], [1.0, 2.0]]))
+        >>> w.numpy().round(6).tolist()
+        [1.0, 3.0]
+    """
+    return apply(EIGH, (square_check(x, "eigh"),), {"UPLO": _uplo(UPLO)})
+
+
+def eigvalsh(x, UPLO="L", name=None):
+    """Eigenvalues (ascending) of symmetric/Hermitian matrices.
+
+    Example:
+        >>> oar.linalg.eigvalsh(oar.to_tensor([[2.0, 1.0], [1.0, 2.0]])).numpy().round(6).tolist()
+        [1.0, 3.0]
+    """
+    return eigh(x, UPLO)[0]
+
+
+# ---- general eigendecomposition (complex results, no gradient) -------------------------------------------------------
+def _complex_of(dt):
+    return D.complex128 if np.dtype(dt) in (np.float64, np.complex128) else D.complex64
+
+
+def _eig(x):
+    w, v = _lapack("eig", lambda: np.linalg.eig(x))
+    c = _complex_of(x.dtype).np
+    return w.astype(c), v.astype(c)
+
+
+EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"),
+            infer=lambda m: [(list(m[0][0][:-1]), _complex_of(D.np_dtype(m[0][1]))), (m[0][0], _complex_of(
+                D.np_dtype(m[0][1])))])
+EIGVALS = defop("eigvals", lambda x: _lapack("eigvals", lambda: np.linalg.eigvals(x)).astype(_complex_of(x.dtype).np),
+                infer=lambda m: [(list(m[0][0][:-1]), _complex_of(D.np_dtype(m[0][1])))])
+
+
+def eig(x, name=None):
+    """Eigenvalues and eigenvectors of general square matrices, as complex tensors (not differentiable here).
+
+    Example:
+        >>> w, v = oar.linalg.eig(oar.to_tensor([[2.0, 0.0], [0.0, 3.0]]))
+        >>> w.numpy().tolist(), w.dtype
+        ([(2+0j), (3+0j)], paddle.complex64)
+    """
+    return apply(EIG, (square_check(x, "eig"),))
+
+
+def eigvals(x, name=None):
+    """Eigenvalues of general square matrices, as a complex tensor (not differentiable here).
+
+    Example:
+        >>> oar.linalg.eigvals(oar.to_tensor([[0.0, -1.0], [1.0, 0.0]])).numpy().round(6).tolist()
+        [1j, -1j]
+    """
+    return apply(EIGVALS, (square_check(x, "eigvals"),))
+
+
+# ---- singular value decomposition ---------------------------------------------------------------------------------
+def _svd(x, full_matrices):
+    u, s, vh = _lapack("svd", lambda: np.linalg.svd(x, full_matrices=full_matrices))
+    return u, s, vh
+
+
+def _svd_infer(m, full_matrices):
+    shape, dt = m[0]
+    a, b = shape[-2], shape[-1]
+    k = min(a, b) if a >= 0 and b >= 0 else -1
+    batch = list(shape[:-2])
+    return [(batch + [a, a if full_matrices else k], dt), (batch + [k], dt), (batch + [b if full_matrices else k, b], dt)]
+
+
+def _svd_grad(g, out, x, full_matrices):
+    gu, gs, gvh = g
+    u, s, vh = out
+    m, n = x.shape[-2], x.shape[-1]
+    k = s.shape[-1]
+    if full_matrices and m != n:
+        raise NotImplementedError("svd gradient with full_matrices=True needs square matrices; "
+                                  "use full_matrices=False")
+    v, gv = mT(vh), mT(gvh)
+    s2 = s * s
+    e = unsqueeze(s2, -2) - unsqueeze(s2, -1) + eye_like(k, s.dtype)  # [i, j] = s_j^2 - s_i^2, 1 on the diagonal
+    uhgu = matmul(u, gu, transpose_x=True)
+    vhgv = matmul(v, gv, transpose_x=True)
+    uhgu, vhgv = uhgu - mT(uhgu), vhgv - mT(vhgv)
+    core = (uhgu * unsqueeze(s, -2) + unsqueeze(s, -1) * vhgv) / e + diag_embed(gs)
+    if m > k:  # the part of gU outside U's column space
+        gusinv = gu / unsqueeze(s, -2)
+        core = matmul(u, core) + gusinv - matmul(u, matmul(u, gusinv, transpose_x=True))
+        return matmul(core, vh)
+    if n > k:
+        sinvgvh = mT(gv) / unsqueeze(s, -1)
+        core = matmul(core, vh) + sinvgvh - matmul(matmul(sinvgvh, v), vh)
+        return matmul(u, core)
+    return matmul(matmul(u, core), vh)
+
+
+SVD = defop("svd", _svd, outputs=("u", "s", "vh"), infer=_svd_infer, grad=_svd_grad)
+
+
+def svd(x, full_matrices=False, name=None):
+    """Singular value decomposition ``x = U diag(S) VH``; returns ``(U, S, VH)`` with S descending.
+
+    Example:
+        >>> u, s, vh = oar.linalg.svd(oar.to_tensor([[3.0, 0.0], [0.0, -2.0], [0.0, 0.0]]))
+        >>> u.shape, s.numpy().tolist(), vh.shape
+        ([3, 2], [3.0, 2.0], [2, 2])
+    """
+    return apply(SVD, (matrix_check(x, "svd"),), {"full_matrices": bool(full_matrices)})
+
+
+# ---- QR -------------------------------------------------------------------------------------------------------------
+def _qr(x, mode):
+    q, r = _lapack("qr", lambda: np.linalg.qr(x, mode="complete" if mode == "complete" else "reduced"))
+    return q, r
+
+
+def _qr_infer(m, mode):
+    shape, dt = m[0]
+    a, b = shape[-2], shape[-1]
+    k = a if mode == "complete" else (min(a, b) if a >= 0 and b >= 0 else -1)
+    batch = list(shape[:-2])
+    return [(batch + [a, k], dt), (batch + [k, b], dt)]
+
+
+def _qr_grad(g, out, x, mode):
+    gq, gr = g
+    q, r = out
+    m, n = x.shape[-2], x.shape[-1]
+    if m < n or (mode == "complete" and m != n):
+        raise NotImplementedError(f"qr gradient is implemented for matrices with M >= N in 'reduced' mode "
+                                  f"(got shape {x.shape}, mode={mode!r})")
+    mm = matmul(r, gr, transpose_y=True) - matmul(gq, q, transpose_x=True)
+    low = tri(mm, True, -1)
+    copyltu = low + mT(low) + diag_embed(diagonal(mm))
+    b = gq + matmul(q, copyltu)
+    return matmul(b, inverse(r), transpose_y=True)
+
+
+QR = defop("qr", _qr, outputs=("q", "r"), infer=_qr_infer, grad=_qr_grad)
+
+
+def qr(x, mode="reduced", name=None):
+    """QR decomposition ``x = Q R``; `mode` 'reduced' (default), 'complete', or 'r' (returns only R).
+
+    Example:
+        >>> q, r = oar.linalg.qr(oar.to_tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        >>> q.shape, r.shape, np.allclose((q @ r).numpy(), [[1, 2], [3, 4], [5, 6]], atol=1e-5)
+        ([3, 2], [2, 2], True)
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    q, r = apply(QR, (matrix_check(x, "qr"),), {"mode": "reduced" if mode == "r" else mode})
+    return r if mode == "r" else (q, r)
+
+
+# ---- LU ------------------------------------------------------------------------------------------------------------
+def _lu(x):
+    from scipy.linalg import lu_factor
+    batch, (m, n) = x.shape[:-2], x.shape[-2:]
+    k = min(m, n)
+    lu_out = np.empty(x.shape, x.dtype)
+    piv = np.empty(batch + (k,), np.int32)
+    info = np.zeros(batch, np.int32)
+    for idx in np.ndindex(*batch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a singular U: `infos` says so, as in Paddle
+            lu_mat, p = lu_factor(x[idx], check_finite=False)
+        lu_out[idx] = lu_mat
+        piv[idx] = p[:k] + 1  # LAPACK's 1-based pivots, as Paddle returns them
+        diag = np.abs(np.diagonal(lu_mat)[:k])
+        info[idx] = int(np.argmax(diag == 0)) + 1 if np.any(diag == 0) else 0
+    return lu_out, piv, info
+
+
+def _lu_infer(m):
+    shape, dt = m[0]
+    a, b = shape[-2], shape[-1]
+    k = min(a, b) if a >= 0 and b >= 0 else -1
+    return [m[0], (list(shape[:-2]) + [k], D.int32), (list(shape[:-2]), D.int32)]
+
+
+def _lu_grad(g, out, x):
+    glu = g[0]
+    lu_mat, piv = out[0], out[1]
+    m, n = x.shape[-2], x.shape[-1]
+    if m != n:
+        raise NotImplementedError(f"lu gradient is implemented for square matrices (got shape {x.shape})")
+    low = tri(lu_mat, True, -1) + eye_like(n, lu_mat.dtype)
+    up = tri(lu_mat, False)
+    phi = tri(matmul(low, tri(glu, True, -1), transpose_x=True), True, -1) + tri(matmul(tri(glu, False), up,
+                                                                                          transpose_y=True), False)
+    ga = matmul(matmul(inverse(low), phi, transpose_x=True), inverse(up), transpose_y=True)
+    return matmul(_perm_matrix(piv, n, x.dtype), ga)
+
+
+LU = defop("lu", _lu, outputs=("lu", "pivots", "infos"), nondiff_out=(1, 2), infer=_lu_infer, grad=_lu_grad)
+
+
+def lu(x, pivot=True, get_infos=False, name=None):
+    """LU factorization with partial pivoting: returns ``(LU, Pivots)`` (and ``Infos`` with `get_infos`);
+    L (unit lower) and U are packed in one matrix, pivots are LAPACK's 1-based row swaps (see `lu_unpack`).
+
+    Example:
+        >>> lu_mat, piv = oar.linalg.lu(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> lu_mat.numpy().round(4).tolist(), piv.numpy().tolist()
+        ([[3.0, 4.0], [0.3333, 0.6667]], [2, 2])
+    """
+    if not pivot:
+        raise NotImplementedError("lu without pivoting is GPU-only in Paddle; on CPU use pivot=True")
+    out = apply(LU, (matrix_check(x, "lu"),))
+    return out if get_infos else out[:2]
+
+
+def _pivots_to_perm(piv, n, dtype):
+    batch = piv.shape[:-1]
+    out = np.empty(batch + (n, n), D.np_dtype(dtype))
+    for idx in np.ndindex(*batch):
+        order = np.arange(n)
+        for i, p in enumerate(piv[idx]):
+            j = int(p) - 1
+            order[i], order[j] = order[j], order[i]
+        out[idx] = np.eye(n)[:, order]  # x = P L U: row i of L U is row order[i] of x
+    return out
+
+
+PIVOTS_TO_PERM = defop("lu_pivots_to_permutation", _pivots_to_perm, inputs=("pivots",),
+                       infer=lambda m, n, dtype: [(list(m[0][0][:-1]) + [n, n], D.convert_dtype(dtype))])
+
+
+def _perm_matrix(piv, n, dtype):
+    return apply(PIVOTS_TO_PERM, (piv,), {"n": int(n), "dtype": D.convert_dtype(dtype).name})
+
+
+def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+    """Unpacks `lu`'s result: ``(P, L, U)`` with ``A = P @ L @ U``.
+
+    Args:
+        x: the packed LU matrices; y: the pivots.
+
+    Example:
+        >>> a = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> p, l, u = oar.linalg.lu_unpack(*oar.linalg.lu(a))
+        >>> (p @ l @ u).numpy().round(6).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
+    x = matrix_check(x, "lu_unpack")
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    p = l_ = u = None
+    if unpack_ludata:
+        from .indexing import slice as _slice
+        low = tri(x, True, -1)
+        low = _slice(low, [x.ndim - 1], [0], [k]) + const(np.eye(m, k), x.dtype)
+        u = _slice(tri(x, False), [x.ndim - 2], [0], [k])
+        l_ = low
+    if unpack_pivots:
+        p = _perm_matrix(operand(y), m, x.dtype)
+    return p, l_, u
+
+
+__all__ = public_api(globals())

@@ -1,0 +1,49 @@
+"""Small matrix helpers for the linear-algebra gradient rules, built from existing ops (so they run eagerly, in
+static programs and at higher orders): last-two-axes transpose, triangle masks, diagonals, identities."""
+import numpy as np
+
+from .common import const, operand
+from .manipulation import transpose, unsqueeze
+from .reduction import sum
+
+
+def mT(x):
+    """Swaps the last two axes (the matrix transpose of a batch)."""
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return transpose(x, perm)
+
+
+def tri(x, lower, k=0):
+    """The lower (``tril(x, k)``) or upper (``triu(x, k)``) triangle of the last two axes, as a masked product."""
+    m, n = x.shape[-2], x.shape[-1]
+    mask = np.tril(np.ones((m, n)), k) if lower else np.triu(np.ones((m, n)), k)
+    return x * const(mask, x.dtype)
+
+
+def eye_like(n, dtype):
+    return const(np.eye(n), dtype)
+
+
+def diag_embed(v):
+    """Batch of diagonal matrices with the last axis of `v` on the diagonal."""
+    return unsqueeze(v, -1) * eye_like(v.shape[-1], v.dtype)
+
+
+def diagonal(x):
+    """The main diagonal of each matrix of a (square) batch."""
+    return sum(x * eye_like(x.shape[-1], x.dtype), axis=-1)
+
+
+def square_check(x, what):
+    x = operand(x)
+    if x.ndim < 2 or (x.shape[-1] != x.shape[-2] and -1 not in x.shape[-2:]):
+        raise ValueError(f"{what} expects square matrices of shape [..., N, N], got shape {x.shape}")
+    return x
+
+
+def matrix_check(x, what):
+    x = operand(x)
+    if x.ndim < 2:
+        raise ValueError(f"{what} expects matrices of shape [..., M, N], got shape {x.shape}")
+    return x
