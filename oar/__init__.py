@@ -25,6 +25,7 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.linalg_decomp import *  # noqa: F401,F403
 from .ops.linalg_solve import *  # noqa: F401,F403
 from .ops.linalg_norm import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
 from .autograd import grad
@@ -38,7 +39,7 @@ from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
 from .hapi import Model  # noqa: E402
 from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
-from . import linalg  # noqa: E402
+from . import linalg, fft  # noqa: E402
 
 
 def __getattr__(name):

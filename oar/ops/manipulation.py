@@ -498,7 +498,11 @@ def _pad_grad_impl(x, g, pad_width, mode):
     src = np.pad(src, pad_width, mode="constant", constant_values=-1) if mode == "constant" else \
         np.pad(src, pad_width, mode=_NP_PAD_MODE[mode])
     keep = src.reshape(-1) >= 0
-    gx = np.bincount(src.reshape(-1)[keep], weights=g.reshape(-1)[keep], minlength=x.size)
+    idx, w = src.reshape(-1)[keep], g.reshape(-1)[keep]
+    if np.iscomplexobj(w):  # bincount takes real weights only
+        gx = np.bincount(idx, w.real, x.size) + 1j * np.bincount(idx, w.imag, x.size)
+    else:
+        gx = np.bincount(idx, weights=w, minlength=x.size)
     return gx.astype(g.dtype, copy=False).reshape(x.shape)
 
 

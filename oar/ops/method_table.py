@@ -1,6 +1,6 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
 from . import math, reduction, linalg, manipulation, subscript, creation, logic, search, indexing, random
-from . import linalg_decomp, linalg_solve, linalg_norm
+from . import linalg_decomp, linalg_solve, linalg_norm, complex as complex_ops
 
 
 def _r(fn):
@@ -39,7 +39,8 @@ METHODS = {
     "squeeze_": _inplace(S.squeeze), "unsqueeze_": _inplace(S.unsqueeze), "flatten_": _inplace(S.flatten),
 }
 
-for _mod in (math, reduction, linalg, logic, manipulation, search, indexing, linalg_decomp, linalg_solve, linalg_norm):
+for _mod in (math, reduction, linalg, logic, manipulation, search, indexing, linalg_decomp, linalg_solve, linalg_norm,
+             complex_ops):
     for _name in dir(_mod):
         _fn = getattr(_mod, _name)
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \

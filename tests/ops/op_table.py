@@ -409,5 +409,6 @@ add("unique_all", lambda x: oar.unique(x, return_index=True, return_inverse=True
 add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn(4)))
 
 import op_table_linalg  # noqa: E402,F401  (more families' rows, each in its own file)
+import op_table_fft  # noqa: E402,F401
 
 BY_NAME = {c.name: c for c in CASES}
