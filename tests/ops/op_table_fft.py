@@ -78,9 +78,9 @@ _r("ihfft2", F.ihfft2, lambda x: np.conj(np.fft.rfft2(x, norm="forward")), (3, 4
 _c("fftn", F.fftn, np.fft.fftn, (2, 3, 4))
 _c("fftn_axes", lambda z: F.fftn(z, axes=[0, 2], norm="ortho"), lambda z: np.fft.fftn(z, axes=[0, 2], norm="ortho"),
    (2, 3, 4))
-_c("ifftn_s", lambda z: F.ifftn(z, s=[3, 3]), lambda z: np.fft.ifftn(z, s=[3, 3]), (2, 4, 2))
+_c("ifftn_s", lambda z: F.ifftn(z, s=[3, 3]), lambda z: np.fft.ifftn(z, s=[3, 3], axes=[-2, -1]), (2, 4, 2))
 _r("rfftn", F.rfftn, np.fft.rfftn, (2, 3, 4))
-_c("irfftn_s", lambda z: F.irfftn(z, s=[4, 5]), lambda z: np.fft.irfftn(z, s=[4, 5]), (3, 3))
+_c("irfftn_s", lambda z: F.irfftn(z, s=[4, 5]), lambda z: np.fft.irfftn(z, s=[4, 5], axes=[0, 1]), (3, 3))
 _c("hfftn", lambda z: F.hfftn(z, norm="ortho"), lambda z: np.fft.irfftn(np.conj(z), norm="ortho"), (2, 3))
 _r("ihfftn", F.ihfftn, lambda x: np.conj(np.fft.rfftn(x, norm="forward")), (2, 4))
 
