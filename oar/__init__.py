@@ -39,7 +39,7 @@ from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
 from .hapi import Model  # noqa: E402
 from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
-from . import linalg, fft, signal  # noqa: E402
+from . import linalg, fft, signal, sparse  # noqa: E402
 
 
 def __getattr__(name):

@@ -56,3 +56,17 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
             M.remainder, M.floor_divide, M.neg, M.square, M.cumsum, S.flip, S.roll, S.tile, S.transpose,
             indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
+
+
+def _sparse_method(name):
+    """Dense Tensor's sparse conversions (``x.to_sparse_coo(2)``), defined once in `oar.sparse.tensor`."""
+    def method(self, *args, **kwargs):
+        from ..sparse import tensor
+        return getattr(tensor, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+METHODS.update(to_sparse_coo=_sparse_method("to_sparse_coo"), to_sparse_csr=_sparse_method("to_sparse_csr"),
+               is_sparse=lambda self: False, is_sparse_coo=lambda self: False, is_sparse_csr=lambda self: False,
+               is_dense=lambda self: True, to_dense=lambda self: self)

@@ -411,5 +411,6 @@ add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn
 import op_table_linalg  # noqa: E402,F401  (more families' rows, each in its own file)
 import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401
+import op_table_sparse  # noqa: E402,F401
 
 BY_NAME = {c.name: c for c in CASES}

@@ -1,0 +1,78 @@
+"""`paddle.sparse.nn.functional`: activations on the stored values of sparse tensors, and `softmax` over the
+stored entries of each row."""
+import numpy as np
+
+from ...nn import functional as F
+from ...ops import math as M
+from ...ops.indexing import gather
+from ..ops import _coo, _back, _index, _segment_sum
+from ..tensor import SparseTensor
+
+
+def _check(x, what):
+    if not isinstance(x, SparseTensor):
+        raise TypeError(f"sparse.nn.functional.{what} expects a sparse tensor, got {type(x).__name__}")
+    return x
+
+
+def relu(x, name=None):
+    """``max(x, 0)`` on the stored values.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, 0.0, 1.0]).to_sparse_coo(1)
+        >>> oar.sparse.nn.functional.relu(x).values().numpy().tolist()
+        [0.0, 1.0]
+    """
+    return _check(x, "relu")._with_values(F.relu(x.values()))
+
+
+def relu6(x, name=None):
+    """``min(max(x, 0), 6)`` on the stored values.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, 0.0, 8.0]).to_sparse_coo(1)
+        >>> oar.sparse.nn.functional.relu6(x).values().numpy().tolist()
+        [0.0, 6.0]
+    """
+    return _check(x, "relu6")._with_values(F.relu6(x.values()))
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """Leaky ReLU on the stored values.
+
+    Example:
+        >>> x = oar.to_tensor([-2.0, 0.0, 1.0]).to_sparse_coo(1)
+        >>> oar.sparse.nn.functional.leaky_relu(x, 0.5).values().numpy().tolist()
+        [-1.0, 1.0]
+    """
+    return _check(x, "leaky_relu")._with_values(F.leaky_relu(x.values(), negative_slope))
+
+
+def softmax(x, axis=-1, name=None):
+    """Softmax over the stored entries of each row (the last axis); absent entries stay absent (not exp(0)).
+
+    Example:
+        >>> x = oar.to_tensor([[0.0, 1.0, 1.0], [2.0, 0.0, 0.0]]).to_sparse_csr()
+        >>> oar.sparse.nn.functional.softmax(x).to_dense().numpy().tolist()
+        [[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]]
+    """
+    _check(x, "softmax")
+    if axis not in (-1, x.ndim - 1):
+        raise ValueError(f"sparse softmax works along the last axis, got axis={axis}")
+    c = _coo(x, "softmax")
+    if c.sparse_dim() != c.ndim:
+        raise ValueError("sparse softmax needs every dim sparse (values of shape [nnz])")
+    lead = c._indices[:-1]
+    rows = np.ravel_multi_index(tuple(lead), c.shape[:-1]) if lead.shape[0] else np.zeros(c.nnz(), np.int64)
+    uniq, group = np.unique(rows, return_inverse=True)
+    v = c.values()
+    peak = np.full(uniq.size, -np.inf)
+    np.maximum.at(peak, group, v.numpy())  # a per-row shift for stability; softmax does not depend on it
+    e = M.exp(v - M.cast(_index_values(peak[group]), v.dtype))
+    total = _segment_sum(e, group, uniq.size)
+    return _back(x, c._with_values(e / gather(total, _index(group))))
+
+
+def _index_values(a):
+    from ...tensor.tensor import Tensor
+    return Tensor._wrap(np.asarray(a))
