@@ -87,7 +87,7 @@ def slogdet(x, name=None):
     """Sign and natural log of the absolute determinant, stacked as Paddle 2.x does: shape ``[2, *batch]``.
 
     Example:
-        >>> oar.linalg.slogdet(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])).numpy().round(4).tolist()
+        >>> oar.linalg.slogdet(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]], dtype='float64')).numpy().round(4).tolist()
         [-1.0, 0.6931]
     """
     sign, logabs = apply(SLOGDET, (square_check(x, "slogdet"),))
@@ -325,7 +325,7 @@ def lu(x, pivot=True, get_infos=False, name=None):
     L (unit lower) and U are packed in one matrix, pivots are LAPACK's 1-based row swaps (see `lu_unpack`).
 
     Example:
-        >>> lu_mat, piv = oar.linalg.lu(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> lu_mat, piv = oar.linalg.lu(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]], dtype='float64'))
         >>> lu_mat.numpy().round(4).tolist(), piv.numpy().tolist()
         ([[3.0, 4.0], [0.3333, 0.6667]], [2, 2])
     """

@@ -4,6 +4,8 @@ householder_product, ormqr, svd_lowrank, pca_lowrank, dist, mv.
 All are built from other ops (reductions, svd, inverse, matmul), so their gradients, static programs and exports
 come from those ops; `cross` is one op with its own rule.
 """
+import builtins
+
 import numpy as np
 
 from .common import public_api, operand, norm_axis, infer_broadcast
@@ -313,7 +315,7 @@ def svd_lowrank(x, q=6, niter=2, M=None, name=None):
     x = matrix_check(x, "svd_lowrank")
     a = x - operand(M) if M is not None else x
     m, n = a.shape[-2], a.shape[-1]
-    q = int(min(q, m, n))
+    q = int(builtins.min(q, m, n))
     from .random import randn
     omega = cast(randn(list(a.shape[:-2]) + [n, q]), a.dtype)
     y = matmul(a, omega)
@@ -336,7 +338,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     """
     x = matrix_check(x, "pca_lowrank")
     m, n = x.shape[-2], x.shape[-1]
-    q = min(6, m, n) if q is None else q
+    q = builtins.min(6, m, n) if q is None else q
     if center:
         x = x - mean(x, axis=-2, keepdim=True)
     return svd_lowrank(x, q, niter)

@@ -163,9 +163,10 @@ def _unary(fn, doc_name, example):
             raise TypeError(f"sparse.{doc_name} expects a sparse tensor, got {type(x).__name__}")
         return x._with_values(fn(x._values))
     op.__name__ = op.__qualname__ = doc_name
+    show = ".tolist()" if doc_name == "isnan" else ".round(4).tolist()"
     op.__doc__ = (f"``{doc_name}`` of the stored values of a sparse tensor (the pattern is kept).\n\n"
-                  f"    Example:\n        >>> x = oar.to_tensor([0.0, 0.5]).to_sparse_coo(1)\n"
-                  f"        >>> oar.sparse.{doc_name}(x).values().numpy().round(4).tolist()\n        {example}\n")
+                  f"    Example:\n        >>> x = oar.to_tensor([0.0, 0.5], dtype='float64').to_sparse_coo(1)\n"
+                  f"        >>> oar.sparse.{doc_name}(x).values().numpy(){show}\n        {example}\n")
     return op
 
 

@@ -77,6 +77,9 @@ class SparseTensor:
     def backward(self, grad_tensor=None, retain_graph=False):
         """Backward from this sparse result, seeding its values with ones (or with `grad_tensor`'s values)."""
         seed = grad_tensor.values() if isinstance(grad_tensor, SparseTensor) else grad_tensor
+        if seed is None:
+            from ..ops.math import ones_like
+            seed = ones_like(self._values)
         self._values.backward(seed, retain_graph=retain_graph)
 
     @property

@@ -76,3 +76,6 @@ def softmax(x, axis=-1, name=None):
 def _index_values(a):
     from ...tensor.tensor import Tensor
     return Tensor._wrap(np.asarray(a))
+
+
+__all__ = ["relu", "relu6", "leaky_relu", "softmax"]

@@ -32,8 +32,8 @@ class LeakyReLU(Layer):
     """Sparse leaky ReLU layer.
 
     Example:
-        >>> oar.sparse.nn.LeakyReLU(0.1)(oar.to_tensor([-1.0, 2.0]).to_sparse_coo(1)).values().numpy().tolist()
-        [-0.1, 2.0]
+        >>> oar.sparse.nn.LeakyReLU(0.5)(oar.to_tensor([-1.0, 2.0]).to_sparse_coo(1)).values().numpy().tolist()
+        [-0.5, 2.0]
     """
 
     def __init__(self, negative_slope=0.01, name=None):
