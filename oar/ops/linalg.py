@@ -58,6 +58,9 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
         if y.ndim == 1:
             y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
     gx = gy = None
+    if x.dtype.kind == "c" or y.dtype.kind == "c":  # complex: the adjoint uses conjugates
+        from .math import _conj_operand
+        x2, y2 = _conj_operand(x2), _conj_operand(y2)
     if not x.stop_gradient:
         gx = unbroadcast(_mm(y2, g2, transpose_y, True) if transpose_x else _mm(g2, y2, False, not transpose_y), x2)
         gx = reshape(gx, x.shape) if x.ndim == 1 else gx

@@ -95,7 +95,17 @@ ADD = _bin("add", np.add, lambda g, out, x, y: (
 SUBTRACT = _bin("subtract", np.subtract, lambda g, out, x, y: (
     None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(-g, y)))
 MULTIPLY = _bin("multiply", np.multiply, lambda g, out, x, y: (
-    None if x.stop_gradient else unbroadcast(g * y, x), None if y.stop_gradient else unbroadcast(g * x, y)))
+    None if x.stop_gradient else unbroadcast(g * _conj_operand(y), x),
+    None if y.stop_gradient else unbroadcast(g * _conj_operand(x), y)))
+
+
+def _conj_operand(t):
+    """Complex operands enter gradient rules conjugated (Paddle's convention: the gradient of a real loss
+    is dL/dRe + i dL/dIm); real operands pass through untouched."""
+    if t.dtype.kind != "c":
+        return t
+    from .complex import conj
+    return conj(t)
 
 
 def _true_divide(x, y):
@@ -107,8 +117,9 @@ def _true_divide(x, y):
 DIVIDE = defop("divide", _true_divide, inputs=("x", "y"),
                infer=lambda m: [(broadcast_shapes(m[0][0], m[1][0]),
                                  m[0][1] if m[0][1].kind in "fc" else D.default_float())],
-               grad=lambda g, out, x, y: (None if x.stop_gradient else unbroadcast(g / y, x),
-                                          None if y.stop_gradient else unbroadcast(-g * out / y, y)))
+               grad=lambda g, out, x, y: (None if x.stop_gradient else unbroadcast(g / _conj_operand(y), x),
+                                          None if y.stop_gradient else unbroadcast(
+                                              -g * _conj_operand(out / y), y)))
 FLOOR_DIVIDE = _bin("floor_divide", np.floor_divide, None)
 REMAINDER = _bin("remainder", np.mod, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
 
@@ -322,7 +333,8 @@ LOG1P, log1p = _un("log1p", np.log1p, lambda g, out, x: g / (x + 1))
 SQRT, sqrt = _un("sqrt", np.sqrt, lambda g, out, x: g * 0.5 / out)
 RSQRT, rsqrt = _un("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: g * -0.5 * out / x)
 SQUARE, square = _un("square", np.square, lambda g, out, x: g * 2 * x)
-ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x))
+ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x),  # numpy's sign(z) is z / |z| for complex z
+               infer=lambda m: [(m[0][0], {D.complex64: D.float32, D.complex128: D.float64}.get(m[0][1], m[0][1]))])
 SIGN, sign = _un("sign", np.sign, lambda g, out, x: zeros_like(g))
 SIN, sin = _un("sin", np.sin, lambda g, out, x: g * cos(x))
 COS, cos = _un("cos", np.cos, lambda g, out, x: -g * sin(x))

@@ -4,7 +4,7 @@ checks move real and imaginary parts separately."""
 import numpy as np
 
 import oar
-from op_table import add, randn
+from op_table import add, randn, pos
 
 F = oar.fft
 
@@ -89,3 +89,14 @@ add("fftfreq", lambda: F.fftfreq(5, d=0.3), lambda: np.fft.fftfreq(5, 0.3).astyp
 add("rfftfreq", lambda: F.rfftfreq(6, dtype="float64"), lambda: np.fft.rfftfreq(6), ())
 add("fftshift", F.fftshift, np.fft.fftshift, (randn(3, 4),))
 add("ifftshift_axes", lambda x: F.ifftshift(x, axes=[1]), lambda x: np.fft.ifftshift(x, axes=[1]), (randn(3, 5),))
+
+# ---- complex arithmetic: gradients use conjugates (dL/dRe + i dL/dIm) ------------------------------------------------
+add("complex_multiply", lambda a, b, c, d: oar.as_real(cx(a, b) * cx(c, d)),
+    lambda a, b, c, d: as_real_np((a + 1j * b) * (c + 1j * d)), (randn(3), randn(3), randn(3), randn(3)))
+add("complex_divide", lambda a, b, c, d: oar.as_real(cx(a, b) / cx(c, d)),
+    lambda a, b, c, d: as_real_np((a + 1j * b) / (c + 1j * d)), (randn(3), randn(3), pos(3), pos(3)))
+add("complex_matmul", lambda a, b, c, d: oar.as_real(cx(a, b) @ cx(c, d)),
+    lambda a, b, c, d: as_real_np((a + 1j * b) @ (c + 1j * d)), (randn(2, 3), randn(2, 3), randn(3, 2), randn(3, 2)))
+add("complex_abs", lambda a, b: oar.abs(cx(a, b)), lambda a, b: np.abs(a + 1j * b), (randn(4), randn(4)))
+add("fft_filter", lambda x, fr, fi: oar.fft.irfft(oar.fft.rfft(x) * cx(fr, fi), n=6),
+    lambda x, fr, fi: np.fft.irfft(np.fft.rfft(x) * (fr + 1j * fi), n=6), (randn(6), randn(4), randn(4)))
