@@ -12,7 +12,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand, const
 from .linalg import matmul, inverse
-from .linalg_util import mT, tri, diag_embed, diagonal, eye_like, square_check, matrix_check
+from .linalg_util import mT, tri, diag_embed, diagonal, eye_like, square_check, matrix_check, scipy_linalg
 from .manipulation import unsqueeze, stack
 from .registry import apply, defop
 
@@ -279,7 +279,7 @@ def qr(x, mode="reduced", name=None):
 
 # ---- LU ------------------------------------------------------------------------------------------------------------
 def _lu(x):
-    from scipy.linalg import lu_factor
+    lu_factor = scipy_linalg("paddle.linalg.lu").lu_factor
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
     k = min(m, n)
     lu_out = np.empty(x.shape, x.dtype)

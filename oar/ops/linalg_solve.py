@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
-from .linalg_util import mT, tri, eye_like, square_check, matrix_check
+from .linalg_util import mT, tri, eye_like, square_check, matrix_check, scipy_linalg
 from .manipulation import concat, unsqueeze, squeeze
 from .math import unbroadcast
 from .registry import apply, defop
@@ -184,8 +184,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
 
 # ---- matrix functions -------------------------------------------------------------------------------------------------
 def _expm(x):
-    from scipy.linalg import expm
-    return np.asarray(expm(x), x.dtype)
+    return np.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
 
 
 def _expm_grad(g, out, x):

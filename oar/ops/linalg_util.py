@@ -47,3 +47,12 @@ def matrix_check(x, what):
     if x.ndim < 2:
         raise ValueError(f"{what} expects matrices of shape [..., M, N], got shape {x.shape}")
     return x
+
+
+def scipy_linalg(what):
+    """scipy.linalg, or an error that says which extra to install."""
+    try:
+        import scipy.linalg
+    except ImportError:
+        raise RuntimeError(f"{what} needs SciPy for its kernel: pip install 'oar[scipy]' (or scipy)") from None
+    return scipy.linalg
