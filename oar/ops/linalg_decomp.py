@@ -139,7 +139,7 @@ def eigvalsh(x, UPLO="L", name=None):
     return eigh(x, UPLO)[0]
 
 
-# ---- general eigendecomposition (complex results, no gradient) -------------------------------------------------------
+# ---- general eigendecomposition (complex results) ----------------------------------------------------------------------
 def _complex_of(dt):
     return D.complex128 if np.dtype(dt) in (np.float64, np.complex128) else D.complex64
 
@@ -150,15 +150,34 @@ def _eig(x):
     return w.astype(c), v.astype(c)
 
 
-EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"),
-            infer=lambda m: [(list(m[0][0][:-1]), _complex_of(D.np_dtype(m[0][1]))), (m[0][0], _complex_of(
-                D.np_dtype(m[0][1])))])
-EIGVALS = defop("eigvals", lambda x: _lapack("eigvals", lambda: np.linalg.eigvals(x)).astype(_complex_of(x.dtype).np),
-                infer=lambda m: [(list(m[0][0][:-1]), _complex_of(D.np_dtype(m[0][1])))])
+def _eig_infer(m):
+    c = _complex_of(D.np_dtype(m[0][1]))
+    return [(list(m[0][0][:-1]), c), (m[0][0], c)]
+
+
+def _eig_grad(g, out, x):
+    # gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(E)) V^H, E[i, j] = L_j - L_i; the
+    # projection makes the rule independent of each eigenvector's phase (LAPACK normalizes them to unit length)
+    from .complex import conj, real
+    from .linalg_solve import SOLVE
+    gl, gv = g
+    lam, v = out
+    n = lam.shape[-1]
+    vh = conj(mT(v))
+    vhgv = matmul(vh, gv)
+    vhgv = vhgv - matmul(vh, v * unsqueeze(real(diagonal(vhgv)), -2))
+    lc = conj(lam)
+    e = unsqueeze(lc, -2) - unsqueeze(lc, -1) + eye_like(n, lam.dtype)
+    core = vhgv / e * (1.0 - eye_like(n, lam.dtype)) + diag_embed(gl) + vhgv * eye_like(n, lam.dtype)
+    ga = apply(SOLVE, (vh, matmul(core, vh)))
+    return real(ga) if x.dtype.kind != "c" else ga
+
+
+EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"), infer=_eig_infer, grad=_eig_grad)
 
 
 def eig(x, name=None):
-    """Eigenvalues and eigenvectors of general square matrices, as complex tensors (not differentiable here).
+    """Eigenvalues and eigenvectors (unit length) of general square matrices, as complex tensors.
 
     Example:
         >>> w, v = oar.linalg.eig(oar.to_tensor([[2.0, 0.0], [0.0, 3.0]]))
@@ -169,13 +188,13 @@ def eig(x, name=None):
 
 
 def eigvals(x, name=None):
-    """Eigenvalues of general square matrices, as a complex tensor (not differentiable here).
+    """Eigenvalues of general square matrices, as a complex tensor.
 
     Example:
         >>> oar.linalg.eigvals(oar.to_tensor([[0.0, -1.0], [1.0, 0.0]])).numpy().round(6).tolist()
         [1j, -1j]
     """
-    return apply(EIGVALS, (square_check(x, "eigvals"),))
+    return eig(x)[0]
 
 
 # ---- singular value decomposition ---------------------------------------------------------------------------------

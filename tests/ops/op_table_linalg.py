@@ -64,7 +64,21 @@ add("eigh_upper", lambda x: (lambda w, v: (w, v * v))(*L.eigh(x + x.T, UPLO="U")
     lambda x: (lambda w, v: (w, v * v))(*np.linalg.eigh(x + x.T, UPLO="U")), (randn(3, 3),), rtol=1e-6)
 add("eigvalsh", lambda x: L.eigvalsh(x + x.T), lambda x: np.linalg.eigvalsh(x + x.T), (randn(4, 4),), rtol=1e-6)
 add("eig", L.eig, lambda x: tuple(np.linalg.eig(x)), (randn(3, 3),), rtol=1e-6)
-add("eigvals", L.eigvals, np.linalg.eigvals, (randn(3, 3),), (randn(2, 3, 3),), rtol=1e-6)
+
+
+def _eig_view(w, v):
+    """Eigenvalues as (re, im) pairs and |v|^2 of each eigenvector entry (independent of the vectors' phases)."""
+    if isinstance(w, np.ndarray):
+        return np.stack([w.real, w.imag], -1), np.abs(v) ** 2
+    r = oar.as_real(v)
+    return oar.as_real(w), (r * r).sum(-1)
+
+
+add("eig_grad", lambda x: _eig_view(*L.eig(x)), lambda x: _eig_view(*np.linalg.eig(x)), (randn(3, 3),),
+    (randn(2, 4, 4),), rtol=1e-6)
+add("eigvals", lambda x: oar.as_real(L.eigvals(x)), lambda x: np.stack([np.linalg.eigvals(x).real,
+                                                                         np.linalg.eigvals(x).imag], -1),
+    (randn(3, 3),), (randn(2, 3, 3),), rtol=1e-6)
 _svd_view = (lambda u, s, vh: (u * u, s, vh * vh))
 add("svd", lambda x: _svd_view(*L.svd(x)), lambda x: _svd_view(*np.linalg.svd(x, full_matrices=False)),
     (randn(4, 3),), (randn(3, 4),), (randn(2, 3, 3),), rtol=1e-6, atol=1e-8)
