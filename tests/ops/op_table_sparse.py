@@ -87,3 +87,54 @@ def _row_softmax_np(v):
 
 
 add("sparse_softmax", lambda v: SP.nn.functional.softmax(csr(v)).to_dense(), _row_softmax_np, (randn(5),), tags=E)
+
+
+# ---- convolution and pooling on channel-last COO grids ------------------------------------------------------------------
+SITES3 = np.array([[0, 0, 0, 0], [0, 1, 2, 2], [1, 1, 0, 2], [0, 2, 1, 2]])  # [batch, d, h, w] of 4 active sites
+SITES2 = np.array([[0, 0, 1], [0, 2, 1], [1, 3, 0]])
+
+
+def _conv_np(x, w, stride, pad):
+    """Dense channel-last convolution by sliding windows: x [N, *S, C], w [*K, C, M]."""
+    nd = w.ndim - 2
+    x = np.pad(x, [(0, 0)] + [(pad, pad)] * nd + [(0, 0)])
+    win = np.lib.stride_tricks.sliding_window_view(x, w.shape[:nd], axis=tuple(range(1, nd + 1)))
+    win = win[(slice(None),) + (slice(None, None, stride),) * nd]  # [N, *O, C, *K]
+    return np.tensordot(win, w, axes=(list(range(nd + 1, 2 * nd + 2)), [nd] + list(range(nd))))
+
+
+def _sparse_conv_np(sites, v, shape, w, stride=1, pad=0, subm=False):
+    nd = w.ndim - 2
+    x = dense_np(sites, v, shape[:-1])
+    out = _conv_np(x, w, stride, pad)
+    if subm:
+        keep = dense_np(sites, np.ones(sites.shape[1]), shape[:-1]) > 0
+    else:
+        ind = dense_np(sites, np.ones(sites.shape[1]), shape[:-1])[..., None]
+        keep = _conv_np(ind, np.ones(w.shape[:nd] + (1, 1)), stride, pad)[..., 0] > 0
+    return out * keep[..., None]
+
+
+def _max_pool_np(sites, v, shape, k):
+    x = np.where((dense_np(sites, np.ones(sites.shape[1]), shape[:-1]) > 0)[..., None], dense_np(sites, v, shape[:-1]),
+                 -np.inf)
+    n, d, h, w_, c = x.shape
+    win = x.reshape(n, d // k, k, h // k, k, w_ // k, k, c).max(axis=(2, 4, 6))
+    return np.where(np.isfinite(win), win, 0.0)
+
+
+add("sparse_conv3d", lambda v, w: SP.nn.functional.conv3d(SP.sparse_coo_tensor(SITES3, v, [1, 3, 3, 3, 2]), w)
+    .to_dense(), lambda v, w: _sparse_conv_np(SITES3, v, [1, 3, 3, 3, 2], w), (randn(4, 2), randn(2, 2, 2, 2, 3)),
+    tags=E)
+add("sparse_subm_conv3d", lambda v, w: SP.nn.functional.subm_conv3d(
+    SP.sparse_coo_tensor(SITES3, v, [1, 3, 3, 3, 2]), w, padding=1).to_dense(),
+    lambda v, w: _sparse_conv_np(SITES3, v, [1, 3, 3, 3, 2], w, pad=1, subm=True),
+    (randn(4, 2), randn(3, 3, 3, 2, 2)), tags=E)
+add("sparse_conv2d_stride_bias", lambda v, w, b: SP.nn.functional.conv2d(
+    SP.sparse_coo_tensor(SITES2, v, [2, 3, 4, 1]), w, b, stride=2, padding=1).to_dense(),
+    lambda v, w, b: (lambda o, m: (o + b) * m)(_sparse_conv_np(SITES2, v, [2, 3, 4, 1], w, 2, 1),
+                                               _sparse_conv_np(SITES2, np.ones((3, 1)), [2, 3, 4, 1],
+                                                               np.ones((2, 2, 1, 1)), 2, 1) != 0),
+    (randn(3, 1), randn(2, 2, 1, 2), randn(2)), tags=E)
+add("sparse_max_pool3d", lambda v: SP.nn.functional.max_pool3d(SP.sparse_coo_tensor(SITES3, v, [1, 4, 4, 4, 2]), 2)
+    .to_dense(), lambda v: _max_pool_np(SITES3, v, [1, 4, 4, 4, 2], 2), (-np.abs(randn(4, 2)) - 0.1,), tags=E)

@@ -1,5 +1,6 @@
 """Pooling: `max_pool2d`/`avg_pool2d` (any spatial rank; 1-D pooling runs through them), adaptive pooling.
 Kernels live in `oar.kernels.pool`."""
+from ...framework import dtype as D
 from ...kernels import pool as P
 from ...ops import manipulation as S
 from ...ops.registry import apply, defop
@@ -16,7 +17,7 @@ def _pool_infer(m, ksize, strides, paddings, padding_algorithm, ceil_mode, n_out
     pads = _pads([max(s, 1) for s in sp], ksize, strides, padding_algorithm, paddings)
     osz = P.pool_out_sizes([max(s, 1) for s in sp], ksize, strides, pads, ceil_mode)
     shape = list(xs[:2]) + [o if s >= 0 else -1 for o, s in zip(osz, sp)]
-    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, "int32")]
+    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, D.int32)]
 
 
 def _max_impl(x, ksize, strides, paddings, padding_algorithm, ceil_mode):

@@ -78,4 +78,6 @@ def _index_values(a):
     return Tensor._wrap(np.asarray(a))
 
 
-__all__ = ["relu", "relu6", "leaky_relu", "softmax"]
+from .conv import conv2d, conv3d, subm_conv2d, subm_conv3d, max_pool3d  # noqa: E402
+
+__all__ = ["relu", "relu6", "leaky_relu", "softmax", "conv2d", "conv3d", "subm_conv2d", "subm_conv3d", "max_pool3d"]
