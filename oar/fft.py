@@ -17,7 +17,7 @@ def _real_input(x):
     return operand(x).dtype.kind != "c"
 
 
-# ---- 1-D --------------------------------------------------------------------------------------------------------------
+# ---- 1-D -------------------------------------------------------------------------------------------------------------
 def fft(x, n=None, axis=-1, norm="backward", name=None):
     """1-D discrete Fourier transform along `axis` (cropped or zero-padded to `n` points).
 
@@ -89,7 +89,7 @@ def ihfft(x, n=None, axis=-1, norm="backward", name=None):
     return r2c(x, s, axes, norm, False, True)
 
 
-# ---- n-D --------------------------------------------------------------------------------------------------------------
+# ---- n-D -------------------------------------------------------------------------------------------------------------
 def fftn(x, s=None, axes=None, norm="backward", name=None):
     """n-D discrete Fourier transform over `axes` (all axes, or the last len(s)), resized to `s`.
 
@@ -160,7 +160,7 @@ def ihfftn(x, s=None, axes=None, norm="backward", name=None):
     return r2c(x, s, axes, norm, False, True)
 
 
-# ---- 2-D: the n-D transforms over two axes ----------------------------------------------------------------------------
+# ---- 2-D: the n-D transforms over two axes ---------------------------------------------------------------------------
 def _two_axes(axes):
     if axes is None or len(axes) != 2:
         raise ValueError(f"the 2-D transforms need exactly two axes, got {axes}")
@@ -227,7 +227,7 @@ def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     return ihfftn(x, s, _two_axes(axes), norm)
 
 
-# ---- frequencies and shifts -------------------------------------------------------------------------------------------
+# ---- frequencies and shifts ------------------------------------------------------------------------------------------
 def _freq_dtype(dtype):
     t = D.convert_dtype(dtype) if dtype is not None else D.default_float()
     return t

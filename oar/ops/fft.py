@@ -29,7 +29,7 @@ def real_dtype(dt):
     return D.float64 if D.convert_dtype(dt) in (D.float64, D.complex128) else D.float32
 
 
-# ---- kernels ----------------------------------------------------------------------------------------------------------
+# ---- kernels ---------------------------------------------------------------------------------------------------------
 def _c2c(x, axes, normalization, forward):
     f = np.fft.fftn if forward else np.fft.ifftn
     return f(x, axes=axes, norm=normalization).astype(x.dtype, copy=False)
@@ -53,7 +53,7 @@ def _c2r(x, axes, normalization, forward, last_dim_size):
     return out.astype(real_dtype(x.dtype).np, copy=False)
 
 
-# ---- shape rules ------------------------------------------------------------------------------------------------------
+# ---- shape rules -----------------------------------------------------------------------------------------------------
 def _c2c_infer(m, axes, normalization, forward):
     return [m[0]]
 
@@ -71,7 +71,7 @@ def _c2r_infer(m, axes, normalization, forward, last_dim_size):
     return [(shape, real_dtype(m[0][1]))]
 
 
-# ---- gradients --------------------------------------------------------------------------------------------------------
+# ---- gradients -------------------------------------------------------------------------------------------------------
 def _c2c_grad(g, out, x, axes, normalization, forward):
     return apply(FFT_C2C, (g,), {"axes": axes, "normalization": _SWAP[normalization], "forward": not forward})
 
@@ -107,7 +107,7 @@ FFTFREQ = defop("fftfreq", lambda n, d, dtype, onesided: (np.fft.rfftfreq if one
                                                                              D.convert_dtype(dtype))])
 
 
-# ---- argument handling shared by the public functions ------------------------------------------------------------------
+# ---- argument handling shared by the public functions ----------------------------------------------------------------
 def check_norm(norm):
     if norm not in _NORMS:
         raise ValueError(f"Unexpected norm: {norm!r}. Norm should be 'forward', 'backward' or 'ortho'")

@@ -139,7 +139,7 @@ def eigvalsh(x, UPLO="L", name=None):
     return eigh(x, UPLO)[0]
 
 
-# ---- general eigendecomposition (complex results) ----------------------------------------------------------------------
+# ---- general eigendecomposition (complex results) --------------------------------------------------------------------
 def _complex_of(dt):
     return D.complex128 if np.dtype(dt) in (np.float64, np.complex128) else D.complex64
 
@@ -208,7 +208,8 @@ def _svd_infer(m, full_matrices):
     a, b = shape[-2], shape[-1]
     k = min(a, b) if a >= 0 and b >= 0 else -1
     batch = list(shape[:-2])
-    return [(batch + [a, a if full_matrices else k], dt), (batch + [k], dt), (batch + [b if full_matrices else k, b], dt)]
+    u = batch + [a, a if full_matrices else k]
+    return [(u, dt), (batch + [k], dt), (batch + [b if full_matrices else k, b], dt)]
 
 
 def _svd_grad(g, out, x, full_matrices):

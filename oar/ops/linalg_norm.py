@@ -28,7 +28,7 @@ def _p_value(p):
     return float(p)
 
 
-# ---- norms ------------------------------------------------------------------------------------------------------------
+# ---- norms -----------------------------------------------------------------------------------------------------------
 def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
     """Vector p-norm over `axis` (all elements when None): p may be a number, inf or -inf (0 counts non-zeros).
 
@@ -139,7 +139,7 @@ def cond(x, p=None, name=None):
     return matrix_norm(x, p) * matrix_norm(inverse(x), p)
 
 
-# ---- statistics -------------------------------------------------------------------------------------------------------
+# ---- statistics ------------------------------------------------------------------------------------------------------
 def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     """Covariance matrix of the variables in `x` (rows are variables with `rowvar`, else columns); `ddof`
     True divides by N - 1; integer `fweights` and float `aweights` weight the observations as in NumPy.
@@ -200,7 +200,7 @@ def corrcoef(x, rowvar=True, name=None):
     return clip(c / unsqueeze(d, -1) / unsqueeze(d, 0), -1.0, 1.0)
 
 
-# ---- cross product ----------------------------------------------------------------------------------------------------
+# ---- cross product ---------------------------------------------------------------------------------------------------
 CROSS = defop("cross", lambda x, y, axis: np.cross(x, y, axis=axis), inputs=("x", "y"), infer=infer_broadcast,
               grad=lambda g, out, x, y, axis: (unbroadcast(apply(CROSS, (y, g), {"axis": axis}), x),
                                                unbroadcast(apply(CROSS, (g, x), {"axis": axis}), y)))
@@ -247,7 +247,7 @@ def mv(x, vec, name=None):
     return matmul(x, vec)
 
 
-# ---- Householder products ---------------------------------------------------------------------------------------------
+# ---- Householder products --------------------------------------------------------------------------------------------
 def householder_product(x, tau, name=None):
     """The first N columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^T`` and v_i the i-th column of
     `x` below the diagonal (with a 1 on it), as LAPACK's orgqr.
@@ -300,7 +300,7 @@ def ormqr(x, tau, other, left=True, transpose=False, name=None):
     return matmul(q, other) if left else matmul(other, q)
 
 
-# ---- randomized low-rank SVD ------------------------------------------------------------------------------------------
+# ---- randomized low-rank SVD -----------------------------------------------------------------------------------------
 def svd_lowrank(x, q=6, niter=2, M=None, name=None):
     """Approximate rank-`q` SVD by randomized subspace iteration (Halko et al.): returns ``(U, S, V)``
     with ``x - M ~= U diag(S) V^T``.

@@ -182,7 +182,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     return apply(LSTSQ, (x, y), {"rcond": float(rcond), "driver": driver})
 
 
-# ---- matrix functions -------------------------------------------------------------------------------------------------
+# ---- matrix functions ------------------------------------------------------------------------------------------------
 def _expm(x):
     return np.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
 

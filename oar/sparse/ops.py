@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-from .. import ops as _ops_pkg  # noqa: F401  (the dense op families below)
 from ..ops import math as M
 from ..ops.creation import zeros
 from ..ops.indexing import gather, index_add
@@ -44,7 +43,7 @@ def _segment_sum(values, seg, n):
     return index_add(zeros([n] + values.shape[1:], values.dtype), _index(seg), 0, values)
 
 
-# ---- structure -----------------------------------------------------------------------------------------------------------
+# ---- structure -------------------------------------------------------------------------------------------------------
 def coalesce(x, name=None):
     """Sorts a COO tensor's indices (row-major) and sums the values of duplicate indices.
 
@@ -156,7 +155,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     return _back(x, res) if out.ndim in (2, 3) else res
 
 
-# ---- value-wise unary functions (zero stays zero) ------------------------------------------------------------------------
+# ---- value-wise unary functions (zero stays zero) --------------------------------------------------------------------
 def _unary(fn, doc_name, example):
     def op(x, name=None):
         if not isinstance(x, SparseTensor):
@@ -207,7 +206,7 @@ def pow(x, factor, name=None):
     return x._with_values(M.pow(x._values, float(factor)))
 
 
-# ---- elementwise binary ops ----------------------------------------------------------------------------------------------
+# ---- elementwise binary ops ------------------------------------------------------------------------------------------
 def _union(a, b):
     """Both operands' values laid out on the union of their index patterns (missing entries are zeros)."""
     if a.shape != b.shape or a.sparse_dim() != b.sparse_dim():
@@ -284,7 +283,7 @@ def divide(x, y, name=None):
     return _binary(x, y, M.divide, "divide", False)
 
 
-# ---- products ----------------------------------------------------------------------------------------------------------
+# ---- products --------------------------------------------------------------------------------------------------------
 def _rows_cols(c):
     """Flat (row, col) of each entry of a 2-D or 3-D all-sparse COO tensor, batches stacked into rows/cols."""
     if c.ndim not in (2, 3) or c.sparse_dim() != c.ndim:

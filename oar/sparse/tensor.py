@@ -229,7 +229,7 @@ class SparseCsrTensor(SparseTensor):
         return csr_to_coo(self).to_dense()
 
 
-# ---- creation and conversion -------------------------------------------------------------------------------------------
+# ---- creation and conversion -----------------------------------------------------------------------------------------
 def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_gradient=True):
     """A COO sparse tensor from `indices` [sparse_dim, nnz] and `values` [nnz, *dense_dims]; `shape` defaults to
     the smallest that holds the indices.

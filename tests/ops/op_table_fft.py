@@ -46,9 +46,10 @@ add("as_complex", lambda x: oar.imag(oar.as_complex(x)), lambda x: x[..., 1].cop
 add("angle", lambda re, im: oar.angle(cx(re, im)), lambda re, im: np.angle(re + 1j * im), (randn(5), randn(5)))
 add("angle_real", oar.angle, np.angle, (randn(5),))
 
-# ---- 1-D --------------------------------------------------------------------------------------------------------------
+# ---- 1-D -------------------------------------------------------------------------------------------------------------
 for _norm in ("backward", "forward", "ortho"):
-    _c(f"fft_{_norm}", (lambda n: lambda z: F.fft(z, norm=n))(_norm), (lambda n: lambda z: np.fft.fft(z, norm=n))(_norm),
+    _c(f"fft_{_norm}", (lambda n: lambda z: F.fft(z, norm=n))(_norm),
+       (lambda n: lambda z: np.fft.fft(z, norm=n))(_norm),
        (5,), (2, 4))
     _c(f"ifft_{_norm}", (lambda n: lambda z: F.ifft(z, norm=n))(_norm),
        (lambda n: lambda z: np.fft.ifft(z, norm=n))(_norm), (6,))
@@ -68,7 +69,7 @@ _r("rfft_n", lambda x: F.rfft(x, n=8), lambda x: np.fft.rfft(x, n=8), (5,))
 _c("irfft_n_odd", lambda z: F.irfft(z, n=5), lambda z: np.fft.irfft(z, n=5), (3,), (6,))
 _c("irfft_axis0", lambda z: F.irfft(z, axis=0), lambda z: np.fft.irfft(z, axis=0), (3, 2))
 
-# ---- 2-D and n-D ------------------------------------------------------------------------------------------------------
+# ---- 2-D and n-D -----------------------------------------------------------------------------------------------------
 _c("fft2", F.fft2, np.fft.fft2, (3, 4), (2, 3, 4))
 _c("ifft2_s", lambda z: F.ifft2(z, s=[2, 5]), lambda z: np.fft.ifft2(z, s=[2, 5]), (3, 4))
 _r("rfft2", F.rfft2, np.fft.rfft2, (3, 4))
@@ -84,7 +85,7 @@ _c("irfftn_s", lambda z: F.irfftn(z, s=[4, 5]), lambda z: np.fft.irfftn(z, s=[4,
 _c("hfftn", lambda z: F.hfftn(z, norm="ortho"), lambda z: np.fft.irfftn(np.conj(z), norm="ortho"), (2, 3))
 _r("ihfftn", F.ihfftn, lambda x: np.conj(np.fft.rfftn(x, norm="forward")), (2, 4))
 
-# ---- frequencies and shifts -------------------------------------------------------------------------------------------
+# ---- frequencies and shifts ------------------------------------------------------------------------------------------
 add("fftfreq", lambda: F.fftfreq(5, d=0.3), lambda: np.fft.fftfreq(5, 0.3).astype(np.float32), ())
 add("rfftfreq", lambda: F.rfftfreq(6, dtype="float64"), lambda: np.fft.rfftfreq(6), ())
 add("fftshift", F.fftshift, np.fft.fftshift, (randn(3, 4),))

@@ -49,7 +49,7 @@ def _tri_solve(a, b, upper, trans, unit):
     return sla.solve_triangular(a, b, lower=not upper, trans=1 if trans else 0, unit_diagonal=unit)
 
 
-# ---- decompositions ---------------------------------------------------------------------------------------------------
+# ---- decompositions --------------------------------------------------------------------------------------------------
 add("cholesky", lambda x: L.cholesky(x @ x.T + oar.to_tensor(3 * I3)), lambda x: np.linalg.cholesky(spd_np(x)),
     (randn(3, 3),), rtol=1e-6)
 add("cholesky_upper", lambda x: L.cholesky(x @ x.T + oar.to_tensor(3 * I3), upper=True),
@@ -94,7 +94,7 @@ add("lu_unpack", lambda x: L.lu_unpack(*L.lu(x)), lambda x: tuple(sla.lu(x)), (r
 add("lu_unpack_wide", lambda x: L.lu_unpack(*L.lu(x)), lambda x: tuple(sla.lu(x)), (randn(4, 3),), (randn(2, 4),),
     grad=False, rtol=1e-6, atol=1e-8)
 
-# ---- solvers and matrix functions --------------------------------------------------------------------------------------
+# ---- solvers and matrix functions ------------------------------------------------------------------------------------
 add("solve", L.solve, np.linalg.solve, (well(3, 3), randn(3, 2)), (well(2, 3, 3), randn(3, 2)), rtol=1e-6)
 add("solve_vector", L.solve, np.linalg.solve, (well(3, 3), randn(3)), rtol=1e-6)
 for _up in (True, False):
@@ -124,7 +124,7 @@ add("matrix_rank_hermitian", lambda x: L.matrix_rank(x + x.T, hermitian=True),
 add("multi_dot", lambda a, b, c: L.multi_dot([a, b, c]), lambda a, b, c: np.linalg.multi_dot([a, b, c]),
     (randn(2, 3), randn(3, 4), randn(4, 5)), (randn(3), randn(3, 4), randn(4)))
 
-# ---- norms and statistics ----------------------------------------------------------------------------------------------
+# ---- norms and statistics --------------------------------------------------------------------------------------------
 add("linalg_norm", L.norm, lambda x: np.asarray(np.linalg.norm(x)), (randn(3, 4),))
 add("vector_norm_3", lambda x: L.vector_norm(x, p=3, axis=-1, keepdim=True),
     lambda x: np.linalg.norm(x, 3, axis=-1, keepdims=True), (randn(3, 4),))

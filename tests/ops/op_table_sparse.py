@@ -37,7 +37,8 @@ add("sparse_csr_to_dense", lambda v: csr(v).to_dense(), lambda v: dense_np(IDX, 
 add("sparse_coalesce", lambda v: SP.coalesce(coo(v, IDX_DUP)).values(),
     lambda v: np.array([v[1], v[3], v[0] + v[2]]), (randn(4),), tags=E)
 for _name, _fn, _ref, _gen in [("sin", SP.sin, np.sin, randn), ("tanh", SP.tanh, np.tanh, randn),
-                               ("asinh", SP.asinh, np.arcsinh, randn), ("atanh", SP.atanh, np.arctanh, lambda *s: 0.5 * np.tanh(randn(*s))),
+                               ("asinh", SP.asinh, np.arcsinh, randn),
+                               ("atanh", SP.atanh, np.arctanh, lambda *s: 0.5 * np.tanh(randn(*s))),
                                ("sqrt", SP.sqrt, np.sqrt, pos), ("log1p", SP.log1p, np.log1p, pos),
                                ("expm1", SP.expm1, np.expm1, randn), ("square", SP.square, np.square, randn),
                                ("deg2rad", SP.deg2rad, np.deg2rad, randn), ("neg", SP.neg, np.negative, randn),
@@ -89,7 +90,7 @@ def _row_softmax_np(v):
 add("sparse_softmax", lambda v: SP.nn.functional.softmax(csr(v)).to_dense(), _row_softmax_np, (randn(5),), tags=E)
 
 
-# ---- convolution and pooling on channel-last COO grids ------------------------------------------------------------------
+# ---- convolution and pooling on channel-last COO grids ---------------------------------------------------------------
 SITES3 = np.array([[0, 0, 0, 0], [0, 1, 2, 2], [1, 1, 0, 2], [0, 2, 1, 2]])  # [batch, d, h, w] of 4 active sites
 SITES2 = np.array([[0, 0, 1], [0, 2, 1], [1, 3, 0]])
 
@@ -138,3 +139,17 @@ add("sparse_conv2d_stride_bias", lambda v, w, b: SP.nn.functional.conv2d(
     (randn(3, 1), randn(2, 2, 1, 2), randn(2)), tags=E)
 add("sparse_max_pool3d", lambda v: SP.nn.functional.max_pool3d(SP.sparse_coo_tensor(SITES3, v, [1, 4, 4, 4, 2]), 2)
     .to_dense(), lambda v: _max_pool_np(SITES3, v, [1, 4, 4, 4, 2], 2), (-np.abs(randn(4, 2)) - 0.1,), tags=E)
+
+
+def _attention_np(q, k, v, mask):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    scores = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v
+
+
+ATT_MASK = np.tril(np.ones((3, 3))) + np.eye(3, k=2)  # one [batch * heads = 2] layout, rows never empty
+add("sparse_attention", lambda q, k, v: SP.nn.functional.attention(
+    q, k, v, oar.to_tensor(np.stack([ATT_MASK, ATT_MASK.T])).to_sparse_csr()),
+    lambda q, k, v: _attention_np(q, k, v, np.stack([ATT_MASK, ATT_MASK.T]).reshape(1, 2, 3, 3) > 0),
+    (randn(1, 2, 3, 4), randn(1, 2, 3, 4), randn(1, 2, 3, 2)), tags=E)

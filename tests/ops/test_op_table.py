@@ -10,7 +10,8 @@ from oar.ops import registry
 
 from op_table import CASES
 
-DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index", "lstsq"}  # ops whose output sizes depend on values
+# ops whose output sizes depend on values
+DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index", "lstsq"}
 
 
 def _outs(r):

@@ -147,7 +147,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
     return SparseCooTensor(sites, gather_nd(out, _index(sites.T)), out.shape, coalesced=True)
 
 
-# ---- layers --------------------------------------------------------------------------------------------------------------
+# ---- layers ----------------------------------------------------------------------------------------------------------
 class _SparseConv(Layer):
     _nd, _subm = 3, False
 

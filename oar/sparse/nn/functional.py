@@ -73,6 +73,34 @@ def softmax(x, axis=-1, name=None):
     return _back(x, c._with_values(e / gather(total, _index(group))))
 
 
+def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=None, name=None):
+    """``softmax(Q K^T / sqrt(d)) V`` with the score matrix kept only at the entries of `sparse_mask` (a CSR
+    tensor of shape [batch * heads, seq, seq]); q, k, v are dense [batch, heads, seq, head_dim].
+
+    Example:
+        >>> q = oar.ones([1, 1, 3, 2], dtype='float64')
+        >>> mask = oar.to_tensor(np.tril(np.ones([1, 3, 3]))).to_sparse_csr()
+        >>> v = oar.to_tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype='float64')
+        >>> oar.sparse.nn.functional.attention(q, q, v, mask).numpy().round(4).tolist()[0][0]
+        [[1.0, 0.0], [0.5, 0.5], [0.6667, 0.6667]]
+    """
+    if key_padding_mask is not None or attn_mask is not None:
+        raise NotImplementedError("sparse attention with key_padding_mask / attn_mask is not supported; fold the "
+                                  "masks into sparse_mask's pattern")
+    from ...ops.manipulation import reshape
+    from ..ops import masked_matmul, matmul
+    b, h, s, d = query.shape
+    flat = [b * h, s, d]
+    q = reshape(query, flat) * (1.0 / float(np.sqrt(d)))
+    scores = masked_matmul(q, _transpose_last(reshape(key, flat)), sparse_mask)
+    return reshape(matmul(softmax(scores), reshape(value, [b * h, s, value.shape[-1]])), [b, h, s, value.shape[-1]])
+
+
+def _transpose_last(t):
+    from ...ops.manipulation import transpose
+    return transpose(t, [0, 2, 1])
+
+
 def _index_values(a):
     from ...tensor.tensor import Tensor
     return Tensor._wrap(np.asarray(a))
@@ -80,4 +108,5 @@ def _index_values(a):
 
 from .conv import conv2d, conv3d, subm_conv2d, subm_conv3d, max_pool3d  # noqa: E402
 
-__all__ = ["relu", "relu6", "leaky_relu", "softmax", "conv2d", "conv3d", "subm_conv2d", "subm_conv3d", "max_pool3d"]
+__all__ = ["relu", "relu6", "leaky_relu", "softmax", "attention", "conv2d", "conv3d", "subm_conv2d", "subm_conv3d",
+           "max_pool3d"]

@@ -81,3 +81,14 @@ class BatchNorm(Layer):
 
     def forward(self, x):
         return x._with_values(self._bn(x.values()))
+
+
+class SyncBatchNorm(BatchNorm):
+    """Sparse batch norm synchronized across devices; on one CPU process it is `BatchNorm`.
+
+    Example:
+        >>> bn = oar.sparse.nn.SyncBatchNorm(2)
+        >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 1]], [[1.0, 2.0], [3.0, 6.0]], [1, 2, 2])
+        >>> bn(x).values().shape
+        [2, 2]
+    """
