@@ -19,7 +19,12 @@ def test_namespaces_cover_paddle_lists():
               "atanh", "sqrt", "square", "log1p", "abs", "pow", "cast", "neg", "deg2rad", "rad2deg", "expm1", "mv",
               "matmul", "masked_matmul", "addmm", "add", "subtract", "transpose", "multiply", "divide", "coalesce",
               "is_same_shape", "reshape", "isnan"]
-    for mod, names in [(oar.linalg, linalg), (oar.fft, fft), (oar.signal, ["stft", "istft"]), (oar.sparse, sparse)]:
+    sparse_nn = ["ReLU", "ReLU6", "LeakyReLU", "Softmax", "BatchNorm", "SyncBatchNorm", "Conv2D", "Conv3D",
+                 "SubmConv3D", "MaxPool3D"]
+    sparse_f = ["conv2d", "conv3d", "subm_conv3d", "max_pool3d", "relu", "relu6", "leaky_relu", "softmax",
+                "attention"]
+    for mod, names in [(oar.linalg, linalg), (oar.fft, fft), (oar.signal, ["stft", "istft"]), (oar.sparse, sparse),
+                       (oar.sparse.nn, sparse_nn), (oar.sparse.nn.functional, sparse_f)]:
         missing = [n for n in names if not callable(getattr(mod, n, None))]
         assert not missing, f"{mod.__name__} lacks {missing}"
 
