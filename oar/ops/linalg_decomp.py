@@ -12,7 +12,8 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand, const
 from .linalg import matmul, inverse
-from .linalg_util import mT, tri, diag_embed, diagonal, eye_like, square_check, matrix_check, scipy_linalg
+from .linalg_util import (mT, tri, diag_embed, diagonal, eye_like, square_check, matrix_check, scipy_linalg,
+                          real_grad)
 from .manipulation import unsqueeze, stack
 from .registry import apply, defop
 
@@ -31,6 +32,7 @@ def _cholesky(x, upper):
     return np.ascontiguousarray(np.swapaxes(low, -1, -2).conj()) if upper else low
 
 
+@real_grad("cholesky")
 def _cholesky_grad(g, out, x, upper):
     low, gl = (mT(out), mT(g)) if upper else (out, g)
     phi = tri(matmul(low, gl, transpose_x=True), True)
@@ -55,6 +57,7 @@ def cholesky(x, upper=False, name=None):
 
 
 # ---- det / slogdet ------------------------------------------------------------------------------------------------
+@real_grad("det")
 def _det_grad(g, out, x):
     return unsqueeze(g * out, [-1, -2]) * mT(inverse(x))
 
@@ -80,7 +83,7 @@ def _slogdet(x):
 
 SLOGDET = defop("slogdeterminant", _slogdet, outputs=("sign", "logabsdet"), nondiff_out=(0,),
                 infer=lambda m: [(list(m[0][0][:-2]), m[0][1])] * 2,
-                grad=lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x)))
+                grad=real_grad("slogdet")(lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x))))
 
 
 def slogdet(x, name=None):
@@ -95,6 +98,7 @@ def slogdet(x, name=None):
 
 
 # ---- symmetric eigendecomposition -----------------------------------------------------------------------------------
+@real_grad("eigh")
 def _eigh_grad(g, out, x, UPLO):
     gw, gv = g
     w, v = out
@@ -212,6 +216,7 @@ def _svd_infer(m, full_matrices):
     return [(u, dt), (batch + [k], dt), (batch + [b if full_matrices else k, b], dt)]
 
 
+@real_grad("svd")
 def _svd_grad(g, out, x, full_matrices):
     gu, gs, gvh = g
     u, s, vh = out
@@ -266,6 +271,7 @@ def _qr_infer(m, mode):
     return [(batch + [a, k], dt), (batch + [k, b], dt)]
 
 
+@real_grad("qr")
 def _qr_grad(g, out, x, mode):
     gq, gr = g
     q, r = out
@@ -323,6 +329,7 @@ def _lu_infer(m):
     return [m[0], (list(shape[:-2]) + [k], D.int32), (list(shape[:-2]), D.int32)]
 
 
+@real_grad("lu")
 def _lu_grad(g, out, x):
     glu = g[0]
     lu_mat, piv = out[0], out[1]

@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
-from .linalg_util import mT, tri, eye_like, square_check, matrix_check, scipy_linalg
+from .linalg_util import mT, tri, eye_like, square_check, matrix_check, scipy_linalg, real_grad
 from .manipulation import concat, unsqueeze, squeeze
 from .math import unbroadcast
 from .registry import apply, defop
@@ -28,6 +28,7 @@ def _solve_infer(m):
     return [(broadcast_shapes(xs[:-2], ys[:-2]) + [xs[-1], ys[-1]], dt)]
 
 
+@real_grad("solve")
 def _solve_grad(g, out, x, y):
     gy = apply(SOLVE, (mT(x), g))
     gx = -matmul(gy, out, transpose_y=True)
@@ -89,6 +90,7 @@ def cholesky_solve(x, y, upper=False, name=None):
 
 
 # ---- pseudo-inverse --------------------------------------------------------------------------------------------------
+@real_grad("pinv")
 def _pinv_grad(g, p, x, rcond, hermitian):
     # d(A+) for constant rank (Golub & Pereyra), transposed into a gradient
     m, n = x.shape[-2], x.shape[-1]
@@ -187,6 +189,7 @@ def _expm(x):
     return np.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
 
 
+@real_grad("matrix_exp")
 def _expm_grad(g, out, x):
     # the adjoint of the Frechet derivative: the top-right block of exp([[A^T, G], [0, A^T]])
     n = x.shape[-1]

@@ -56,3 +56,16 @@ def scipy_linalg(what):
     except ImportError:
         raise RuntimeError(f"{what} needs SciPy for its kernel: pip install 'oar[scipy]' (or scipy)") from None
     return scipy.linalg
+
+
+def real_grad(name):
+    """Marks a gradient rule written for real matrices (transposes, not conjugate transposes): complex inputs
+    get a clear error instead of a wrong gradient."""
+    def wrap(rule):
+        def checked(g, out, *inputs, **attrs):
+            if any(t.dtype.kind == "c" for t in inputs):
+                raise NotImplementedError(f"the gradient of {name} for complex inputs is not implemented")
+            return rule(g, out, *inputs, **attrs)
+        checked.__name__ = rule.__name__
+        return checked
+    return wrap

@@ -115,3 +115,10 @@ def test_to_static_equals_eager():
     b = oar.to_tensor(rng.standard_normal((4, 2)))
     static = oar.jit.to_static(f)
     np.testing.assert_allclose(static(a, b).numpy(), f(a, b).numpy(), rtol=1e-6)
+
+
+def test_complex_inputs_to_real_gradient_rules_raise():
+    re = oar.to_tensor(np.eye(2) * 2.0, stop_gradient=False)
+    z = oar.complex(re, re * 0.0)
+    with pytest.raises(NotImplementedError, match="gradient of det for complex inputs"):
+        oar.real(L.det(z)).backward()
