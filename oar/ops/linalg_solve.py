@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
-from .linalg_util import mT, tri, eye_like, square_check, matrix_check, scipy_linalg, real_grad
+from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check, scipy_linalg, real_grad
 from .manipulation import concat, unsqueeze, squeeze
 from .math import unbroadcast
 from .registry import apply, defop
@@ -28,10 +28,9 @@ def _solve_infer(m):
     return [(broadcast_shapes(xs[:-2], ys[:-2]) + [xs[-1], ys[-1]], dt)]
 
 
-@real_grad("solve")
 def _solve_grad(g, out, x, y):
-    gy = apply(SOLVE, (mT(x), g))
-    gx = -matmul(gy, out, transpose_y=True)
+    gy = apply(SOLVE, (mH(x), g))
+    gx = -matmul(gy, mH(out))
     return unbroadcast(gx, x), unbroadcast(gy, y)
 
 

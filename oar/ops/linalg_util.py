@@ -14,6 +14,14 @@ def mT(x):
     return transpose(x, perm)
 
 
+def mH(x):
+    """The conjugate transpose of a batch of matrices (the plain transpose for real ones)."""
+    if x.dtype.kind != "c":
+        return mT(x)
+    from .complex import conj
+    return conj(mT(x))
+
+
 def tri(x, lower, k=0):
     """The lower (``tril(x, k)``) or upper (``triu(x, k)``) triangle of the last two axes, as a masked product."""
     m, n = x.shape[-2], x.shape[-1]

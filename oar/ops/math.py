@@ -333,7 +333,7 @@ LOG1P, log1p = _un("log1p", np.log1p, lambda g, out, x: g / (x + 1))
 SQRT, sqrt = _un("sqrt", np.sqrt, lambda g, out, x: g * 0.5 / out)
 RSQRT, rsqrt = _un("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: g * -0.5 * out / x)
 SQUARE, square = _un("square", np.square, lambda g, out, x: g * 2 * x)
-ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x),  # numpy's sign(z) is z / |z| for complex z
+ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
                infer=lambda m: [(m[0][0], {D.complex64: D.float32, D.complex128: D.float64}.get(m[0][1], m[0][1]))])
 SIGN, sign = _un("sign", np.sign, lambda g, out, x: zeros_like(g))
 SIN, sin = _un("sin", np.sin, lambda g, out, x: g * cos(x))
