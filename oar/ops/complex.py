@@ -24,9 +24,9 @@ def _part_infer(m):
     return [(shape, _real_of(dt) if dt.kind == "c" else dt)]
 
 
-REAL = defop("real", lambda x: np.ascontiguousarray(np.real(x)), infer=_part_infer,
+REAL = defop("real", lambda x: np.real(x).copy(), infer=_part_infer,
              grad=lambda g, out, x: apply(COMPLEX, (g, g * 0.0)) if x.dtype.kind == "c" else g)
-IMAG = defop("imag", lambda x: np.ascontiguousarray(np.imag(x)), infer=_part_infer,
+IMAG = defop("imag", lambda x: np.imag(x).copy(), infer=_part_infer,
              grad=lambda g, out, x: apply(COMPLEX, (g * 0.0, g)) if x.dtype.kind == "c" else g * 0.0)
 CONJ = defop("conj", np.conj, infer=lambda m: [m[0]], grad=lambda g, out, x: apply(CONJ, (g,)))
 COMPLEX = defop("complex", lambda real, imag: real + 1j * imag.astype(_complex_of(real.dtype).np),

@@ -155,8 +155,12 @@ def _inverse(x):
         raise ValueError(f"inverse: the matrix is singular ({e})") from None
 
 
-INVERSE = defop("inverse", _inverse, infer=infer_same,
-                grad=lambda g, out, x: -matmul(matmul(out, g, transpose_x=True), out, transpose_y=True))
+def _inverse_grad(g, out, x):
+    from .linalg_util import mH  # conjugate transposes: complex matrices too
+    return -matmul(matmul(mH(out), g), mH(out))
+
+
+INVERSE = defop("inverse", _inverse, infer=infer_same, grad=_inverse_grad)
 
 
 def inverse(x, name=None):

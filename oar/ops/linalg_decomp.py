@@ -12,7 +12,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand, const
 from .linalg import matmul, inverse
-from .linalg_util import (mT, tri, diag_embed, diagonal, eye_like, square_check, matrix_check, scipy_linalg,
+from .linalg_util import (mT, mH, tri, diag_embed, diagonal, eye_like, square_check, matrix_check, scipy_linalg,
                           real_grad)
 from .manipulation import unsqueeze, stack
 from .registry import apply, defop
@@ -32,14 +32,14 @@ def _cholesky(x, upper):
     return np.ascontiguousarray(np.swapaxes(low, -1, -2).conj()) if upper else low
 
 
-@real_grad("cholesky")
 def _cholesky_grad(g, out, x, upper):
-    low, gl = (mT(out), mT(g)) if upper else (out, g)
-    phi = tri(matmul(low, gl, transpose_x=True), True)
+    # A = L L^H: gA = L^-H Phi(L^H gL) L^-1, Phi = lower triangle with half the diagonal, made Hermitian
+    low, gl = (mH(out), mH(g)) if upper else (out, g)
+    phi = tri(matmul(mH(low), gl), True)
     phi = phi - 0.5 * diag_embed(diagonal(phi))
     linv = inverse(low)
-    s = matmul(matmul(linv, phi, transpose_x=True), linv)
-    return 0.5 * (s + mT(s))
+    s = matmul(matmul(mH(linv), phi), linv)
+    return 0.5 * (s + mH(s))
 
 
 CHOLESKY = defop("cholesky", _cholesky, infer=lambda m, upper: [m[0]], grad=_cholesky_grad)
@@ -57,9 +57,15 @@ def cholesky(x, upper=False, name=None):
 
 
 # ---- det / slogdet ------------------------------------------------------------------------------------------------
-@real_grad("det")
 def _det_grad(g, out, x):
-    return unsqueeze(g * out, [-1, -2]) * mT(inverse(x))
+    return unsqueeze(g * _conj(out), [-1, -2]) * mH(inverse(x))
+
+
+def _conj(t):
+    if t.dtype.kind != "c":
+        return t
+    from .complex import conj
+    return conj(t)
 
 
 DET = defop("determinant", lambda x: np.asarray(np.linalg.det(x)),
@@ -98,7 +104,6 @@ def slogdet(x, name=None):
 
 
 # ---- symmetric eigendecomposition -----------------------------------------------------------------------------------
-@real_grad("eigh")
 def _eigh_grad(g, out, x, UPLO):
     gw, gv = g
     w, v = out
@@ -106,14 +111,18 @@ def _eigh_grad(g, out, x, UPLO):
     n = w.shape[-1]
     off = 1.0 - eye_like(n, w.dtype)
     f = off / (diff + eye_like(n, w.dtype))
-    inner = diag_embed(gw) + f * matmul(v, gv, transpose_x=True)
-    a = matmul(matmul(v, inner), v, transpose_y=True)
-    return 0.5 * (a + mT(a))
+    inner = diag_embed(gw) + f * matmul(mH(v), gv)
+    a = matmul(matmul(v, inner), mH(v))
+    return 0.5 * (a + mH(a))
 
 
 EIGH = defop("eigh", lambda x, UPLO: tuple(_lapack("eigh", lambda: np.linalg.eigh(x, UPLO=UPLO))),
              outputs=("eigenvalues", "eigenvectors"),
-             infer=lambda m, UPLO: [(list(m[0][0][:-1]), m[0][1]), m[0]], grad=_eigh_grad)
+             infer=lambda m, UPLO: [(list(m[0][0][:-1]), _real_of(m[0][1])), m[0]], grad=_eigh_grad)
+
+
+def _real_of(dt):
+    return {D.complex64: D.float32, D.complex128: D.float64}.get(dt, dt)
 
 
 def _uplo(UPLO):

@@ -101,3 +101,4 @@ add("complex_matmul", lambda a, b, c, d: oar.as_real(cx(a, b) @ cx(c, d)),
 add("complex_abs", lambda a, b: oar.abs(cx(a, b)), lambda a, b: np.abs(a + 1j * b), (randn(4), randn(4)))
 add("fft_filter", lambda x, fr, fi: oar.fft.irfft(oar.fft.rfft(x) * cx(fr, fi), n=6),
     lambda x, fr, fi: np.fft.irfft(np.fft.rfft(x) * (fr + 1j * fi), n=6), (randn(6), randn(4), randn(4)))
+add("real_imag_0d", lambda a, b: (oar.real(cx(a, b)), oar.imag(cx(a, b))), lambda a, b: (a, b), (randn(), randn()))

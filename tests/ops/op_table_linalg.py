@@ -160,3 +160,31 @@ add("mv", oar.mv, np.matmul, (randn(3, 4), randn(4)))
 add("solve_complex", lambda a, b, c, d: oar.as_real(L.solve(oar.complex(a, b), oar.complex(c, d))),
     lambda a, b, c, d: (lambda z: np.stack([z.real, z.imag], -1))(np.linalg.solve(a + 1j * b, c + 1j * d)),
     (well(3, 3), randn(3, 3), randn(3, 2), randn(3, 2)), rtol=1e-6)
+
+
+# ---- complex inputs (entering as real and imaginary parts, leaving as (re, im) pairs) -----------------------------------
+def _ri(z):
+    return np.stack([z.real, z.imag], -1)
+
+
+def _herm(a, b):
+    z = oar.complex(a, b)
+    return oar.matmul(z, oar.conj(z), transpose_y=True) + oar.to_tensor(3 * I3)
+
+
+def _herm_np(a, b):
+    z = a + 1j * b
+    return z @ z.conj().T + 3 * I3
+
+
+add("det_complex", lambda a, b: oar.as_real(L.det(oar.complex(a, b))), lambda a, b: _ri(np.linalg.det(a + 1j * b)),
+    (randn(3, 3), randn(3, 3)), rtol=1e-6)
+add("inverse_complex", lambda a, b: oar.as_real(oar.inverse(oar.complex(a, b))),
+    lambda a, b: _ri(np.linalg.inv(a + 1j * b)), (well(3, 3), randn(3, 3)), rtol=1e-6)
+add("cholesky_complex", lambda a, b: oar.as_real(L.cholesky(_herm(a, b))),
+    lambda a, b: _ri(np.linalg.cholesky(_herm_np(a, b))), (randn(3, 3), randn(3, 3)), rtol=1e-6)
+add("cholesky_complex_upper", lambda a, b: oar.as_real(L.cholesky(_herm(a, b), upper=True)),
+    lambda a, b: _ri(np.linalg.cholesky(_herm_np(a, b)).conj().T), (randn(3, 3), randn(3, 3)), rtol=1e-6)
+add("eigh_complex", lambda a, b: (lambda w, v: (w, (oar.as_real(v) ** 2).sum(-1)))(*L.eigh(_herm(a, b))),
+    lambda a, b: (lambda w, v: (w, np.abs(v) ** 2))(*np.linalg.eigh(_herm_np(a, b))), (randn(3, 3), randn(3, 3)),
+    rtol=1e-6)
