@@ -121,10 +121,13 @@ class SparseTensor:
         return ops.cast(self, value_dtype=dtype)
 
     def __repr__(self):
-        parts = [f"shape={self.shape}", f"dtype={self.dtype}", f"stop_gradient={self.stop_gradient}"]
-        parts += [f"{k}={v.numpy().tolist()}" for k, v in self._index_fields()]
-        parts.append(f"values={self._values.numpy().tolist()}")
-        return f"{type(self).__name__}(" + ", ".join(parts) + ")"
+        """Paddle's layout: the tensor header, then the index arrays and the values."""
+        from ..tensor.printing import format_values
+        head = (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
+                f"stop_gradient={self.stop_gradient},")
+        fields = self._index_fields() + [("values", self._values)]
+        body = [f"       {k}={format_values(v.numpy(), 8 + len(k))}" for k, v in fields]
+        return head + "\n" + ",\n".join(body) + ")"
 
 
 class SparseCooTensor(SparseTensor):
