@@ -75,17 +75,23 @@ def is_same_shape(x, y):
 
 
 def cast(x, index_dtype=None, value_dtype=None, name=None):
-    """Casts the indices (int32/int64; stored as int64 here) and/or the values of a sparse tensor.
+    """Casts the indices (an integer dtype) and/or the values of a sparse tensor.
 
     Example:
-        >>> oar.sparse.cast(oar.ones([2]).to_sparse_coo(1), value_dtype='float64').dtype
-        paddle.float64
+        >>> y = oar.sparse.cast(oar.ones([2]).to_sparse_coo(1), index_dtype='int32', value_dtype='float64')
+        >>> y.indices().dtype, y.dtype
+        (paddle.int32, paddle.float64)
     """
-    if index_dtype is not None and np.dtype(str(index_dtype).replace("paddle.", "")).kind not in "iu":
-        raise TypeError(f"index_dtype must be an integer type, got {index_dtype}")
     if not isinstance(x, SparseTensor):
         raise TypeError(f"cast expects a sparse tensor, got {type(x).__name__}")
-    return x._with_values(M.cast(x._values, value_dtype)) if value_dtype is not None else x
+    out = x._with_values(M.cast(x._values, value_dtype) if value_dtype is not None else x._values)
+    if index_dtype is not None:
+        from ..framework import dtype as D
+        dt = D.convert_dtype(index_dtype)
+        if dt.kind not in "iu":
+            raise TypeError(f"index_dtype must be an integer dtype, got {index_dtype}")
+        out._index_dtype = dt.np
+    return out
 
 
 def transpose(x, perm, name=None):

@@ -40,6 +40,7 @@ def _values(v, dtype):
 class SparseTensor:
     """What COO and CSR tensors share: shape, dtype, gradients through `values`, conversions and operators."""
 
+    _index_dtype = np.int64  # what indices()/crows()/cols() return; `sparse.cast(index_dtype=...)` changes it
     is_sparse = lambda self: True  # noqa: E731
     is_dense = lambda self: False  # noqa: E731
 
@@ -152,7 +153,7 @@ class SparseCooTensor(SparseTensor):
         return [("indices", self.indices())]
 
     def indices(self):
-        return Tensor._wrap(self._indices.copy())
+        return Tensor._wrap(self._indices.astype(self._index_dtype))
 
     def sparse_dim(self):
         return int(self._indices.shape[0])
@@ -207,10 +208,10 @@ class SparseCsrTensor(SparseTensor):
         return [("crows", self.crows()), ("cols", self.cols())]
 
     def crows(self):
-        return Tensor._wrap(self._crows.copy())
+        return Tensor._wrap(self._crows.astype(self._index_dtype))
 
     def cols(self):
-        return Tensor._wrap(self._cols.copy())
+        return Tensor._wrap(self._cols.astype(self._index_dtype))
 
     is_sparse_coo = lambda self: False  # noqa: E731
     is_sparse_csr = lambda self: True  # noqa: E731
