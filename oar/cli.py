@@ -18,7 +18,7 @@ def _human(n):
 
 def inspect_model(path, out=None):
     """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
-    from .jit.model_files import MODEL_FORMAT_VERSION, file_names, load_files
+    from .static.model_files import MODEL_FORMAT_VERSION, file_names, load_files
     from .jit.save_load import saved_methods
     from .static.serialize import FORMAT_VERSION
     path = os.fspath(path)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..passes.dead_code import dead_code_elimination
 from ..tensor.tensor import Tensor
-from .model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files, read_info,
+from ..static.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files, read_info,
                           read_json, write_files)
 from .translated import TranslatedLayer
 
