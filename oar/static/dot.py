@@ -54,7 +54,7 @@ class _Writer:
 
     def var(self, block, name, pad):
         bi = _declaring_block(block, name)
-        node = f"v{bi}:{name}"
+        node = f"v{bi}/{name}"
         if node not in self.var_nodes:
             self.var_nodes.add(node)
             v = self.program.blocks[bi].vars.get(name)
@@ -76,7 +76,7 @@ class _Writer:
         self.decls[block.idx], self.pads[block.idx] = [], pad
         self.lines.append(self.decls[block.idx])
         for k, op in enumerate(block.ops):
-            node = f"op{block.idx}:{k}"
+            node = f"op{block.idx}/{k}"
             self.lines.append(f"{pad}{_q(node)} [label={_q(_op_label(op))}, shape=box, style=rounded];")
             for slot, names in op.inputs.items():
                 for n in names:
