@@ -42,7 +42,10 @@ def serve_main(args):
     except ImportError:
         print("oar serve: needs uvicorn and starlette: pip install 'oar[serve]'", file=sys.stderr)
         return 1
+    import logging
+
     from .app import create_app
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(message)s")
     try:
         models = load_models(args.prefix, args.name, args.workers, args.max_batch_size, args.batch_timeout_ms)
     except (ValueError, RuntimeError) as e:

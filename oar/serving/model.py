@@ -204,3 +204,6 @@ class ServedModel:
         if self._task is not None:
             self._task.cancel()
         self._pool.shutdown(wait=True)
+        if self.max_batch_size > 1:
+            log.info("model '%s': %d batched runs, %.1f rows on average", self.name, self.batches,
+                     self.batched_rows / max(self.batches, 1))
