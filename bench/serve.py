@@ -1,12 +1,15 @@
 """Load test of `oar serve` over loopback: latency and throughput without and with dynamic batching.
 
-A 3-layer MLP (256 -> 512 -> 512 -> 10) is saved and served by `oar serve` in a child process, once without
-batching and once with ``--max-batch-size 32 --batch-timeout-ms 2``. Eight client threads (tritonclient.http,
-binary tensors) send 2,000 batch-1 requests in all, each with its own random input; every answer is checked
-against the in-process predictor, so a lost, failed or wrong answer is counted (and makes the exit status 1).
-Printed: p50 / p99 latency, throughput, and the ratio batched / unbatched measured in the same run, plus the
-in-process predictor's batch-1 throughput on one thread as the reference a server adds HTTP to. Bounded: every
-request has a 30 s timeout, each phase at most --deadline seconds, and the server is always stopped.
+Two 3-layer MLPs are saved and served: 256 -> 512 -> 512 -> 10, where HTTP costs far more than the model, and
+1024 -> 2048 -> 2048 -> 10, where a batch-1 run streams 25 MB of weights and batching pays. Each is served by
+`oar serve` in a child process three times: without batching, and with ``--max-batch-size 32`` and a batch
+window of 0 ms (requests join only while the worker is busy) or 2 ms (a request waits up to 2 ms for others).
+Eight client threads (tritonclient.http, binary tensors) send 2,000 batch-1 requests in all, each with its own
+random input; every answer is checked against the in-process predictor, so a lost, failed or wrong answer is
+counted (and makes the exit status 1). Printed: p50 / p99 latency, throughput, and the ratios batched / unbatched
+measured in the same run, plus the in-process predictor's batch-1 throughput on one thread as the reference a
+server adds HTTP to. Bounded: every request has a 30 s timeout, each phase at most --deadline seconds, and the
+server is always stopped.
 
     .venv/bin/python bench/serve.py [--requests 2000] [--clients 8]
 """
@@ -111,31 +114,30 @@ def load(port, xs, refs, clients, deadline):
     return lat, len(xs) - len(lat), time.perf_counter() - t0
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=2000)
-    ap.add_argument("--clients", type=int, default=8)
-    ap.add_argument("--deadline", type=float, default=240.0, help="seconds allowed per phase")
-    args = ap.parse_args()
+def run_model(width_in, hidden, args):
+    """Both phases for one MLP; returns True when a request was lost or answered wrongly."""
     oar.seed(0)
-    net = oar.nn.Sequential(oar.nn.Linear(256, 512), oar.nn.ReLU(), oar.nn.Linear(512, 512), oar.nn.ReLU(),
-                            oar.nn.Linear(512, 10))
+    net = oar.nn.Sequential(oar.nn.Linear(width_in, hidden), oar.nn.ReLU(), oar.nn.Linear(hidden, hidden),
+                            oar.nn.ReLU(), oar.nn.Linear(hidden, 10))
     rng = np.random.default_rng(0)
-    xs = [rng.standard_normal([1, 256]).astype("float32") for _ in range(args.requests)]
+    xs = [rng.standard_normal([1, width_in]).astype("float32") for _ in range(args.requests)]
     failed = False
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "mlp")
-        oar.jit.save(net, prefix, input_spec=[InputSpec([None, 256], "float32", "x")])
+        oar.jit.save(net, prefix, input_spec=[InputSpec([None, width_in], "float32", "x")])
         pred = inference.create_predictor(inference.Config(prefix))
         refs = [pred.run([x])[0] for x in xs]
         t = time.perf_counter()
-        for x in xs[:500]:
+        for x in xs[:200]:
             pred.run([x])
-        local = 500 / (time.perf_counter() - t)
-        print(f"model: MLP 256-512-512-10, batch-1 requests: {args.requests} from {args.clients} clients, loopback")
+        local = 200 / (time.perf_counter() - t)
+        print(f"\nmodel: MLP {width_in}-{hidden}-{hidden}-10, batch-1 requests: {args.requests} from {args.clients} "
+              "clients, loopback")
         print(f"in-process predictor, one thread: {local:,.0f} runs/s (reference)")
         results = {}
-        for label, extra in (("no batching", []), ("batching", ["--max-batch-size", "32", "--batch-timeout-ms", "2"])):
+        for label, extra in (("no batching", []),
+                             ("batch, 0 ms", ["--max-batch-size", "32", "--batch-timeout-ms", "0"]),
+                             ("batch, 2 ms", ["--max-batch-size", "32", "--batch-timeout-ms", "2"])):
             port = free_port()
             proc, log = start_server(prefix, port, extra)
             try:
@@ -152,7 +154,20 @@ def main():
                   f"{rps:7,.0f} req/s  ({rps / local:.2f}x in-process)  ok {len(lat)}/{len(xs)}, lost {lost}"
                   f"{batches}")
             failed |= lost > 0
-        print(f"throughput batching / no batching: {results['batching'] / results['no batching']:.2f}x")
+        for label in ("batch, 0 ms", "batch, 2 ms"):
+            print(f"throughput {label} / no batching: {results[label] / results['no batching']:.2f}x")
+    return failed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--deadline", type=float, default=240.0, help="seconds allowed per phase")
+    args = ap.parse_args()
+    failed = False
+    for width_in, hidden in ((256, 512), (1024, 2048)):
+        failed |= run_model(width_in, hidden, args)
     if failed:
         print("FAILED: requests were lost or answered wrongly")
         sys.exit(1)

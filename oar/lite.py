@@ -29,6 +29,8 @@ class MobileConfig:
     """Where the model is and how many math threads to use (Paddle Lite's ``MobileConfig``).
 
     Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
         >>> config = oar.lite.MobileConfig()
         >>> config.set_model_from_file('model/net')        # the prefix or the .pdmodel file
         >>> predictor = oar.lite.create_paddle_predictor(config)
@@ -83,6 +85,8 @@ class LitePredictor:
     """Runs one saved model. `run(arrays)` returns the outputs; or set inputs by index and call `run()`.
 
     Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
         >>> predictor = oar.lite.load('model/net')
         >>> predictor.get_input(0).from_numpy(np.ones([3, 4], 'float32'))
         >>> predictor.run()
@@ -122,7 +126,16 @@ class LitePredictor:
 
 
 def create_paddle_predictor(config):
-    """A `LitePredictor` for `config` (a `MobileConfig`)."""
+    """A `LitePredictor` for `config` (a `MobileConfig`).
+
+    Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
+        >>> config = oar.lite.MobileConfig()
+        >>> config.set_model_from_file('model/net.pdmodel')
+        >>> oar.lite.create_paddle_predictor(config).get_input_names()
+        ['x']
+    """
     return LitePredictor(config)
 
 
@@ -130,6 +143,8 @@ def load(path, optimize=True):
     """A `LitePredictor` for the model saved at `path` (a prefix or ``.pdmodel`` file).
 
     Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
         >>> oar.lite.load('model/net').get_input_names()
         ['x']
     """

@@ -34,6 +34,8 @@ def create_app(models, max_body_bytes=MAX_BODY_BYTES):
     """The ASGI application serving `models` (name -> `ServedModel`).
 
     Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
         >>> from oar.serving import ServedModel, create_app
         >>> app = create_app({'net': ServedModel('net', 'model/net')})   # then: uvicorn.run(app)
     """
@@ -121,9 +123,12 @@ class Server:
         max_body_bytes: the largest request body accepted (413 above).
 
     Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
         >>> from oar.serving import Server, ServedModel
         >>> with Server({'net': ServedModel('net', 'model/net')}) as server:
-        ...     print(server.url)                                  # http://127.0.0.1:PORT
+        ...     server.url.startswith('http://127.0.0.1:')
+        True
     """
 
     def __init__(self, models, host="127.0.0.1", port=0, max_body_bytes=MAX_BODY_BYTES, graceful_timeout=30.0):

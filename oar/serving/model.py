@@ -26,7 +26,13 @@ log = logging.getLogger("oar.serving")
 
 
 class TensorSpec:
-    """One input or output as the protocol describes it."""
+    """One input or output as the protocol describes it.
+
+    Example:
+        >>> from oar.serving import TensorSpec
+        >>> TensorSpec({'name': 'x', 'shape': [-1, 4], 'dtype': 'float32'}).metadata()
+        {'name': 'x', 'datatype': 'FP32', 'shape': [-1, 4]}
+    """
 
     __slots__ = ("name", "datatype", "shape", "np_dtype", "wire_dtype")
 
@@ -56,6 +62,13 @@ class ServedModel:
         workers: inference threads (each with its own predictor).
         max_batch_size: rows per dynamic batch; 0 or 1 turns batching off.
         batch_timeout_ms: how long the first request of a batch waits for more.
+
+    Example:
+        >>> oar.jit.save(oar.nn.Linear(4, 2), 'model/net',
+        ...              input_spec=[oar.static.InputSpec([None, 4], 'float32', 'x')])
+        >>> from oar.serving import ServedModel
+        >>> ServedModel('net', 'model/net', max_batch_size=32).metadata()['inputs']
+        [{'name': 'x', 'datatype': 'FP32', 'shape': [-1, 4]}]
     """
 
     version = "1"

@@ -19,7 +19,14 @@ DATATYPES = {"bool": "BOOL", "uint8": "UINT8", "int8": "INT8", "int16": "INT16",
 
 
 class ProtocolError(Exception):
-    """A request the server cannot serve: `status` is the HTTP status (4xx), the message says why."""
+    """A request the server cannot serve: `status` is the HTTP status (4xx), the message says why.
+
+    Example:
+        >>> from oar.serving import ProtocolError
+        >>> e = ProtocolError(404, "unknown model 'nope'")
+        >>> e.status, str(e)
+        (404, "unknown model 'nope'")
+    """
 
     def __init__(self, status, message):
         super().__init__(message)

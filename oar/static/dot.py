@@ -10,12 +10,14 @@ Example:
     ...     x = oar.static.data('x', [None, 3])
     ...     y = oar.nn.functional.relu(x)
     >>> oar.disable_static()
+    >>> from oar.static.dot import program_to_dot
     >>> text = program_to_dot(main, feeds=['x'], fetches=[y.name])
     >>> text.splitlines()[0]
     'digraph program {'
 """
 from .printer import BLOCK_ATTRS, format_type, format_value, sub_blocks
 
+__all__ = ["program_to_dot"]
 _MAX_ATTRS, _MAX_VALUE = 4, 32
 
 
@@ -105,6 +107,11 @@ def program_to_dot(program, feeds=(), fetches=()):
         program: an `oar.static.Program`.
         feeds: input variable names (drawn green).
         fetches: output variable names (drawn orange).
+
+    Example:
+        >>> from oar.static.dot import program_to_dot
+        >>> program_to_dot(oar.static.Program()).splitlines()[-1]
+        '}'
     """
     w = _Writer(program, feeds, fetches)
     w.lines += ["digraph program {", "  rankdir=TB;", "  node [fontname=\"Helvetica\", fontsize=10];",
