@@ -101,6 +101,7 @@ class ServedModel:
                 self.max_batch_size = 1
         self._pending = collections.deque()
         self._wakeup = self._slots = self._task = None
+        self._running = set()  # batch tasks (asyncio keeps only weak references to tasks)
         self.batches = self.batched_rows = 0  # statistics (bench/serve.py prints the mean batch size)
 
     # ---- metadata --------------------------------------------------------------------------------------------
@@ -174,7 +175,9 @@ class ServedModel:
             while self._pending and rows + self._pending[0].rows <= self.max_batch_size:
                 rows += self._pending[0].rows
                 batch.append(self._pending.popleft())
-            loop.create_task(self._run_batch(batch))
+            task = loop.create_task(self._run_batch(batch))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
 
     async def _run_batch(self, batch):
         try:
@@ -209,7 +212,7 @@ class ServedModel:
 
     async def close(self):
         """Stops the batcher once every pending request is answered, and the worker threads."""
-        while self._pending:
+        while self._pending and self._task is not None and not self._task.done():
             await asyncio.sleep(0.01)
         if self._slots is not None:
             for _ in range(self.workers):  # wait for running batches

@@ -37,7 +37,7 @@ for prefix, npz in cases:
     np.savez(npz + ".out.npz", *outs)
 upper = ("oar.nn", "oar.jit", "oar.autograd", "oar.optimizer", "oar.amp", "oar.hapi", "oar.vision", "oar.onnx")
 print(json.dumps({
-    "upper": sorted(m for m in sys.modules if m.startswith(upper) and m.split(".")[:2] in [u.split(".") for u in upper]),
+    "upper": sorted(m for m in sys.modules if ".".join(m.split(".")[:2]) in upper),
     "third_party": sorted({m.split(".")[0] for m in sys.modules} - set(sys.stdlib_module_names) - ALLOWED
                           - {m for m in sys.modules if m.startswith("_")} - {"cython_runtime"}),
 }))
