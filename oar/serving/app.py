@@ -81,8 +81,10 @@ def create_app(models, max_body_bytes=MAX_BODY_BYTES):
         arrays, wanted, rid = decode_request(doc, tail, model)
         try:
             values = await model.infer(arrays)
-        except (ValueError, TypeError) as e:  # inputs the specs allow but the program rejects
-            raise ProtocolError(400, f"model '{model.name}' rejected the inputs: {e}") from None
+        except (ValueError, TypeError, IndexError) as e:  # inputs the specs allow but the program rejects
+            # the client gets the first line; the op and source lines that follow are for the server's log
+            log.warning("model '%s' rejected a request: %s", model.name, e)
+            raise ProtocolError(400, f"model '{model.name}' rejected the inputs: {(str(e).splitlines() or [type(e).__name__])[0]}") from None
         body, head_len = encode_response(model, values, wanted, rid)
         if head_len is None:
             return Response(body, media_type="application/json")

@@ -170,7 +170,7 @@ class ServedModel:
                     await asyncio.wait_for(self._wakeup.wait(), left)
                 except asyncio.TimeoutError:
                     break
-            batch, rows = [self._pending.popleft()], 0
+            batch = [self._pending.popleft()]
             rows = batch[0].rows
             while self._pending and rows + self._pending[0].rows <= self.max_batch_size:
                 rows += self._pending[0].rows
@@ -185,30 +185,41 @@ class ServedModel:
             for r in batch:
                 same_rows = all(a.ndim and a.shape[0] == r.rows for a in r.arrays)
                 groups[tuple(a.shape[1:] for a in r.arrays) if same_rows else id(r)].append(r)
+            loop = asyncio.get_running_loop()
             for group in groups.values():
-                try:
-                    outs = await asyncio.get_running_loop().run_in_executor(self._pool, self._run_group, group)
-                except Exception as e:  # noqa: BLE001  (reported to each request of the group)
-                    for r in group:
-                        if not r.future.done():
-                            r.future.set_exception(e)
-                    continue
-                for r, o in zip(group, outs):
-                    if not r.future.done():
-                        r.future.set_result(o)
+                results, joined = await loop.run_in_executor(self._pool, self._run_group, group)
+                if joined:
+                    self.batches += 1
+                    self.batched_rows += sum(r.rows for r in group)
+                for r, out in zip(group, results):
+                    if r.future.done():  # the client went away
+                        continue
+                    if isinstance(out, Exception):
+                        r.future.set_exception(out)
+                    else:
+                        r.future.set_result(out)
         finally:
             self._slots.release()
 
+    def _run_one(self, arrays):
+        try:
+            return self.run(arrays)
+        except Exception as e:  # noqa: BLE001  (handed to the request's future)
+            return e
+
     def _run_group(self, group):
-        """Per-request outputs of one group: one joined run when there are several requests."""
-        if len(group) == 1:
-            return [self.run(group[0].arrays)]
-        joined = self.run([np.concatenate(c) for c in zip(*(r.arrays for r in group))])
-        self.batches += 1
-        self.batched_rows += sum(r.rows for r in group)
-        cuts = np.cumsum([r.rows for r in group])[:-1]
-        per = [np.split(o, cuts) for o in joined]
-        return [[p[i] for p in per] for i in range(len(group))]
+        """(per-request outputs or exceptions, whether one joined run served them). When a joined run fails, each
+        request runs alone, so one request's bad input fails only that request."""
+        if len(group) > 1:
+            try:
+                joined = self.run([np.concatenate(c) for c in zip(*(r.arrays for r in group))])
+            except Exception:  # noqa: BLE001  (retried one by one below)
+                pass
+            else:
+                cuts = np.cumsum([r.rows for r in group])[:-1]
+                per = [np.split(o, cuts) for o in joined]
+                return [[p[i] for p in per] for i in range(len(group))], True
+        return [self._run_one(r.arrays) for r in group], False
 
     async def close(self):
         """Stops the batcher once every pending request is answered, and the worker threads."""

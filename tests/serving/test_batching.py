@@ -107,3 +107,31 @@ def test_graceful_shutdown_answers_requests_in_flight(saved):
         np.testing.assert_allclose(out, reference(layer, x)[0], rtol=1e-5, atol=1e-6)
     with pytest.raises(Exception):  # no longer listening
         _infer(server.port, "mlp", xs[0])
+
+
+def test_a_bad_request_fails_alone_in_its_batch(saved):
+    """Ids out of the embedding's range pass the spec check but fail in the model: the joined run fails, each
+    request then runs alone, and only the bad one gets an error (4xx)."""
+    prefix, layer = saved["lookup"]
+    model = ServedModel("lookup", prefix, max_batch_size=64, batch_timeout_ms=300)
+    ids = [np.array([[k, k + 1]], dtype="int64") for k in range(3)] + [np.array([[50, 1]], dtype="int64")]
+
+    def call(k):
+        c = httpclient.InferenceServerClient(f"127.0.0.1:{server.port}", connection_timeout=30, network_timeout=30)
+        try:
+            i = httpclient.InferInput("ids", [1, 2], "INT64")
+            i.set_data_from_numpy(ids[k])
+            r = c.infer("lookup", [i])
+            return r.as_numpy(r.get_response()["outputs"][0]["name"])
+        except Exception as e:  # noqa: BLE001
+            return e
+        finally:
+            c.close()
+
+    with Server({"lookup": model}) as server:
+        outs = _concurrently(4, call)
+    for k in range(3):
+        np.testing.assert_allclose(outs[k], reference(layer, ids[k])[0], rtol=1e-6)
+    assert outs[3].status() == "400", outs[3]
+    assert "rejected the inputs: embedding ids must be in [0, 10)" in str(outs[3])
+    assert "conftest.py" not in str(outs[3])  # the op and source lines stay in the server log
