@@ -121,8 +121,13 @@ def _array(spec, want, tail, offset, where):
     if a.dtype.kind not in "biuf" or a.size != count:
         raise ProtocolError(400, f"{where}: 'data' must hold {count} numbers for shape {shape}, got "
                                  f"{a.size} {a.dtype.kind!r}-kind values")
-    if want.np_dtype.kind in "iu" and a.dtype.kind == "f" or want.np_dtype.kind == "b" and a.dtype.kind != "b":
+    kind = want.np_dtype.kind
+    if kind in "iu" and a.dtype.kind == "f" or kind == "b" and a.dtype.kind != "b":
         raise ProtocolError(400, f"{where}: 'data' values are not valid {dt}")
+    if kind in "iu" and a.size:
+        info = np.iinfo(want.np_dtype)
+        if a.min() < info.min or a.max() > info.max:
+            raise ProtocolError(400, f"{where}: 'data' values [{a.min()}, {a.max()}] are out of the range of {dt}")
     return a.reshape(shape).astype(want.np_dtype, copy=False), offset
 
 
