@@ -116,7 +116,7 @@ def test_bad_requests_raw(client, server, saved):
         ("POST", "/v2/models/lookup/infer", json.dumps({"inputs": [{"name": "ids", "shape": [1, 2],
                                                                     "datatype": "INT64",
                                                                     "data": [2 ** 63, 1]}]}).encode(),
-         {}, 400, "numbers|out of the range"),
+         {}, 400, "not valid INT64|out of the range"),
         ("POST", "/v2/models/mlp/infer", json.dumps(good).encode() + b"\0" * 8,
          {"Inference-Header-Content-Length": str(len(json.dumps(good)))}, 400, "binary bytes that no input claims"),
         ("POST", "/v2/models/mlp/infer", json.dumps({"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32",
@@ -143,3 +143,19 @@ def test_bad_requests_raw(client, server, saved):
             import re
             assert re.search(match, err), (match, err)
     assert_still_serving(client, saved)
+
+
+def test_json_integers_out_of_range_are_rejected():
+    from types import SimpleNamespace
+
+    from oar.serving import ProtocolError, TensorSpec
+    from oar.serving.protocol import decode_request
+    spec = TensorSpec({"name": "b", "shape": [-1], "dtype": "uint8"})
+    model = SimpleNamespace(name="m", inputs=[spec], input_names=["b"], input_index={"b": 0}, output_names=[],
+                            output_index={})
+    arrays, _, _ = decode_request({"inputs": [{"name": "b", "shape": [2], "datatype": "UINT8", "data": [0, 255]}]},
+                                  b"", model)
+    assert arrays[0].dtype == np.uint8 and arrays[0].tolist() == [0, 255]
+    for bad in ([-1, 2], [0, 256]):
+        with pytest.raises(ProtocolError, match="out of the range of UINT8"):
+            decode_request({"inputs": [{"name": "b", "shape": [2], "datatype": "UINT8", "data": bad}]}, b"", model)
