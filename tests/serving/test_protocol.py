@@ -159,3 +159,16 @@ def test_json_integers_out_of_range_are_rejected():
     for bad in ([-1, 2], [0, 256]):
         with pytest.raises(ProtocolError, match="out of the range of UINT8"):
             decode_request({"inputs": [{"name": "b", "shape": [2], "datatype": "UINT8", "data": bad}]}, b"", model)
+
+
+def test_oversized_chunked_body(server, client, saved):
+    """No Content-Length (chunked transfer): the limit is enforced while the body streams in."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        conn.request("POST", "/v2/models/mlp/infer", body=iter([b" " * 40000] * 3), encode_chunked=True,
+                     headers={"Transfer-Encoding": "chunked"})
+        r = conn.getresponse()
+        assert r.status == 413 and "exceeds the 65536-byte limit" in json.loads(r.read())["error"]
+    finally:
+        conn.close()
+    assert_still_serving(client, saved)
