@@ -45,7 +45,7 @@ def _concurrently(n, fn):
 
 def test_concurrent_requests_are_batched(saved):
     prefix, layer = saved["mlp"]
-    model = ServedModel("mlp", prefix, workers=1, max_batch_size=64, batch_timeout_ms=300)
+    model = ServedModel("mlp", prefix, workers=1, max_batch_size=64, batch_timeout_ms=1000)
     assert model.max_batch_size == 64
     xs = [rand([1 + k % 3, 4], seed=k) for k in range(8)]
     with Server({"mlp": model}) as server:
@@ -77,7 +77,7 @@ def test_models_side_by_side_under_load(server, saved):
 
 def test_graceful_shutdown_answers_requests_in_flight(saved):
     prefix, layer = saved["mlp"]
-    model = ServedModel("mlp", prefix, max_batch_size=64, batch_timeout_ms=1500)
+    model = ServedModel("mlp", prefix, max_batch_size=64, batch_timeout_ms=3000)
     server = Server({"mlp": model}).start()
     xs = [rand([2, 4], seed=60 + k) for k in range(4)]
     results = [None] * 4
@@ -93,7 +93,7 @@ def test_graceful_shutdown_answers_requests_in_flight(saved):
         for t in threads:
             t.start()
         # wait (bounded) until the requests sit in the batcher, waiting for the batch window to close
-        for _ in range(1000):
+        for _ in range(2000):
             if len(model._pending) == 4:
                 break
             threading.Event().wait(0.005)
