@@ -24,7 +24,7 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
-from .ops import nn as _nn_ops  # noqa: F401,E402  (registers the layer ops: conv, pool, norm, activations)
+from .ops import nn as _nn_ops  # noqa: F401  (registers the layer ops: conv, pool, norm, activations)
 from .framework.io import save, load
 from .framework.param_attr import ParamAttr
 from . import io, regularizer  # noqa: E402

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..passes.dead_code import dead_code_elimination
 from ..tensor.tensor import Tensor
-from ..static.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files, read_info,
-                          read_json, write_files)
+from ..static.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files,
+                                  read_info, read_json, write_files)
 from .translated import TranslatedLayer
 
 _CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")

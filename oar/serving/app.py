@@ -84,7 +84,8 @@ def create_app(models, max_body_bytes=MAX_BODY_BYTES):
         except (ValueError, TypeError, IndexError) as e:  # inputs the specs allow but the program rejects
             # the client gets the first line; the op and source lines that follow are for the server's log
             log.warning("model '%s' rejected a request: %s", model.name, e)
-            raise ProtocolError(400, f"model '{model.name}' rejected the inputs: {(str(e).splitlines() or [type(e).__name__])[0]}") from None
+            first_line = (str(e).splitlines() or [type(e).__name__])[0]
+            raise ProtocolError(400, f"model '{model.name}' rejected the inputs: {first_line}") from None
         body, head_len = encode_response(model, values, wanted, rid)
         if head_len is None:
             return Response(body, media_type="application/json")
