@@ -8,7 +8,7 @@ import tritonclient.http as httpclient
 
 from oar.serving import ServedModel, Server
 
-from conftest import rand, reference
+from serving_models import rand, reference
 
 
 def _infer(port, model, x, name="x"):

@@ -14,7 +14,7 @@ import tritonclient.http as httpclient
 import oar
 from oar.cli import main
 
-from conftest import rand, reference
+from serving_models import rand, reference
 
 REPO = os.path.dirname(os.path.dirname(oar.__file__))
 

@@ -10,7 +10,7 @@ import pytest
 import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
-from conftest import rand, reference
+from serving_models import rand, reference
 
 
 def infer(client, model, arrays, names, datatypes, binary=True, outputs=None):
