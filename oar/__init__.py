@@ -51,5 +51,7 @@ from . import inference  # noqa: E402
 from . import jit  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (imports the onnx package only when exporting)
+from . import distributed  # noqa: E402  (imports mpi4py only when a collective runs)
+from .distributed import DataParallel  # noqa: E402
 
 dtype = DType
