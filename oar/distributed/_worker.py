@@ -73,7 +73,11 @@ def main(argv):
         if code:
             _report(rank, f"{FAILED.format(rank=rank)}: sys.exit({e.code!r})\n", spawn_dir)
     except BaseException as e:
-        text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None and (  # start the traceback at the user's code
+                tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__) or "<frozen" in tb.tb_frame.f_code.co_filename):
+            tb = tb.tb_next
+        text = "".join(traceback.format_exception(type(e), e, tb))
         _report(rank, f"{FAILED.format(rank=rank)}: {type(e).__name__}: {e}\n{text}", spawn_dir)
         code = 1
     if code and RUNTIME.world is not None and RUNTIME.world.Get_size() > 1:

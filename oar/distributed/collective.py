@@ -93,12 +93,7 @@ def _run(op, tensor, attrs, target=None):
     """`op` applied to `tensor`; with `target`, written into it in place. Nothing goes on the tape (as Paddle)."""
     with no_grad():
         out = tensor if op is None else apply(op, (tensor,), attrs)
-        if target is None:
-            return out
-        if hasattr(target, "block"):  # a program Variable: an assign op writes the result under its name
-            target._assign_from(out)
-            return target
-        return target._inplace(out)
+        return out if target is None else target._inplace(out)  # a program Variable is rebound to the result
 
 
 def _fill(tensor_list, stacked, n):

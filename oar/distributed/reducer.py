@@ -95,8 +95,8 @@ class Reducer:
         self.got = {}
         self.ready = set()
         self.next_bucket = 0
-        self.active = False
-        self.stats = {"steps": 0, "bytes": 0}  # for bench/data_parallel.py
+        self.active = self.finishing = False
+        self.stats = {"steps": 0, "bytes": 0, "early": 0, "buckets": 0}  # early: started during the backward walk
         for p in params:
             p.register_hook(self._hook(p))
 
@@ -160,16 +160,19 @@ class Reducer:
     def _launch(self, b):
         b.req = comm.start_all_reduce(b.buf, self.group)
         self.stats["bytes"] += b.buf.nbytes
+        self.stats["buckets"] += 1
+        self.stats["early"] += self.active and not self.finishing
 
     def finish(self):
         """At the end of the backward walk: the rest of the buckets, then wait, average and write ``.grad``."""
         if not self.active:
             return
-        self.active, self.expected = False, None
+        self.finishing = True
         for b in self.buckets:
             for p in b.params:
                 if id(p) not in self.ready:
                     self._mark_ready(p, None)
+        self.active, self.expected, self.finishing = False, None, False
         used = None
         if self.find_unused:  # a parameter no rank used keeps grad None, as in one process
             mine = np.array([p._grad is not None for p in self.params], np.uint8)

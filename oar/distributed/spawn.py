@@ -6,7 +6,6 @@ import sys
 import tempfile
 
 from .env import DistributedError
-from .launch import mpiexec_command, run_mpiexec
 
 
 class SpawnContext:
@@ -46,6 +45,7 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
         >>> # def train(lr): ...  (top level of a module)
         >>> # oar.distributed.spawn(train, args=(0.1,), nprocs=2).return_values  ->  [result_rank0, result_rank1]
     """
+    from .launch import mpiexec_command, run_mpiexec
     if not join:
         raise NotImplementedError("spawn(join=False) is not supported by oar: spawn always waits for the ranks")
     nprocs = os.cpu_count() if nprocs in (-1, None) else int(nprocs)
