@@ -16,7 +16,12 @@ DEFAULT_TIMEOUT = 600.0  # seconds a collective waits for the other ranks before
 
 
 class DistributedError(RuntimeError):
-    """A collective could not complete: a rank died, raised, left early, or the ranks disagree."""
+    """A collective could not complete: a rank died, raised, left early, or the ranks disagree.
+
+    Example:
+        >>> issubclass(oar.distributed.DistributedError, RuntimeError)
+        True
+    """
 
 
 def _env_int(names, default):
