@@ -8,7 +8,7 @@ from .collective import (ReduceOp, all_reduce, broadcast, all_gather, reduce, sc
 from .parallel import DataParallel
 from .spawn import spawn
 from ..io import DistributedBatchSampler
-from . import parallel
+from . import parallel, fleet
 
 __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
            "Group", "new_group", "get_group", "ReduceOp", "all_reduce", "broadcast", "all_gather", "reduce",

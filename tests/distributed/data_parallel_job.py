@@ -103,7 +103,53 @@ def model_fit():
     return max_diff(ref, local)
 
 
+def static_fleet():
+    """A static program trained with fleet.distributed_optimizer on every rank vs the plain program fed the whole
+    batch; the reference starts from the parameters the fleet startup program broadcast from rank 0."""
+    from oar.distributed import fleet
+    fleet.init(is_collective=True)
+    oar.seed(7 + RANK)  # a different initialisation on every rank: the startup program broadcasts rank 0's
+
+    def build(distributed):
+        main, startup = oar.static.Program(), oar.static.Program()
+        with oar.static.program_guard(main, startup):
+            x = oar.static.data("x", [None, 36], "float64")
+            y = oar.static.data("y", [None], "int64")
+            h = oar.static.nn.fc(x, 8, activation="tanh")
+            loss = oar.nn.functional.cross_entropy(oar.static.nn.fc(h, 3), y)
+            opt = oar.optimizer.Momentum(0.1)
+            (fleet.distributed_optimizer(opt) if distributed else opt).minimize(loss)
+        return main, startup, loss
+
+    oar.enable_static()
+    try:
+        exe = oar.static.Executor()
+        scope = oar.static.global_scope()
+        dmain, dstart, _ = build(True)
+        rmain, rstart, _ = build(False)
+        assert any(op.type == "c_allreduce" for op in dmain.global_block().ops)
+        exe.run(dstart)
+        exe.run(rstart)
+        pairs = list(zip(dmain.all_parameters(), rmain.all_parameters()))
+        for d, _ in pairs:  # the startup program's broadcast made every rank start alike
+            w = np.array(scope.find_var(d.name).get_tensor())
+            everyone = dist.comm.all_gather(w, dist.get_group())
+            assert all(np.array_equal(w, o) for o in everyone), "startup did not broadcast " + d.name
+        for d, r in pairs:
+            scope.var(r.name).get_tensor().set(np.array(scope.find_var(d.name).get_tensor()))
+        mine = slice(RANK * B, (RANK + 1) * B)
+        for x, y in batches():
+            x = x.reshape(len(x), -1)
+            exe.run(dmain, feed={"x": x[mine], "y": y[mine]})
+            exe.run(rmain, feed={"x": x, "y": y})
+        return max(float(np.abs(np.array(scope.find_var(d.name).get_tensor())
+                                - np.array(scope.find_var(r.name).get_tensor())).max()) for d, r in pairs)
+    finally:
+        oar.disable_static()
+
+
 results = {}
+results["static_fleet"] = static_fleet()
 diff, dp = train_pair()
 results["default"] = diff
 results["early_buckets"] = dp._reducer.stats["early"]

@@ -55,7 +55,8 @@ def test_group_of_two_ranks(collectives):
     assert [r["group:rank"] for r in collectives] == [[0, 0, 2], [-1, -1, 2], [1, 1, 2]]
 
 
-@pytest.mark.parametrize("variant", ["default", "small_buckets", "no_sync", "find_unused", "to_static", "model_fit"])
+@pytest.mark.parametrize("variant", ["default", "small_buckets", "no_sync", "find_unused", "to_static", "model_fit",
+                                     "static_fleet"])
 def test_data_parallel_equals_one_process_on_the_whole_batch(data_parallel, variant):
     for res in data_parallel:
         assert res[variant] < 1e-6, res
