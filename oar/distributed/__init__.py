@@ -4,7 +4,7 @@ See docs/distributed.md."""
 from .env import (ParallelEnv, DistributedError, init_parallel_env, is_initialized, get_rank, get_world_size)
 from .group import Group, new_group, get_group
 from .collective import (ReduceOp, all_reduce, broadcast, all_gather, reduce, scatter, alltoall, barrier, send,
-                         recv)
+                         recv, isend, irecv, all_gather_object)
 from .parallel import DataParallel
 from .spawn import spawn
 from ..io import DistributedBatchSampler
@@ -12,4 +12,5 @@ from . import parallel, fleet
 
 __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
            "Group", "new_group", "get_group", "ReduceOp", "all_reduce", "broadcast", "all_gather", "reduce",
-           "scatter", "alltoall", "barrier", "send", "recv", "DataParallel", "spawn", "DistributedBatchSampler"]
+           "scatter", "alltoall", "barrier", "send", "recv", "isend", "irecv", "all_gather_object", "DataParallel",
+           "spawn", "DistributedBatchSampler"]

@@ -267,3 +267,44 @@ def recv(tensor, src=0, group=None, sync_op=True):
         _check_root("recv", src, g)
         _run(RECV, tensor, {"peer": int(src), "ring_id": g.id}, tensor)
     return _finish(sync_op)
+
+
+def isend(tensor, dst=0, group=None):
+    """`send` returning a task (oar finishes the send before returning; ``task.wait()`` returns at once).
+
+    Example:
+        >>> # rank 0: oar.distributed.isend(x, dst=1).wait()
+    """
+    return send(tensor, dst, group, sync_op=False)
+
+
+def irecv(tensor, src=0, group=None):
+    """`recv` returning a task (the tensor is filled before it returns).
+
+    Example:
+        >>> # rank 1: oar.distributed.irecv(x, src=0).wait()
+    """
+    return recv(tensor, src, group, sync_op=False)
+
+
+def all_gather_object(object_list, obj, group=None):
+    """Appends every rank's picklable `obj` to `object_list`, in rank order.
+
+    Example:
+        >>> got = []
+        >>> oar.distributed.all_gather_object(got, {"acc": 0.9})
+        >>> got
+        [{'acc': 0.9}]
+    """
+    import pickle
+    import numpy as np
+    g = resolve(group)
+    if not g.is_member():
+        return
+    mine = np.frombuffer(pickle.dumps(obj), np.uint8)
+    sizes = comm.all_gather(np.array([mine.size], np.int64), g)[:, 0]
+    padded = np.zeros(int(sizes.max()), np.uint8)
+    padded[:mine.size] = mine
+    rows = comm.all_gather(padded, g)
+    del object_list[:]
+    object_list.extend(pickle.loads(rows[i, :n].tobytes()) for i, n in enumerate(sizes))

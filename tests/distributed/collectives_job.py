@@ -125,5 +125,14 @@ dist.all_reduce(x, group=g)
 want = data(0) + data(N - 1) if RANK in (0, N - 1) and N > 1 else data(RANK)
 results["group:all_reduce"] = float(np.abs(x.numpy() - want).max())
 results["group:rank"] = [g.rank, dist.get_rank(g), dist.get_world_size(g)]
+objs = []  # pickled objects of different sizes on each rank
+dist.all_gather_object(objs, {"rank": RANK, "pad": "x" * RANK * 7})
+results["all_gather_object"] = objs == [{"rank": r, "pad": "x" * r * 7} for r in range(N)]
+y = oar.to_tensor(data(RANK))
+if RANK == 0:
+    dist.isend(y, dst=N - 1).wait()
+elif RANK == N - 1:
+    dist.irecv(y, src=0).wait()
+results["isend_irecv"] = float(np.abs(y.numpy() - (data(0) if RANK == N - 1 else data(RANK))).max())
 with open(os.path.join(sys.argv[1], f"result.{RANK}.json"), "w") as f:
     json.dump(results, f)

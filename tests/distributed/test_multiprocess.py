@@ -55,6 +55,11 @@ def test_group_of_two_ranks(collectives):
     assert [r["group:rank"] for r in collectives] == [[0, 0, 2], [-1, -1, 2], [1, 1, 2]]
 
 
+def test_all_gather_object_and_isend_irecv(collectives):
+    assert [r["all_gather_object"] for r in collectives] == [True, True, True]
+    assert [r["isend_irecv"] for r in collectives] == [0.0, 0.0, 0.0]
+
+
 @pytest.mark.parametrize("variant", ["default", "small_buckets", "no_sync", "find_unused", "to_static", "model_fit",
                                      "static_fleet"])
 def test_data_parallel_equals_one_process_on_the_whole_batch(data_parallel, variant):
