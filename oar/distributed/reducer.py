@@ -94,7 +94,7 @@ class Reducer:
         self.expected = None  # id -> reads counted after the forward (None: forward not seen, no overlap)
         self.got = {}
         self.ready = set()
-        self.next_bucket = 0
+        self.next_bucket = self.done = 0  # buckets started / known finished in this walk
         self.active = self.finishing = False
         self.stats = {"steps": 0, "bytes": 0, "early": 0, "buckets": 0}  # early: started during the backward walk
         for p in params:
@@ -114,7 +114,7 @@ class Reducer:
         if self.active:
             return
         self.active = True
-        self.got, self.ready, self.next_bucket = {}, set(), 0
+        self.got, self.ready, self.next_bucket, self.done = {}, set(), 0, 0
         for b in self.buckets:
             b.pending, b.buf, b.req = len(b.params), np.empty(b.size, b.wire), None
         engine.queue_callback(self.finish)
@@ -135,6 +135,9 @@ class Reducer:
                                    "the loss); use it inside forward, or call the wrapped layer directly")
             if self.expected is not None and n == self.expected.get(id(p)):
                 self._mark_ready(p, g)
+            if self.done < self.next_bucket:  # MPICH moves a started all-reduce's data only inside MPI calls
+                if self.buckets[self.done].req.Test():
+                    self.done += 1
             return None
         return on_grad
 
