@@ -46,12 +46,12 @@ def _call(what, group, start):
 
 def _wire(a):
     """`a` as a contiguous array of a dtype MPI reduces, and the dtype to cast the result back to."""
-    dt = a.dtype
+    dt = a.dtype  # (np.asarray with order="C", not ascontiguousarray, which makes a 0-d array 1-d)
     if dt.kind == "V" or dt == np.float16:
-        return np.ascontiguousarray(a, np.float32), dt
+        return np.asarray(a, np.float32, order="C"), dt
     if dt == np.bool_:
-        return np.ascontiguousarray(a, np.uint8), dt
-    return np.ascontiguousarray(a), None
+        return np.asarray(a, np.uint8, order="C"), dt
+    return np.asarray(a, order="C"), None
 
 
 def _back(a, dt):

@@ -125,6 +125,15 @@ dist.all_reduce(x, group=g)
 want = data(0) + data(N - 1) if RANK in (0, N - 1) and N > 1 else data(RANK)
 results["group:all_reduce"] = float(np.abs(x.numpy() - want).max())
 results["group:rank"] = [g.rank, dist.get_rank(g), dist.get_world_size(g)]
+scalar = oar.to_tensor(float(RANK))  # a 0-d tensor (an averaged loss) stays 0-d
+dist.all_reduce(scalar, op=dist.ReduceOp.AVG)
+results["scalar"] = [scalar.shape, float(scalar)]
+half = oar.to_tensor(data(RANK), dtype="float16")  # MPI has no float16 sum: it travels as float32
+dist.all_reduce(half)
+results["float16"] = [str(half.dtype), float(np.abs(half.numpy().astype(np.float64) - ALL.sum(0)).max())]
+flag = oar.to_tensor([RANK == 1, False])
+dist.all_reduce(flag, op=dist.ReduceOp.MAX)  # bool: a logical or
+results["bool"] = [str(flag.dtype), flag.numpy().tolist()]
 objs = []  # pickled objects of different sizes on each rank
 dist.all_gather_object(objs, {"rank": RANK, "pad": "x" * RANK * 7})
 results["all_gather_object"] = objs == [{"rank": r, "pad": "x" * r * 7} for r in range(N)]

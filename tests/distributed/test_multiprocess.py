@@ -55,6 +55,13 @@ def test_group_of_two_ranks(collectives):
     assert [r["group:rank"] for r in collectives] == [[0, 0, 2], [-1, -1, 2], [1, 1, 2]]
 
 
+def test_scalar_float16_and_bool_tensors(collectives):
+    for r in collectives:
+        assert r["scalar"] == [[], 1.0]
+        assert r["float16"][0].endswith("float16") and r["float16"][1] < 0.05
+        assert r["bool"][0].endswith("bool") and r["bool"][1] == [True, False]
+
+
 def test_all_gather_object_and_isend_irecv(collectives):
     assert [r["all_gather_object"] for r in collectives] == [True, True, True]
     assert [r["isend_irecv"] for r in collectives] == [0.0, 0.0, 0.0]
