@@ -73,16 +73,22 @@ def main(argv):
         if code:
             _report(rank, f"{FAILED.format(rank=rank)}: sys.exit({e.code!r})\n", spawn_dir)
     except BaseException as e:
-        tb = e.__traceback__
-        while tb is not None and tb.tb_next is not None and (  # start the traceback at the user's code
-                tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__) or "<frozen" in tb.tb_frame.f_code.co_filename):
-            tb = tb.tb_next
-        text = "".join(traceback.format_exception(type(e), e, tb))
+        text = "".join(traceback.format_exception(type(e), e, _user_frames(e.__traceback__)))
         _report(rank, f"{FAILED.format(rank=rank)}: {type(e).__name__}: {e}\n{text}", spawn_dir)
         code = 1
     if code and RUNTIME.world is not None and RUNTIME.world.Get_size() > 1:
         RUNTIME.world.Abort(code)  # the other ranks stop now instead of waiting in a collective
     sys.exit(code)
+
+
+def _user_frames(tb):
+    """The traceback from the first frame that is not this wrapper's or runpy's (the user's code)."""
+    while tb is not None and tb.tb_next is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name not in (__file__, runpy.__file__) and not name.startswith("<frozen"):
+            break
+        tb = tb.tb_next
+    return tb
 
 
 def _report(rank, text, spawn_dir):
