@@ -16,7 +16,7 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.static.nn", "oar.jit", "oar.amp", "oar.vision.transforms", "oar.inference", "oar.onnx",
               "oar.dataset", "oar.dataset.mnist", "oar.metric",
               "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers",
-              "oar.lite", "oar.serving", "oar.static.dot"]
+              "oar.lite", "oar.serving", "oar.static.dot", "oar.distributed"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

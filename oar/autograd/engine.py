@@ -5,6 +5,14 @@ from ..framework.state import STATE, no_grad, enable_grad
 from ..tensor.tensor import Tensor
 
 
+_CALLBACKS = []  # run once when the backward walk now running ends (DataParallel's gradient all-reduce)
+
+
+def queue_callback(fn):
+    """Runs ``fn()`` once, right after the backward walk now running has delivered every gradient."""
+    _CALLBACKS.append(fn)
+
+
 def _graph(roots):
     """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
     pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
@@ -41,6 +49,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
     in which case the gradients of those tensors are returned in a dict instead."""
     pending = _graph(roots)
+    del _CALLBACKS[:]  # left over from a walk that raised
     grads, captured = {}, {}
     for t, g in zip(roots, root_grads):
         _accumulate(grads, t, g)
@@ -83,6 +92,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                         ready.append(n)
             if not retain_graph:
                 node.inputs = node.outputs = node.attrs = None
+    while _CALLBACKS:
+        _CALLBACKS.pop(0)()
     return captured
 
 

@@ -429,7 +429,10 @@ class StaticFunction:
                     inputs.append(v)
                     new.append(v)
                 args, kwargs = cf.unflatten(tree, new)
+                input_names = [v.name for v in inputs]
                 out = fn(*args, **kwargs)
+                # an in-place op on an input rebinds its Python object to the result; the feed is the original
+                inputs = [main.global_block().vars[n] for n in input_names]
                 out_leaves, out_tree = cf.flatten(out)
                 fixed = []
                 for v in out_leaves:
