@@ -10,6 +10,7 @@ from ..static import control_flow as cf
 from ..static import builder
 from ..tensor.methods import TensorMethods
 from . import log
+from .places import Snapshot
 from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -35,25 +36,38 @@ def _site():
 
 # ---- if / else --------------------------------------------------------------------------------------------------
 
-def convert_ifelse(pred, true_fn, false_fn, get, set_, names, in_try=None):
-    """`if pred: true_fn() else: false_fn()`; a static `pred` builds a `cond` op over the variables `names`."""
+def convert_ifelse(pred, true_fn, false_fn, get, set_, places, in_try=None):
+    """`if pred: true_fn() else: false_fn()`; a static `pred` builds a `cond` op whose outputs are the live
+    `places` ((text, kind) pairs from the analysis). Objects changed in place are snapshotted, each branch is
+    traced from the same state, and the merged values are written back into the objects the user holds."""
     if not is_var(pred):
         if isinstance(pred, UndefinedVar):
             raise pred.error()
         return true_fn() if pred else false_fn()
     if in_try:
         raise try_error("`if`", in_try)
-    log.info(2, f"{_site()}: `if` on a static value -> cond op over {list(names)}")
-    init = get()
+    names = [t for t, _ in places]
+    kinds = [k for _, k in places]
+    outs = [i for i, k in enumerate(kinds) if k != "dead"]
+    log.info(2, f"{_site()}: `if` on a static value -> cond op over {[names[i] for i in outs]}")
+    init = list(get())
+    snap = Snapshot(init, kinds)
 
     def branch(fn):
         def run():
-            set_(init)
+            snap.restore()
+            set_(tuple(init))
             fn()
-            return list(get())
+            snap.note_changes()
+            now = get()
+            return [snap.freeze(now[i]) for i in outs]
         return run
-    out = static_branches(_pred(pred), branch(true_fn), branch(false_fn), names)
-    set_(tuple(out))
+    merged = static_branches(_pred(pred), branch(true_fn), branch(false_fn), [names[i] for i in outs])
+    snap.restore()
+    final = list(init)
+    for i, v in zip(outs, merged):
+        final[i] = snap.write_back(init[i], v)
+    set_(tuple(final))
 
 
 def convert_ifexp(pred, true_fn, false_fn):

@@ -18,6 +18,7 @@ from . import log
 from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
                       convert_logical_not, convert_compare_chain, is_array, is_var, no_state)
 from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip  # noqa: F401
+from .places import ld_attr, st_attr  # noqa: F401
 from .undefined import UndefinedVar, check_defined  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
 

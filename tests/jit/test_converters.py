@@ -53,7 +53,7 @@ def test_while_becomes_convert_while_over_assigned_names():
         return x
     """)
     assert "_jst.convert_while(__cond_" in code
-    assert "('x', 'i')" in code
+    assert "(('x', 'name'), ('i', 'name'))" in code
     assert "return i < n" in code
 
 
@@ -210,4 +210,5 @@ def test_global_container_store_is_not_a_block_variable():
         return x
     """)
     assert "nonlocal CACHE" not in code and "UndefinedVar('CACHE'" not in code
-    assert "_jst.convert_ifelse(x > 0, __true_fn_1, __false_fn_2, _jst.no_state, _jst.no_state, ()" in code
+    # it is changed in place: snapshotted (read), never rebound
+    assert "(('CACHE', 'mut'),)" in code and "CACHE = __args" not in code
