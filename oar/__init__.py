@@ -51,5 +51,6 @@ from . import inference  # noqa: E402
 from . import jit  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (imports the onnx package only when exporting)
+from . import utils  # noqa: E402
 
 dtype = DType

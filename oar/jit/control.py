@@ -122,16 +122,29 @@ def _reconcile(name, a, b, tb, fb):
     la, ta = cf.flatten(a)
     lb, tb_ = cf.flatten(b)
     if ta != tb_:
+        if name.startswith(RETURN_VALUE) and (_missing(a) or _missing(b)):
+            # one path has returned, the other not yet (its flag says so): the latter holds a filler
+            return (a, _fill_like(b, a, fb)) if _missing(b) else (_fill_like(a, b, tb), b)
         if isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
             return _one_sided(name, a, b, tb, fb)
-        raise ValueError(f"'{name}' has a different structure in the two branches of a tensor-dependent `if` "
-                         f"({cf._describe(a)} vs {cf._describe(b)}); give it the same structure in both")
+        what = "the function returns" if name.startswith(RETURN_VALUE) else f"'{name}' has"
+        raise ValueError(f"{what} a different structure on the two paths of the tensor-dependent `if` at {_site()} "
+                         f"({cf._describe(a)} vs {cf._describe(b)}); give both paths the same structure")
     ra, rb = [], []
     for x, y in zip(la, lb):
         x, y = _leaf_pair(name, x, y, tb, fb)
         ra.append(x)
         rb.append(y)
     return cf.unflatten(ta, ra), cf.unflatten(ta, rb)
+
+
+RETURN_VALUE = "__return_value"
+
+
+def _fill_like(missing, like, block):
+    """A value of `like`'s structure for a path where the function has not returned yet."""
+    leaves, tree = cf.flatten(like)
+    return cf.unflatten(tree, [_filler(RETURN_VALUE, v, block, missing) if is_var(v) else v for v in leaves])
 
 
 def _missing(v):

@@ -213,6 +213,7 @@ class StaticFunction:
         self._conv = None
         self._eager_reason = None  # set once when the function cannot be converted: later calls run eagerly
         self._fast = {}
+        self._training = True
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -227,6 +228,35 @@ class StaticFunction:
                                 layer=instance)
             self._bound[instance] = sf
         return sf
+
+    # ---- train / eval ---------------------------------------------------------------------------------------
+    @property
+    def training(self):
+        """Train or eval mode: the Layer's for a Layer method, the function's own (`train()`/`eval()`) otherwise;
+        programs are cached per mode."""
+        return bool(self._layer.training) if self._layer is not None else self._training
+
+    def train(self):
+        """Builds and runs training programs (a plain function; for a Layer method use `layer.train()`).
+
+        Example:
+            >>> sf = oar.jit.to_static(lambda x: x * 2)
+            >>> sf.eval(); sf.training
+            False
+            >>> sf.train(); sf.training
+            True
+        """
+        self._set_mode(True)
+
+    def eval(self):
+        """Builds and runs eval programs (a plain function; for a Layer method use `layer.eval()`)."""
+        self._set_mode(False)
+
+    def _set_mode(self, training):
+        if self._layer is not None:
+            raise RuntimeError(f"'{self.__name__}' is a method of {type(self._layer).__name__}: switch the mode with "
+                               f"layer.{'train' if training else 'eval'}() instead")
+        self._training = training
 
     @property
     def dygraph_function(self):
@@ -314,7 +344,7 @@ class StaticFunction:
 
     def _fast_key(self, args):
         """(train/eval, auto_cast, each argument's shape and dtype) when every argument is a plain Tensor."""
-        key = [self._layer.training if self._layer is not None else True, STATE.amp]
+        key = [self.training, STATE.amp]
         for a in args:
             if type(a) is not Tensor:
                 return None
@@ -337,7 +367,7 @@ class StaticFunction:
                     parts.append(("py", a))
                 except TypeError:
                     parts.append(("py-id", id(a)))
-        parts.append(bool(getattr(self._layer, "training", True)))
+        parts.append(self.training)
         parts.append(STATE.amp)  # oar.amp.auto_cast settings: the casts are ops of the program
         return tuple(parts)
 
@@ -346,7 +376,13 @@ class StaticFunction:
         specs = self._spec_leaves
         if specs is None or len(specs) != len(leaves):
             return leaves
-        return [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a for a, s in zip(leaves, specs)]
+        out = []
+        for k, (a, s) in enumerate(zip(leaves, specs)):
+            if isinstance(a, TensorMethods) and isinstance(s, InputSpec):
+                _check_spec(self.__name__, k, a, s)
+                a = s
+            out.append(a)
+        return out
 
     def _cached(self, leaves, tree, leaf_names):
         """The ConcreteProgram for flattened arguments, traced once per signature (`leaf_names()` gives the
@@ -446,7 +482,7 @@ class StaticFunction:
         for v in fixed:
             if isinstance(v, UndefinedVar):
                 raise v.error()
-        training = bool(getattr(self._layer, "training", True))
+        training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
         if self._build_strategy is not None:
             cp.apply_build_strategy(self._build_strategy)
@@ -474,6 +510,17 @@ class StaticFunction:
                                      f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
                                      f"max abs diff {diff})")
         return got
+
+
+def _check_spec(fn_name, k, t, spec):
+    """A tensor passed where the decorator's InputSpec stands must match it: no silent casts or reshapes."""
+    label = f"input {k}" + (f" ('{spec.name}')" if spec.name else "") + f" of '{fn_name}'"
+    if t.dtype is not spec.dtype:
+        raise TypeError(f"{label} is a {t.dtype.name} tensor but its InputSpec says {spec.dtype.name}; cast it "
+                        f"(x.astype('{spec.dtype.name}')) or change the InputSpec")
+    shape = list(t.shape)
+    if len(shape) != len(spec.shape) or any(d >= 0 and d != n for d, n in zip(spec.shape, shape)):
+        raise ValueError(f"{label} has shape {shape} but its InputSpec says {list(spec.shape)} (-1: any size)")
 
 
 def _flat_args(args, kwargs):
