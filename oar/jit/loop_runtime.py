@@ -238,12 +238,16 @@ def _static_loop(get, set_, places, cond_fn, body_fn, extra):
         set_(tuple(init))
         for i in untyped:
             v = seen[i]
+            leaves, tree = cf.flatten(v)
+            if not any(is_var(x) for x in leaves):
+                continue
+            log.info(1, f"{_site()}: '{names[i]}' is first assigned inside a tensor-dependent loop; it is "
+                     "carried from zeros, with a run-time 'defined' flag checked where it is used")
+            zero = [zeros([d if d >= 0 else 1 for d in x.shape], x.dtype) if is_var(x) else x for x in leaves]
+            fills[i] = cf.unflatten(tree, zero)
             if is_var(v):
-                log.info(1, f"{_site()}: '{names[i]}' is first assigned inside a tensor-dependent loop; it is "
-                         "carried from zeros, with a run-time 'defined' flag checked where it is used")
-                fill = zeros([d if d >= 0 else 1 for d in v.shape], v.dtype)
                 lines = init[i].lines if isinstance(init[i], UndefinedVar) else ()
-                fills[i] = MaybeUndefinedVar.mark(fill, full([], False, "bool"), names[i], lines, "loop")
+                fills[i] = MaybeUndefinedVar.mark(fills[i], full([], False, "bool"), names[i], lines, "loop")
     _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra)
 
 

@@ -55,6 +55,7 @@ class ConcreteProgram:
         self.run_program = main_program   # the Program actually run (after the build strategy's passes)
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
+        self.side_effects = []            # (object, attribute, tree, leaves): attributes the function sets
 
     @property
     def parameters(self):
@@ -88,11 +89,22 @@ class ConcreteProgram:
         if self._runner is None:
             from .runner import ProgramRunner
             self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
-                                         [v.name for v in self.outputs])
+                                         [v.name for v in self.outputs + self.side_outputs])
         return self._runner
 
+    @property
+    def side_outputs(self):
+        """Variables the function leaves in object attributes: fetched too, and set on the objects after a run."""
+        return [v for *_, leaves in self.side_effects for v in leaves if isinstance(v, Variable)]
+
     def pack_outputs(self, flat_values):
-        """Rebuilds the function's output structure from values for `outputs` (in order)."""
+        """Rebuilds the function's output structure from values for `outputs` (in order); the values after
+        them are set on the attributes the function assigned (`self.cache = h` in a converted forward)."""
+        if self.side_effects:
+            it = iter(flat_values[len(self.outputs):])
+            for obj, attr, tree, leaves in self.side_effects:
+                setattr(obj, attr, cf.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
+            flat_values = flat_values[:len(self.outputs)]
         if self._single:
             return flat_values[0]
         it = iter(flat_values)
@@ -484,6 +496,7 @@ class StaticFunction:
                 raise v.error()
         training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+        cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
         if self._build_strategy is not None:
             cp.apply_build_strategy(self._build_strategy)
         return cp
@@ -510,6 +523,32 @@ class StaticFunction:
                                      f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
                                      f"max abs diff {diff})")
         return got
+
+
+def _attribute_writes(fn, paths, args, kwargs):
+    """(object, attribute, tree, leaves) for each attribute path the function assigns (`self.h`, `o.v`: the
+    analysis lists them) that holds static values after tracing: the program fetches those values and the
+    call sets them on the object, as running the function eagerly would have."""
+    if not paths:
+        return []
+    try:
+        scope = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        scope = {}
+    found, seen = [], set()
+    for path in paths:
+        root, *attrs = path.split(".")
+        obj = scope[root] if root in scope else getattr(fn, "__globals__", {}).get(root)
+        for a in attrs[:-1]:
+            obj = getattr(obj, a, None)
+        if obj is None or (id(obj), attrs[-1]) in seen:
+            continue
+        value = getattr(obj, attrs[-1], None)
+        leaves, tree = cf.flatten(value)
+        if any(isinstance(v, Variable) for v in leaves):
+            seen.add((id(obj), attrs[-1]))
+            found.append((obj, attrs[-1], tree, leaves))
+    return found
 
 
 def _check_spec(fn_name, k, t, spec):

@@ -22,7 +22,7 @@ import ast
 
 from .cfg import build_cfg
 from .dataflow import liveness, reaching_definitions
-from .places import ALWAYS_LIVE, block_places, closure_names
+from .places import ALWAYS_LIVE, block_places, closure_names  # noqa: F401  (block_places: public)
 
 
 def annotate(fn):

@@ -13,6 +13,7 @@ def analyze(tree, ctx):
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             analysis.annotate(node)
+    ctx.attr_writes = [t for k, t in analysis.block_places(tree.body[0].body) if k == "attr"]
     return tree
 
 
