@@ -6,6 +6,7 @@ Example:
     >>> conv = convert_function(f)      # Converted(fn=..., code='def f(x): ...'); ConversionError if not convertible
 """
 import ast
+import copy
 import inspect
 import textwrap
 import types
@@ -52,22 +53,31 @@ def convert_function(fn):
     return conv
 
 
-def _transform(fn):
+def function_tree(fn):
+    """A module holding `fn`'s definition, parsed from its source with the file's line numbers (a function made
+    from another's statements, such as a graph-break piece, carries its tree as `__oar_ast__`)."""
+    made = getattr(fn, "__oar_ast__", None)
+    if made is not None:
+        return copy.deepcopy(made)
     if fn.__name__ == "<lambda>":
         from .lambda_source import lambda_function_def
-        tree = lambda_function_def(fn, ConversionError)
-    else:
-        try:  # the code object's own source: a functools.wraps wrapper is converted itself, not its __wrapped__
-            src = textwrap.dedent(inspect.getsource(fn.__code__))
-        except (OSError, TypeError) as e:
-            raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
-        try:
-            tree = ast.parse(src)
-        except SyntaxError as e:
-            raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
-        if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-            raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
-        ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+        return lambda_function_def(fn, ConversionError)
+    try:  # the code object's own source: a functools.wraps wrapper is converted itself, not its __wrapped__
+        src = textwrap.dedent(inspect.getsource(fn.__code__))
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    return tree
+
+
+def _transform(fn):
+    tree = function_tree(fn)
     filename = fn.__code__.co_filename
     ctx = Context(filename, fn.__name__)
     for i, (name, step) in enumerate(STEPS, 1):

@@ -234,19 +234,4 @@ def convert_pop(xs, index=None):
     return xs, (xs.pop() if index is None else xs.pop(index))
 
 
-_POPPED = []
-
-
-def convert_pop_list(xs, index=None):
-    """`xs.pop(index)` inside an expression: returns the list (or tensor array) after the pop; the popped
-    value is then taken by `popped` (converted code: `_jst.popped(xs := _jst.convert_pop_list(xs, i))`)."""
-    xs, v = convert_pop(xs, index)
-    _POPPED.append(v)
-    return xs
-
-
-def popped(_xs):
-    return _POPPED.pop()
-
-
 _layer.STATIC_FORWARD[:] = [static_forward]

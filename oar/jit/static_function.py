@@ -226,6 +226,8 @@ class StaticFunction:
         self._eager_reason = None  # set once when the function cannot be converted: later calls run eagerly
         self._fast = {}
         self._training = True
+        self._full_graph = full_graph
+        self._segmented = None  # full_graph=False and a graph break found: the function run as pieces
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -240,6 +242,41 @@ class StaticFunction:
                                 layer=instance)
             self._bound[instance] = sf
         return sf
+
+    @property
+    def graph_breaks(self):
+        """[(line, source)] of the statements that run as Python between programs (`full_graph=False`)."""
+        return self._segmented.graph_breaks if self._segmented is not None else []
+
+    def _call_pieces(self, args, kwargs):
+        call_args = (self._layer,) + tuple(args) if self._layer is not None else tuple(args)
+        return self._segmented(*call_args, **kwargs)
+
+    def _split(self, error, args, kwargs):
+        """`full_graph=False`: runs the function split at the statement that raised `error` (and at any later
+        break found the same way)."""
+        from . import graph_break
+        from .convert import function_tree
+        tree = function_tree(self._function)
+        fdef = tree.body[0]
+        filename = self._function.__code__.co_filename
+        breaks = set(self._segmented.breaks) if self._segmented is not None else set()
+        for _ in range(graph_break.MAX_BREAKS):
+            line = graph_break.break_line(error, filename, fdef.lineno, fdef.end_lineno)
+            index = next((i for i, st in enumerate(fdef.body) if st.lineno <= (line or -1) <= st.end_lineno), None)
+            if index is None or index in breaks:
+                raise error
+            breaks.add(index)
+            self._segmented = graph_break.SegmentedFunction(
+                self._function, tree, breaks,
+                lambda f: StaticFunction(f, build_strategy=self._build_strategy, check=self._check))
+            try:
+                return self._call_pieces(args, kwargs)
+            except Exception as e:
+                if not graph_break.is_break(e):
+                    raise
+                error = e
+        raise error
 
     # ---- train / eval ---------------------------------------------------------------------------------------
     @property
@@ -323,6 +360,8 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         if STATE.static:
             return self._traced_callable()(*args, **kwargs)
+        if self._segmented is not None:
+            return self._call_pieces(args, kwargs)
         fast = self._fast_key(args) if not kwargs and not self._check else None
         if fast is not None:  # hot path: plain tensor arguments seen before
             cp = self._fast.get(fast)
@@ -340,7 +379,13 @@ class StaticFunction:
             if self._eager_reason is not None:
                 return self._eager(self._eager_reason, args, kwargs)
         leaves, tree = _flat_args(args, kwargs)
-        cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+        try:
+            cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+        except Exception as e:
+            from .graph_break import is_break
+            if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>":
+                raise
+            return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
         if fast is not None and self._input_spec is None:
             self._fast[fast] = cp
