@@ -91,8 +91,7 @@ class Snapshot:
     def restore(self):
         for obj, saved in self.saved.values():
             if isinstance(obj, Variable):
-                for k, v in zip(_VAR_FIELDS, saved):
-                    setattr(obj, k, v)
+                _set_fields(obj, saved)
             elif isinstance(obj, list):
                 obj[:] = saved
             else:
@@ -130,8 +129,7 @@ class Snapshot:
         if orig is new or not self._dirty(orig, set()):
             return new
         if isinstance(orig, Variable) and isinstance(new, Variable):
-            for k in _VAR_FIELDS:
-                setattr(orig, k, getattr(new, k))
+            _set_fields(orig, _fields(new))
             orig.attrs = new.attrs
             return orig
         saved = self.saved[id(orig)][1]
@@ -148,6 +146,16 @@ class Snapshot:
 
 def _fields(v):
     return tuple(getattr(v, k) for k in _VAR_FIELDS)
+
+
+def _set_fields(v, fields):
+    """Points the Python object `v` at another value; the block that holds `v` under its current name keeps a
+    copy there (as `Variable._inplace` does), so the program still finds that value."""
+    b = v.block
+    if b is not None and b.vars.get(v.name) is v:
+        b.vars[v.name] = _copy_var(v)
+    for k, value in zip(_VAR_FIELDS, fields):
+        setattr(v, k, value)
 
 
 def _copy_var(v):

@@ -87,6 +87,9 @@ class Variable(TensorMethods):
                         "only when the program runs. Keep the computation in oar ops, or fetch the value from the "
                         "Executor.")
 
+    def __array_function__(self, func, types, args, kwargs):  # numpy.sum(v), numpy.abs(v), ...
+        self._static_value_error(f"numpy.{func.__name__}()")
+
     def numpy(self):
         self._static_value_error("Variable.numpy()")
 
