@@ -8,6 +8,7 @@ Example:
 import ast
 import copy
 import inspect
+import linecache
 import textwrap
 import types
 import weakref
@@ -62,18 +63,48 @@ def function_tree(fn):
     if fn.__name__ == "<lambda>":
         from .lambda_source import lambda_function_def
         return lambda_function_def(fn, ConversionError)
-    try:  # the code object's own source: a functools.wraps wrapper is converted itself, not its __wrapped__
-        src = textwrap.dedent(inspect.getsource(fn.__code__))
-    except (OSError, TypeError) as e:
-        raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
-    try:
-        tree = ast.parse(src)
-    except SyntaxError as e:
-        raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
+    tree = _quick_tree(fn)
+    if tree is None:
+        try:  # the code object's own source: a functools.wraps wrapper is converted itself, not its __wrapped__
+            src = textwrap.dedent(inspect.getsource(fn.__code__))
+        except (OSError, TypeError) as e:
+            raise ConversionError(f"no source code for {fn.__qualname__}: {e}") from None
+        try:
+            tree = ast.parse(src)
+        except SyntaxError as e:
+            raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
     if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     return tree
+
+
+def _quick_tree(fn):
+    """The function's source cut from its file by the lines its code object spans (what inspect.getsource finds
+    by scanning every loaded module, ~50-100 ms on a first call), or None to fall back to inspect."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    last = _last_line(code)
+    if not lines or last > len(lines):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines[code.co_firstlineno - 1:last])))
+    except SyntaxError:
+        return None
+    ok = tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+        tree.body[0].name == code.co_name
+    return tree if ok else None
+
+
+def _last_line(code):
+    last = code.co_firstlineno
+    for _, end, _, _ in code.co_positions():
+        if end is not None and end > last:
+            last = end
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            last = max(last, _last_line(c))
+    return last
 
 
 def _transform(fn):
