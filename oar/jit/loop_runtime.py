@@ -141,7 +141,7 @@ def convert_zip(*xs):
 
 # ---- while ------------------------------------------------------------------------------------------------------
 
-def convert_while(cond, body, get, set_, places, in_try=None):
+def convert_while(cond, body, get, set_, places, in_try=None, read_first=()):
     """`while cond(): body()`: Python iterations until the condition is a static Variable, then a `while` op
     carrying `places` ((text, kind) pairs from the analysis: what the body changes and is read again)."""
     while True:
@@ -151,7 +151,8 @@ def convert_while(cond, body, get, set_, places, in_try=None):
                 from .control import try_error
                 raise try_error("`while`", in_try)
             log.info(2, f"{_site()}: `while` on a static value -> while op over {[t for t, _ in places]}")
-            return _static_loop(get, set_, places, lambda extra: cond(), lambda extra: (body(), [])[1], [])
+            return _static_loop(get, set_, places, lambda extra: cond(), lambda extra: (body(), [])[1], [],
+                                read_first)
         if isinstance(c, UndefinedVar):
             raise c.error()
         if not c:
@@ -159,7 +160,7 @@ def convert_while(cond, body, get, set_, places, in_try=None):
         body()
 
 
-def convert_for(iterable, body, get, set_, places, target, brk, in_try=None):
+def convert_for(iterable, body, get, set_, places, target, brk, in_try=None, read_first=()):
     """`for item in iterable: body(item)`; a static iterable (a tensor, a range with a static bound) becomes
     a `while` op; a static `break` inside a Python loop guards the remaining iterations with `cond`."""
     if _static_iterable(iterable):
@@ -185,7 +186,7 @@ def convert_for(iterable, body, get, set_, places, target, brk, in_try=None):
             k = extra[0]
             body(src.item(k))
             return [k + 1]
-        return _static_loop(get, set_, places, cond, step, [full([], 0, "int64")])
+        return _static_loop(get, set_, places, cond, step, [full([], 0, "int64")], read_first)
     for item in iterable:
         if brk is not None:
             b = brk()
@@ -214,7 +215,7 @@ def _to_array(v):
     return arr
 
 
-def _static_loop(get, set_, places, cond_fn, body_fn, extra):
+def _static_loop(get, set_, places, cond_fn, body_fn, extra, read_first=()):
     """One `while` op over the places. A place with no value yet at the loop (first assigned in the body, or
     None) is typed by tracing the body once beforehand; it is then carried from zeros with a run-time
     "defined" flag, so a use after a loop that never assigned it raises UnboundLocalError as in Python."""
@@ -225,6 +226,12 @@ def _static_loop(get, set_, places, cond_fn, body_fn, extra):
     snap = Snapshot(init, kinds)
     snap.changed = set(snap.saved)  # loop values go into the objects changed in place
     untyped = [i for i, v in enumerate(init) if isinstance(v, UndefinedVar) or v is None]
+    for i in untyped:
+        if names[i] in read_first and isinstance(init[i], UndefinedVar):
+            raise UnboundLocalError(
+                f"'{names[i]}' is read in a tensor-dependent loop (at {_site()}) before the line that first assigns "
+                f"it (line(s) {', '.join(map(str, init[i].lines))}), so its type is unknown when the loop is "
+                f"built; assign it before the loop (e.g. {names[i]} = oar.zeros_like(...))")
     fills = {}
     if untyped:
         prog = builder.default_main_program()
@@ -304,20 +311,7 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
         out = [_match(names[i], snap.freeze(now[i]), start[j], i in arrays) for j, i in enumerate(carried)]
         out += [defined_flag(now[i]) for i, _, _ in flagged]
         return out + list(ex)
-    try:
-        res = cf.while_loop(cond, body, start)
-    except (TypeError, UnboundLocalError) as e:
-        now = list(get())
-        unknown = [names[i] for i, v in const.items() if isinstance(v, UndefinedVar) and not names[i].startswith("__")
-                   and isinstance(now[i], UndefinedVar) and
-                   (str(e).startswith(f"local variable '{names[i]}'") or "UndefinedVar" in str(e))]
-        if not unknown:
-            raise
-        raise UnboundLocalError(
-            f"'{unknown[0]}' is read in a tensor-dependent loop body before the line that first assigns it "
-            f"(line(s) {', '.join(map(str, const[names.index(unknown[0])].lines))}), so its type is unknown "
-            f"when the loop is built; assign it before the loop (e.g. {unknown[0]} = oar.zeros_like(...))"
-        ) from e
+    res = cf.while_loop(cond, body, start)
     seen = dict(last)
     state = list(vals)
     for i in const:

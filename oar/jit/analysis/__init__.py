@@ -7,6 +7,7 @@ paths such as `self.v`, containers changed through `d[k] = v` or `xs.append(v)`,
 
     node._oar_live_out   names live after the statement
     node._oar_carried    (loops) names the body rebinds that are read again: at the loop head or after it
+    node._oar_read_first (loops) names the loop may read before its body assigns them
     node._oar_places     the places the statement's bodies change, each as (kind, text):
                          'name' rebound local, 'attr' attribute path written, 'mut' object changed in place
     node._oar_undefined  names some path reaches the statement without assigning (possibly undefined)
@@ -45,6 +46,16 @@ def annotate(fn):
             at_head = live_in[head.idx]
             rebound = {text for kind, text in places if kind == "name"}
             stmt._oar_carried = rebound if everything else rebound & (set(at_head) | set(after) | pinned)
+            stmt._oar_read_first = rebound & _upward_exposed(stmt)
+
+
+def _upward_exposed(loop):
+    """Names the loop (its test and body) may read before assigning them: live at the entry of a function
+    holding just the loop."""
+    alone = ast.FunctionDef(name="_", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                            kw_defaults=[], kwarg=None, defaults=[]), body=[loop], decorator_list=[])
+    live_in, _ = liveness(build_cfg(alone))
+    return set(live_in[0])
 
 
 def _bodies(stmt):

@@ -41,6 +41,13 @@ def _loop_places(node, rebound, flag=None):
     return block_places(node, [n for n in rebound if n not in local_only], local_only=local_only)
 
 
+def _extra(node):
+    """Keyword arguments: the `try` around the loop, the names it reads before assigning them."""
+    out = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
+    early = sorted(n for n in getattr(node, "_oar_read_first", ()) if not n.startswith("__"))
+    return out + (f", read_first={tuple(early)!r}" if early else "")
+
+
 class _Loops(BlockTransformer):
     def visit_While(self, node):
         self.generic_visit(node)
@@ -51,8 +58,7 @@ class _Loops(BlockTransformer):
         bfn = function_def(bname, "", node.body, names, g)
         places = _loop_places(node, names)
         state, get, set_ = state_functions(places, self.ctx, g)
-        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
-        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_places(places)}{in_try})")
+        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_places(places)}{_extra(node)})")
         return located([cfn, bfn] + state + call, node)
 
     def visit_For(self, node):
@@ -66,10 +72,9 @@ class _Loops(BlockTransformer):
         flag = getattr(node, "_oar_break_flag", None)
         places = _loop_places(node, names, flag)
         state, get, set_ = state_functions(places, self.ctx, g)
-        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
         brk = f"lambda: {flag}" if flag else "None"
         call = template(f"_jst.convert_for({{it}}, {bname}, {get}, {set_}, {_places(places)}, "
-                        f"{_target_spec(node.target)!r}, {brk}{in_try})", it=node.iter)
+                        f"{_target_spec(node.target)!r}, {brk}{_extra(node)})", it=node.iter)
         return located([bfn] + state + call, node)
 
 
