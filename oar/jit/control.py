@@ -128,8 +128,9 @@ def _reconcile(name, a, b, tb, fb):
         if isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
             return _one_sided(name, a, b, tb, fb)
         what = "the function returns" if name.startswith(RETURN_VALUE) else f"'{name}' has"
-        raise ValueError(f"{what} a different structure on the two paths of the tensor-dependent `if` at {_site()} "
-                         f"({cf._describe(a)} vs {cf._describe(b)}); give both paths the same structure")
+        raise ValueError(f"{what} a different structure on the two paths of the tensor-dependent `if` at {_site()}: "
+                         f"{cf._describe(a)}{_origin(a, tb)} vs {cf._describe(b)}{_origin(b, fb)}; give both "
+                         "paths the same structure")
     ra, rb = [], []
     for x, y in zip(la, lb):
         x, y = _leaf_pair(name, x, y, tb, fb)
@@ -139,6 +140,15 @@ def _reconcile(name, a, b, tb, fb):
 
 
 RETURN_VALUE = "__return_value"
+
+
+def _origin(value, block):
+    """` (line N: source)` of the op in `block` that made the first static leaf of `value`, or ''."""
+    names = {v.name for v in cf.flatten(value)[0] if is_var(v)}
+    for op in reversed(block.ops):
+        if names & set(op.output_names()) and op.loc:
+            return f" (line {op.loc[1]}: {op.loc[2]})"
+    return ""
 
 
 def _fill_like(missing, like, block):
