@@ -57,6 +57,7 @@ _install(_ops.METHODS)
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
+from . import utils  # noqa: E402
 
 dtype = DType
 

@@ -152,10 +152,7 @@ def _version_error(node, t, v):
 def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
-        if g is None:
-            if t._data.size != 1:
-                raise RuntimeError(f"backward() of a tensor with shape {t.shape} needs grad_tensor (only a tensor "
-                                   "with one element gets an implicit gradient of 1)")
+        if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
             out.append(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)))
             continue
         if not isinstance(g, Tensor):
@@ -182,7 +179,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``).
 
     Args:
-        grad_outputs: gradients of `outputs` (None: ones for one-element outputs).
+        grad_outputs: gradients of `outputs` (None: ones of each output's shape, as Paddle).
         retain_graph: keep the graph for another backward pass; defaults to `create_graph`.
         create_graph: record the gradient computation itself, for higher-order gradients.
         allow_unused: return None for an input the outputs do not depend on (otherwise an error).

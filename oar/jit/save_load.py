@@ -123,6 +123,11 @@ def _as_specs(spec):
 
 
 def _concrete(name, sf, specs):
+    if sf.graph_breaks:
+        lines = "; ".join(f"line {line}: {src}" for line, src in sf.graph_breaks)
+        raise ValueError(f"oar.jit.save: cannot save '{name}': it has graph breaks ({lines}), which run as Python "
+                         "between programs and cannot be saved; rewrite them with oar ops, or save with "
+                         "full_graph=True once they are gone")
     if specs is None:
         specs = sf._input_spec
     if specs is None:
