@@ -28,21 +28,29 @@ from .ops.linalg_norm import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
-from .autograd import grad
+from .ops import nn as _nn_ops  # noqa: F401  (registers the layer ops: conv, pool, norm, activations)
 from .framework.io import save, load
 from .framework.param_attr import ParamAttr
-from . import nn  # noqa: E402
-from .nn.initializer import create_parameter  # noqa: E402
-from . import optimizer, io, regularizer, vision  # noqa: E402
+from . import io, regularizer  # noqa: E402
 from .batch import batch  # noqa: E402
-from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
-from .hapi import Model  # noqa: E402
-from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
-from . import linalg, fft, signal, sparse  # noqa: E402
+
+
+# The layers above the executor load on first use (PEP 562), so that `oar.lite` can run a saved model with only
+# the ops, the executor and the model files imported. `import oar.nn` and `from oar import nn` work as usual.
+_LAZY_MODULES = ("nn", "optimizer", "vision", "dataset", "fluid", "jit", "amp", "onnx", "hapi", "autograd",
+                 "distributed", "linalg", "fft", "signal", "sparse")
+_LAZY_NAMES = {"grad": "autograd", "create_parameter": "nn.initializer", "Model": "hapi",
+               "DataParallel": "distributed"}
 
 
 def __getattr__(name):
+    if name in _LAZY_MODULES or name in _LAZY_NAMES:
+        import importlib
+        mod = importlib.import_module(f".{_LAZY_NAMES.get(name, name)}", __name__)
+        value = getattr(mod, name) if name in _LAZY_NAMES else mod
+        globals()[name] = value
+        return value
     if name == "data":  # Paddle 1.8's top-level placeholder, named by the seeds
         raise AttributeError("paddle.data moved to paddle.static.data in Paddle 2.0 (call paddle.enable_static() "
                              "first); under @paddle.jit.to_static use paddle.static.InputSpec")
@@ -53,8 +61,10 @@ _install(_ops.METHODS)
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
-from . import jit  # noqa: E402
-from . import amp  # noqa: E402
-from . import onnx  # noqa: E402  (imports the onnx package only when exporting)
+from . import utils  # noqa: E402
 
 dtype = DType
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))

@@ -1,6 +1,8 @@
 """The `oar` command line.
 
     oar inspect PATH      print a saved model: program text, inputs/outputs, parameters, format version
+    oar inspect PATH --dot FILE    write the inference program as a Graphviz dot graph (FILE '-': stdout)
+    oar serve PREFIX ...  serve saved models over the Open Inference Protocol (KServe v2) on HTTP (docs/serving.md)
 
 PATH is the prefix given to `oar.jit.save` (``model/net``) or its ``.pdmodel`` file.
 """
@@ -18,7 +20,7 @@ def _human(n):
 
 def inspect_model(path, out=None):
     """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
-    from .jit.model_files import MODEL_FORMAT_VERSION, file_names, load_files
+    from .static.model_files import MODEL_FORMAT_VERSION, file_names, load_files
     from .jit.save_load import saved_methods
     from .static.serialize import FORMAT_VERSION
     path = os.fspath(path)
@@ -48,18 +50,48 @@ def inspect_model(path, out=None):
     return 0
 
 
+def write_dot(path, dot_file, method=None):
+    """Writes the inference program of the model at `path` (its `method`, default the first saved) as dot."""
+    from .jit.save_load import saved_methods
+    from .static.dot import program_to_dot
+    from .static.model_files import file_names, read_record
+    path = os.fspath(path)
+    prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
+    methods = saved_methods(prefix)
+    if not methods:
+        raise ValueError(f"{prefix}.pdmodel: model file not found")
+    if method is not None and method not in methods:
+        raise ValueError(f"{prefix}: no saved method {method!r}; saved methods are {methods}")
+    rec = read_record(file_names(prefix, method or methods[0])[0])
+    text = program_to_dot(rec.infer_program, rec.input_names, rec.output_names)
+    if dot_file == "-":
+        sys.stdout.write(text)
+    else:
+        with open(dot_file, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="oar", description="oar command line tools")
     sub = parser.add_subparsers(dest="command", required=True)
     ins = sub.add_parser("inspect", help="print a saved model (program, inputs/outputs, parameters)")
     ins.add_argument("path", help="the prefix given to oar.jit.save, or its .pdmodel file")
+    ins.add_argument("--dot", metavar="FILE", nargs="?", const="-",
+                     help="write the inference program as a Graphviz dot graph to FILE (default: stdout)")
+    ins.add_argument("--method", help="with --dot: the saved method to draw (default: the first, forward)")
+    from .serving.cli import add_serve_parser
+    add_serve_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "inspect":
         try:
-            return inspect_model(args.path)
-        except (ValueError, RuntimeError) as e:
+            return inspect_model(args.path) if args.dot is None else write_dot(args.path, args.dot, args.method)
+        except (ValueError, RuntimeError, OSError) as e:
             print(f"oar inspect: {e}", file=sys.stderr)
             return 1
+    if args.command == "serve":
+        from .serving.cli import serve_main
+        return serve_main(args)
     return 2
 
 

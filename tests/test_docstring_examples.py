@@ -16,6 +16,7 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.static.nn", "oar.jit", "oar.amp", "oar.vision.transforms", "oar.inference", "oar.onnx",
               "oar.dataset", "oar.dataset.mnist", "oar.metric",
               "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers",
+              "oar.lite", "oar.serving", "oar.static.dot", "oar.distributed",
               "oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.sparse.nn", "oar.sparse.nn.functional"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -5,6 +5,14 @@ from ..framework.state import STATE, no_grad, enable_grad
 from ..tensor.tensor import Tensor
 
 
+_CALLBACKS = []  # run once when the backward walk now running ends (DataParallel's gradient all-reduce)
+
+
+def queue_callback(fn):
+    """Runs ``fn()`` once, right after the backward walk now running has delivered every gradient."""
+    _CALLBACKS.append(fn)
+
+
 def _graph(roots):
     """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
     pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
@@ -41,6 +49,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
     in which case the gradients of those tensors are returned in a dict instead."""
     pending = _graph(roots)
+    del _CALLBACKS[:]  # left over from a walk that raised
     grads, captured = {}, {}
     for t, g in zip(roots, root_grads):
         _accumulate(grads, t, g)
@@ -83,6 +92,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                         ready.append(n)
             if not retain_graph:
                 node.inputs = node.outputs = node.attrs = None
+    while _CALLBACKS:
+        _CALLBACKS.pop(0)()
     return captured
 
 
@@ -141,10 +152,7 @@ def _version_error(node, t, v):
 def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
-        if g is None:
-            if t._data.size != 1:
-                raise RuntimeError(f"backward() of a tensor with shape {t.shape} needs grad_tensor (only a tensor "
-                                   "with one element gets an implicit gradient of 1)")
+        if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
             out.append(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)))
             continue
         if not isinstance(g, Tensor):
@@ -171,7 +179,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``).
 
     Args:
-        grad_outputs: gradients of `outputs` (None: ones for one-element outputs).
+        grad_outputs: gradients of `outputs` (None: ones of each output's shape, as Paddle).
         retain_graph: keep the graph for another backward pass; defaults to `create_graph`.
         create_graph: record the gradient computation itself, for higher-order gradients.
         allow_unused: return None for an input the outputs do not depend on (otherwise an error).

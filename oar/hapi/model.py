@@ -6,7 +6,7 @@ import numpy as np
 
 from ..framework.io import load as _load, save as _save
 from ..framework.state import no_grad
-from ..io import DataLoader, Dataset
+from ..io import DataLoader, Dataset, DistributedBatchSampler
 from ..metric import Metric
 from ..tensor import Tensor, to_tensor
 
@@ -55,6 +55,7 @@ class Model:
         self._inputs = None if inputs is None else _flatten(inputs)
         self._labels = None if labels is None else _flatten(labels)
         self._optimizer, self._loss, self._metrics = None, None, []
+        self._train_network = None  # the network wrapped in DataParallel when the job has several ranks
         self.stop_training = False
 
     # ---- setup -------------------------------------------------------------------------------------------------
@@ -71,6 +72,9 @@ class Model:
             if not isinstance(m, Metric):
                 raise TypeError(f"Model.prepare: metrics must be paddle.metric.Metric objects, got {type(m).__name__}")
         self._optimizer, self._loss, self._metrics = optimizer, loss, metrics
+        from ..distributed import DataParallel, get_world_size
+        if get_world_size() > 1 and self._train_network is None and not isinstance(self.network, DataParallel):
+            self._train_network = DataParallel(self.network)  # every rank calls prepare: rank 0's weights win
 
     def parameters(self, *args, **kwargs):
         """The network's parameters (for building the optimizer)."""
@@ -89,8 +93,8 @@ class Model:
         return data[:n], data[n:]
 
     # ---- one batch ----------------------------------------------------------------------------------------------
-    def _forward_loss(self, inputs, labels):
-        outputs = _flatten(self.network(*[_as_tensor(x) for x in inputs]))
+    def _forward_loss(self, inputs, labels, network=None):
+        outputs = _flatten((network or self.network)(*[_as_tensor(x) for x in inputs]))
         labels = [_as_tensor(y) for y in labels]
         losses = _flatten(self._loss(*(outputs + labels))) if self._loss is not None else []
         metrics = []
@@ -103,7 +107,8 @@ class Model:
         if self._optimizer is None or self._loss is None:
             raise RuntimeError("Model.train_batch: call model.prepare(optimizer, loss) first")
         self.network.train()
-        _, losses, metrics = self._forward_loss(_flatten(inputs), _flatten(labels) if labels is not None else [])
+        _, losses, metrics = self._forward_loss(_flatten(inputs), _flatten(labels) if labels is not None else [],
+                                                self._train_network)
         total = losses[0] if len(losses) == 1 else sum(losses[1:], losses[0])
         total.backward()
         self._optimizer.step()
@@ -127,9 +132,13 @@ class Model:
 
     # ---- loops --------------------------------------------------------------------------------------------------
     @staticmethod
-    def _loader(data, batch_size, shuffle, drop_last, num_workers):
+    def _loader(data, batch_size, shuffle, drop_last, num_workers, distributed=False):
         if data is None or isinstance(data, DataLoader):
             return data
+        from ..distributed import get_world_size
+        if isinstance(data, Dataset) and distributed and get_world_size() > 1:  # each rank its share (Paddle)
+            sampler = DistributedBatchSampler(data, batch_size, shuffle=shuffle, drop_last=drop_last)
+            return DataLoader(data, batch_sampler=sampler, num_workers=num_workers)
         if isinstance(data, Dataset):
             return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
                               num_workers=num_workers)
@@ -156,7 +165,7 @@ class Model:
         self._no_callbacks(callbacks)
         if accumulate_grad_batches != 1:
             raise NotImplementedError("Model.fit: accumulate_grad_batches other than 1 is not supported by oar")
-        loader = self._loader(train_data, batch_size, shuffle, drop_last, num_workers)
+        loader = self._loader(train_data, batch_size, shuffle, drop_last, num_workers, distributed=True)
         if loader is None:
             raise ValueError("Model.fit: train_data is required")
         step = 0
@@ -227,7 +236,11 @@ class Model:
     # ---- files --------------------------------------------------------------------------------------------------
     def save(self, path, training=True):
         """``training=True``: ``path.pdparams`` (and ``path.pdopt`` with the optimizer state) to resume training;
-        ``training=False``: an inference model via `oar.jit.save` (needs ``inputs`` specs)."""
+        ``training=False``: an inference model via `oar.jit.save` (needs ``inputs`` specs). In a job of several
+        ranks only rank 0 writes (the replicas are equal)."""
+        from ..distributed import get_rank
+        if get_rank() != 0:
+            return
         d = os.path.dirname(path)
         if d:
             os.makedirs(d, exist_ok=True)

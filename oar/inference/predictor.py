@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from ..jit.model_files import load_files
+from ..static.model_files import load_files
 from ..kernels.threads import set_blas_threads
 from ..static.executor import compile_program
 from ..tensor.tensor import Tensor as _EagerTensor

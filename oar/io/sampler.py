@@ -149,7 +149,8 @@ class DistributedBatchSampler(BatchSampler):
     """A BatchSampler that gives rank `rank` of `num_replicas` its share of every epoch (Paddle's split).
 
     The index list is padded to a multiple of `num_replicas`; `set_epoch(e)` reseeds the shuffle so all ranks agree.
-    Without a distributed environment `num_replicas` is 1 and `rank` 0.
+    `num_replicas` and `rank` default to the world size and rank of the job (`oar.distributed.ParallelEnv`); in a
+    plain single process they are 1 and 0.
 
     Example:
         >>> ds = oar.io.TensorDataset([oar.arange(10)])
@@ -162,8 +163,11 @@ class DistributedBatchSampler(BatchSampler):
         if not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f"DistributedBatchSampler: batch_size must be a positive int, got {batch_size!r}")
         self.dataset, self.batch_size, self.shuffle, self.drop_last = dataset, batch_size, shuffle, drop_last
-        self.nranks = 1 if num_replicas is None else int(num_replicas)
-        self.local_rank = 0 if rank is None else int(rank)
+        if num_replicas is None or rank is None:  # from the launcher's environment (no MPI call)
+            from ..distributed.env import ParallelEnv
+            env = ParallelEnv()
+        self.nranks = env.world_size if num_replicas is None else int(num_replicas)
+        self.local_rank = env.rank if rank is None else int(rank)
         if not 0 <= self.local_rank < self.nranks:
             raise ValueError(f"DistributedBatchSampler: rank {rank} out of range for {self.nranks} replicas")
         self.epoch = 0

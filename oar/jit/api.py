@@ -15,6 +15,9 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         input_spec: InputSpecs (None dims for a dynamic batch) and Python values matching the arguments.
         build_strategy: an `oar.static.BuildStrategy`; the passes its switches select run on each program
             built (gradient-safe ones on training programs, folding ones on eval programs too).
+        full_graph: True (default): a statement that cannot become part of a program (it needs a tensor's
+            value in Python) raises a clear error. False: the function is split there -- the statement runs as
+            Python between programs (a graph break, listed in `.graph_breaks` and logged at verbosity 1).
         check: run the eager function beside the program for the first calls and raise when an output
             differs (also switched on by the environment variable OAR_TO_STATIC_CHECK=1).
 

@@ -10,6 +10,7 @@ from ..static import control_flow as cf
 from ..static import builder
 from ..tensor.methods import TensorMethods
 from . import log
+from .places import Snapshot
 from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -35,25 +36,38 @@ def _site():
 
 # ---- if / else --------------------------------------------------------------------------------------------------
 
-def convert_ifelse(pred, true_fn, false_fn, get, set_, names, in_try=None):
-    """`if pred: true_fn() else: false_fn()`; a static `pred` builds a `cond` op over the variables `names`."""
+def convert_ifelse(pred, true_fn, false_fn, get, set_, places, in_try=None):
+    """`if pred: true_fn() else: false_fn()`; a static `pred` builds a `cond` op whose outputs are the live
+    `places` ((text, kind) pairs from the analysis). Objects changed in place are snapshotted, each branch is
+    traced from the same state, and the merged values are written back into the objects the user holds."""
     if not is_var(pred):
         if isinstance(pred, UndefinedVar):
             raise pred.error()
         return true_fn() if pred else false_fn()
     if in_try:
         raise try_error("`if`", in_try)
-    log.info(2, f"{_site()}: `if` on a static value -> cond op over {list(names)}")
-    init = get()
+    names = [t for t, _ in places]
+    kinds = [k for _, k in places]
+    outs = [i for i, k in enumerate(kinds) if k != "dead"]
+    log.info(2, f"{_site()}: `if` on a static value -> cond op over {[names[i] for i in outs]}")
+    init = list(get())
+    snap = Snapshot(init, kinds)
 
     def branch(fn):
         def run():
-            set_(init)
+            snap.restore()
+            set_(tuple(init))
             fn()
-            return list(get())
+            snap.note_changes()
+            now = get()
+            return [snap.freeze(now[i]) for i in outs]
         return run
-    out = static_branches(_pred(pred), branch(true_fn), branch(false_fn), names)
-    set_(tuple(out))
+    merged = static_branches(_pred(pred), branch(true_fn), branch(false_fn), [names[i] for i in outs])
+    snap.restore()
+    final = list(init)
+    for i, v in zip(outs, merged):
+        final[i] = snap.write_back(init[i], v)
+    set_(tuple(final))
 
 
 def convert_ifexp(pred, true_fn, false_fn):
@@ -108,16 +122,39 @@ def _reconcile(name, a, b, tb, fb):
     la, ta = cf.flatten(a)
     lb, tb_ = cf.flatten(b)
     if ta != tb_:
+        if name.startswith(RETURN_VALUE) and (_missing(a) or _missing(b)):
+            # one path has returned, the other not yet (its flag says so): the latter holds a filler
+            return (a, _fill_like(b, a, fb)) if _missing(b) else (_fill_like(a, b, tb), b)
         if isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
             return _one_sided(name, a, b, tb, fb)
-        raise ValueError(f"'{name}' has a different structure in the two branches of a tensor-dependent `if` "
-                         f"({cf._describe(a)} vs {cf._describe(b)}); give it the same structure in both")
+        what = "the function returns" if name.startswith(RETURN_VALUE) else f"'{name}' has"
+        raise ValueError(f"{what} a different structure on the two paths of the tensor-dependent `if` at {_site()}: "
+                         f"{cf._describe(a)}{_origin(a, tb)} vs {cf._describe(b)}{_origin(b, fb)}; give both "
+                         "paths the same structure")
     ra, rb = [], []
     for x, y in zip(la, lb):
         x, y = _leaf_pair(name, x, y, tb, fb)
         ra.append(x)
         rb.append(y)
     return cf.unflatten(ta, ra), cf.unflatten(ta, rb)
+
+
+RETURN_VALUE = "__return_value"
+
+
+def _origin(value, block):
+    """` (line N: source)` of the op in `block` that made the first static leaf of `value`, or ''."""
+    names = {v.name for v in cf.flatten(value)[0] if is_var(v)}
+    for op in reversed(block.ops):
+        if names & set(op.output_names()) and op.loc:
+            return f" (line {op.loc[1]}: {op.loc[2]})"
+    return ""
+
+
+def _fill_like(missing, like, block):
+    """A value of `like`'s structure for a path where the function has not returned yet."""
+    leaves, tree = cf.flatten(like)
+    return cf.unflatten(tree, [_filler(RETURN_VALUE, v, block, missing) if is_var(v) else v for v in leaves])
 
 
 def _missing(v):

@@ -6,7 +6,9 @@ Example:
     >>> conv = convert_function(f)      # Converted(fn=..., code='def f(x): ...'); ConversionError if not convertible
 """
 import ast
+import copy
 import inspect
+import linecache
 import textwrap
 import types
 import weakref
@@ -52,11 +54,17 @@ def convert_function(fn):
     return conv
 
 
-def _transform(fn):
+def function_tree(fn):
+    """A module holding `fn`'s definition, parsed from its source with the file's line numbers (a function made
+    from another's statements, such as a graph-break piece, carries its tree as `__oar_ast__`)."""
+    made = getattr(fn, "__oar_ast__", None)
+    if made is not None:
+        return copy.deepcopy(made)
     if fn.__name__ == "<lambda>":
         from .lambda_source import lambda_function_def
-        tree = lambda_function_def(fn, ConversionError)
-    else:
+        return lambda_function_def(fn, ConversionError)
+    tree = _quick_tree(fn)
+    if tree is None:
         try:  # the code object's own source: a functools.wraps wrapper is converted itself, not its __wrapped__
             src = textwrap.dedent(inspect.getsource(fn.__code__))
         except (OSError, TypeError) as e:
@@ -65,9 +73,42 @@ def _transform(fn):
             tree = ast.parse(src)
         except SyntaxError as e:
             raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from None
-        if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-            raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
-        ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ConversionError(f"the source of {fn.__qualname__} is not a function definition")
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    return tree
+
+
+def _quick_tree(fn):
+    """The function's source cut from its file by the lines its code object spans (what inspect.getsource finds
+    by scanning every loaded module, ~50-100 ms on a first call), or None to fall back to inspect."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    last = _last_line(code)
+    if not lines or last > len(lines):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines[code.co_firstlineno - 1:last])))
+    except SyntaxError:
+        return None
+    ok = tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+        tree.body[0].name == code.co_name
+    return tree if ok else None
+
+
+def _last_line(code):
+    last = code.co_firstlineno
+    for _, end, _, _ in code.co_positions():
+        if end is not None and end > last:
+            last = end
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            last = max(last, _last_line(c))
+    return last
+
+
+def _transform(fn):
+    tree = function_tree(fn)
     filename = fn.__code__.co_filename
     ctx = Context(filename, fn.__name__)
     for i, (name, step) in enumerate(STEPS, 1):

@@ -8,14 +8,8 @@ from ..static import control_flow as cf
 from ..tensor.methods import TensorMethods
 from . import log
 from .control import _SCALARS, _bool_var, _pred, _site, convert_ifelse, convert_logical_not, is_array, is_var
+from .places import Snapshot
 from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
-
-
-class _Retry(Exception):
-    """A variable first assigned inside a static loop: rebuild the loop with it carried from the start."""
-
-    def __init__(self, index, value):
-        self.index, self.value = index, value
 
 
 # ---- loop sources ----------------------------------------------------------------------------------------------
@@ -147,16 +141,18 @@ def convert_zip(*xs):
 
 # ---- while ------------------------------------------------------------------------------------------------------
 
-def convert_while(cond, body, get, set_, names, in_try=None):
-    """`while cond(): body()`: Python iterations until the condition is a static Variable, then a `while` op."""
+def convert_while(cond, body, get, set_, places, in_try=None, read_first=()):
+    """`while cond(): body()`: Python iterations until the condition is a static Variable, then a `while` op
+    carrying `places` ((text, kind) pairs from the analysis: what the body changes and is read again)."""
     while True:
         c = cond()
         if is_var(c):
             if in_try:
                 from .control import try_error
                 raise try_error("`while`", in_try)
-            log.info(2, f"{_site()}: `while` on a static value -> while op over {list(names)}")
-            return _static_loop(get, set_, names, lambda extra: cond(), lambda extra: (body(), [])[1], [])
+            log.info(2, f"{_site()}: `while` on a static value -> while op over {[t for t, _ in places]}")
+            return _static_loop(get, set_, places, lambda extra: cond(), lambda extra: (body(), [])[1], [],
+                                read_first)
         if isinstance(c, UndefinedVar):
             raise c.error()
         if not c:
@@ -164,14 +160,14 @@ def convert_while(cond, body, get, set_, names, in_try=None):
         body()
 
 
-def convert_for(iterable, body, get, set_, names, target, brk, in_try=None):
+def convert_for(iterable, body, get, set_, places, target, brk, in_try=None, read_first=()):
     """`for item in iterable: body(item)`; a static iterable (a tensor, a range with a static bound) becomes
     a `while` op; a static `break` inside a Python loop guards the remaining iterations with `cond`."""
     if _static_iterable(iterable):
         if in_try:
             from .control import try_error
             raise try_error("`for`", in_try)
-        log.info(2, f"{_site()}: `for` over a static value -> while op over {list(names)}")
+        log.info(2, f"{_site()}: `for` over a static value -> while op over {[t for t, _ in places]}")
         src = _source(iterable)
         n = src.length()
         from ..ops.creation import full
@@ -190,12 +186,12 @@ def convert_for(iterable, body, get, set_, names, target, brk, in_try=None):
             k = extra[0]
             body(src.item(k))
             return [k + 1]
-        return _static_loop(get, set_, names, cond, step, [full([], 0, "int64")])
+        return _static_loop(get, set_, places, cond, step, [full([], 0, "int64")], read_first)
     for item in iterable:
         if brk is not None:
             b = brk()
             if is_var(b):
-                convert_ifelse(convert_logical_not(b), lambda: body(item), lambda: None, get, set_, names, in_try)
+                convert_ifelse(convert_logical_not(b), lambda: body(item), lambda: None, get, set_, places, in_try)
                 continue
             if b:
                 break
@@ -219,110 +215,110 @@ def _to_array(v):
     return arr
 
 
-def _static_loop(get, set_, names, cond_fn, body_fn, extra):
+def _static_loop(get, set_, places, cond_fn, body_fn, extra, read_first=()):
+    """One `while` op over the places. A place with no value yet at the loop (first assigned in the body, or
+    None) is typed by tracing the body once beforehand; it is then carried from zeros with a run-time
+    "defined" flag, so a use after a loop that never assigned it raises UnboundLocalError as in Python."""
     from ..ops.creation import full, zeros
-    from ..ops.math import cast
-    prog = builder.default_main_program()
-    parent = prog.current_block()
-    values = list(get())
-    fills = {}
-    for _ in range(len(names) + 2):
-        vals = list(values)
-        for i, fv in fills.items():
-            vals[i] = fv
-        carried, const = [], {}
-        for i, v in enumerate(vals):
-            if isinstance(v, list) and all(is_var(x) or isinstance(x, TensorMethods) for x in v):
-                vals[i] = _to_array(v)
-                carried.append(i)
-            elif not isinstance(v, UndefinedVar) and _carried(v):
-                carried.append(i)
-            else:
-                const[i] = v
-        arrays = {i for i in carried if is_array(vals[i])}
-        nb, nops = len(prog.blocks), len(parent.ops)
-        for i in carried:  # Python scalars carried by a static loop become tensors
-            leaves, tree = cf.flatten(vals[i])
-            if any(isinstance(x, _SCALARS) for x in leaves):
-                vals[i] = cf.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
-        # a value Python may not have assigned (first assigned in this loop, or in one branch of an `if`)
-        # carries its run-time "defined" flag through the loop
-        flagged = [(i, defined_flag(vals[i]), undefined_info(vals[i])) for i in carried]
-        flagged = [(i, f, info) for i, f, info in flagged if is_var(f)]
-        init = [vals[i] for i in carried] + [f for _, f, _ in flagged] + list(extra)
-        nc, nf = len(carried), len(flagged)
-        last = {}
-
-        def restore(lv, state):
-            """Writes the loop values `lv` (carried, then flags) back into the function's variables."""
-            for j, i in enumerate(carried):
-                x = lv[j]
-                if i in arrays and is_var(x):
-                    x.attrs["kind"] = "tensor_array"
-                state[i] = x
-            for j, (i, _, info) in enumerate(flagged):
-                if is_var(state[i]):
-                    MaybeUndefinedVar.mark(state[i], lv[nc + j], names[i], info[0], info[1] or "loop")
-            set_(tuple(state))
-
-        def load(lv):
-            restore(lv, list(vals))
-            return list(lv[nc + nf:])
-
-        def cond(*lv):
-            return cond_fn(load(lv))
-
-        def body(*lv):
-            ex = body_fn(load(lv))
-            now = list(get())
-            for i in const:
-                last[i] = now[i]
-            out = []
-            for j, i in enumerate(carried):
-                out.append(_match(names[i], now[i], init[j], i in arrays))
-            out += [defined_flag(now[i]) for i, _, _ in flagged]
-            for i in const:
-                v = now[i]
-                if is_var(v) and isinstance(const[i], UndefinedVar):
-                    raise _Retry(i, v)
-                if is_var(v) and i not in fills:
-                    raise _Retry(i, v)
-            return out + list(ex)
-        try:
-            res = cf.while_loop(cond, body, init)
-        except (TypeError, UnboundLocalError) as e:
-            now = list(get())
-            unknown = [names[i] for i, v in const.items() if isinstance(v, UndefinedVar) and
-                       isinstance(now[i], UndefinedVar) and not names[i].startswith("__") and
-                       (str(e).startswith(f"local variable '{names[i]}'") or "UndefinedVar" in str(e))]
-            if not unknown:
-                raise
+    names = [t for t, _ in places]
+    kinds = [k for _, k in places]
+    init = list(get())
+    snap = Snapshot(init, kinds)
+    snap.changed = set(snap.saved)  # loop values go into the objects changed in place
+    untyped = [i for i, v in enumerate(init) if isinstance(v, UndefinedVar) or v is None]
+    for i in untyped:
+        if names[i] in read_first and isinstance(init[i], UndefinedVar):
             raise UnboundLocalError(
-                f"'{unknown[0]}' is read in a tensor-dependent loop body before the line that first assigns it "
-                f"(line(s) {', '.join(map(str, const[names.index(unknown[0])].lines))}), so its type is unknown "
-                f"when the loop is built; assign it before the loop (e.g. {unknown[0]} = oar.zeros_like(...))"
-            ) from e
-        except _Retry as r:
-            del prog.blocks[nb:]
-            del parent.ops[nops:]
-            prog.current_block_idx = parent.idx
-            v = r.value
-            log.info(1, f"{_site()}: '{names[r.index]}' is first assigned inside a tensor-dependent loop; it is "
-                     "carried from the start (zeros, with a run-time 'defined' flag checked where it is used)")
+                f"'{names[i]}' is read in a tensor-dependent loop (at {_site()}) before the line that first assigns "
+                f"it (line(s) {', '.join(map(str, init[i].lines))}), so its type is unknown when the loop is "
+                f"built; assign it before the loop (e.g. {names[i]} = oar.zeros_like(...))")
+    fills = {}
+    if untyped:
+        prog = builder.default_main_program()
+        parent = prog.current_block()
+        nb, nops = len(prog.blocks), len(parent.ops)
+        seen = _build_loop(get, set_, places, snap, init, {}, cond_fn, body_fn, extra)
+        del prog.blocks[nb:]
+        del parent.ops[nops:]
+        prog.current_block_idx = parent.idx
+        snap.restore()
+        set_(tuple(init))
+        for i in untyped:
+            v = seen[i]
+            leaves, tree = cf.flatten(v)
+            if not any(is_var(x) for x in leaves):
+                continue
+            log.info(1, f"{_site()}: '{names[i]}' is first assigned inside a tensor-dependent loop; it is "
+                     "carried from zeros, with a run-time 'defined' flag checked where it is used")
+            zero = [zeros([d if d >= 0 else 1 for d in x.shape], x.dtype) if is_var(x) else x for x in leaves]
+            fills[i] = cf.unflatten(tree, zero)
             if is_var(v):
-                fill = zeros([d if d >= 0 else 1 for d in v.shape], v.dtype)
-                u = vals[r.index]
-                lines = u.lines if isinstance(u, UndefinedVar) else ()
-                fills[r.index] = MaybeUndefinedVar.mark(fill, full([], False, "bool"), names[r.index], lines, "loop")
-            else:
-                fills[r.index] = v
-            continue
-        state = list(vals)
-        for i, v in last.items():
-            state[i] = v
-        restore(res, state)
-        return
-    raise RuntimeError("could not build the loop: its variables keep changing type")
+                lines = init[i].lines if isinstance(init[i], UndefinedVar) else ()
+                fills[i] = MaybeUndefinedVar.mark(fills[i], full([], False, "bool"), names[i], lines, "loop")
+    _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra)
+
+
+def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
+    """Builds the `while` op; returns the values the body left in the places (as traced)."""
+    names = [t for t, _ in places]
+    vals = [fills.get(i, v) for i, v in enumerate(init)]
+    carried, const = [], {}
+    for i, v in enumerate(vals):
+        if isinstance(v, list) and all(is_var(x) or isinstance(x, TensorMethods) for x in v) and \
+                places[i][1].startswith("name"):  # a list the body may grow: a tensor array
+            vals[i] = _to_array(v)
+            carried.append(i)
+        elif not isinstance(v, UndefinedVar) and v is not None and _carried(v):
+            carried.append(i)
+        else:
+            const[i] = v
+    arrays = {i for i in carried if is_array(vals[i])}
+    for i in carried:  # Python scalars carried by a static loop become tensors
+        leaves, tree = cf.flatten(vals[i])
+        if any(isinstance(x, _SCALARS) for x in leaves):
+            vals[i] = cf.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
+    # a value Python may not have assigned (first assigned in this loop, or in one branch of an `if`)
+    # carries its run-time "defined" flag through the loop
+    flagged = [(i, defined_flag(vals[i]), undefined_info(vals[i])) for i in carried]
+    flagged = [(i, f, info) for i, f, info in flagged if is_var(f)]
+    start = [snap.freeze(vals[i]) for i in carried] + [f for _, f, _ in flagged] + list(extra)
+    nc, nf = len(carried), len(flagged)
+    last = {}
+
+    def restore(lv, state):
+        """Writes the loop values `lv` (carried, then flags) back into the places."""
+        for j, i in enumerate(carried):
+            x = lv[j]
+            if i in arrays and is_var(x):
+                x.attrs["kind"] = "tensor_array"
+            state[i] = x if i in arrays else snap.write_back(init[i], x)
+        for j, (i, _, info) in enumerate(flagged):
+            if is_var(state[i]):
+                MaybeUndefinedVar.mark(state[i], lv[nc + j], names[i], info[0], info[1] or "loop")
+        set_(tuple(state))
+
+    def load(lv):
+        restore(lv, list(vals))
+        return list(lv[nc + nf:])
+
+    def cond(*lv):
+        return cond_fn(load(lv))
+
+    def body(*lv):
+        ex = body_fn(load(lv))
+        now = list(get())
+        last.update((i, now[i]) for i in range(len(now)))
+        out = [_match(names[i], snap.freeze(now[i]), start[j], i in arrays) for j, i in enumerate(carried)]
+        out += [defined_flag(now[i]) for i, _, _ in flagged]
+        return out + list(ex)
+    res = cf.while_loop(cond, body, start)
+    seen = dict(last)
+    state = list(vals)
+    for i in const:
+        if i in last:
+            state[i] = last[i]
+    restore(res, state)
+    return seen
 
 
 def _scalar_var(x):

@@ -100,7 +100,9 @@ class ProgramRunner:
 
     def __init__(self, program, input_names, output_names):
         self.program = program
-        self.input_names, self.output_names = list(input_names), list(output_names)
+        self.input_names = list(input_names)
+        self.output_names = list(dict.fromkeys(output_names))  # `return y, y`: fetched once, returned twice
+        self._picks = [self.output_names.index(n) for n in output_names]
         self.n_in = len(self.input_names)
         gb = program.global_block()
         reads = set()
@@ -134,7 +136,7 @@ class ProgramRunner:
         outs = list(outs[:len(self.output_names)])
         for t, n in zip(outs, self.output_names):  # named like the program's outputs: jit.save(output_spec=[t])
             t._name = n
-        return outs
+        return [outs[i] for i in self._picks]
 
     def run_forward(self, arrays, save):
         c = self._fwd.get(save)

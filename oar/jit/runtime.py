@@ -18,8 +18,10 @@ from . import log
 from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
                       convert_logical_not, convert_compare_chain, is_array, is_var, no_state)
 from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip  # noqa: F401
+from .places import ld_attr, st_attr  # noqa: F401
 from .undefined import UndefinedVar, check_defined  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
+from ..nn import layer as _layer
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _SKIP_DIRS = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
@@ -66,7 +68,9 @@ def convert_call(fn):
             return fn
         return _guard_recursion(conv.fn) if conv.eager_reason is None else fn
     if isinstance(fn, types.MethodType):
-        if is_var(fn.__self__) and fn.__name__ in ("numpy", "item", "tolist", "__array__"):
+        if is_var(fn.__self__) and fn.__name__ in ("numpy", "item"):
+            return _static_value(fn.__self__, fn.__name__)
+        if is_var(fn.__self__) and fn.__name__ in ("tolist", "__array__"):
             from .errors import unsupported
             raise unsupported(f"`.{fn.__name__}()` on the static value '{fn.__self__.name}'",
                               "Its value exists only when the program runs: keep the computation in oar ops "
@@ -74,31 +78,36 @@ def convert_call(fn):
                               "helper that needs NumPy with @oar.jit.not_to_static.")
         inner = convert_call(fn.__func__)
         return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
-    from ..nn.layer import Layer
-    if isinstance(fn, Layer):
-        fwd = fn.__dict__.get("forward")
-        if fwd is not None or type(fn).__module__.split(".")[0] == "oar":
-            return fn
-        conv = convert_call(type(fn).forward)
-        if conv is type(fn).forward:
-            return fn
-        return _LayerCall(fn, conv)
-    return fn
+    return fn  # a Layer converts its user-defined forward in Layer.__call__ (static_forward below)
 
 
-class _LayerCall:
-    """Calls a user sublayer with its converted `forward` (hooks still run)."""
+def static_forward(layer):
+    """The forward a Layer call runs while a program is built: a user-defined `forward` converted (so user
+    layers inside oar containers such as Sequential and LayerList are converted too), oar's own unchanged."""
+    if "forward" in layer.__dict__:
+        return layer.forward
+    fwd = getattr(type(layer), "forward", None)
+    if not isinstance(fwd, types.FunctionType):
+        return layer.forward
+    conv = convert_call(fwd)
+    return layer.forward if conv is fwd else types.MethodType(conv, layer)
 
-    def __init__(self, layer, forward):
-        self.layer, self.forward = layer, forward
 
-    def __call__(self, *args, **kwargs):
-        layer = self.layer
-        layer.__dict__["forward"] = types.MethodType(self.forward, layer)
-        try:
-            return layer(*args, **kwargs)
-        finally:
-            layer.__dict__.pop("forward", None)
+def _static_value(var, method):
+    """`x.numpy()` / `x.item()` on a static value, as Paddle's AST mode treats them: the value stays a tensor
+    (a condition on it becomes a `cond` op); `item()` gives the one element as a 0-D tensor."""
+    def numpy():
+        return var
+
+    def item(*index):
+        from ..ops.manipulation import reshape
+        flat = reshape(var, [-1])
+        if not index:
+            if var.size not in (1, -1):
+                raise ValueError(f"item(): the static value '{var.name}' has {var.size} elements, not one")
+            return reshape(flat, [])
+        return flat[index[0]] if len(index) == 1 else var[index]
+    return numpy if method == "numpy" else item
 
 
 def _guard_recursion(fn):
@@ -181,17 +190,16 @@ def convert_len(x):
     return len(x)
 
 
-_CAST = {"int": "int64", "bool": "bool"}
+_CAST = {"int": "int32", "float": "float32", "bool": "bool"}  # Paddle's dtypes for int()/float()/bool()
 
 
 def convert_cast(x, kind):
-    """`int(x)`, `float(x)`, `bool(x)`: a cast op for a static value, Python otherwise."""
+    """`int(x)`, `float(x)`, `bool(x)`: a cast op for a static value (to int32 / float32 / bool, as Paddle),
+    Python otherwise."""
     if not is_var(x):
         return {"int": int, "float": float, "bool": bool}[kind](x)
     from ..ops.math import cast
-    if kind == "float":
-        return x if x.dtype.kind == "f" else cast(x, "float32")
-    return cast(x, _CAST[kind])
+    return x if x.dtype.name == _CAST[kind] else cast(x, _CAST[kind])
 
 
 def convert_shape(x):
@@ -226,16 +234,4 @@ def convert_pop(xs, index=None):
     return xs, (xs.pop() if index is None else xs.pop(index))
 
 
-_POPPED = []
-
-
-def convert_pop_list(xs, index=None):
-    """`xs.pop(index)` inside an expression: returns the list (or tensor array) after the pop; the popped
-    value is then taken by `popped` (converted code: `_jst.popped(xs := _jst.convert_pop_list(xs, i))`)."""
-    xs, v = convert_pop(xs, index)
-    _POPPED.append(v)
-    return xs
-
-
-def popped(_xs):
-    return _POPPED.pop()
+_layer.STATIC_FORWARD[:] = [static_forward]

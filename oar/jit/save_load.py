@@ -12,8 +12,8 @@ import numpy as np
 
 from ..passes.dead_code import dead_code_elimination
 from ..tensor.tensor import Tensor
-from .model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files, read_info,
-                          read_json, write_files)
+from ..static.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files,
+                                  read_info, read_json, write_files)
 from .translated import TranslatedLayer
 
 _CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")
@@ -123,6 +123,11 @@ def _as_specs(spec):
 
 
 def _concrete(name, sf, specs):
+    if sf.graph_breaks:
+        lines = "; ".join(f"line {line}: {src}" for line, src in sf.graph_breaks)
+        raise ValueError(f"oar.jit.save: cannot save '{name}': it has graph breaks ({lines}), which run as Python "
+                         "between programs and cannot be saved; rewrite them with oar ops, or save with "
+                         "full_graph=True once they are gone")
     if specs is None:
         specs = sf._input_spec
     if specs is None:

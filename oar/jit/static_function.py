@@ -55,6 +55,7 @@ class ConcreteProgram:
         self.run_program = main_program   # the Program actually run (after the build strategy's passes)
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
+        self.side_effects = []            # (object, attribute, tree, leaves): attributes the function sets
 
     @property
     def parameters(self):
@@ -88,11 +89,22 @@ class ConcreteProgram:
         if self._runner is None:
             from .runner import ProgramRunner
             self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
-                                         [v.name for v in self.outputs])
+                                         [v.name for v in self.outputs + self.side_outputs])
         return self._runner
 
+    @property
+    def side_outputs(self):
+        """Variables the function leaves in object attributes: fetched too, and set on the objects after a run."""
+        return [v for *_, leaves in self.side_effects for v in leaves if isinstance(v, Variable)]
+
     def pack_outputs(self, flat_values):
-        """Rebuilds the function's output structure from values for `outputs` (in order)."""
+        """Rebuilds the function's output structure from values for `outputs` (in order); the values after
+        them are set on the attributes the function assigned (`self.cache = h` in a converted forward)."""
+        if self.side_effects:
+            it = iter(flat_values[len(self.outputs):])
+            for obj, attr, tree, leaves in self.side_effects:
+                setattr(obj, attr, cf.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
+            flat_values = flat_values[:len(self.outputs)]
         if self._single:
             return flat_values[0]
         it = iter(flat_values)
@@ -213,6 +225,9 @@ class StaticFunction:
         self._conv = None
         self._eager_reason = None  # set once when the function cannot be converted: later calls run eagerly
         self._fast = {}
+        self._training = True
+        self._full_graph = full_graph
+        self._segmented = None  # full_graph=False and a graph break found: the function run as pieces
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -227,6 +242,70 @@ class StaticFunction:
                                 layer=instance)
             self._bound[instance] = sf
         return sf
+
+    @property
+    def graph_breaks(self):
+        """[(line, source)] of the statements that run as Python between programs (`full_graph=False`)."""
+        return self._segmented.graph_breaks if self._segmented is not None else []
+
+    def _call_pieces(self, args, kwargs):
+        call_args = (self._layer,) + tuple(args) if self._layer is not None else tuple(args)
+        return self._segmented(*call_args, **kwargs)
+
+    def _split(self, error, args, kwargs):
+        """`full_graph=False`: runs the function split at the statement that raised `error` (and at any later
+        break found the same way)."""
+        from . import graph_break
+        from .convert import function_tree
+        tree = function_tree(self._function)
+        fdef = tree.body[0]
+        filename = self._function.__code__.co_filename
+        breaks = set(self._segmented.breaks) if self._segmented is not None else set()
+        for _ in range(graph_break.MAX_BREAKS):
+            line = graph_break.break_line(error, filename, fdef.lineno, fdef.end_lineno)
+            index = next((i for i, st in enumerate(fdef.body) if st.lineno <= (line or -1) <= st.end_lineno), None)
+            if index is None or index in breaks:
+                raise error
+            breaks.add(index)
+            self._segmented = graph_break.SegmentedFunction(
+                self._function, tree, breaks,
+                lambda f: StaticFunction(f, build_strategy=self._build_strategy, check=self._check))
+            try:
+                return self._call_pieces(args, kwargs)
+            except Exception as e:
+                if not graph_break.is_break(e):
+                    raise
+                error = e
+        raise error
+
+    # ---- train / eval ---------------------------------------------------------------------------------------
+    @property
+    def training(self):
+        """Train or eval mode: the Layer's for a Layer method, the function's own (`train()`/`eval()`) otherwise;
+        programs are cached per mode."""
+        return bool(self._layer.training) if self._layer is not None else self._training
+
+    def train(self):
+        """Builds and runs training programs (a plain function; for a Layer method use `layer.train()`).
+
+        Example:
+            >>> sf = oar.jit.to_static(lambda x: x * 2)
+            >>> sf.eval(); sf.training
+            False
+            >>> sf.train(); sf.training
+            True
+        """
+        self._set_mode(True)
+
+    def eval(self):
+        """Builds and runs eval programs (a plain function; for a Layer method use `layer.eval()`)."""
+        self._set_mode(False)
+
+    def _set_mode(self, training):
+        if self._layer is not None:
+            raise RuntimeError(f"'{self.__name__}' is a method of {type(self._layer).__name__}: switch the mode with "
+                               f"layer.{'train' if training else 'eval'}() instead")
+        self._training = training
 
     @property
     def dygraph_function(self):
@@ -281,6 +360,8 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         if STATE.static:
             return self._traced_callable()(*args, **kwargs)
+        if self._segmented is not None:
+            return self._call_pieces(args, kwargs)
         fast = self._fast_key(args) if not kwargs and not self._check else None
         if fast is not None:  # hot path: plain tensor arguments seen before
             cp = self._fast.get(fast)
@@ -298,7 +379,13 @@ class StaticFunction:
             if self._eager_reason is not None:
                 return self._eager(self._eager_reason, args, kwargs)
         leaves, tree = _flat_args(args, kwargs)
-        cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+        try:
+            cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+        except Exception as e:
+            from .graph_break import is_break
+            if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>":
+                raise
+            return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
         if fast is not None and self._input_spec is None:
             self._fast[fast] = cp
@@ -314,7 +401,7 @@ class StaticFunction:
 
     def _fast_key(self, args):
         """(train/eval, auto_cast, each argument's shape and dtype) when every argument is a plain Tensor."""
-        key = [self._layer.training if self._layer is not None else True, STATE.amp]
+        key = [self.training, STATE.amp]
         for a in args:
             if type(a) is not Tensor:
                 return None
@@ -337,7 +424,7 @@ class StaticFunction:
                     parts.append(("py", a))
                 except TypeError:
                     parts.append(("py-id", id(a)))
-        parts.append(bool(getattr(self._layer, "training", True)))
+        parts.append(self.training)
         parts.append(STATE.amp)  # oar.amp.auto_cast settings: the casts are ops of the program
         return tuple(parts)
 
@@ -346,7 +433,13 @@ class StaticFunction:
         specs = self._spec_leaves
         if specs is None or len(specs) != len(leaves):
             return leaves
-        return [s if isinstance(a, TensorMethods) and isinstance(s, InputSpec) else a for a, s in zip(leaves, specs)]
+        out = []
+        for k, (a, s) in enumerate(zip(leaves, specs)):
+            if isinstance(a, TensorMethods) and isinstance(s, InputSpec):
+                _check_spec(self.__name__, k, a, s)
+                a = s
+            out.append(a)
+        return out
 
     def _cached(self, leaves, tree, leaf_names):
         """The ConcreteProgram for flattened arguments, traced once per signature (`leaf_names()` gives the
@@ -429,7 +522,10 @@ class StaticFunction:
                     inputs.append(v)
                     new.append(v)
                 args, kwargs = cf.unflatten(tree, new)
+                input_names = [v.name for v in inputs]
                 out = fn(*args, **kwargs)
+                # an in-place op on an input rebinds its Python object to the result; the feed is the original
+                inputs = [main.global_block().vars[n] for n in input_names]
                 out_leaves, out_tree = cf.flatten(out)
                 fixed = []
                 for v in out_leaves:
@@ -446,8 +542,9 @@ class StaticFunction:
         for v in fixed:
             if isinstance(v, UndefinedVar):
                 raise v.error()
-        training = bool(getattr(self._layer, "training", True))
+        training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+        cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
         if self._build_strategy is not None:
             cp.apply_build_strategy(self._build_strategy)
         return cp
@@ -474,6 +571,43 @@ class StaticFunction:
                                      f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
                                      f"max abs diff {diff})")
         return got
+
+
+def _attribute_writes(fn, paths, args, kwargs):
+    """(object, attribute, tree, leaves) for each attribute path the function assigns (`self.h`, `o.v`: the
+    analysis lists them) that holds static values after tracing: the program fetches those values and the
+    call sets them on the object, as running the function eagerly would have."""
+    if not paths:
+        return []
+    try:
+        scope = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        scope = {}
+    found, seen = [], set()
+    for path in paths:
+        root, *attrs = path.split(".")
+        obj = scope[root] if root in scope else getattr(fn, "__globals__", {}).get(root)
+        for a in attrs[:-1]:
+            obj = getattr(obj, a, None)
+        if obj is None or (id(obj), attrs[-1]) in seen:
+            continue
+        value = getattr(obj, attrs[-1], None)
+        leaves, tree = cf.flatten(value)
+        if any(isinstance(v, Variable) for v in leaves):
+            seen.add((id(obj), attrs[-1]))
+            found.append((obj, attrs[-1], tree, leaves))
+    return found
+
+
+def _check_spec(fn_name, k, t, spec):
+    """A tensor passed where the decorator's InputSpec stands must match it: no silent casts or reshapes."""
+    label = f"input {k}" + (f" ('{spec.name}')" if spec.name else "") + f" of '{fn_name}'"
+    if t.dtype is not spec.dtype:
+        raise TypeError(f"{label} is a {t.dtype.name} tensor but its InputSpec says {spec.dtype.name}; cast it "
+                        f"(x.astype('{spec.dtype.name}')) or change the InputSpec")
+    shape = list(t.shape)
+    if len(shape) != len(spec.shape) or any(d >= 0 and d != n for d, n in zip(spec.shape, shape)):
+        raise ValueError(f"{label} has shape {shape} but its InputSpec says {list(spec.shape)} (-1: any size)")
 
 
 def _flat_args(args, kwargs):

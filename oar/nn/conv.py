@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import functional as F
-from .functional.conv import padding_attrs
+from ..ops.nn.conv import padding_attrs
 from .initializer import Normal
 from .layer import Layer
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.param_attr import ParamAttr
-from ..framework.state import no_grad
+from ..framework.state import STATE, no_grad
 from ..tensor.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)
@@ -53,6 +53,9 @@ class HookRemoveHelper:
         self._hooks.pop(self._id, None)
 
 
+STATIC_FORWARD = []  # filled by oar.jit: layer -> the forward to call while to_static builds a program
+
+
 class Layer:
     """Base class of layers: subclass it, create parameters and sublayers in ``__init__``, write ``forward``.
 
@@ -91,7 +94,10 @@ class Layer:
                 r = hook(self, inputs)
                 if r is not None:
                     inputs = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*inputs, **kwargs)
+        forward = self.forward
+        if STATE.static and STATIC_FORWARD:  # building a program: a user layer's forward is converted
+            forward = STATIC_FORWARD[0](self)
+        out = forward(*inputs, **kwargs)
         if self._forward_post_hooks:
             for hook in list(self._forward_post_hooks.values()):
                 r = hook(self, inputs, out)

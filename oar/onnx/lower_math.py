@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 
+from ..jit import undefined as _undefined  # noqa: F401  (defines assert_defined, lowered below)
 from ..ops.registry import REGISTRY
+from ..passes import fuse_linear as _fuse_linear  # noqa: F401  (defines fused_linear, lowered below)
 from .context import onnx_dtype
 
 

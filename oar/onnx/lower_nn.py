@@ -6,7 +6,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..kernels import pool as P
-from ..nn.functional.conv import resolve_pads
+from ..ops.nn.conv import resolve_pads
 from .lower_math import _same, register
 
 
@@ -154,7 +154,7 @@ def _separable(ctx, op, x, mats):
 
 
 def _interp(ctx, op):
-    from ..nn.functional.common import _interp_matrix
+    from ..ops.nn.common import _interp_matrix
     a = op.attrs
     shape, dt = ctx.in_meta(op, "x")
     nd = len(a["out_size"])

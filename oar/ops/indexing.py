@@ -69,14 +69,15 @@ def _gather_infer(m, axis):
     return [(list(xs[:axis]) + list(ishape) + list(xs[axis + 1:]), m[0][1])]
 
 
-def _gather_check(x, index, axis):
+def _gather(x, index, axis):
     n = x.shape[axis] if x.ndim else 1
     if index.size and (index.max() >= n or index.min() < -n):
         raise IndexError(f"gather: index values must be in [{-n}, {n}) for axis {axis} of input shape "
                          f"{list(x.shape)}, got min {index.min()} max {index.max()}")
+    return np.take(x, index, axis=axis)
 
 
-GATHER = defop("gather", lambda x, index, axis: np.take(x, index, axis=axis), inputs=("x", "index"), nondiff=(1,),
+GATHER = defop("gather", _gather, inputs=("x", "index"), nondiff=(1,),
                infer=_gather_infer,
                grad=lambda g, out, x, index, axis: (apply(INDEX_ADD, (zeros_like(x), index, g), {"axis": axis}),
                                                     None))
@@ -95,8 +96,6 @@ def gather(x, index, axis=None, name=None):
     """
     index = _index_operand(index, "gather")
     a = norm_axis1(0 if axis is None else axis, x.ndim)
-    if hasattr(index, "_data"):
-        _gather_check(x._data, index._data, a)
     return apply(GATHER, (x, index), {"axis": a})
 
 

@@ -8,6 +8,11 @@ from ..framework import dtype as D
 from ..tensor.methods import TensorMethods
 
 
+class StaticValueError(TypeError):
+    """A static Variable used where Python needs its value (`bool()`, `.tolist()`, NumPy): the value exists only
+    when the program runs. In a function converted with `full_graph=False` such a statement is a graph break."""
+
+
 class Variable(TensorMethods):
     """A named, typed value in a Block: shape (-1 for unknown dims), dtype, persistable, stop_gradient.
 
@@ -78,9 +83,12 @@ class Variable(TensorMethods):
         return TensorMethods.__getitem__(self, index)
 
     def _static_value_error(self, what):
-        raise TypeError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose value exists "
+        raise StaticValueError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose value exists "
                         "only when the program runs. Keep the computation in oar ops, or fetch the value from the "
                         "Executor.")
+
+    def __array_function__(self, func, types, args, kwargs):  # numpy.sum(v), numpy.abs(v), ...
+        self._static_value_error(f"numpy.{func.__name__}()")
 
     def numpy(self):
         self._static_value_error("Variable.numpy()")

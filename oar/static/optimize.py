@@ -39,8 +39,11 @@ def _persistable(main, startup, name, value):
     return v
 
 
-def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None):
-    """Appends backward and update ops for `loss`; returns ``(optimize_ops, params_grads)``."""
+def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None, grad_transform=None):
+    """Appends backward and update ops for `loss`; returns ``(optimize_ops, params_grads)``.
+
+    `grad_transform(params_grads) -> params_grads`, when given, appends ops between the backward and the updates
+    (the data-parallel gradient all-reduce of `oar.distributed.fleet`)."""
     from ..optimizer.lr import LRScheduler
     main = loss.block.program
     startup = startup_program or default_startup_program()
@@ -53,6 +56,8 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
         opt._add_param_group({"params": fresh})
     n_before = len(block.ops)
     with building(block), main._role_guard("optimize"):
+        if grad_transform is not None:
+            params_grads = grad_transform(params_grads)
         if opt._grad_clip is not None and params_grads:
             params_grads = opt._grad_clip(params_grads)
         sched = opt._learning_rate if isinstance(opt._learning_rate, LRScheduler) else None

@@ -147,12 +147,15 @@ _OP_PACKAGES = ("oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static"
 _all_imported = False
 
 
-def _registry():
-    """The full op registry. Op families register on import and some load lazily (``oar.ops.dynamic_shape``
-    on first use, fused ops with ``oar.passes``), so a model saved by one process must still validate in a
-    process that only ran ``import oar``: every module of the op-defining packages is imported once."""
+def _registry(needed=None):
+    """The op registry, complete for the op types in `needed` (all op types when None). Op families register on
+    import and some load lazily (``oar.ops.dynamic_shape`` on first use, fused ops with ``oar.passes``), so a
+    model saved by one process must still validate in a process that only ran ``import oar``: when an op type
+    is not registered yet, every module of the op-defining packages is imported once. A program made only of
+    registered ops imports nothing, so `oar.lite` loads models without the layers above the executor."""
     global _all_imported
-    if not _all_imported:
+    from ..ops.registry import REGISTRY
+    if not _all_imported and (needed is None or any(t not in REGISTRY for t in needed)):
         import importlib
         import pkgutil
         for pkg in _OP_PACKAGES:
@@ -166,7 +169,6 @@ def _registry():
                 except Exception:
                     pass
         _all_imported = True
-    from ..ops.registry import REGISTRY
     return REGISTRY
 
 
@@ -232,7 +234,8 @@ def validate(d):
     blocks = d.get("blocks")
     _need(isinstance(blocks, list) and blocks, "blocks", "expected a non-empty list")
     _need(len(blocks) <= MAX_BLOCKS, "blocks", f"{len(blocks)} blocks exceed the limit {MAX_BLOCKS}")
-    registry = _registry()
+    registry = _registry({od.get("type") for bd in blocks if isinstance(bd, dict) and isinstance(bd.get("ops"), list)
+                          for od in bd["ops"] if isinstance(od, dict) and isinstance(od.get("type"), str)})
     scopes = []
     for i, bd in enumerate(blocks):
         w = f"block {i}"

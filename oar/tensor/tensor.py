@@ -267,6 +267,20 @@ class Parameter(Tensor):
 registry._bind_tensor(Tensor)
 
 
+def _static_to_tensor(data, dtype, stop_gradient):
+    """`to_tensor` of a static value (or a nested list holding some) while building a program: a copy."""
+    from ..ops.creation import assign
+    from ..ops.manipulation import stack
+    from ..ops.math import cast
+    if isinstance(data, (list, tuple)):
+        data = stack([_static_to_tensor(v, dtype, stop_gradient) for v in data])
+    elif not hasattr(data, "_static_value_error"):
+        data = to_tensor(data, dtype)
+    out = assign(data) if dtype is None or D.convert_dtype(dtype) is data.dtype else cast(data, dtype)
+    out.stop_gradient = stop_gradient
+    return out
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """Makes a Tensor from a Python scalar, (nested) list, NumPy array or Tensor.
 
@@ -281,6 +295,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """
     if STATE.static:  # building a program: the value becomes a constant op
         from ..ops.creation import _static_const
+        if hasattr(data, "_static_value_error") or isinstance(data, (list, tuple)) and \
+                any(hasattr(v, "_static_value_error") for v in _flat(data)):
+            return _static_to_tensor(data, dtype, stop_gradient)
         a = np.asarray(data._data if isinstance(data, Tensor) else data)
         if dtype is None and a.dtype == np.float64 and not isinstance(data, (np.ndarray, Tensor)):
             a = a.astype(D.default_float().np)

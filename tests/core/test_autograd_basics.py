@@ -24,9 +24,6 @@ def test_higher_order():
 def test_errors():
     with pytest.raises(RuntimeError, match="stop_gradient"):
         oar.to_tensor([1.0]).backward()
-    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
-    with pytest.raises(RuntimeError, match="grad_tensor"):
-        (x * 2).backward()
     with pytest.raises(ValueError, match=r"matmul.*\[3, 5\].*\[3, 5\]"):
         oar.matmul(oar.ones([3, 5]), oar.ones([3, 5]))
 

@@ -5,7 +5,7 @@ import sys
 
 import oar
 from oar.cli import main
-from oar.jit.model_files import MODEL_FORMAT_VERSION
+from oar.static.model_files import MODEL_FORMAT_VERSION
 from oar.static import InputSpec
 from oar.static.serialize import FORMAT_VERSION
 from oar.jit.save_load import records_from_concrete, save_records

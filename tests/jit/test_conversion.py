@@ -166,10 +166,22 @@ def test_error_points_at_user_line_and_keeps_type():
     assert "paddle.matmul(y, y)" in text and "test_conversion.py" in text
 
 
-def test_unsupported_numpy_on_static_value():
+def test_numpy_and_item_on_static_value_stay_tensors():
+    # Paddle's AST mode: in a program, x.numpy() / x.item() are the tensor itself, conditions on them are cond ops
     def f(x):
-        return x.numpy() + 1
-    with pytest.raises(TypeError, match=r"\.numpy\(\)` on the static value.*return x.numpy\(\) \+ 1"):
+        if x.numpy()[0, 0] > 0 and x.sum().item() < 10:
+            return x + 1
+        return x - 1
+    sf = paddle.jit.to_static(f)
+    for v in ([1.0, 2.0], [-1.0, 2.0], [5.0, 6.0]):
+        np.testing.assert_allclose(sf(T(v)).numpy(), f(T(v)).numpy())
+    assert "cond(" in str(sf.concrete_program.main_program)
+
+
+def test_tolist_on_static_value_is_refused():
+    def f(x):
+        return x.tolist()
+    with pytest.raises(TypeError, match=r"\.tolist\(\)` on the static value.*return x.tolist\(\)"):
         paddle.jit.to_static(f)(T(1.0))
 
 

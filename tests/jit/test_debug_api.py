@@ -73,14 +73,14 @@ def try_around_tensor_if(x):
     return x
 
 
-def numpy_on_static(x):
+def tolist_on_static(x):
     y = x * 2
-    return y.numpy()
+    return y.tolist()
 
 
 @pytest.mark.parametrize("fn,construct,text,instead", [
     (try_around_tensor_if, "tensor-dependent `if` inside `try`", "if paddle.sum(x) > 0:", "Move the `try` out"),
-    (numpy_on_static, "`.numpy()` on the static value", "return y.numpy()", "call .numpy() outside"),
+    (tolist_on_static, "`.tolist()` on the static value", "return y.tolist()", "call .numpy() outside"),
 ])
 def test_unsupported_construct_errors_name_construct_place_and_fix(fn, construct, text, instead):
     with pytest.raises(TypeError) as ei:
@@ -278,14 +278,14 @@ def test_ignore_module_functions_are_called_as_they_are(tmp_path):
 
 def test_enable_to_static_switches_conversion_globally():
     def f(x):
-        return x.numpy() * 2   # works only eagerly
+        return paddle.to_tensor(x.tolist()) * 2   # works only eagerly
     sf = paddle.jit.to_static(f)
     paddle.jit.enable_to_static(False)
     try:
         assert sf(T(2.0))[0] == 4.0
     finally:
         paddle.jit.enable_to_static(True)
-    with pytest.raises(TypeError, match="numpy"):
+    with pytest.raises(TypeError, match="tolist"):
         sf(T(2.0))
     with pytest.raises(TypeError, match="bool"):
         paddle.jit.enable_to_static(1)
@@ -293,7 +293,7 @@ def test_enable_to_static_switches_conversion_globally():
 
 class Doubler(nn.Layer):
     def forward(self, x):
-        return x.numpy() * 2   # works only eagerly
+        return paddle.to_tensor(x.tolist()) * 2   # works only eagerly
 
 
 def test_rollback_restores_function_and_layer_forward():

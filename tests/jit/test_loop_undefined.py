@@ -77,7 +77,7 @@ def test_error_names_variable_and_both_lines():
 
 def test_read_before_first_assignment_in_body_is_a_clear_error():
     # a known limit: the type of `prev` is unknown where the loop is traced (Python would run this)
-    with pytest.raises(UnboundLocalError, match=r"'prev' is read in a tensor-dependent loop body before .*zeros_like"):
+    with pytest.raises(UnboundLocalError, match=r"'prev' is read in a tensor-dependent loop .*before the line .*zeros_like"):
         oar.jit.to_static(used_inside_next_iteration)(T([1.0]), T(3, "int64"))
 
 

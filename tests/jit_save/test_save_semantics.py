@@ -9,7 +9,7 @@ import pytest
 
 import oar
 import oar.nn as nn
-from oar.jit import model_files
+from oar.static import model_files
 from oar.static import InputSpec
 
 SPEC = [InputSpec([None, 6], "float32", "x")]

@@ -22,6 +22,7 @@ class Context:
         self._n = 0
         self.eager_reason = None  # set when the function must run eagerly (breakpoint(), pdb.set_trace())
         self.uses_class_cell = False  # zero-argument super() was made explicit: the code needs `__class__`
+        self.attr_writes = []  # attribute paths the function assigns (`self.h`): set again after each run
 
     def fresh(self, stem):
         self._n += 1
@@ -201,22 +202,63 @@ def args_tuple(names):
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def state_functions(names, ctx, global_names=()):
-    """`get`/`set` helpers that read and write the enclosing function's variables `names`:
+def state_functions(places, ctx, global_names=()):
+    """`get`/`set` helpers that read and write the enclosing function's places, given as (kind, text) pairs
+    (kinds in oar/jit/places.py): names are rebound through `nonlocal`, attribute paths written through
+    `_jst.st_attr`, objects changed in place ('mut') only read (the runtime restores them in place):
 
-        def __get_3(): return (a, b)
-        def __set_3(__args): nonlocal a, b; (a, b) = __args
+        def __get_3(): return (a, _jst.ld_attr(lambda: self, 'v'), d)
+        def __set_3(__args):
+            nonlocal a
+            a = __args[0]
+            _jst.st_attr(self, 'v', __args[1])
     """
-    if not names:
+    if not places:
         return [], "_jst.no_state", "_jst.no_state"
     get_name, set_name = ctx.fresh("get"), ctx.fresh("set")
-    decl = _decl(names, global_names)
-    t = args_tuple(names)
-    src = f"def {get_name}():\n    return {t}\ndef {set_name}(__args):\n    {decl}\n    {t} = __args\n"
+    reads, writes, names = [], [], []
+    for i, (kind, text) in enumerate(places):
+        if "." in text:
+            base, attr = text.rsplit(".", 1)
+            reads.append(f"_jst.ld_attr(lambda: {base}, {attr!r})")
+            if kind.startswith("attr"):
+                writes.append(f"_jst.st_attr({base}, {attr!r}, __args[{i}])")
+        else:
+            reads.append(text)
+            if kind != "mut":
+                names.append(text)
+                writes.append(f"{text} = __args[{i}]")
+    decl = _decl(names, global_names) if names else "pass"
+    body = "\n    ".join([decl] + writes)
+    src = f"def {get_name}():\n    return {args_tuple(reads)}\ndef {set_name}(__args):\n    {body}\n"
     out = template(src)
     out[0]._oar_helper = True
     out[1]._oar_helper = True
     return out, get_name, set_name
+
+
+def block_places(node, rebound, live=None, local_only=()):
+    """The (kind, text) places a converted `if`/loop shares with the runtime: the names in `rebound` that are
+    `live` afterwards ('name'; 'dead' when `live` is given and they are not), attribute paths written
+    ('attr') and objects changed in place ('mut'), from the analysis annotations on `node`; names in
+    `local_only` (rebound by a loop body and never read after an iteration) are not shared."""
+    found = getattr(node, "_oar_places", [])
+    mut = {t for k, t in found if k == "mut"}
+    out = []
+    for name in rebound:
+        kind = "name" if live is None or name in live or "<all>" in live else "dead"
+        out.append((kind + ("+mut" if name in mut and kind == "name" else ""), name))
+    have = {t for _, t in out}
+    for k, t in found:
+        if t in have or t.split(".")[0].startswith("__") or t.split(".")[0] in local_only:
+            continue
+        if k == "attr":
+            out.append(("attr+mut" if t in mut else "attr", t))
+            have.add(t)
+        elif k == "mut":
+            out.append(("mut", t))
+            have.add(t)
+    return out
 
 
 def _decl(names, global_names):

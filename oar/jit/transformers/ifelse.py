@@ -14,7 +14,8 @@ builds a `cond` op for a static one.
 """
 import ast
 
-from .base import BlockTransformer, assigned_names, expr, function_def, located, state_functions, template
+from .base import (BlockTransformer, assigned_names, block_places, expr, function_def, located, state_functions,
+                   template)
 
 
 class _IfElse(BlockTransformer):
@@ -25,9 +26,10 @@ class _IfElse(BlockTransformer):
         tname, fname = self.ctx.fresh("true_fn"), self.ctx.fresh("false_fn")
         tfn = function_def(tname, "", node.body, names, g)
         ffn = function_def(fname, "", node.orelse, names, g)
-        state, get, set_ = state_functions(names, self.ctx, g)
+        places = block_places(node, names, getattr(node, "_oar_live_out", None))
+        state, get, set_ = state_functions(places, self.ctx, g)
         in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
-        call = template(f"_jst.convert_ifelse({{t}}, {tname}, {fname}, {get}, {set_}, {_names(names)}{in_try})",
+        call = template(f"_jst.convert_ifelse({{t}}, {tname}, {fname}, {get}, {set_}, {_places(places)}{in_try})",
                         t=node.test)
         return located([tfn, ffn] + state + call, node)
 
@@ -41,6 +43,11 @@ class _IfExp(ast.NodeTransformer):
 
 def _names(names):
     return "(" + "".join(repr(n) + ", " for n in names) + ")"
+
+
+def _places(places):
+    """The runtime's view of the places: `(('y', 'name'), ('self.v', 'attr'), ...)`."""
+    return "(" + "".join(f"({t!r}, {k!r}), " for k, t in places) + ")"
 
 
 def transform(tree, ctx):

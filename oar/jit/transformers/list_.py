@@ -4,14 +4,15 @@ as usual and on tensor arrays when the list is carried through a tensor-dependen
     xs.append(v)       ->   xs = _jst.convert_append(xs, v)
     v = xs.pop()       ->   xs, v = _jst.convert_pop(xs)
     xs.pop(0)          ->   xs = _jst.convert_pop(xs, 0)[0]
-    f(xs.pop())        ->   f(_jst.popped(xs := _jst.convert_pop_list(xs, None)))   (inside expressions)
+    f(xs.pop())        ->   f((__pop_1 := _jst.convert_pop(xs, None), xs := __pop_1[0], __pop_1[1])[2])
+                            (inside expressions)
 
 Only lists that are local variables of the function are rewritten: `G.append(v)` on a global or closure list
 stays a plain call (rebinding `G` would make it local and break the function).
 """
 import ast
 
-from .base import located, template
+from .base import expr, located, template
 
 
 def _method_call(node, name):
@@ -20,7 +21,8 @@ def _method_call(node, name):
 
 
 class _Lists(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, ctx):
+        self.ctx = ctx
         self.scopes = [None]
 
     def visit_FunctionDef(self, node):
@@ -61,12 +63,10 @@ class _Lists(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if self._is(node, "pop") and len(node.args) <= 1:
-            xs = node.func.value.id
-            inner = ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "convert_pop_list", ast.Load()),
-                             [ast.Name(xs, ast.Load()), node.args[0] if node.args else ast.Constant(None)], [])
-            walrus = ast.NamedExpr(ast.Name(xs, ast.Store()), inner)
-            return located(ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "popped", ast.Load()),
-                                    [walrus], []), node)
+            xs, tmp = node.func.value.id, self.ctx.fresh("pop")
+            new = expr(f"({tmp} := _jst.convert_pop({xs}, {{i}}), {xs} := {tmp}[0], {tmp}[1])[2]",
+                       i=node.args[0] if node.args else ast.Constant(None))
+            return located(new, node)
         return node
 
     def _opaque(self, node):  # a walrus there would bind in the wrong scope (or is not allowed)
@@ -76,4 +76,4 @@ class _Lists(ast.NodeTransformer):
 
 
 def transform(tree, ctx):
-    return _Lists().visit(tree)
+    return _Lists(ctx).visit(tree)

@@ -17,8 +17,8 @@ iterable is Python, and build a `while_loop` op as soon as it depends on a stati
 """
 import ast
 
-from .base import BlockTransformer, assigned_names, function_def, located, state_functions, template
-from .ifelse import _names
+from .base import BlockTransformer, assigned_names, block_places, function_def, located, state_functions, template
+from .ifelse import _places
 
 
 def _target_spec(t):
@@ -30,6 +30,24 @@ def _target_spec(t):
     return None
 
 
+def _loop_places(node, rebound, flag=None):
+    """The places a static loop carries: the rebound names the analysis found read again (at the loop head
+    or after the loop; all of them when the analysis did not run), attribute paths, objects changed in place."""
+    carried = getattr(node, "_oar_carried", None)
+    if carried is None:
+        return block_places(node, rebound)
+    assigned = {t for k, t in node._oar_places if k == "name"}
+    local_only = assigned - carried - {flag}
+    return block_places(node, [n for n in rebound if n not in local_only], local_only=local_only)
+
+
+def _extra(node):
+    """Keyword arguments: the `try` around the loop, the names it reads before assigning them."""
+    out = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
+    early = sorted(n for n in getattr(node, "_oar_read_first", ()) if not n.startswith("__"))
+    return out + (f", read_first={tuple(early)!r}" if early else "")
+
+
 class _Loops(BlockTransformer):
     def visit_While(self, node):
         self.generic_visit(node)
@@ -38,9 +56,9 @@ class _Loops(BlockTransformer):
         cname, bname = self.ctx.fresh("cond"), self.ctx.fresh("body")
         cfn = function_def(cname, "", [ast.Return(node.test)], [], g)
         bfn = function_def(bname, "", node.body, names, g)
-        state, get, set_ = state_functions(names, self.ctx, g)
-        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
-        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_names(names)}{in_try})")
+        places = _loop_places(node, names)
+        state, get, set_ = state_functions(places, self.ctx, g)
+        call = template(f"_jst.convert_while({cname}, {bname}, {get}, {set_}, {_places(places)}{_extra(node)})")
         return located([cfn, bfn] + state + call, node)
 
     def visit_For(self, node):
@@ -51,12 +69,12 @@ class _Loops(BlockTransformer):
         names = list(assigned_names(body))
         bname = self.ctx.fresh("body")
         bfn = function_def(bname, "__item", body, names, g)
-        state, get, set_ = state_functions(names, self.ctx, g)
         flag = getattr(node, "_oar_break_flag", None)
-        in_try = f", in_try={node._oar_in_try}" if getattr(node, "_oar_in_try", None) else ""
+        places = _loop_places(node, names, flag)
+        state, get, set_ = state_functions(places, self.ctx, g)
         brk = f"lambda: {flag}" if flag else "None"
-        call = template(f"_jst.convert_for({{it}}, {bname}, {get}, {set_}, {_names(names)}, "
-                        f"{_target_spec(node.target)!r}, {brk}{in_try})", it=node.iter)
+        call = template(f"_jst.convert_for({{it}}, {bname}, {get}, {set_}, {_places(places)}, "
+                        f"{_target_spec(node.target)!r}, {brk}{_extra(node)})", it=node.iter)
         return located([bfn] + state + call, node)
 
 

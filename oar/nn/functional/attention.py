@@ -4,8 +4,8 @@ import numpy as np
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops.common import operand
-from .activation import softmax
-from .common import dropout
+from ...ops.nn.activation import softmax
+from ...ops.nn.common import dropout
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,

@@ -9,8 +9,8 @@ from ...ops import math as M
 from ...ops.common import operand
 from ...ops.registry import apply, defop
 from ...tensor.tensor import Tensor
-from .activation import _log_softmax, log_sigmoid, relu, softmax
-from .common import cosine_similarity, one_hot
+from ...ops.nn.activation import _log_softmax, log_sigmoid, relu, softmax
+from ...ops.nn.common import cosine_similarity, one_hot
 
 
 def _reduce(loss, reduction):

@@ -1,13 +1,29 @@
-"""Lists appended and popped in tensor-dependent loops become tensor arrays whose length shrinks on pop."""
-import numpy as np
-import pytest
+"""The `list` converter: the code it produces, and converted == eager on what it handles."""
+import numpy as np  # noqa: F401
+import pytest  # noqa: F401
 
 import oar
-from oar.jit.transformers import STEPS  # noqa: F401
-from test_converters import convert
+import oar as paddle  # noqa: F401
+from conv_helpers import T, check, convert  # noqa: F401
 
 
-def T(v, dtype="float32", grad=False):
+def test_list_mutation_rewritten_for_local_lists_only():
+    code, _ = convert("""
+    def f(x, xs):
+        out = []
+        out.append(x)
+        xs.append(x)
+        GLOBAL.append(x)
+        GLOBAL[0] = x
+        return out
+    """, upto="list")
+    assert "out = _jst.convert_append(out, x)" in code and "xs = _jst.convert_append(xs, x)" in code
+    assert "GLOBAL.append(x)" in code   # a global / closure list is mutated in place, never rebound
+
+
+# ---- lists appended and popped in tensor-dependent loops: tensor arrays whose length shrinks on pop ----
+
+def Tg(v, dtype="float32", grad=False):
     return oar.to_tensor(np.array(v, dtype), stop_gradient=not grad)
 
 
@@ -66,8 +82,8 @@ def _vals(out):
 def test_converted_equals_eager_values_and_gradients(fn, ns):
     sf = oar.jit.to_static(fn)
     for n in ns:
-        x1, x2 = T([0.5, -1.0, 2.0], grad=True), T([0.5, -1.0, 2.0], grad=True)
-        got, want = sf(x1, T(n, "int64")), fn(x2, n)
+        x1, x2 = Tg([0.5, -1.0, 2.0], grad=True), Tg([0.5, -1.0, 2.0], grad=True)
+        got, want = sf(x1, Tg(n, "int64")), fn(x2, n)
         for g, w in zip(_vals(got), _vals(want)):
             np.testing.assert_allclose(g.reshape(w.shape) if g.size == w.size else g, w, rtol=1e-6)
         loss = lambda out: sum((o * (i + 1)).sum() for i, o in enumerate(out[:-1]))  # noqa: E731
@@ -85,10 +101,10 @@ def test_pop_from_empty_array_raises_index_error_at_run_time():
             xs.append(x)
         return xs.pop(), xs.pop()
     sf = oar.jit.to_static(f)
-    a, b = sf(T([1.0]), T(2, "int64"))
+    a, b = sf(Tg([1.0]), Tg(2, "int64"))
     np.testing.assert_allclose(a.numpy(), [1.0])
     with pytest.raises(IndexError, match="pop from empty list"):
-        sf(T([1.0]), T(1, "int64"))
+        sf(Tg([1.0]), Tg(1, "int64"))
 
 
 def test_pop_code_text():
@@ -110,4 +126,4 @@ def test_eager_python_lists_unchanged():
         xs.pop()
         return a + len(xs)
     sf = oar.jit.to_static(f)
-    np.testing.assert_allclose(sf(T([1.0])).numpy(), [3.0])
+    np.testing.assert_allclose(sf(Tg([1.0])).numpy(), [3.0])

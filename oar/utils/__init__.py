@@ -1,0 +1,49 @@
+"""`paddle.utils`: helpers over nested structures (lists, tuples, dicts of leaves), as Paddle's.
+
+Example:
+    >>> oar.utils.map_structure(lambda v: v * 2, {"a": [1, 2], "b": 3})
+    {'a': [2, 4], 'b': 6}
+    >>> oar.utils.flatten({"b": 3, "a": [1, 2]})
+    [1, 2, 3]
+"""
+from ..static.control_flow import flatten as _flatten, unflatten as _unflatten
+
+
+def _sorted(obj):
+    """`obj` with dict keys in sorted order (Paddle flattens dicts by sorted key)."""
+    if isinstance(obj, dict):
+        return {k: _sorted(obj[k]) for k in sorted(obj)}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_sorted(v) for v in obj)
+    return obj
+
+
+def flatten(nest):
+    """The leaves of `nest` in order (dicts by sorted key); a non-nested value gives `[nest]`."""
+    return _flatten(_sorted(nest))[0]
+
+
+def pack_sequence_as(structure, flat_sequence):
+    """`flat_sequence` packed into the nesting of `structure` (the inverse of `flatten`)."""
+    leaves, tree = _flatten(_sorted(structure))
+    flat = list(flat_sequence)
+    if len(flat) != len(leaves):
+        raise ValueError(f"pack_sequence_as: the structure has {len(leaves)} leaves, got {len(flat)} values")
+    return _unflatten(tree, flat)
+
+
+def map_structure(func, *structures):
+    """`func` applied leaf by leaf to structures of the same nesting; the result has that nesting.
+
+    Example:
+        >>> oar.utils.map_structure(lambda a, b: a + b, [1, (2, 3)], [10, (20, 30)])
+        [11, (22, 33)]
+    """
+    if not structures:
+        raise TypeError("map_structure needs at least one structure")
+    flats = [_flatten(_sorted(s)) for s in structures]
+    tree = flats[0][1]
+    for leaves, t in flats[1:]:
+        if t != tree:
+            raise ValueError("map_structure: the structures do not have the same nesting")
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*(f[0] for f in flats))])
