@@ -1,5 +1,5 @@
 """Norms and statistics of matrices (paddle.linalg): norm, vector_norm, matrix_norm, cond, cov, corrcoef, cross,
-householder_product, ormqr, svd_lowrank, pca_lowrank, dist, mv.
+householder_product, ormqr, svd_lowrank, pca_lowrank.
 
 All are built from other ops (reductions, svd, inverse, matmul), so their gradients, static programs and exports
 come from those ops; `cross` is one op with its own rule.
@@ -231,28 +231,6 @@ def cross(x, y, axis=9, name=None):
     if x.shape[axis] != 3 or y.shape[axis] != 3:
         raise ValueError(f"cross: axis {axis} must have size 3 in both inputs, got {x.shape} and {y.shape}")
     return apply(CROSS, (x, y), {"axis": axis})
-
-
-def dist(x, y, p=2, name=None):
-    """The p-norm of ``x - y`` (broadcast), as a 0-D tensor.
-
-    Example:
-        >>> oar.dist(oar.to_tensor([[3.0, 3.0]]), oar.to_tensor([[0.0, -1.0]])).item()
-        5.0
-    """
-    return vector_norm(operand(x) - operand(y), p)
-
-
-def mv(x, vec, name=None):
-    """Matrix-vector product of a [M, N] matrix and an [N] vector.
-
-    Example:
-        >>> oar.mv(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]]), oar.to_tensor([1.0, 1.0])).numpy().tolist()
-        [3.0, 7.0]
-    """
-    if x.ndim != 2 or vec.ndim != 1:
-        raise ValueError(f"mv expects a 2-D matrix and a 1-D vector, got shapes {x.shape} and {vec.shape}")
-    return matmul(x, vec)
 
 
 # ---- Householder products --------------------------------------------------------------------------------------------

@@ -158,9 +158,6 @@ add("ormqr", lambda a, t, c: L.ormqr(a, t, c), lambda a, t, c: _full_q(a, t) @ c
     rtol=1e-6)
 add("ormqr_right_t", lambda a, t, c: L.ormqr(a, t, c, left=False, transpose=True),
     lambda a, t, c: c @ _full_q(a, t).T, (randn(3, 2), randn(2), randn(2, 3)), rtol=1e-6)
-add("dist", lambda x, y: oar.dist(x, y, p=3), lambda x, y: np.asarray(np.linalg.norm((x - y).ravel(), 3)),
-    (randn(2, 3), randn(3)))
-add("mv", oar.mv, np.matmul, (randn(3, 4), randn(4)))
 add("solve_complex", lambda a, b, c, d: oar.as_real(L.solve(oar.complex(a, b), oar.complex(c, d))),
     lambda a, b, c, d: (lambda z: np.stack([z.real, z.imag], -1))(np.linalg.solve(a + 1j * b, c + 1j * d)),
     (well(3, 3), randn(3, 3), randn(3, 2), randn(3, 2)), rtol=1e-6)
