@@ -140,12 +140,16 @@ def reshape(x, shape, name=None):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """Sum over `axis` (all elements when None: a one-element sparse tensor), as a sparse tensor.
+    """Sum over `axis` as a sparse tensor (all elements when None: a one-element tensor). As in Paddle, a sum
+    over every sparse dim keeps one sparse dim of size 1.
 
     Example:
-        >>> x = oar.to_tensor([[-2.0, 0.0], [1.0, 2.0]]).to_sparse_coo(2)
-        >>> oar.sparse.sum(x).values().numpy().tolist(), oar.sparse.sum(x, axis=1).to_dense().numpy().tolist()
+        >>> x = oar.to_tensor([[-2.0, 0.0], [1.0, 2.0]]).to_sparse_coo(1)
+        >>> oar.sparse.sum(x).values().numpy().tolist(), oar.sparse.sum(x, axis=-1).to_dense().numpy().tolist()
         ([1.0], [-2.0, 3.0])
+        >>> y = oar.sparse.sum(x, axis=0)
+        >>> y.shape, y.values().numpy().tolist()
+        ([1, 2], [[-1.0, 2.0]])
     """
     c = _coo(x, "sum")
     v = c._values if dtype is None else M.cast(c._values, dtype)
@@ -155,9 +159,11 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
         total = dense_reshape(dense_sum(v), [1])
         return SparseCooTensor(np.zeros((1, 1), np.int64), total, [1], coalesced=True)
     out = dense_sum(c._with_values(v).to_dense(), axis=axis, keepdim=keepdim)
-    if out.ndim == 0:
-        out = dense_reshape(out, [1])
-    res = to_sparse_coo(out, min(c.sparse_dim(), out.ndim))
+    axes = {int(a) % c.ndim for a in ([axis] if isinstance(axis, int) else axis)}
+    sparse_dim = c.sparse_dim() - len([a for a in axes if a < c.sparse_dim()]) if not keepdim else c.sparse_dim()
+    if sparse_dim == 0:  # every sparse dim summed away: keep one of size 1
+        out, sparse_dim = unsqueeze(out, 0), 1
+    res = to_sparse_coo(out, sparse_dim)
     return _back(x, res) if out.ndim in (2, 3) else res
 
 
