@@ -123,3 +123,20 @@ def test_complex_inputs_to_real_gradient_rules_raise():
     with pytest.raises(NotImplementedError, match="gradient of svd for complex inputs"):
         oar.real(L.svd(z)[1]).sum().backward()
     assert oar.real(oar.to_tensor(1 + 2j)).shape == []  # 0-D stays 0-D
+
+
+def test_stft_istft_branches():
+    rng = np.random.default_rng(2)
+    x = oar.to_tensor(rng.standard_normal(64) + 1j * rng.standard_normal(64))
+    spec = oar.signal.stft(x, n_fft=16, hop_length=4, onesided=False)
+    assert spec.shape == [16, 17] and spec.dtype == oar.complex128
+    back = oar.signal.istft(spec, n_fft=16, hop_length=4, onesided=False, return_complex=True, length=64)
+    np.testing.assert_allclose(back.numpy(), x.numpy(), atol=1e-12)
+    real = oar.to_tensor(rng.standard_normal((2, 64)))
+    full = oar.signal.stft(real, n_fft=16, hop_length=4, onesided=False, normalized=True)
+    back = oar.signal.istft(full, n_fft=16, hop_length=4, onesided=False, normalized=True, length=64)
+    np.testing.assert_allclose(back.numpy(), real.numpy(), atol=1e-12)
+    with pytest.raises(ValueError, match="onesided should be False"):
+        oar.signal.stft(x, n_fft=16)
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        oar.signal.stft(oar.ones([1, 2, 64]), n_fft=16)
