@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
-from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check, scipy_linalg, real_grad
+from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check, scipy_linalg
 from .manipulation import concat, unsqueeze, squeeze
 from .math import unbroadcast
 from .registry import apply, defop
@@ -89,15 +89,13 @@ def cholesky_solve(x, y, upper=False, name=None):
 
 
 # ---- pseudo-inverse --------------------------------------------------------------------------------------------------
-@real_grad("pinv")
 def _pinv_grad(g, p, x, rcond, hermitian):
-    # d(A+) for constant rank (Golub & Pereyra), transposed into a gradient
+    # d(A+) for constant rank (Golub & Pereyra), turned into a gradient with conjugate transposes
     m, n = x.shape[-2], x.shape[-1]
-    ap = matmul(x, p)  # m x m
-    pa = matmul(p, x)  # n x n
-    t1 = -matmul(matmul(p, g, transpose_x=True), p, transpose_y=True)
-    t2 = matmul(matmul(eye_like(m, x.dtype) - ap, g, transpose_y=True), matmul(p, p, transpose_y=True))
-    t3 = matmul(matmul(p, p, transpose_x=True), matmul(g, eye_like(n, x.dtype) - pa, transpose_x=True))
+    ph, gh = mH(p), mH(g)
+    t1 = -matmul(matmul(ph, g), ph)
+    t2 = matmul(matmul(eye_like(m, x.dtype) - matmul(x, p), gh), matmul(p, ph))
+    t3 = matmul(matmul(ph, p), matmul(gh, eye_like(n, x.dtype) - matmul(p, x)))
     return t1 + t2 + t3
 
 
@@ -188,11 +186,10 @@ def _expm(x):
     return np.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
 
 
-@real_grad("matrix_exp")
 def _expm_grad(g, out, x):
-    # the adjoint of the Frechet derivative: the top-right block of exp([[A^T, G], [0, A^T]])
+    # the adjoint of the Frechet derivative: the top-right block of exp([[A^H, G], [0, A^H]])
     n = x.shape[-1]
-    at = mT(x)
+    at = mH(x)
     top = concat([at, g], axis=-1)
     bottom = concat([g * 0.0, at], axis=-1)
     from .indexing import slice as _slice

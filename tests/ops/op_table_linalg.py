@@ -189,3 +189,7 @@ add("cholesky_complex_upper", lambda a, b: oar.as_real(L.cholesky(_herm(a, b), u
 add("eigh_complex", lambda a, b: (lambda w, v: (w, (oar.as_real(v) ** 2).sum(-1)))(*L.eigh(_herm(a, b))),
     lambda a, b: (lambda w, v: (w, np.abs(v) ** 2))(*np.linalg.eigh(_herm_np(a, b))), (randn(3, 3), randn(3, 3)),
     rtol=1e-6)
+add("pinv_complex", lambda a, b: oar.as_real(L.pinv(oar.complex(a, b))), lambda a, b: _ri(np.linalg.pinv(a + 1j * b)),
+    (randn(4, 3), randn(4, 3)), rtol=1e-6, atol=1e-8)
+add("matrix_exp_complex", lambda a, b: oar.as_real(L.matrix_exp(oar.complex(a, b))),
+    lambda a, b: _ri(sla.expm(a + 1j * b)), (0.5 * randn(3, 3), 0.5 * randn(3, 3)), rtol=1e-6)
