@@ -222,10 +222,9 @@ def _svd_infer(m, full_matrices):
     k = min(a, b) if a >= 0 and b >= 0 else -1
     batch = list(shape[:-2])
     u = batch + [a, a if full_matrices else k]
-    return [(u, dt), (batch + [k], dt), (batch + [b if full_matrices else k, b], dt)]
+    return [(u, dt), (batch + [k], _real_of(dt)), (batch + [b if full_matrices else k, b], dt)]
 
 
-@real_grad("svd")
 def _svd_grad(g, out, x, full_matrices):
     gu, gs, gvh = g
     u, s, vh = out
@@ -234,19 +233,23 @@ def _svd_grad(g, out, x, full_matrices):
     if full_matrices and m != n:
         raise NotImplementedError("svd gradient with full_matrices=True needs square matrices; "
                                   "use full_matrices=False")
-    v, gv = mT(vh), mT(gvh)
+    v, gv = mH(vh), mH(gvh)
     s2 = s * s
     e = unsqueeze(s2, -2) - unsqueeze(s2, -1) + eye_like(k, s.dtype)  # [i, j] = s_j^2 - s_i^2, 1 on the diagonal
-    uhgu = matmul(u, gu, transpose_x=True)
-    vhgv = matmul(v, gv, transpose_x=True)
-    uhgu, vhgv = uhgu - mT(uhgu), vhgv - mT(vhgv)
+    uhgu0 = matmul(mH(u), gu)
+    vhgv = matmul(mH(v), gv)
+    uhgu, vhgv = uhgu0 - mH(uhgu0), vhgv - mH(vhgv)
     core = (uhgu * unsqueeze(s, -2) + unsqueeze(s, -1) * vhgv) / e + diag_embed(gs)
+    if u.dtype.kind == "c":  # complex: the phase part of U^H gU's diagonal (for losses blind to the vectors' phases)
+        from .complex import imag, complex as make_complex
+        im = imag(diagonal(uhgu0)) / s
+        core = core + diag_embed(make_complex(im * 0.0, im))
     if m > k:  # the part of gU outside U's column space
         gusinv = gu / unsqueeze(s, -2)
-        core = matmul(u, core) + gusinv - matmul(u, matmul(u, gusinv, transpose_x=True))
+        core = matmul(u, core) + gusinv - matmul(u, matmul(mH(u), gusinv))
         return matmul(core, vh)
     if n > k:
-        sinvgvh = mT(gv) / unsqueeze(s, -1)
+        sinvgvh = mH(gv) / unsqueeze(s, -1)
         core = matmul(core, vh) + sinvgvh - matmul(matmul(sinvgvh, v), vh)
         return matmul(u, core)
     return matmul(matmul(u, core), vh)
@@ -280,7 +283,6 @@ def _qr_infer(m, mode):
     return [(batch + [a, k], dt), (batch + [k, b], dt)]
 
 
-@real_grad("qr")
 def _qr_grad(g, out, x, mode):
     gq, gr = g
     q, r = out
@@ -288,11 +290,16 @@ def _qr_grad(g, out, x, mode):
     if m < n or (mode == "complete" and m != n):
         raise NotImplementedError(f"qr gradient is implemented for matrices with M >= N in 'reduced' mode "
                                   f"(got shape {x.shape}, mode={mode!r})")
-    mm = matmul(r, gr, transpose_y=True) - matmul(gq, q, transpose_x=True)
+    # gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q, copyltu = Hermitian from M's lower part, real diagonal
+    mm = matmul(r, mH(gr)) - matmul(mH(gq), q)
     low = tri(mm, True, -1)
-    copyltu = low + mT(low) + diag_embed(diagonal(mm))
+    dg = diagonal(mm)
+    if dg.dtype.kind == "c":
+        from .complex import real
+        dg = real(dg)
+    copyltu = low + mH(low) + diag_embed(dg)
     b = gq + matmul(q, copyltu)
-    return matmul(b, inverse(r), transpose_y=True)
+    return matmul(b, mH(inverse(r)))
 
 
 QR = defop("qr", _qr, outputs=("q", "r"), infer=_qr_infer, grad=_qr_grad)

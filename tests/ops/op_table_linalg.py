@@ -193,3 +193,20 @@ add("pinv_complex", lambda a, b: oar.as_real(L.pinv(oar.complex(a, b))), lambda 
     (randn(4, 3), randn(4, 3)), rtol=1e-6, atol=1e-8)
 add("matrix_exp_complex", lambda a, b: oar.as_real(L.matrix_exp(oar.complex(a, b))),
     lambda a, b: _ri(sla.expm(a + 1j * b)), (0.5 * randn(3, 3), 0.5 * randn(3, 3)), rtol=1e-6)
+add("qr_complex", lambda a, b: tuple(oar.as_real(t) for t in L.qr(oar.complex(a, b))),
+    lambda a, b: tuple(_ri(t) for t in np.linalg.qr(a + 1j * b)), (randn(4, 3), randn(4, 3)), rtol=1e-6, atol=1e-8)
+
+
+def _svd_c(a, b, w):
+    """A loss blind to the singular vectors' phases: U diag(w) VH, plus S (w real weights)."""
+    u, s, vh = L.svd(oar.complex(a, b))
+    return oar.as_real(oar.matmul(u * oar.complex(w, w * 0.0), vh)), s
+
+
+def _svd_c_np(a, b, w):
+    u, s, vh = np.linalg.svd(a + 1j * b, full_matrices=False)
+    return _ri((u * w) @ vh), s
+
+
+add("svd_complex", _svd_c, _svd_c_np, (randn(3, 3), randn(3, 3), randn(3)), (randn(4, 3), randn(4, 3), randn(3)),
+    (randn(2, 4), randn(2, 4), randn(2)), rtol=1e-6, atol=1e-8)
