@@ -345,7 +345,6 @@ def _lu_infer(m):
     return [m[0], (list(shape[:-2]) + [k], D.int32), (list(shape[:-2]), D.int32)]
 
 
-@real_grad("lu")
 def _lu_grad(g, out, x):
     glu = g[0]
     lu_mat, piv = out[0], out[1]
@@ -354,9 +353,9 @@ def _lu_grad(g, out, x):
         raise NotImplementedError(f"lu gradient is implemented for square matrices (got shape {x.shape})")
     low = tri(lu_mat, True, -1) + eye_like(n, lu_mat.dtype)
     up = tri(lu_mat, False)
-    phi = tri(matmul(low, tri(glu, True, -1), transpose_x=True), True, -1) + tri(matmul(tri(glu, False), up,
-                                                                                          transpose_y=True), False)
-    ga = matmul(matmul(inverse(low), phi, transpose_x=True), inverse(up), transpose_y=True)
+    # A = P L U: gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H
+    phi = tri(matmul(mH(low), tri(glu, True, -1)), True, -1) + tri(matmul(tri(glu, False), mH(up)), False)
+    ga = matmul(matmul(mH(inverse(low)), phi), mH(inverse(up)))
     return matmul(_perm_matrix(piv, n, x.dtype), ga)
 
 

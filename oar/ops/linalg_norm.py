@@ -11,7 +11,7 @@ import numpy as np
 from .common import public_api, operand, norm_axis, infer_broadcast
 from .linalg import matmul, inverse
 from .linalg_decomp import svd, qr
-from .linalg_util import mT, eye_like, matrix_check, square_check, real_grad
+from .linalg_util import mT, eye_like, matrix_check, square_check
 from .manipulation import transpose, unsqueeze, reshape
 from .math import abs, cast, pow, sqrt, unbroadcast
 from .reduction import sum, max, min, mean
@@ -204,10 +204,10 @@ def corrcoef(x, rowvar=True, name=None):
 
 
 # ---- cross product ---------------------------------------------------------------------------------------------------
-@real_grad("cross")
 def _cross_grad(g, out, x, y, axis):
-    return (unbroadcast(apply(CROSS, (y, g), {"axis": axis}), x),
-            unbroadcast(apply(CROSS, (g, x), {"axis": axis}), y))
+    from .math import _conj_operand as cj  # complex operands enter conjugated
+    return (unbroadcast(apply(CROSS, (cj(y), g), {"axis": axis}), x),
+            unbroadcast(apply(CROSS, (g, cj(x)), {"axis": axis}), y))
 
 
 CROSS = defop("cross", lambda x, y, axis: np.cross(x, y, axis=axis), inputs=("x", "y"), infer=infer_broadcast,

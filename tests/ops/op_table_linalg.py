@@ -210,3 +210,7 @@ def _svd_c_np(a, b, w):
 
 add("svd_complex", _svd_c, _svd_c_np, (randn(3, 3), randn(3, 3), randn(3)), (randn(4, 3), randn(4, 3), randn(3)),
     (randn(2, 4), randn(2, 4), randn(2)), rtol=1e-6, atol=1e-8)
+add("lu_complex", lambda a, b: oar.as_real(L.lu(oar.complex(a, b))[0]), lambda a, b: _ri(sla.lu_factor(a + 1j * b)[0]),
+    (randn(3, 3), randn(3, 3)), rtol=1e-6, atol=1e-8)
+add("cross_complex", lambda a, b, c, d: oar.as_real(oar.cross(oar.complex(a, b), oar.complex(c, d))),
+    lambda a, b, c, d: _ri(np.cross(a + 1j * b, c + 1j * d)), (randn(2, 3), randn(2, 3), randn(2, 3), randn(2, 3)))
