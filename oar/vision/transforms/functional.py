@@ -1,6 +1,4 @@
 """Functional image transforms. NumPy images are HWC (or HW); oar Tensors are CHW (Paddle's conventions)."""
-import numbers
-
 import numpy as np
 
 from ...tensor.tensor import Tensor
@@ -43,16 +41,20 @@ def to_tensor(pic, data_format="CHW"):
 
 
 def normalize(img, mean, std, data_format="CHW", to_rgb=False):
-    """``(img - mean) / std`` per channel."""
+    """``(img - mean) / std`` per channel, with Paddle's shape rule: `mean`/`std` become ``[C, 1, 1]`` (CHW) or
+    ``[1, 1, C]`` (HWC), so an HW grayscale image comes back with a channel axis.
+
+    Example:
+        >>> normalize(np.zeros((28, 28), np.uint8), [127.5], [127.5]).shape
+        (1, 28, 28)
+    """
     is_t = isinstance(img, Tensor)
     a = img._data if is_t else np.asarray(img, dtype=np.float32)
     if to_rgb:
         a = a[::-1] if data_format == "CHW" else a[..., ::-1]
-    c_axis = 0 if data_format == "CHW" else a.ndim - 1
-    shape = [1] * a.ndim
-    shape[c_axis] = -1
-    mean = np.asarray(mean, dtype=a.dtype).reshape(shape) if not isinstance(mean, numbers.Number) else mean
-    std = np.asarray(std, dtype=a.dtype).reshape(shape) if not isinstance(std, numbers.Number) else std
+    shape = (-1, 1, 1) if data_format == "CHW" else (1, 1, -1)
+    mean = np.asarray(mean, dtype=a.dtype).reshape(shape)
+    std = np.asarray(std, dtype=a.dtype).reshape(shape)
     return _back(((a - mean) / std).astype(a.dtype, copy=False), is_t)
 
 
