@@ -36,6 +36,7 @@ from . import metric  # noqa: E402
 from .hapi import Model  # noqa: E402
 from .hapi import summary, flops  # noqa: E402
 from . import callbacks  # noqa: E402
+from . import device  # noqa: E402
 from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
 
 
