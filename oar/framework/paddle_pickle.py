@@ -57,8 +57,8 @@ def _allowed():
 
 
 class _RestrictedUnpickler(pickle.Unpickler):
-    def __init__(self, f, path):
-        super().__init__(f)
+    def __init__(self, f, path, encoding="ASCII"):
+        super().__init__(f, encoding=encoding)
         self._path, self._table = path, _allowed()
 
     def find_class(self, module, name):
@@ -66,13 +66,27 @@ class _RestrictedUnpickler(pickle.Unpickler):
         if fn is None and module in ("numpy", "numpy.dtypes") and name.endswith("DType"):
             fn = getattr(np.dtypes, name, None) if hasattr(np, "dtypes") else None  # numpy 2 pickles dtype classes
         if fn is None:
-            raise UnsafePickleError(f"oar.load: {self._path!r} asks to import {module}.{name}; oar loads Paddle "
-                                    "checkpoints with a restricted unpickler that only rebuilds NumPy arrays and "
-                                    "plain containers (never arbitrary objects), so this file is refused")
+            raise UnsafePickleError(f"{self._path!r} asks to import {module}.{name}; oar reads pickles (Paddle "
+                                    "checkpoints, data-set archives) with a restricted unpickler that only rebuilds "
+                                    "NumPy arrays and plain containers (never arbitrary objects), so this file is "
+                                    "refused")
         return fn
 
     def persistent_load(self, pid):
-        raise UnsafePickleError(f"oar.load: {self._path!r} uses pickle persistent ids (not a Paddle checkpoint)")
+        raise UnsafePickleError(f"{self._path!r} uses pickle persistent ids (not a Paddle checkpoint)")
+
+
+def restricted_load(f, what, encoding="ASCII"):
+    """Unpickles the open binary file `f` allowing only arrays and plain containers (see the module docstring);
+    `what` names the file in errors. Data-set readers use it for pickled archives (CIFAR's batches).
+
+    Example:
+        >>> import io, pickle
+        >>> from oar.framework.paddle_pickle import restricted_load
+        >>> restricted_load(io.BytesIO(pickle.dumps({"a": [1, 2]})), "demo")
+        {'a': [1, 2]}
+    """
+    return _RestrictedUnpickler(f, what, encoding).load()
 
 
 def is_pickle(path):
