@@ -37,6 +37,7 @@ from .hapi import Model  # noqa: E402
 from .hapi import summary, flops  # noqa: E402
 from . import callbacks  # noqa: E402
 from . import device  # noqa: E402
+from . import text  # noqa: E402
 from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
 
 

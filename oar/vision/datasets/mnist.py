@@ -20,7 +20,10 @@ def read_idx(path, magic):
     """Reads an IDX file (uint8 payload) and returns its array; checks the magic number and the size.
 
     Example:
-        >>> images = read_idx("train-images-idx3-ubyte.gz", 2051)   # uint8 [N, 28, 28]
+        >>> import os
+        >>> from oar.vision.datasets.mnist import EMBEDDED_DIR, read_idx
+        >>> read_idx(os.path.join(EMBEDDED_DIR, "t10k-images-idx3-ubyte.gz"), 2051).shape   # uint8 [N, 28, 28]
+        (10000, 28, 28)
     """
     with open(path, "rb") as f:
         head = f.read(2)
@@ -117,7 +120,11 @@ class MNIST(Dataset):
 
 
 class FashionMNIST(MNIST):
-    """Fashion-MNIST: the same IDX format and API as `MNIST`."""
+    """Fashion-MNIST: the same IDX format and API as `MNIST` (files in ``~/.cache/paddle/dataset/fashion-mnist``).
+
+    Example:
+        >>> ds = paddle.vision.datasets.FashionMNIST(mode="test", download=True)   # doctest: +SKIP
+    """
 
     NAME = "fashion-mnist"
     URL = "https://dataset.bj.bcebos.com/fashion_mnist/"

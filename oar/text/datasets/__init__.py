@@ -1,0 +1,7 @@
+"""Text datasets in Paddle's file formats: `UCIHousing` (housing.data), `Imdb` (aclImdb_v1.tar.gz), `Imikolov`
+(PTB, simple-examples.tgz)."""
+from .uci_housing import UCIHousing
+from .imdb import Imdb
+from .imikolov import Imikolov
+
+__all__ = ["Imdb", "Imikolov", "UCIHousing"]
