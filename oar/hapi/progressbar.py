@@ -84,9 +84,10 @@ class ProgressBar:
         rate = _fmt_rate(per_unit, self.name)
         f = self.file
         if self._verbose == 1:
-            dynamic = hasattr(f, "isatty") and f.isatty()
+            dynamic = hasattr(f, "isatty") and f.isatty()   # a terminal redraws one line; a log gets one per update
             prev = self._total_width
-            f.write("\b" * prev + "\r" if dynamic else "\n")
+            if dynamic:
+                f.write("\b" * prev + "\r")
             if self._num is not None:
                 digits = len(str(self._num))
                 bar = f"{self.name} {current_num:{digits}d}/{self._num} ["
@@ -101,9 +102,9 @@ class ProgressBar:
                 info += " - ETA: " + _fmt_eta(per_unit * (self._num - current_num))
             info += rate
             self._total_width = len(bar) + len(info)
-            if prev > self._total_width:
+            if dynamic and prev > self._total_width:
                 info += " " * (prev - self._total_width)
-            if self._num is None or current_num >= self._num:
+            if not dynamic or self._num is None or current_num >= self._num:
                 info += "\n"
             f.write(bar + info)
         elif self._verbose in (2, 3):
