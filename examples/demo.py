@@ -10,7 +10,7 @@ import tempfile
 import time
 
 # LeNet's matrices are small: one BLAS thread is faster than several, above all on a shared 2-core machine
-# (bench/ measures thread counts); set before NumPy loads its BLAS. Override by exporting the variable.
+# (bench/train_step.py pins one thread for the same reason); set before NumPy loads its BLAS. Export to override.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
