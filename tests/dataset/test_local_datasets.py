@@ -146,3 +146,22 @@ def test_download_resumes_and_checks_md5(tmp_path):
             get_path_from_url(url, str(tmp_path / "c2"), "0" * 32, verbose=False)
     finally:
         srv.shutdown()
+
+
+def test_movielens_split_matches_paddles_draws(tmp_path):
+    import zipfile
+    path = str(tmp_path / "ml-1m.zip")
+    ratings = [f"{1 + i % 2}::{1 + i % 3}::{1 + i % 5}::0" for i in range(40)]
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("ml-1m/movies.dat", "1::A b (1990)::X\n2::C (1991)::X|Y\n3::B a c (1992)::Y\n")
+        z.writestr("ml-1m/users.dat", "1::M::25::3::0\n2::F::56::7::0\n")
+        z.writestr("ml-1m/ratings.dat", "\n".join(ratings) + "\n")
+    train = paddle.text.Movielens(data_file=path, mode="train", test_ratio=0.3, rand_seed=4)
+    test = paddle.text.Movielens(data_file=path, mode="test", test_ratio=0.3, rand_seed=4)
+    draws = np.random.RandomState(4).random_sample(40)
+    assert len(test) == int((draws < 0.3).sum()) and len(train) + len(test) == 40
+    first_test = int(np.argmax(draws < 0.3))
+    sample = test[0]
+    uid, mov, stars = (int(x) for x in ratings[first_test].split("::")[:3])
+    assert int(sample[0][0]) == uid and int(sample[4][0]) == mov and float(sample[-1][0]) == stars * 2 - 5.0
+    assert sample[2].tolist() == [[2, 6][uid - 1]]   # age bucket of 25 / 56

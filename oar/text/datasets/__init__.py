@@ -3,5 +3,6 @@
 from .uci_housing import UCIHousing
 from .imdb import Imdb
 from .imikolov import Imikolov
+from .movielens import Movielens
 
-__all__ = ["Imdb", "Imikolov", "UCIHousing"]
+__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing"]
