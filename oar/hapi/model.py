@@ -332,12 +332,27 @@ class Model:
             _save(self._optimizer.state_dict(), path + ".pdopt")
 
     def load(self, path, skip_mismatch=False, reset_optimizer=False):
-        """Loads ``path.pdparams`` (and ``path.pdopt`` unless ``reset_optimizer`` or absent)."""
+        """Loads ``path.pdparams`` (and ``path.pdopt`` unless ``reset_optimizer`` or absent); files written by
+        Paddle's `paddle.save` load too. ``skip_mismatch`` skips, with a warning each, the parameters missing from
+        the file or of another shape (fine-tuning with a new head); otherwise a shape mismatch raises."""
+        path = path[:-len(".pdparams")] if path.endswith(".pdparams") else path
         state = _load(path + ".pdparams")
+        own = self.network.state_dict()
+        bad = {k: (list(np.shape(_numpy(state[k]))), list(v.shape)) for k, v in own.items()
+               if k in state and list(np.shape(_numpy(state[k]))) != list(v.shape)}
+        if bad and not skip_mismatch:
+            k, (got, want) = next(iter(bad.items()))
+            raise ValueError(f"Model.load: {path}.pdparams holds {k!r} of shape {got} but the network's is {want} "
+                             f"({len(bad)} such); pass skip_mismatch=True to load the rest")
         if skip_mismatch:
-            own = self.network.state_dict()
-            state = {k: v for k, v in state.items()
-                     if k in own and list(np.shape(_numpy(v))) == list(own[k].shape)}
+            import warnings
+            for k in own:
+                if k not in state:
+                    warnings.warn(f"Model.load: skip loading for {k!r}: it is not in {path}.pdparams")
+                elif k in bad:
+                    warnings.warn(f"Model.load: skip loading for {k!r}: shape {bad[k][0]} in the file, "
+                                  f"{bad[k][1]} in the network")
+            state = {k: v for k, v in state.items() if k in own and k not in bad}
         self.network.set_state_dict(state)
         if self._optimizer is not None and not reset_optimizer and os.path.exists(path + ".pdopt"):
             self._optimizer.set_state_dict(_load(path + ".pdopt"))

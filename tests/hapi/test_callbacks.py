@@ -145,3 +145,16 @@ def test_amp_configs_train():
     model.fit(ds, batch_size=10, epochs=1, verbose=0)
     with pytest.raises(ValueError, match="level"):
         model.prepare(opt, paddle.nn.CrossEntropyLoss(), amp_configs="O3")
+
+
+def test_load_skip_mismatch_for_a_new_head(tmp_path):
+    ds, net, model, _ = _setup(n=8)
+    model.save(str(tmp_path / "ck"))
+    paddle.seed(3)
+    other = paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.ReLU(), paddle.nn.Linear(8, 5))
+    m2 = paddle.Model(other)
+    with pytest.raises(ValueError, match="skip_mismatch=True"):
+        m2.load(str(tmp_path / "ck"))
+    with pytest.warns(UserWarning, match="skip loading for '2.weight'"):
+        m2.load(str(tmp_path / "ck.pdparams"), skip_mismatch=True)
+    np.testing.assert_array_equal(other[0].weight.numpy(), net[0].weight.numpy())

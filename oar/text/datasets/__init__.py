@@ -4,5 +4,6 @@ from .uci_housing import UCIHousing
 from .imdb import Imdb
 from .imikolov import Imikolov
 from .movielens import Movielens
+from .wmt14 import WMT14
 
-__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing"]
+__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14"]
