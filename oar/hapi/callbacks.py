@@ -205,6 +205,8 @@ class ProgBarLogger(Callback):
         self._begin("eval", logs)
         if self.verbose:
             print("Eval begin...")
+            print("The loss value printed in the log is the current batch, and the metric is the average value of "
+                  "previous step.")
 
     def on_eval_batch_end(self, step, logs=None):
         self._batch_end("eval", logs)
