@@ -165,3 +165,23 @@ def test_movielens_split_matches_paddles_draws(tmp_path):
     uid, mov, stars = (int(x) for x in ratings[first_test].split("::")[:3])
     assert int(sample[0][0]) == uid and int(sample[4][0]) == mov and float(sample[-1][0]) == stars * 2 - 5.0
     assert sample[2].tolist() == [[2, 6][uid - 1]]   # age bucket of 25 / 56
+
+
+def test_wmt16_both_directions_and_wmt14_length_filter(tmp_path):
+    path = str(tmp_path / "wmt16.tar.gz")
+    text = b"a cat\teine katze\na dog\tein hund\nbad line\n"
+    with tarfile.open(path, "w:gz") as tar:
+        for split in ("train", "val"):
+            _add(tar, f"wmt16/{split}", text)
+    de = paddle.text.WMT16(data_file=path, mode="val", src_dict_size=10, trg_dict_size=10, lang="de")
+    src_d, trg_d = de.get_dict("de"), de.get_dict("en", reverse=True)
+    assert len(de) == 2 and trg_d[3] == "a"
+    assert de[1][0].tolist() == [0, src_d["ein"], src_d["hund"], 1]
+    assert [trg_d[i] for i in de[1][2].tolist()] == ["a", "dog", "<e>"]
+    path14 = str(tmp_path / "wmt14.tgz")
+    with tarfile.open(path14, "w:gz") as tar:
+        _add(tar, "x/src.dict", b"<s>\n<e>\n<unk>\n")
+        _add(tar, "x/trg.dict", b"<s>\n<e>\n<unk>\n")
+        _add(tar, "x/test/test", ("w " * 79 + "\tv\n" + "w " * 78 + "\tv\n").encode())
+    ds = paddle.text.WMT14(data_file=path14, mode="test", dict_size=3)
+    assert len(ds) == 1 and len(ds[0][0]) == 80   # 78 words + <s> + <e>; the 79-word source is dropped

@@ -5,5 +5,6 @@ from .imdb import Imdb
 from .imikolov import Imikolov
 from .movielens import Movielens
 from .wmt14 import WMT14
+from .wmt16 import WMT16
 
-__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14"]
+__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "WMT16"]
