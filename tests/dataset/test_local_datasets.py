@@ -185,3 +185,29 @@ def test_wmt16_both_directions_and_wmt14_length_filter(tmp_path):
         _add(tar, "x/test/test", ("w " * 79 + "\tv\n" + "w " * 78 + "\tv\n").encode())
     ds = paddle.text.WMT14(data_file=path14, mode="test", dict_size=3)
     assert len(ds) == 1 and len(ds[0][0]) == 80   # 78 words + <s> + <e>; the 79-word source is dropped
+
+
+def test_conll05st_bio_labels_and_context(tmp_path):
+    import gzip as gz
+    words = ["The", "cat", "sat", "on", "mats", "."]
+    props = [["-", "(A0*"], ["-", "*)"], ["sit", "(V*)"], ["-", "(AM-LOC*"], ["-", "*)"], ["-", "*"]]
+    wtxt = ("\n".join(words) + "\n\n").encode()
+    ptxt = ("\n".join(" ".join(p) for p in props) + "\n\n").encode()
+    path = str(tmp_path / "conll.tar.gz")
+    with tarfile.open(path, "w:gz") as tar:
+        _add(tar, "conll05st-release/test.wsj/words/test.wsj.words.gz", gz.compress(wtxt))
+        _add(tar, "conll05st-release/test.wsj/props/test.wsj.props.gz", gz.compress(ptxt))
+    (tmp_path / "w.txt").write_text("<unk>\nThe\ncat\nsat\non\nmats\n.\nbos\neos\n")
+    (tmp_path / "v.txt").write_text("sit\n")
+    (tmp_path / "t.txt").write_text("B-A0\nI-A0\nB-V\nI-V\nB-AM-LOC\nI-AM-LOC\nO\n")
+    ds = paddle.text.Conll05st(data_file=path, word_dict_file=str(tmp_path / "w.txt"),
+                               verb_dict_file=str(tmp_path / "v.txt"), target_dict_file=str(tmp_path / "t.txt"),
+                               download=False)
+    assert len(ds) == 1 and ds.labels[0] == ["B-A0", "I-A0", "B-V", "B-AM-LOC", "I-AM-LOC", "O"]
+    word, n2, n1, c0, p1, p2, pred, mark, label = ds[0]
+    w = ds.word_dict
+    assert word.tolist() == [1, 2, 3, 4, 5, 6] and n2.tolist() == [w["The"]] * 6 and p2.tolist() == [w["mats"]] * 6
+    assert mark.tolist() == [1, 1, 1, 1, 1, 0] and pred.tolist() == [0] * 6
+    lab = ds.label_dict
+    assert label.tolist() == [lab["B-A0"], lab["I-A0"], lab["B-V"], lab["B-AM-LOC"], lab["I-AM-LOC"], lab["O"]]
+    assert ds.get_embedding() is None

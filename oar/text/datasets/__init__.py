@@ -6,5 +6,6 @@ from .imikolov import Imikolov
 from .movielens import Movielens
 from .wmt14 import WMT14
 from .wmt16 import WMT16
+from .conll05 import Conll05st
 
-__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "WMT16"]
+__all__ = ["Conll05st", "Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "WMT16"]
