@@ -158,3 +158,28 @@ def test_load_skip_mismatch_for_a_new_head(tmp_path):
     with pytest.warns(UserWarning, match="skip loading for '2.weight'"):
         m2.load(str(tmp_path / "ck.pdparams"), skip_mismatch=True)
     np.testing.assert_array_equal(other[0].weight.numpy(), net[0].weight.numpy())
+
+
+def test_visualdl_writes_scalars_through_logwriter(monkeypatch):
+    import sys
+    import types
+    written = []
+
+    class LogWriter:
+        def __init__(self, logdir):
+            self.logdir = logdir
+
+        def add_scalar(self, tag, step, value):
+            written.append((tag, step, round(value, 6)))
+
+        def close(self):
+            written.append("closed")
+    monkeypatch.setitem(sys.modules, "visualdl", types.SimpleNamespace(LogWriter=LogWriter))
+    ds, _, model, _ = _setup(n=20)
+    model.fit(ds, ds, batch_size=10, epochs=1, verbose=0, callbacks=[paddle.callbacks.VisualDL("vdl")])
+    tags = [w[0] for w in written if w != "closed"]
+    assert tags.count("train/loss") == 2 and tags.count("train/acc") == 2 and "eval/loss" in tags
+    assert written[-1] == "closed"
+    monkeypatch.setitem(sys.modules, "visualdl", None)
+    with pytest.raises(ImportError, match="pip install visualdl"):
+        paddle.callbacks.VisualDL("vdl")
