@@ -174,27 +174,28 @@ def _conv_flops(m, x, y):
 
 
 def _flop_rules():
+    """Paddle's table (``register_hooks`` in python/paddle/hapi/dynamic_flops.py), layer class -> count."""
     from .. import nn
-    rules = {}
-    for name in ("Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"):
-        if hasattr(nn, name):
-            rules[getattr(nn, name)] = _conv_flops
-    for name in ("BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "InstanceNorm2D",
-                 "GroupNorm"):
-        if hasattr(nn, name):
-            rules[getattr(nn, name)] = lambda m, x, y: 2 * _numel(x) if not m.training else 0
-    for name in ("ReLU", "ReLU6", "LeakyReLU", "Dropout", "Identity"):
-        if hasattr(nn, name):
-            rules[getattr(nn, name)] = lambda m, x, y: 0
-    for name in ("AvgPool1D", "AvgPool2D", "AvgPool3D"):
-        if hasattr(nn, name):
-            rules[getattr(nn, name)] = lambda m, x, y: _numel(y)
-    for name in ("AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D"):
-        if hasattr(nn, name):
-            rules[getattr(nn, name)] = lambda m, x, y: (int(np.prod(np.array(x.shape[2:]) // np.array(y.shape[2:])))
-                                                        + 1) * _numel(y)
-    rules[nn.Linear] = lambda m, x, y: m.weight.shape[0] * _numel(y)
-    return rules
+    bn = lambda m, x, y: 2 * _numel(x) if not m.training else 0   # noqa: E731
+    zero = lambda m, x, y: 0   # noqa: E731
+    adaptive = lambda m, x, y: (int(np.prod(np.array(x.shape[2:]) // np.array(y.shape[2:]))) + 1) * _numel(y)  # noqa
+    table = {"Conv1D": _conv_flops, "Conv2D": _conv_flops, "Conv3D": _conv_flops, "Conv1DTranspose": _conv_flops,
+             "Conv2DTranspose": _conv_flops, "Conv3DTranspose": _conv_flops, "BatchNorm2D": bn, "BatchNorm": bn,
+             "ReLU": zero, "ReLU6": zero, "LeakyReLU": lambda m, x, y: _numel(x),
+             "Linear": lambda m, x, y: m.weight.shape[0] * _numel(y), "Dropout": zero,
+             "AvgPool1D": lambda m, x, y: _numel(y), "AvgPool2D": lambda m, x, y: _numel(y),
+             "AvgPool3D": lambda m, x, y: _numel(y), "AdaptiveAvgPool1D": adaptive, "AdaptiveAvgPool2D": adaptive,
+             "AdaptiveAvgPool3D": adaptive}
+    return {getattr(nn, k): v for k, v in table.items() if hasattr(nn, k)}
+
+
+def _print_table(header, rows):
+    """Paddle's flops table: centred cells between ``+----+`` rules."""
+    cells = [[str(c) for c in r] for r in [header] + rows]
+    widths = [max(len(r[i]) for r in cells) + 2 for i in range(len(header))]
+    rule = "+" + "+".join("-" * w for w in widths) + "+"
+    line = lambda r: "|" + "|".join(c.center(w) for c, w in zip(r, widths)) + "|"   # noqa: E731
+    print("\n".join([rule, line(cells[0]), rule] + [line(r) for r in cells[1:]] + [rule]))
 
 
 def flops(net, input_size, custom_ops=None, print_detail=False):
@@ -204,40 +205,44 @@ def flops(net, input_size, custom_ops=None, print_detail=False):
 
     Args:
         net (Layer): the network. input_size (list[int]): the input shape, batch included.
-        custom_ops (dict): ``{LayerClass: fn(layer, input, output) -> flops}`` for your own layers.
-        print_detail (bool): also print a per-layer table.
+        custom_ops (dict): ``{LayerClass: fn(layer, inputs, output)}``; as in Paddle, `fn` adds to
+            ``layer.total_ops`` (or returns the count), ``inputs`` being the tuple of the layer's inputs.
+        print_detail (bool): also print the per-layer table.
 
     Example:
-        >>> paddle.flops(paddle.vision.models.LeNet(), [1, 1, 28, 28])
-        Cannot find suitable count function for MaxPool2D. Treat it as zero FLOPs.
+        >>> n = paddle.flops(paddle.vision.models.LeNet(), [1, 1, 28, 28])   # doctest: +ELLIPSIS
+        <class 'oar.nn.conv.Conv2D'>'s flops has been counted
+        ...
         Total Flops: 347560     Total Params: 61610
-        347560
     """
     rules = _flop_rules()
-    rules.update(custom_ops or {})
-    rows, unknown = [], set()
+    custom_ops = custom_ops or {}
+    rows, seen = [], set()
 
     def hook(layer, inp, out):
-        x = inp[0] if isinstance(inp, (list, tuple)) else inp
+        cls = type(layer)
+        inputs = tuple(inp) if isinstance(inp, (list, tuple)) else (inp,)
         y = out[0] if isinstance(out, (list, tuple)) else out
-        rule = next((r for cls, r in rules.items() if type(layer) is cls), None)
-        if rule is None:
-            unknown.add(type(layer).__name__)
-        n = int(rule(layer, x, y)) if rule is not None else 0
+        if cls not in seen:
+            seen.add(cls)
+            print(f"Customize Function has been applied to {cls}" if cls in custom_ops
+                  else f"{cls}'s flops has been counted" if cls in rules
+                  else f"Cannot find suitable count function for {cls}. Treat it as zero FLOPs.")
+        if cls in custom_ops:
+            object.__setattr__(layer, "total_ops", 0)
+            got = custom_ops[cls](layer, inputs, y)
+            n = int(got if got is not None else layer.__dict__.pop("total_ops", 0))
+        else:
+            n = int(abs(rules[cls](layer, inputs[0], y))) if cls in rules else 0
         params = sum(int(np.prod(p.shape)) for p in layer._parameters.values() if p is not None)
-        rows.append((layer.full_name(), _shape_of(x), _shape_of(y), params, n))
+        rows.append([layer.full_name(), _shape_of(inputs[0]), _shape_of(y), params, n])
 
     sizes = _normalize_sizes(input_size)
     inputs = _build_inputs(sizes, None)
     _run_with_hooks(net, [inputs] if _is_shape(sizes) else inputs, hook)
-    for name in sorted(unknown):
-        print(f"Cannot find suitable count function for {name}. Treat it as zero FLOPs.")
     total = sum(r[4] for r in rows)
-    params = sum(int(np.prod(p.shape)) for p in net.parameters())
+    params = sum(r[3] for r in rows)
     if print_detail:
-        head = "{:<20} {:<20} {:<20} {:>10} {:>12}"
-        print(head.format("Layer Name", "Input Shape", "Output Shape", "Params", "Flops"))
-        for r in rows:
-            print(head.format(r[0], str(r[1]), str(r[2]), r[3], r[4]))
+        _print_table(["Layer Name", "Input Shape", "Output Shape", "Params", "Flops"], rows)
     print(f"Total Flops: {total}     Total Params: {params}")
     return total

@@ -183,3 +183,14 @@ def test_visualdl_writes_scalars_through_logwriter(monkeypatch):
     monkeypatch.setitem(sys.modules, "visualdl", None)
     with pytest.raises(ImportError, match="pip install visualdl"):
         paddle.callbacks.VisualDL("vdl")
+
+
+def test_flops_custom_ops_in_paddles_style_and_detail_table(capsys):
+    def count_leaky_relu(m, x, y):   # Paddle's documented signature: x is the tuple of inputs
+        m.total_ops += int(x[0].size)
+    net = paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.LeakyReLU(), paddle.nn.Linear(8, 2))
+    assert paddle.flops(net, [1, 4], custom_ops={paddle.nn.LeakyReLU: count_leaky_relu}, print_detail=True) == \
+        32 + 8 + 16
+    out = capsys.readouterr().out
+    assert "|  Layer Name  |" not in out and "| Input Shape | Output Shape | Params | Flops |" in out
+    assert "Customize Function has been applied to" in out and "Total Flops: 56     Total Params: 58" in out
