@@ -111,3 +111,14 @@ def test_pil_images_round_trip():
     out = F.rotate(pil, 180)
     assert isinstance(out, Image.Image)
     np.testing.assert_array_equal(np.asarray(out), np.rot90(IMG, 2))
+
+
+def test_pil_in_pil_out_for_the_basic_transforms():
+    Image = pytest.importorskip("PIL.Image")
+    pil = Image.fromarray(IMG)
+    for t in (T.Resize((3, 4)), T.CenterCrop(3), T.Pad(1), T.RandomHorizontalFlip(1.0), T.RandomCrop(3),
+              T.ColorJitter(0.2, 0.2, 0.2, 0.1), T.Grayscale(), T.RandomRotation(10)):
+        assert isinstance(t(pil), Image.Image), type(t).__name__
+    np.testing.assert_array_equal(np.asarray(T.RandomHorizontalFlip(1.0)(pil)), IMG[:, ::-1])
+    assert T.ToTensor()(pil).shape == [3, 5, 7]
+    assert T.Normalize([0.0, 0.0, 0.0], [1.0, 1.0, 1.0], data_format="HWC")(pil).shape == (5, 7, 3)

@@ -5,17 +5,22 @@ from ...tensor.tensor import Tensor
 
 
 def _hw_axes(img):
-    """(array, (h axis, w axis), is_tensor)."""
+    """(array, (h axis, w axis), kind): kind is True for a Tensor, "pil" for a PIL image, False for an array."""
     if isinstance(img, Tensor):
         return img._data, (img._data.ndim - 2, img._data.ndim - 1), True
+    if type(img).__module__.startswith("PIL."):
+        return np.asarray(img), (0, 1), "pil"
     a = np.asarray(img)
     if a.ndim not in (2, 3):
         raise ValueError(f"expected an HW or HWC image, got an array of shape {list(a.shape)}")
     return a, (0, 1), False
 
 
-def _back(a, is_tensor):
-    return Tensor(a) if is_tensor else a
+def _back(a, kind):
+    if kind == "pil":   # PIL in, PIL out (Paddle's rule)
+        from PIL import Image
+        return Image.fromarray(np.ascontiguousarray(a))
+    return Tensor(a) if kind is True else a
 
 
 def to_tensor(pic, data_format="CHW"):

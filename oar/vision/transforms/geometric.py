@@ -18,10 +18,11 @@ def as_hwc(img):
     if type(img).__module__.startswith("PIL."):
         from PIL import Image
         a = np.asarray(img)
-        mode = img.mode
-        if a.ndim == 2:
-            return a[:, :, None], lambda out: Image.fromarray(out[:, :, 0], mode)
-        return a, lambda out: Image.fromarray(out, mode)
+
+        def to_pil(out):   # one channel comes back as an 'L' image (Paddle's Grayscale on PIL)
+            out = np.ascontiguousarray(out)
+            return Image.fromarray(out[:, :, 0] if out.shape[-1] == 1 else out)
+        return (a[:, :, None] if a.ndim == 2 else a), to_pil
     a = np.asarray(img)
     if a.ndim == 2:
         return a[:, :, None], lambda out: out[:, :, 0]
