@@ -61,3 +61,22 @@ def test_auc_in_model_fit():
     ds = paddle.io.TensorDataset([paddle.to_tensor(x), paddle.to_tensor(y)])
     model.fit(ds, batch_size=10, epochs=20, verbose=0)
     assert model.evaluate(ds, batch_size=10, verbose=0)["auc"] > 0.9
+
+
+def test_static_accuracy_equals_eager():
+    rng = np.random.RandomState(0)
+    xs, ys = rng.rand(16, 5).astype("float32"), rng.randint(0, 5, (16, 1)).astype("int64")
+    eager = [float(paddle.metric.accuracy(paddle.to_tensor(xs), paddle.to_tensor(ys), k=k)) for k in (1, 2)]
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x = paddle.static.data("x", [None, 5], "float32")
+            y = paddle.static.data("y", [None, 1], "int64")
+            accs = [paddle.static.accuracy(x, y, k=k) for k in (1, 2)]
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(start)
+        got = exe.run(main, feed={"x": xs, "y": ys}, fetch_list=accs)
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose([float(g) for g in got], eager, rtol=1e-6)
