@@ -20,7 +20,7 @@ import oar as paddle  # noqa: E402
 from oar.static import InputSpec  # noqa: E402
 from oar.vision import transforms as T  # noqa: E402
 
-N_TRAIN, BATCH, EPOCHS, TIMED_STEPS = 9000, 32, 5, 20
+N_TRAIN, BATCH, EPOCHS, TIMED_STEPS = 9000, 32, 6, 20
 OUT = os.environ.get("OAR_DEMO_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo_out"))
 
 
