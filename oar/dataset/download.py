@@ -5,7 +5,7 @@ import os
 import sys
 import urllib.request
 
-from .common import DATA_HOME
+from . import common
 
 
 def md5file(path):
@@ -43,7 +43,7 @@ def get_path_from_url(url, root_dir=None, md5sum=None, check_exist=True, verbose
         >>> get_path_from_url("https://example.com/here.txt", root_dir=".")   # present: no download
         './here.txt'
     """
-    root_dir = DATA_HOME if root_dir is None else root_dir
+    root_dir = common.DATA_HOME if root_dir is None else root_dir
     path = os.path.join(root_dir, url.split("/")[-1].split("?")[0])
     if check_exist and os.path.isfile(path) and (md5sum is None or md5file(path) == md5sum):
         return path
@@ -75,4 +75,24 @@ def get_path_from_url(url, root_dir=None, md5sum=None, check_exist=True, verbose
         raise RuntimeError(f"download of {url}: MD5 {got} differs from the expected {md5sum}; the file was "
                            "removed, try again")
     os.replace(part, path)
+    return path
+
+
+def resolve_data_file(who, path, folder, url, md5=None, download=True):
+    """The file a data set reads: `path` when given, else ``DATA_HOME/folder/<url's file name>`` (DATA_HOME read
+    at call time, so it can be pointed elsewhere), downloaded first
+    when absent and `download` is set; a missing file raises FileNotFoundError saying how to get it.
+
+    Example:
+        >>> from oar.dataset.download import resolve_data_file
+        >>> resolve_data_file("Demo", None, "demo", "https://example.com/d.tgz", download=False)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        FileNotFoundError: Demo: '.../demo/d.tgz' does not exist; pass its path or download=True ...
+    """
+    if path is None:
+        path = os.path.join(common.DATA_HOME, folder, url.split("/")[-1])
+        if not os.path.isfile(path) and download:
+            path = get_path_from_url(url, os.path.dirname(path), md5)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{who}: {path!r} does not exist; pass its path or download=True (source: {url})")
     return path

@@ -7,6 +7,7 @@ import tarfile
 
 import numpy as np
 
+from ...dataset.download import resolve_data_file as _file
 from ...io.dataset import Dataset
 
 
@@ -16,18 +17,6 @@ def _need(module, who):
     except ImportError:
         pip = {"PIL.Image": "pillow", "scipy.io": "scipy"}[module]
         raise ImportError(f"{who} needs {pip} to read its files: pip install {pip} (or oar[images])") from None
-
-
-def _file(who, path, folder, url, md5, download):
-    if path is None:
-        from ...dataset.common import DATA_HOME
-        path = os.path.join(DATA_HOME, folder, url.split("/")[-1])
-        if not os.path.isfile(path) and download:
-            from ...dataset.download import get_path_from_url
-            path = get_path_from_url(url, os.path.dirname(path), md5)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"{who}: {path!r} does not exist; pass its path or download=True (source: {url})")
-    return path
 
 
 class _ArchiveImages(Dataset):

@@ -1,10 +1,10 @@
 """CIFAR-10 / CIFAR-100 from the python-version archives (``cifar-10-python.tar.gz``, ``cifar-100-python.tar.gz``),
 read without running code from the archive: the batches are pickles, loaded with oar's restricted unpickler."""
-import os
 import tarfile
 
 import numpy as np
 
+from ...dataset.download import resolve_data_file
 from ...io.dataset import Dataset
 from ...framework.paddle_pickle import restricted_load
 
@@ -37,16 +37,7 @@ class Cifar10(Dataset):
         if backend not in (None, "cv2", "pil"):
             raise ValueError(f"{type(self).__name__}: backend must be 'cv2' or 'pil', got {backend!r}")
         self.mode, self.transform, self.backend, self.dtype = mode, transform, backend or "cv2", "float32"
-        if data_file is None:
-            from ...dataset.common import DATA_HOME
-            data_file = os.path.join(DATA_HOME, "cifar", self.ARCHIVE)
-            if not os.path.isfile(data_file) and download:
-                from ...dataset.download import get_path_from_url
-                data_file = get_path_from_url(self.URL, os.path.dirname(data_file), self.MD5)
-        if not os.path.isfile(data_file):
-            raise FileNotFoundError(f"{type(self).__name__}: {data_file!r} does not exist; pass data_file= (the "
-                                    f"python-version archive {self.ARCHIVE}) or download=True")
-        self.data_file = data_file
+        self.data_file = resolve_data_file(type(self).__name__, data_file, "cifar", self.URL, self.MD5, download)
         self.images, self.labels = self._load()
 
     def _load(self):
