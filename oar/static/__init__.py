@@ -12,3 +12,4 @@ from . import control_flow as _control_flow, cf_grad as _cf_grad  # registers co
 from . import nn
 from ..tensor import array as _array  # registers the tensor-array ops
 from ..framework.state import CPUPlace, CUDAPlace
+from ..metric.metrics import accuracy  # noqa: E402  (paddle.static.accuracy: built from ops, so it builds here too)
