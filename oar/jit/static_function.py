@@ -21,7 +21,9 @@ from ..static.ir import Program, Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
 from . import errors, log
+from ..static.capture import capturing
 from .convert import ConversionError, convert_function
+from .train_step import TrainCapture
 
 ENABLED = {"on": True}
 MAX_PROGRAMS_WARN = 8
@@ -55,6 +57,7 @@ class ConcreteProgram:
         self.run_program = main_program   # the Program actually run (after the build strategy's passes)
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
+        self.train = None                 # the TrainCapture when the function is a whole training step
 
     @property
     def parameters(self):
@@ -85,6 +88,10 @@ class ConcreteProgram:
                 if t._data is not a:
                     self._optimize()
                     break
+        if self._runner is None and self.train is not None:
+            from .train_step import TrainStepRunner, train_passes
+            self._runner = TrainStepRunner(self.main_program, [v.name for v in self.inputs],
+                                           [v.name for v in self.outputs], self.train, train_passes())
         if self._runner is None:
             from .runner import ProgramRunner
             self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
@@ -302,7 +309,7 @@ class StaticFunction:
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
         if fast is not None and self._input_spec is None:
             self._fast[fast] = cp
-        if self._check and self._checks_left > 0:
+        if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))
 
@@ -412,8 +419,9 @@ class StaticFunction:
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
         inputs, used = [], set()
+        train = TrainCapture(main)
         try:
-            with builder.program_guard(main, startup), builder.static_mode(True):
+            with builder.program_guard(main, startup), builder.static_mode(True), capturing(train):
                 new = []
                 for i, a in enumerate(leaves):
                     spec = _spec_of(a)
@@ -448,7 +456,8 @@ class StaticFunction:
                 raise v.error()
         training = bool(getattr(self._layer, "training", True))
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
-        if self._build_strategy is not None:
+        cp.train = train.finish() if train.used else None
+        if self._build_strategy is not None and cp.train is None:
             cp.apply_build_strategy(self._build_strategy)
         return cp
 
