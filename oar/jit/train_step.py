@@ -204,6 +204,10 @@ def _check_presence(p, present):
 class TrainStepRunner:
     """Runs a captured training step: host steps, one compiled plan, gradients written back.
 
+    Two plans are compiled: one adds the step's fresh gradients to the eager `.grad` read at call start, the other
+    (used when every such `.grad` is None or still the zeros this runner left there) takes the fresh gradients as
+    they are, so the usual forward/backward/step/clear_grad loop neither reads nor adds zero gradients.
+
     Args:
         program: the traced Program (forward, backward and optimizer updates).
         input_names / output_names: the function's tensor arguments and returned values.
@@ -212,24 +216,48 @@ class TrainStepRunner:
     """
 
     def __init__(self, program, input_names, output_names, capture, passes=()):
+        self.capture = capture
+        self.n_out = len(output_names)
+        self.grad_tensors = [program.bound[n] for n in capture.grad_out]
+        self.cleared = [(program.bound[n], s) for n, s in capture.cleared.items()]
+        self.summed = [program.bound[n] for n in capture.in_sums]
+        fetch = list(output_names) + [v.name for v in capture.grad_out.values()]
+        self.full = self._compile(program, input_names, fetch, capture.steps, passes)
+        skip = {capture.grad_in[n].name for n in capture.in_sums}
+        renamed = {a: b for a, b in capture.in_sums.values()}
+        self.fresh = self._compile(_without_sums(program, capture.in_sums), input_names,
+                                   [renamed.get(n, n) for n in fetch], [s for s in capture.steps if s.feed not in skip],
+                                   passes)
+        self._zeros = {}  # id(param) -> (grad Tensor, version) of the zeros this runner left in .grad
+
+    @staticmethod
+    def _compile(program, input_names, fetch, steps, passes):
         from ..passes import apply_passes
         from ..static.executor import compile_program
-        self.capture = capture
-        self.n_in, self.n_out = len(input_names), len(output_names)
-        self.grad_tensors = [program.bound[n] for n in capture.grad_out]
-        fetch = list(output_names) + [v.name for v in capture.grad_out.values()]
-        self.program = apply_passes(program, passes, keep=fetch) if passes else program
-        feeds = list(input_names) + [s.feed for s in capture.steps if s.feed is not None]
-        self.plan = compile_program(self.program, feeds, fetch)
-        self.cleared = [(program.bound[n], s) for n, s in capture.cleared.items()]
+        if passes:
+            program = apply_passes(program, passes, keep=fetch)
+        feeds = list(input_names) + [s.feed for s in steps if s.feed is not None]
+        return compile_program(program, feeds, fetch), steps
+
+    def _known_zero(self, t):
+        g = t._grad
+        if g is None:
+            return True
+        z = self._zeros.get(id(t))
+        return z is not None and z[0] is g and z[1] == g._version
 
     def __call__(self, *inputs):
+        plan, steps = self.fresh
+        for t in self.summed:
+            if not self._known_zero(t):
+                plan, steps = self.full
+                break
         vals = [t._data for t in inputs]
-        for s in self.capture.steps:
+        for s in steps:
             r = s.fn()
             if s.feed is not None:
                 vals.append(r)
-        outs = self.plan.run_trusted(vals)
+        outs = plan.run_trusted(vals)
         n = self.n_out
         for t, a in zip(self.grad_tensors, outs[n:]):
             g = t._grad
@@ -244,13 +272,27 @@ class TrainStepRunner:
                 continue
             if s is _NONE:
                 t._grad = None
-            elif g._data.any():
+            elif not self._known_zero(t):
                 if g._data.flags.writeable:
                     g._data.fill(0)
                 else:
                     g._data = np.zeros_like(g._data)
                 g._version += 1
+                self._zeros[id(t)] = (g, g._version)
         return [Tensor(a) for a in outs[:n]]
+
+
+def _without_sums(program, in_sums):
+    """`program` with each ``sum = grad_in + fresh`` add removed and `sum` read as `fresh`."""
+    p = program.clone()
+    gb = p.global_block()
+    renamed = {a: b for a, b in in_sums.values()}
+    gb.ops = [op for op in gb.ops if not (op.type == "add" and op.output_names()[0] in renamed)]
+    for op in gb.ops:
+        for names in op.inputs.values():
+            names[:] = [renamed.get(n, n) for n in names]
+    p._bump()
+    return p
 
 
 def train_passes():
@@ -262,7 +304,7 @@ class _Passes:
     """The pass pipeline of captured training steps (change `names` to switch passes off, e.g. in tests)."""
 
     def __init__(self):
-        self.names = []
+        self.names = ["fuse_optimizer_updates"]
 
 
 PASSES = _Passes()

@@ -13,6 +13,7 @@ from .dead_code import dead_code_elimination
 from .fold_batch_norm import fold_batch_norm
 from .fuse_linear import fuse_linear
 from .fuse_elewise_add_act import fuse_elewise_add_act
+from .fuse_optimizer_updates import fuse_optimizer_updates
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -20,6 +21,7 @@ PASSES = {
     "fuse_linear": fuse_linear,
     "fuse_elewise_add_act": fuse_elewise_add_act,
     "dead_code_elimination": dead_code_elimination,
+    "fuse_optimizer_updates": fuse_optimizer_updates,
 }
 
 INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
