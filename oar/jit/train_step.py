@@ -62,6 +62,8 @@ class TrainCapture:
         self.in_sums = {}      # bound var name -> (sum name, fresh gradient name) of `grad_in + fresh gradient`
         self.backwarded = set()
         self.grad_out, self.cleared = {}, {}
+        self.scalers = {}      # id(GradScaler) -> its trace-time state (oar.jit.train_scaler)
+        self.post = []         # (fetched Variable or None, fn(value)): host work after each run
         self.used = False
 
     # ---- what the traced calls do -------------------------------------------------------------------------
@@ -80,8 +82,9 @@ class TrainCapture:
                     self._accumulate(n, g)
         self.backwarded.add(loss.name)
 
-    def step(self, opt, parameters=None):
-        """`optimizer.step()`: clip, regularize, then the optimizer's update op per parameter with a gradient."""
+    def step(self, opt, parameters=None, gate=None):
+        """`optimizer.step()`: clip, regularize, then the optimizer's update op per parameter with a gradient.
+        With `gate` (a bool Variable), every updated variable keeps its value where `gate` is true."""
         self.used = True
         gb = self.program.global_block()
         with building(gb), self.program._role_guard("optimize"):
@@ -108,8 +111,16 @@ class TrainCapture:
                 op, ins, attrs, targets = opt._update_spec(p, g, lr)
                 in_vars = [builder.as_var(gb, x) for x in ins]
                 outs = [builder.as_var(gb, t).name for t in targets]
+                news = outs if gate is None else [gb.create_var(self.program.unique_name(n + "@NEW"),
+                                                                gb.vars[n].shape, gb.vars[n].dtype).name
+                                                  for n in outs]
+                loc = builder.user_location()
                 gb.append_op(op.name, {s: [v.name] for s, v in zip(op.inputs, in_vars)},
-                             {s: [n] for s, n in zip(op.outputs, outs)}, dict(attrs), builder.user_location())
+                             {s: [n] for s, n in zip(op.outputs, news)}, dict(attrs), loc)
+                if gate is not None:  # a skipped step (GradScaler found inf/nan) keeps the old values
+                    for old, new in zip(outs, news):
+                        gb.append_op("where", {"condition": [gate.name], "x": [old], "y": [new]}, {"out": [old]},
+                                     {}, loc)
         return pg
 
     def minimize(self, opt, loss, parameters=None, no_grad_set=None):
@@ -131,6 +142,38 @@ class TrainCapture:
         """Host work (e.g. an LR scheduler's step) to replay before each run, at this point of the sequence."""
         self.used = True
         self.steps.append(HostStep(None, fn))
+
+    def feed(self, fn, dtype, what, shape=()):
+        """A Variable fed with ``fn()`` on every run (host values such as the learning rate or the loss scale)."""
+        v = builder.data(self.program.unique_name(what + "@FEED"), list(shape), dtype)
+        self.steps.append(HostStep(v.name, fn))
+        return v
+
+    def after(self, var, fn):
+        """Host work after each run: ``fn(value of var)`` (`fn()` when var is None)."""
+        self.used = True
+        self.post.append((var, fn))
+
+    def current_grad(self, n, p):
+        """The gradient `optimizer.step()` would use for parameter `p` (bound as `n`) now, or None."""
+        return self._grad_for_step(n, p)
+
+    # ---- GradScaler (oar.jit.train_scaler) ----------------------------------------------------------------
+    def scaler_scale(self, scaler, var):
+        from . import train_scaler
+        return train_scaler.scale(self, scaler, var)
+
+    def scaler_unscale(self, scaler, opt):
+        from . import train_scaler
+        return train_scaler.unscale(self, scaler, opt)
+
+    def scaler_step(self, scaler, opt):
+        from . import train_scaler
+        return train_scaler.step(self, scaler, opt)
+
+    def scaler_update(self, scaler):
+        from . import train_scaler
+        return train_scaler.update(self, scaler)
 
     # ---- helpers -------------------------------------------------------------------------------------------
     def _check_block(self, v, what):
@@ -175,13 +218,9 @@ class TrainCapture:
         return self._grad_in(n) if present else None
 
     def _lr_feed(self, opt, group_scale, attr_scale, dtype):
-        name = self.program.unique_name("learning_rate@FEED")
-        v = builder.data(name, [], dtype)
-
         def lr():  # the same float arithmetic as the eager step
             return np.array(opt.get_lr() * group_scale * attr_scale, dtype=dtype)
-        self.steps.append(HostStep(v.name, lr))
-        return v
+        return self.feed(lr, dtype, "learning_rate")
 
     def finish(self):
         """Called after tracing: what the end of the step leaves in `.grad`."""
@@ -221,7 +260,10 @@ class TrainStepRunner:
         self.grad_tensors = [program.bound[n] for n in capture.grad_out]
         self.cleared = [(program.bound[n], s) for n, s in capture.cleared.items()]
         self.summed = [program.bound[n] for n in capture.in_sums]
-        fetch = list(output_names) + [v.name for v in capture.grad_out.values()]
+        self.post = capture.post
+        self.n_grads = len(self.grad_tensors)
+        fetch = list(output_names) + [v.name for v in capture.grad_out.values()] + \
+            [v.name for v, _ in capture.post if v is not None]
         self.full = self._compile(program, input_names, fetch, capture.steps, passes)
         skip = {capture.grad_in[n].name for n in capture.in_sums}
         renamed = {a: b for a, b in capture.in_sums.values()}
@@ -259,6 +301,10 @@ class TrainStepRunner:
                 vals.append(r)
         outs = plan.run_trusted(vals)
         n = self.n_out
+        if self.post:
+            rest = iter(outs[n + self.n_grads:])
+            for v, fn in self.post:
+                fn(next(rest)) if v is not None else fn()
         for t, a in zip(self.grad_tensors, outs[n:]):
             g = t._grad
             if g is None:

@@ -2,8 +2,9 @@
 rate and dtype) become one ``multi_<op>`` op (`oar.optimizer.multi_tensor`) that updates all those parameters with
 whole-buffer NumPy calls (BuildStrategy.fuse_all_optimizer_ops; always on for captured training steps).
 
-Needs: the update ops are in the global block and no other op between the first and the last of a group reads or
-writes a parameter or accumulator of the group. Guarantees: every parameter and accumulator variable gets the
+Needs: the update ops are in the global block, each writes its outputs over its own parameter and accumulator
+inputs (the multi-tensor kernels update in place), and no other op between the first and the last of a group
+reads or writes a parameter or accumulator of the group. Guarantees: every parameter and accumulator variable gets the
 same value as before (the multi-tensor kernels repeat the per-parameter float operations).
 
 Example:
@@ -19,13 +20,18 @@ def _group_key(block, op):
     return (op.type, ins[-1], dtype, tuple(sorted((k, repr(v)) for k, v in op.attrs.items())))
 
 
+def _in_place(op):
+    ins, outs = arg_names(op), out_names(op)
+    return outs == [ins[0]] + ins[2:2 + len(outs) - 1]
+
+
 def fuse_optimizer_updates(program, keep=()):
     """Returns a copy of `program` with each group of same-kind update ops fused into one multi-tensor op."""
     p = program.clone()
     gb = p.global_block()
     groups = {}
     for k, op in enumerate(gb.ops):
-        if op.type in MULTI:
+        if op.type in MULTI and _in_place(op):
             groups.setdefault(_group_key(gb, op), []).append(k)
     replace, drop = {}, set()
     for key, idx in groups.items():

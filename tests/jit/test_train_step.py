@@ -223,3 +223,35 @@ def test_optimizer_step_in_a_static_program_outside_to_static_is_a_clear_error()
             opt.step()
     finally:
         oar.disable_static()
+
+
+def _scaled_step(m, opt, scaler):
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y, k):
+        loss = loss_fn(m(x), y) * k
+        scaler.scale(loss).backward()
+        scaler.minimize(opt, loss)
+        opt.clear_grad()
+        return loss
+    return step
+
+
+@pytest.mark.parametrize("overflow_at", [None, 2])
+def test_grad_scaler_inside_the_step_skips_overflowing_steps_like_eager(overflow_at):
+    data = [tuple(map(oar.to_tensor, d)) for d in _data("linear")]
+    models, scalers, steps = [], [], []
+    for convert in (False, True):
+        m = _model("linear")
+        opt = oar.optimizer.Adam(0.01, parameters=m.parameters())
+        scaler = oar.amp.GradScaler(init_loss_scaling=1024.0, incr_every_n_steps=2, decr_every_n_nan_or_inf=1)
+        step = _scaled_step(m, opt, scaler)
+        models.append(m)
+        scalers.append(scaler)
+        steps.append(oar.jit.to_static(step) if convert else step)
+    for i in range(6):
+        k = oar.to_tensor(np.float32(np.inf if i == overflow_at else 1.0))
+        for s in steps:
+            s(*data[i % 3], k)
+        assert scalers[0].get_loss_scaling() == scalers[1].get_loss_scaling()
+    _assert_same(*models)
