@@ -51,7 +51,8 @@ def passes_for_build_strategy(build_strategy, training=False):
     fusion) are chosen only for eval programs (`training=False`); the rest keep gradients correct.
 
     Switches: fuse_elewise_add_act_ops -> fuse_elewise_add_act; fuse_bn_act_ops -> fold_batch_norm (eval);
-    fuse_gemm_epilogue -> fuse_linear (eval); constant_folding (eval, default on); enable_dce (default on).
+    fuse_gemm_epilogue -> fuse_linear (eval); fuse_all_optimizer_ops -> fuse_optimizer_updates
+    (training); constant_folding (eval, default on); enable_dce (default on).
     """
     on = lambda name, default=False: bool(getattr(build_strategy, name, default))  # noqa: E731
     names = []
@@ -64,6 +65,8 @@ def passes_for_build_strategy(build_strategy, training=False):
             names.append("fuse_linear")
     if on("fuse_elewise_add_act_ops"):
         names.append("fuse_elewise_add_act")
+    if training and on("fuse_all_optimizer_ops"):
+        names.append("fuse_optimizer_updates")
     if on("enable_dce", True):
         names.append("dead_code_elimination")
     return names
