@@ -9,6 +9,7 @@ from ..framework.state import no_grad
 from ..io import DataLoader, Dataset
 from ..metric import Metric
 from ..tensor import Tensor, to_tensor
+from .captured_step import captured_step, is_converted
 
 
 def _flatten(data):
@@ -79,7 +80,9 @@ class Model:
     def _n_inputs(self):
         if self._inputs is not None:
             return len(self._inputs)
-        params = list(inspect.signature(self.network.forward).parameters.values())
+        fwd = self.network.forward
+        fwd = fwd.dygraph_function if is_converted(self.network) else fwd  # a to_static forward: its bound method
+        params = list(inspect.signature(fwd).parameters.values())
         return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                    and p.default is p.empty) or 1
 
@@ -103,11 +106,23 @@ class Model:
         if self._optimizer is None or self._loss is None:
             raise RuntimeError("Model.train_batch: call model.prepare(optimizer, loss) first")
         self.network.train()
+        if is_converted(self.network):  # one captured program per step (oar/hapi/captured_step.py)
+            return self._captured_batch(_flatten(inputs), _flatten(labels) if labels is not None else [])
         _, losses, metrics = self._forward_loss(_flatten(inputs), _flatten(labels) if labels is not None else [])
         total = losses[0] if len(losses) == 1 else sum(losses[1:], losses[0])
         total.backward()
         self._optimizer.step()
         self._optimizer.clear_grad()
+        losses = [_numpy(l) for l in losses]
+        return (losses, metrics) if self._metrics else losses
+
+    def _captured_batch(self, inputs, labels):
+        key = (id(self._optimizer), id(self._loss), tuple(id(m) for m in self._metrics), len(inputs))
+        if getattr(self, "_captured_key", None) != key:
+            self._captured_key = key
+            self._captured = captured_step(self.network, self._loss, self._optimizer, self._metrics, len(inputs))
+        losses, computed = self._captured(*[_as_tensor(x) for x in inputs + labels])
+        metrics = [m.update(*c) for m, c in zip(self._metrics, computed)]
         losses = [_numpy(l) for l in losses]
         return (losses, metrics) if self._metrics else losses
 
