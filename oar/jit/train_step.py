@@ -350,7 +350,7 @@ class _Passes:
     """The pass pipeline of captured training steps (change `names` to switch passes off, e.g. in tests)."""
 
     def __init__(self):
-        self.names = ["fuse_optimizer_updates"]
+        self.names = ["fuse_elementwise", "fuse_optimizer_updates"]
 
 
 PASSES = _Passes()

@@ -14,6 +14,7 @@ from .fold_batch_norm import fold_batch_norm
 from .fuse_linear import fuse_linear
 from .fuse_elewise_add_act import fuse_elewise_add_act
 from .fuse_optimizer_updates import fuse_optimizer_updates
+from .fuse_elementwise import fuse_elementwise
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -22,6 +23,7 @@ PASSES = {
     "fuse_elewise_add_act": fuse_elewise_add_act,
     "dead_code_elimination": dead_code_elimination,
     "fuse_optimizer_updates": fuse_optimizer_updates,
+    "fuse_elementwise": fuse_elementwise,
 }
 
 INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
