@@ -92,8 +92,9 @@ def conv_grad_filter(x, g, w_shape, strides, paddings, dilations, groups):
     cols, osz = im2col(x, ksize, strides, paddings, dilations, groups)
     n, o = g.shape[:2]
     gm = g.reshape(n, groups, o // groups, -1)
+    # one BLAS GEMM per sample (and group), summed: einsum's contraction over (n, l) fell off BLAS here
     if groups == 1:
-        dw = np.einsum("nol,nkl->ok", gm[:, 0], cols[:, 0], optimize=True)
+        dw = np.matmul(gm[:, 0], cols[:, 0].transpose(0, 2, 1)).sum(axis=0)
     else:
-        dw = np.einsum("ngol,ngkl->gok", gm, cols, optimize=True)
+        dw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return dw.reshape(w_shape).astype(x.dtype, copy=False)
