@@ -37,17 +37,6 @@ def _operands(operands, args, vals):
     return [args[o[1]] if o[0] == "a" else vals[o[1]] if o[0] == "t" else o[1] for o in operands]
 
 
-def _run_steps(steps, args, bufs, reuse_out):
-    """Evaluates `steps` ((ufunc, operands, buffer slot)) writing into the scratch arrays `bufs` (a slot holding
-    None allocates); the last step writes into its buffer only with `reuse_out`."""
-    vals = []
-    last = len(steps) - 1
-    for j, (fn, operands, slot) in enumerate(steps):
-        b = bufs[slot] if slot is not None and (j < last or reuse_out) else None
-        vals.append(fn(*_operands(operands, args, vals)) if b is None else fn(*_operands(operands, args, vals), out=b))
-    return vals[-1]
-
-
 def _first_run(steps, args, n_slots):
     """Runs without `out=` and returns (result, buffers): a slot gets a buffer only when every step writing it
     produced the same shape and dtype (so `out=` changes no value)."""
@@ -69,20 +58,55 @@ def _first_run(steps, args, n_slots):
 
 
 def _lower(compiler, op):
-    """A callable with its own scratch buffers, reused across runs of the plan."""
+    """Generated straight-line code with its own scratch buffers, reused across runs of the plan: the first run
+    (or one with other input shapes) allocates; later runs call each ufunc with ``out=``."""
     steps = [(getattr(np, name), [tuple(o) for o in operands], slot) for name, operands, slot in op.attrs["steps"]]
     n_slots = op.attrs["n_slots"]
     reuse_out = op.attrs.get("reuse_out", False)
-    state = {"shapes": None, "bufs": None}
+    env = {"np": np}
+    state = {}
+
+    def slow(*args):
+        out, bufs = _first_run(steps, args, n_slots)
+        if "fast" not in state:  # the first run fixes the shapes the buffers are for
+            state["fast"] = _generate(steps, args, bufs, reuse_out, env)
+        return (out,)
 
     def run(*args):
-        shapes = tuple([(a.shape, a.dtype) for a in args])
-        if state["shapes"] != shapes:  # first run, or other input shapes: new buffers
-            out, state["bufs"] = _first_run(steps, args, n_slots)
-            state["shapes"] = shapes
-            return (out,)
-        return (_run_steps(steps, args, state["bufs"], reuse_out),)
+        fast = state.get("fast")
+        return fast(*args) if fast is not None else slow(*args)
+    env["slow"] = slow
     return run
+
+
+def _generate(steps, args, bufs, reuse_out, env):
+    """Python source for the steady state: a shape/dtype guard, then one ufunc call per step."""
+    names = [f"a{k}" for k in range(len(args))]
+    guard = " or ".join(f"{n}.shape != {tuple(a.shape)!r} or {n}.dtype != d{k}"
+                        for k, (n, a) in enumerate(zip(names, args)))
+    for k, a in enumerate(args):
+        env[f"d{k}"] = a.dtype
+    lines = [f"def fast({', '.join(names)}):", f"    if {guard}:", f"        return slow({', '.join(names)})"]
+    last = len(steps) - 1
+    for j, (fn, operands, slot) in enumerate(steps):
+        env[f"f{j}"] = fn
+        ops = []
+        for o in operands:
+            if o[0] == "a":
+                ops.append(names[o[1]])
+            elif o[0] == "t":
+                ops.append(f"t{o[1]}")
+            else:
+                env[f"c{j}_{len(ops)}"] = o[1]
+                ops.append(f"c{j}_{len(ops)}")
+        b = bufs[slot] if slot is not None and (j < last or reuse_out) else None
+        if b is not None:
+            env[f"b{slot}"] = b
+            ops.append(f"out=b{slot}")
+        lines.append(f"    t{j} = f{j}({', '.join(ops)})")
+    lines.append(f"    return (t{last},)")
+    exec(compile("\n".join(lines) + "\n", "<oar fused_elementwise>", "exec"), env)
+    return env["fast"]
 
 
 def _impl(*args, steps, n_slots, reuse_out=False):
