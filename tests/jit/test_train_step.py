@@ -255,3 +255,24 @@ def test_grad_scaler_inside_the_step_skips_overflowing_steps_like_eager(overflow
             s(*data[i % 3], k)
         assert scalers[0].get_loss_scaling() == scalers[1].get_loss_scaling()
     _assert_same(*models)
+
+
+def test_batch_norm_dropout_and_adamw_inside_the_step():
+    rng = np.random.default_rng(0)
+    x, y = oar.to_tensor(rng.random((5, 6), dtype=np.float32)), oar.to_tensor(rng.integers(0, 3, (5, 1)))
+    models, steps = [], []
+    for convert in (False, True):
+        oar.seed(3)
+        m = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1D(8), nn.ReLU(), nn.Dropout(0.3), nn.Linear(8, 3))
+        opt = oar.optimizer.AdamW(0.01, parameters=m.parameters(), weight_decay=0.05)
+        step = _step_fn(m, opt)
+        models.append(m)
+        steps.append(oar.jit.to_static(step) if convert else step)
+    for i in range(5):
+        losses = []
+        for s in steps:
+            oar.seed(100 + i)   # the same dropout masks
+            losses.append(float(s(x, y)))
+        assert losses[0] == losses[1]
+    for (n, a), b in zip(models[0].state_dict().items(), models[1].state_dict().values()):
+        np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=n)   # running mean/variance too
