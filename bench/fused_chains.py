@@ -7,6 +7,7 @@ Run: python bench/fused_chains.py [--repeat N]
 """
 import argparse
 import os
+import time
 import timeit
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_MAX_THREADS"):
@@ -63,7 +64,7 @@ def main():
         best = [float("inf")] * len(runs)
         for _ in range(args.repeat):
             for k, r in enumerate(runs):
-                best[k] = min(best[k], timeit.timeit(r, number=number) / number)
+                best[k] = min(best[k], timeit.Timer(r, timer=time.process_time).timeit(number) / number)
         line = (f"[16, {n}]: op by op {best[0] * 1e6:8.1f} us   fused_elementwise {best[1] * 1e6:8.1f} us "
                 f"({best[0] / best[1]:4.2f}x)")
         if numexpr is not None:

@@ -7,20 +7,26 @@ A conv layer's GEMM is ``(N * OH * OW, C * KH * KW) x (C * KH * KW, O)``; forwar
 gradient each do that many multiply-adds.
     targets: each conv kernel >= 50% of matmul's GFLOP/s; the captured step >= 40% of matmul's GFLOP/s.
 
-BLAS threads: pinned to one unless OAR_BENCH_THREADS is set (as bench/train_step.py). Timings are the best of
-interleaved repeats; on a shared machine run it a few times and read the ranges.
+BLAS threads: pinned to one unless OAR_BENCH_THREADS is set (as bench/train_step.py); with one thread the
+timings are process CPU time. Timings are the best of interleaved repeats; on a shared machine run it a few times
+and read the ranges.
 
 Run: python bench/kernels.py [--repeat N]
 """
 import argparse
 import os
 import sys
+import time
 import timeit
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads BLAS
     os.environ.setdefault(_v, os.environ.get("OAR_BENCH_THREADS", "1"))
 
 import numpy as np
+
+# One BLAS thread: process CPU time, which other processes' load on a shared machine does not inflate (the best
+# of interleaved repeats is taken as well). More threads: wall time (CPU time would add the threads up).
+CLOCK = time.process_time if os.environ["OPENBLAS_NUM_THREADS"] == "1" else time.perf_counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_step  # noqa: E402  (the LeNet model and step of bench/train_step.py)
@@ -40,7 +46,7 @@ def best(fns, number, repeat):
     out = [float("inf")] * len(fns)
     for _ in range(repeat):
         for i, f in enumerate(fns):
-            out[i] = min(out[i], timeit.timeit(f, number=number) / number)
+            out[i] = min(out[i], timeit.Timer(f, timer=CLOCK).timeit(number) / number)
     return out
 
 

@@ -13,20 +13,25 @@ BLAS matmul per convolution (forward, weight gradient and input gradient), the i
 slice-add per kernel offset), 2x2 max pooling by reshape with a mask backward, and Paddle's Adam update. All run in
 float32; the reference's results are checked against oar's once, and the captured step against eager (20 steps).
 
-BLAS threads: all sides call the same OpenBLAS; on a small shared machine its thread pool makes the timing of
+BLAS threads and clock: all sides call the same OpenBLAS; on a small shared machine its thread pool makes the timing of
 mid-sized GEMMs erratic (x10 swings under load), so the bench pins BLAS to one thread unless OAR_BENCH_THREADS
-is set (e.g. OAR_BENCH_THREADS=4).
+is set (e.g. OAR_BENCH_THREADS=4); with one thread the timings are process CPU time (see CLOCK).
 
 Run: python bench/train_step.py [--repeat N] [--only a|b|c] [--profile a|b|c [--captured]]
 """
 import argparse
 import os
+import time
 import timeit
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads BLAS
     os.environ.setdefault(_v, os.environ.get("OAR_BENCH_THREADS", "1"))
 
 import numpy as np
+
+# One BLAS thread: process CPU time, which other processes' load on a shared machine does not inflate (the best
+# of interleaved repeats is taken as well). More threads: wall time (CPU time would add the threads up).
+CLOCK = time.process_time if os.environ["OPENBLAS_NUM_THREADS"] == "1" else time.perf_counter
 from numpy.lib.stride_tricks import sliding_window_view
 
 import oar
@@ -279,7 +284,7 @@ def measure(which, repeat):
     best = [float("inf")] * len(steps)
     for _ in range(repeat):  # interleaved, best of each: the least noisy estimate on a shared machine
         for i, s in enumerate(steps):
-            best[i] = min(best[i], timeit.timeit(s, number=number) / number)
+            best[i] = min(best[i], timeit.Timer(s, timer=CLOCK).timeit(number) / number)
     return best + [None] * (3 - len(best))
 
 

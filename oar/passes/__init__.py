@@ -15,6 +15,7 @@ from .fuse_linear import fuse_linear
 from .fuse_elewise_add_act import fuse_elewise_add_act
 from .fuse_optimizer_updates import fuse_optimizer_updates
 from .fuse_elementwise import fuse_elementwise
+from .fuse_matmul_sums import fuse_matmul_sums
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -24,6 +25,7 @@ PASSES = {
     "dead_code_elimination": dead_code_elimination,
     "fuse_optimizer_updates": fuse_optimizer_updates,
     "fuse_elementwise": fuse_elementwise,
+    "fuse_matmul_sums": fuse_matmul_sums,
 }
 
 INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
