@@ -256,8 +256,9 @@ class Optimizer:
 
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""
-        if STATE.static:
-            return capture.require("optimizer.clear_grad()").clear_grad(self._parameter_list or (), set_to_zero)
+        cap = capture.active()
+        if cap is not None:  # in a to_static training step
+            return cap.clear_grad(self._parameter_list or (), set_to_zero)
         for p in self._parameter_list or ():
             g = p._grad
             if g is None:
