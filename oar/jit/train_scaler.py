@@ -6,7 +6,9 @@ their old value when `found_inf`), as the eager scaler skips the step; `update` 
 with the fetched `found_inf`, so the scale and its counters stay the scaler's own Python state.
 
 Example:
-    >>> scaler = oar.amp.GradScaler(init_loss_scaling=1024)
+    >>> net = oar.nn.Linear(4, 1)
+    >>> opt = oar.optimizer.SGD(0.1, parameters=net.parameters())
+    >>> scaler = oar.amp.GradScaler(init_loss_scaling=1024, incr_every_n_steps=1)
     >>> @oar.jit.to_static
     ... def step(x):
     ...     loss = net(x).mean()
@@ -14,6 +16,9 @@ Example:
     ...     scaler.minimize(opt, loss)
     ...     opt.clear_grad()
     ...     return loss
+    >>> _ = step(oar.ones([2, 4]))
+    >>> scaler.get_loss_scaling()      # updated on the host after the run: a clean step grew it
+    2048.0
 """
 import numpy as np
 
