@@ -63,3 +63,20 @@ def test_broadcasting_and_constants_inside_a_chain():
     for _ in range(2):
         np.testing.assert_array_equal(compile_program(q, feeds, fetch).run_values([x])[0],
                                       compile_program(p, feeds, fetch).run_values([x])[0])
+
+
+def test_final_buffer_reused_only_when_the_value_never_leaves_the_run():
+    w = const(rng.standard_normal([8, 3]))
+    p, feeds, fetch = build(lambda x, y: oar.matmul(oar.tanh(x * y + 1.0), w), [("x", [4, 8], "float32"),
+                                                                              ("y", [4, 8], "float32")])
+    q = fuse_elementwise(p, keep=fetch)
+    fused = [op for op in q.global_block().ops if op.type == "fused_elementwise"]
+    assert len(fused) == 1 and fused[0].attrs["reuse_out"] is True      # its one reader is a matmul
+    p2, feeds2, fetch2 = build(lambda x, y: oar.tanh(x * y + 1.0), [("x", [4, 8], "float32"),
+                                                                   ("y", [4, 8], "float32")])
+    q2 = fuse_elementwise(p2, keep=fetch2)
+    assert [op for op in q2.global_block().ops if op.type == "fused_elementwise"][0].attrs["reuse_out"] is False
+    plan_p, plan_q = compile_program(p, feeds, fetch), compile_program(q, feeds, fetch)
+    for _ in range(3):
+        xs = [rng.standard_normal([4, 8]).astype("float32") for _ in feeds]
+        np.testing.assert_array_equal(plan_q.run_values(xs)[0], plan_p.run_values(xs)[0])
