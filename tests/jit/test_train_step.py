@@ -276,3 +276,28 @@ def test_batch_norm_dropout_and_adamw_inside_the_step():
         assert losses[0] == losses[1]
     for (n, a), b in zip(models[0].state_dict().items(), models[1].state_dict().values()):
         np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=n)   # running mean/variance too
+
+
+def test_forward_values_the_backward_does_not_read_are_dropped_before_the_backward():
+    from oar.static.executor import _PLAN_OPS
+    m = nn.Sequential(nn.Linear(20, 16), nn.Tanh(), nn.Linear(16, 5))
+    opt = oar.optimizer.SGD(0.1, parameters=m.parameters())
+    step = oar.jit.to_static(_step_fn(m, opt))
+    step(*map(oar.to_tensor, _data("linear")[0]))
+    plan = step.concrete_program.runner.fresh[0]
+    lines = plan.fn.source.splitlines()
+    ops = _PLAN_OPS[plan.fn.__code__.co_filename]             # plan line number -> Operator
+    later = {n for op in ops.values() if op.role is not None for n in op.input_names()}
+    first_backward = min(ln for ln, op in ops.items() if op.role is not None)
+    dropped = 0
+    for ln, op in ops.items():
+        if op.role is None and ln < first_backward:
+            lhs = lines[ln - 1].split("=")[0].replace(",", " ").split()
+            for local, name in zip(lhs, op.output_names()):
+                if name in later or name in plan.fetch_names:
+                    continue
+                dels = [k for k, text in enumerate(lines, 1) if text.strip().startswith("del ") and
+                        local in text.replace(",", " ").split()[1:]]
+                assert dels and dels[0] < first_backward, (name, lines)
+                dropped += 1
+    assert dropped >= 2, dropped
