@@ -64,6 +64,7 @@ class TrainCapture:
         self.grad_out, self.cleared = {}, {}
         self.scalers = {}      # id(GradScaler) -> its trace-time state (oar.jit.train_scaler)
         self.post = []         # (fetched Variable or None, fn(value)): host work after each run
+        self.late_schedulers = set()  # ids of schedulers stepped after the run (their LR must not be read later)
         self.used = False
 
     # ---- what the traced calls do -------------------------------------------------------------------------
@@ -154,6 +155,13 @@ class TrainCapture:
         self.used = True
         self.post.append((var, fn))
 
+    def after_scheduler(self, sched, metric, fn):
+        """A scheduler step that needs a value of this step (ReduceOnPlateau(metric)): run after the program with
+        the fetched metric. A learning rate read later in the same step would come too early: that raises."""
+        self.after(metric if isinstance(metric, Variable) else None,
+                   (lambda v: fn(v)) if isinstance(metric, Variable) else (lambda: fn(metric)))
+        self.late_schedulers.add(id(sched))
+
     def current_grad(self, n, p):
         """The gradient `optimizer.step()` would use for parameter `p` (bound as `n`) now, or None."""
         return self._grad_for_step(n, p)
@@ -218,6 +226,10 @@ class TrainCapture:
         return self._grad_in(n) if present else None
 
     def _lr_feed(self, opt, group_scale, attr_scale, dtype):
+        if id(opt._learning_rate) in self.late_schedulers:
+            raise RuntimeError(f"{type(opt._learning_rate).__name__}.step(metric) runs after the converted step (it "
+                               "needs the step's value), so optimizer.step() cannot come after it in the same "
+                               "function: step the optimizer first, or call the scheduler outside the function")
         def lr():  # the same float arithmetic as the eager step
             return np.array(opt.get_lr() * group_scale * attr_scale, dtype=dtype)
         return self.feed(lr, dtype, "learning_rate")

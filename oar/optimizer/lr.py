@@ -482,6 +482,9 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         """Records `metrics` (a float or a one-element tensor) for this epoch and maybe reduces the LR."""
+        cap = capture.active()
+        if cap is not None:  # in a to_static training step: runs after each run, with the fetched metric
+            return cap.after_scheduler(self, metrics, lambda value: self.step(value, epoch))
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         current = float(metrics.item() if hasattr(metrics, "item") else metrics)
         if self.cooldown_counter > 0:

@@ -301,3 +301,33 @@ def test_forward_values_the_backward_does_not_read_are_dropped_before_the_backwa
                 assert dels and dels[0] < first_backward, (name, lines)
                 dropped += 1
     assert dropped >= 2, dropped
+
+
+def _plateau_step(m, opt, sched):
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        loss = loss_fn(m(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        sched.step(loss)   # needs the loss value: runs on the host after the program
+        return loss
+    return step
+
+
+def test_reduce_on_plateau_steps_on_the_fetched_loss_after_each_run():
+    x, y = map(oar.to_tensor, _data("linear")[0])
+    scheds, models = [], []
+    for convert in (False, True):
+        m = _model("linear")
+        sched = oar.optimizer.lr.ReduceOnPlateau(0.5, patience=0, factor=0.5, mode="max")  # loss falls: reduce
+        opt = oar.optimizer.SGD(sched, parameters=m.parameters())
+        step = _plateau_step(m, opt, sched)
+        fn = oar.jit.to_static(step) if convert else step
+        for _ in range(4):
+            fn(x, y)
+        models.append(m)
+        scheds.append(sched)
+    assert scheds[0].last_lr == scheds[1].last_lr < 0.5
+    _assert_same(*models)
