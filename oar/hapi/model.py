@@ -10,6 +10,7 @@ from ..io import DataLoader, Dataset, DistributedBatchSampler
 from ..metric import Metric
 from ..tensor import Tensor, to_tensor
 from .callbacks import config_callbacks
+from .captured_step import captured_step, is_converted
 
 
 def _flatten(data):
@@ -109,7 +110,9 @@ class Model:
     def _n_inputs(self):
         if self._inputs is not None:
             return len(self._inputs)
-        params = list(inspect.signature(self.network.forward).parameters.values())
+        fwd = self.network.forward
+        fwd = fwd.dygraph_function if is_converted(self.network) else fwd  # a to_static forward: its bound method
+        params = list(inspect.signature(fwd).parameters.values())
         return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                    and p.default is p.empty) or 1
 
@@ -146,6 +149,8 @@ class Model:
             raise RuntimeError("Model.train_batch: call model.prepare(optimizer, loss) first")
         self.network.train()
         inputs, labels = _flatten(inputs), _flatten(labels) if labels is not None else []
+        if is_converted(self.network) and self._amp is None and update and self._train_network is None:
+            return self._captured_batch(inputs, labels)  # one captured program per step (captured_step.py)
         if self._amp is None:
             _, losses, metrics = self._forward_loss(inputs, labels, self._train_network)
             total = losses[0] if len(losses) == 1 else sum(losses[1:], losses[0])
@@ -162,6 +167,16 @@ class Model:
             if update:
                 self._amp["scaler"].minimize(self._optimizer, total)
                 self._optimizer.clear_grad()
+        losses = [_numpy(l) for l in losses]
+        return (losses, metrics) if self._metrics else losses
+
+    def _captured_batch(self, inputs, labels):
+        key = (id(self._optimizer), id(self._loss), tuple(id(m) for m in self._metrics), len(inputs))
+        if getattr(self, "_captured_key", None) != key:
+            self._captured_key = key
+            self._captured = captured_step(self.network, self._loss, self._optimizer, self._metrics, len(inputs))
+        losses, computed = self._captured(*[_as_tensor(x) for x in inputs + labels])
+        metrics = [m.update(*c) for m, c in zip(self._metrics, computed)]
         losses = [_numpy(l) for l in losses]
         return (losses, metrics) if self._metrics else losses
 

@@ -7,6 +7,7 @@ from .executor import Executor, compile_program
 from .backward import append_backward, gradients
 from .input_spec import InputSpec
 from .build_strategy import BuildStrategy
+from .compiled_program import CompiledProgram
 from .debug_ops import Print
 from . import control_flow as _control_flow, cf_grad as _cf_grad  # registers cond / while / while_grad
 from . import nn
