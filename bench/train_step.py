@@ -1,26 +1,37 @@
-"""One eager training step (forward, backward, Adam step, clear_grad) in oar vs the same step hand-written in NumPy.
+"""One training step (forward, backward, optimizer step, clear_grad) three ways: oar eager, the same step function
+converted by `oar.jit.to_static` (the whole step captured as ONE program, `oar/jit/train_step.py`), and the same
+math hand-written in NumPy.
 
-(a) LinearNet: Linear(784 -> 10), batch 16, softmax cross-entropy, Adam.       target: within 3x of NumPy.
-(b) LeNet CNN: Conv2D(1,20,5)-ReLU-MaxPool2-Conv2D(20,50,5)-ReLU-MaxPool2-Linear(800,10), batch 64, Adam.
-                                                                                  target: within 1.5x of NumPy.
+(a) LinearNet: Linear(784 -> 10), batch 16, softmax cross-entropy, Adam.
+        targets: captured <= 1.3x NumPy; captured >= 1.8x faster than eager.
+(b) LeNet: Conv2D(1,20,5)-ReLU-MaxPool2-Conv2D(20,50,5)-ReLU-MaxPool2-Linear(800,500)-ReLU-Linear(500,10),
+    1x28x28, batch 64, Adam.                              targets: eager <= 1.5x NumPy; captured <= eager.
+(c) LSTM language model: Embedding(1000, 128) -> LSTMCell(128) over T=20 in a Python loop -> Linear(128, 1000),
+    cross-entropy, SGD, batch 16 (no NumPy reference).     target: captured >= 3x faster than eager.
 The NumPy reference does the same math with the usual fast NumPy idioms: im2col by `sliding_window_view` and one
 BLAS matmul per convolution (forward, weight gradient and input gradient), the input gradient by col2im (one
-slice-add per kernel offset), 2x2 max pooling by reshape with a mask backward, and Paddle's Adam update. Both sides run in float32; the reference's results are checked against oar's once.
+slice-add per kernel offset), 2x2 max pooling by reshape with a mask backward, and Paddle's Adam update. All run in
+float32; the reference's results are checked against oar's once, and the captured step against eager (20 steps).
 
-BLAS threads: both sides call the same OpenBLAS; on a small shared machine its thread pool makes the timing of
+BLAS threads and clock: all sides call the same OpenBLAS; on a small shared machine its thread pool makes the timing of
 mid-sized GEMMs erratic (x10 swings under load), so the bench pins BLAS to one thread unless OAR_BENCH_THREADS
-is set (e.g. OAR_BENCH_THREADS=4).
+is set (e.g. OAR_BENCH_THREADS=4); with one thread the timings are process CPU time (see CLOCK).
 
-Run: python bench/train_step.py [--repeat N] [--profile a|b]
+Run: python bench/train_step.py [--repeat N] [--only a|b|c] [--profile a|b|c [--captured]]
 """
 import argparse
 import os
+import time
 import timeit
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads BLAS
     os.environ.setdefault(_v, os.environ.get("OAR_BENCH_THREADS", "1"))
 
 import numpy as np
+
+# One BLAS thread: process CPU time, which other processes' load on a shared machine does not inflate (the best
+# of interleaved repeats is taken as well). More threads: wall time (CPU time would add the threads up).
+CLOCK = time.process_time if os.environ["OPENBLAS_NUM_THREADS"] == "1" else time.perf_counter
 from numpy.lib.stride_tricks import sliding_window_view
 
 import oar
@@ -122,11 +133,11 @@ class NpLinearNet:
 
 class NpLeNet:
     def __init__(self, params):
-        self.params = [p.copy() for p in params]     # w1 b1 w2 b2 wf bf
+        self.params = [p.copy() for p in params]     # w1 b1 w2 b2 wh bh wf bf
         self.opt = NpAdam(self.params)
 
     def step(self, x, labels):
-        w1, b1, w2, b2, wf, bf = self.params
+        w1, b1, w2, b2, wh, bh, wf, bf = self.params
         c1, cols1 = np_conv(x, w1, b1)
         r1 = np.maximum(c1, 0)
         p1, rr1 = np_pool(r1)
@@ -134,15 +145,19 @@ class NpLeNet:
         r2 = np.maximum(c2, 0)
         p2, rr2 = np_pool(r2)
         flat = p2.reshape(p2.shape[0], -1)
-        logits = flat @ wf + bf
+        hid = flat @ wh + bh
+        h = np.maximum(hid, 0)
+        logits = h @ wf + bf
         loss, d = np_softmax_ce(logits, labels)
-        dwf, dbf = flat.T @ d, d.sum(axis=0)
-        dp2 = (d @ wf.T).reshape(p2.shape)
+        dwf, dbf = h.T @ d, d.sum(axis=0)
+        dh = (d @ wf.T) * (hid > 0)
+        dwh, dbh = flat.T @ dh, dh.sum(axis=0)
+        dp2 = (dh @ wh.T).reshape(p2.shape)
         dc2 = np_pool_backward(dp2, rr2, p2) * (c2 > 0)
         dp1, dw2, db2 = np_conv_backward(dc2, cols2, p1.shape, w2, True)
         dc1 = np_pool_backward(dp1, rr1, p1) * (c1 > 0)
         _, dw1, db1 = np_conv_backward(dc1, cols1, x.shape, w1, False)
-        self.opt.step([dw1, db1, dw2, db2, dwf, dbf])
+        self.opt.step([dw1, db1, dw2, db2, dwh, dbh, dwf, dbf])
         return loss
 
 
@@ -164,26 +179,46 @@ class LeNetCNN(nn.Layer):
         self.conv2 = nn.Conv2D(20, 50, 5)
         self.pool = nn.MaxPool2D(2, 2)
         self.relu = nn.ReLU()
-        self.fc = nn.Linear(800, 10)
+        self.hidden = nn.Linear(800, 500)
+        self.fc = nn.Linear(500, 10)
 
     def forward(self, x):
         x = self.pool(self.relu(self.conv1(x)))
         x = self.pool(self.relu(self.conv2(x)))
-        return self.fc(oar.flatten(x, 1))
+        return self.fc(self.relu(self.hidden(oar.flatten(x, 1))))
 
 
-def oar_stepper(model, x, y):
+class LSTMLM(nn.Layer):
+    def __init__(self, vocab=1000, hidden=128):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, hidden)
+        self.cell = nn.LSTMCell(hidden, hidden)
+        self.out = nn.Linear(hidden, vocab)
+
+    def forward(self, tokens):
+        x = self.embedding(tokens)
+        h = c = oar.zeros([tokens.shape[0], self.cell.hidden_size])
+        outs = []
+        for t in range(tokens.shape[1]):
+            y, (h, c) = self.cell(x[:, t], (h, c))
+            outs.append(y)
+        return self.out(oar.stack(outs, 1))
+
+
+def oar_stepper(model, x, y, captured=False, make_opt=None):
+    """The step function (eager), or the same function converted by to_static (`captured`)."""
     loss_fn = nn.CrossEntropyLoss()
-    opt = oar.optimizer.Adam(learning_rate=LR, parameters=model.parameters())
+    opt = (make_opt or (lambda ps: oar.optimizer.Adam(learning_rate=LR, parameters=ps)))(model.parameters())
     xt, yt = oar.to_tensor(x), oar.to_tensor(y)
 
-    def step():
-        loss = loss_fn(model(xt), yt)
+    def train_step(x, y):
+        loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
         opt.clear_grad()
         return loss
-    return step
+    fn = oar.jit.to_static(train_step) if captured else train_step
+    return lambda: fn(xt, yt)
 
 
 def setup(which):
@@ -194,62 +229,101 @@ def setup(which):
         y = rng.integers(0, 10, (16, 1)).astype(np.int64)
         model = LinearNet()
         ref = NpLinearNet(model._linear.weight.numpy(), model._linear.bias.numpy())
-    else:
+    elif which == "b":
         x = rng.random((64, 1, 28, 28), dtype=np.float32)
         y = rng.integers(0, 10, (64, 1)).astype(np.int64)
         model = LeNetCNN()
         ref = NpLeNet([p.numpy() for p in (model.conv1.weight, model.conv1.bias, model.conv2.weight,
-                                            model.conv2.bias, model.fc.weight, model.fc.bias)])
+                                            model.conv2.bias, model.hidden.weight, model.hidden.bias,
+                                            model.fc.weight, model.fc.bias)])
+    else:
+        x = rng.integers(0, 1000, (16, 20)).astype(np.int64)
+        y = rng.integers(0, 1000, (16, 20, 1)).astype(np.int64)
+        model, ref = LSTMLM(), None
     return model, ref, x, y
 
 
+def make_opt(which):
+    if which == "c":
+        return lambda ps: oar.optimizer.SGD(learning_rate=0.1, parameters=ps)
+    return None
+
+
 def check(which):
-    """The NumPy reference and oar agree on the loss and the parameters after three steps."""
+    """The NumPy reference and oar agree on the loss and the parameters after three steps; 20 captured steps
+    give the parameters of 20 eager steps."""
     model, ref, x, y = setup(which)
-    step = oar_stepper(model, x, y)
-    for _ in range(3):
-        lo, ln = float(step()), float(ref.step(x, y))
-        np.testing.assert_allclose(lo, ln, rtol=1e-4)
-    for p, q in zip(model.parameters(), ref.params):
-        np.testing.assert_allclose(p.numpy(), q, rtol=1e-3, atol=1e-5)
+    step = oar_stepper(model, x, y, make_opt=make_opt(which))
+    if ref is not None:
+        for _ in range(3):
+            lo, ln = float(step()), float(ref.step(x, y))
+            np.testing.assert_allclose(lo, ln, rtol=1e-4)
+        for p, q in zip(model.parameters(), ref.params):
+            np.testing.assert_allclose(p.numpy(), q, rtol=1e-3, atol=1e-5)
+    eager_model, _, _, _ = setup(which)
+    captured_model, _, _, _ = setup(which)
+    eager = oar_stepper(eager_model, x, y, make_opt=make_opt(which))
+    captured = oar_stepper(captured_model, x, y, captured=True, make_opt=make_opt(which))
+    for _ in range(20):
+        eager(), captured()
+    for p, q in zip(eager_model.parameters(), captured_model.parameters()):
+        np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def measure(which, repeat):
+    """Best-of-`repeat` seconds per step: (eager, captured, numpy or None), interleaved."""
     model, ref, x, y = setup(which)
-    step = oar_stepper(model, x, y)
-    number = 200 if which == "a" else 5
-    step(), ref.step(x, y)  # warm up
-    t_oar = t_np = float("inf")
+    cmodel, _, _, _ = setup(which)
+    steps = [oar_stepper(model, x, y, make_opt=make_opt(which)),
+             oar_stepper(cmodel, x, y, captured=True, make_opt=make_opt(which))]
+    if ref is not None:
+        steps.append(lambda: ref.step(x, y))
+    number = {"a": 200, "b": 5, "c": 5}[which]
+    for s in steps:
+        s()  # warm up (and trace the captured step)
+    best = [float("inf")] * len(steps)
     for _ in range(repeat):  # interleaved, best of each: the least noisy estimate on a shared machine
-        t_oar = min(t_oar, timeit.timeit(step, number=number) / number)
-        t_np = min(t_np, timeit.timeit(lambda: ref.step(x, y), number=number) / number)
-    return t_oar, t_np
+        for i, s in enumerate(steps):
+            best[i] = min(best[i], timeit.Timer(s, timer=CLOCK).timeit(number) / number)
+    return best + [None] * (3 - len(best))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--profile", choices=["a", "b"])
+    ap.add_argument("--only", choices=["a", "b", "c"])
+    ap.add_argument("--profile", choices=["a", "b", "c"])
+    ap.add_argument("--captured", action="store_true")
     args = ap.parse_args()
     if args.profile:
         import cProfile
         import pstats
         model, _, x, y = setup(args.profile)
-        step = oar_stepper(model, x, y)
+        step = oar_stepper(model, x, y, captured=args.captured, make_opt=make_opt(args.profile))
         step()
         n = 500 if args.profile == "a" else 20
         cProfile.runctx("for _ in range(n): step()", globals(), {"step": step, "n": n}, "/tmp/train_step.prof")
         pstats.Stats("/tmp/train_step.prof").sort_stats("tottime").print_stats(25)
         return
     print(f"BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}")
-    targets = {"a": 3.0, "b": 1.5}
-    names = {"a": "LinearNet 784->10, batch 16, Adam", "b": "LeNet CNN, batch 64, Adam"}
-    for which in ("a", "b"):
+    names = {"a": "LinearNet 784->10, batch 16, Adam", "b": "LeNet, batch 64, Adam",
+             "c": "LSTM LM 1000x128, T=20, batch 16, SGD"}
+    for which in ([args.only] if args.only else ["a", "b", "c"]):
         check(which)
-        t_oar, t_np = measure(which, args.repeat)
-        ratio = t_oar / t_np
-        print(f"({which}) {names[which]:38s} oar {t_oar * 1e3:8.3f} ms   numpy {t_np * 1e3:8.3f} ms   "
-              f"ratio {ratio:5.2f}x   target <= {targets[which]}x   {'OK' if ratio <= targets[which] else 'MISS'}")
+        t_eager, t_cap, t_np = measure(which, args.repeat)
+        line = f"({which}) {names[which]:38s} eager {t_eager * 1e3:8.3f} ms  captured {t_cap * 1e3:8.3f} ms"
+        if t_np is not None:
+            line += f"  numpy {t_np * 1e3:8.3f} ms"
+        print(line)
+        speedup = t_eager / t_cap
+        if which == "a":
+            print(f"      captured/numpy {t_cap / t_np:5.2f}x (target <= 1.3x)   eager/captured {speedup:5.2f}x "
+                  f"(target >= 1.8x)")
+        elif which == "b":
+            print(f"      eager/numpy {t_eager / t_np:5.2f}x (target <= 1.5x)   captured/numpy {t_cap / t_np:5.2f}x   "
+                  f"eager/captured {speedup:5.2f}x")
+        else:
+            print(f"      eager/captured {speedup:5.2f}x (target >= 3x)")
 
 
 if __name__ == "__main__":

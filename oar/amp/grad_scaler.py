@@ -18,6 +18,7 @@ Example:
 import numpy as np
 
 from ..framework.state import STATE
+from ..static import capture
 
 _UNSCALED, _STEPPED = 1, 2
 
@@ -67,6 +68,8 @@ class GradScaler:
         """`var` (the loss) multiplied by the current scale."""
         if not self._enable:
             return var
+        if capture.active() is not None:  # inside a to_static training step
+            return capture.active().scaler_scale(self, var)
         _check_dynamic("scale")
         return var * self._scale
 
@@ -75,6 +78,8 @@ class GradScaler:
         any of them is inf or nan."""
         if not self._enable:
             return
+        if capture.active() is not None:
+            return capture.active().scaler_unscale(self, optimizer)
         _check_dynamic("unscale_")
         state = self._states.get(id(optimizer))
         if state == _UNSCALED:
@@ -99,6 +104,8 @@ class GradScaler:
         """Unscales (if `unscale_` was not called) and runs ``optimizer.step()`` unless a gradient overflowed."""
         if not self._enable:
             return optimizer.step()
+        if capture.active() is not None:
+            return capture.active().scaler_step(self, optimizer)
         if self._states.get(id(optimizer)) == _STEPPED:
             raise RuntimeError("GradScaler.step() was already called on this optimizer since the last update()")
         if self._states.get(id(optimizer)) != _UNSCALED:
@@ -118,6 +125,8 @@ class GradScaler:
         """Adapts the scale to whether this step overflowed (with dynamic loss scaling) and starts a new step."""
         if not self._enable:
             return
+        if capture.active() is not None:  # runs after each run of the captured step, with its found_inf
+            return capture.active().scaler_update(self)
         if self._use_dynamic:
             if self._found_inf:
                 self._incr_count = 0

@@ -35,7 +35,8 @@ def save(obj, path, protocol=4, **configs):
     Args:
         obj: e.g. ``layer.state_dict()`` or ``optimizer.state_dict()``.
         path: the file to write (parent folders are created).
-        protocol: accepted for Paddle compatibility (the format has no pickle protocol).
+        protocol: an int is accepted for Paddle compatibility (oar's format has no pickle protocol);
+            ``"paddle"`` writes Paddle's own pickle layout instead, for files that Paddle's ``paddle.load`` reads.
 
     Example:
         >>> oar.save({"w": oar.ones([2]), "epoch": 3}, "ckpt.pdparams")
@@ -46,6 +47,12 @@ def save(obj, path, protocol=4, **configs):
     path = os.fspath(path)
     if os.path.isdir(path):
         raise ValueError(f"oar.save: {path!r} is a folder; give a file name such as {path}/model.pdparams")
+    if protocol == "paddle":
+        from .paddle_pickle import save_paddle_pickle
+        parent = os.path.dirname(path)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        return save_paddle_pickle(obj, path)
     arrays = {}
     structure = _encode(obj, arrays, "obj")
     parent = os.path.dirname(path)
@@ -56,7 +63,9 @@ def save(obj, path, protocol=4, **configs):
 
 
 def load(path, **configs):
-    """Loads an object saved by `oar.save` (Tensors come back as Tensors, NumPy arrays as arrays).
+    """Loads an object saved by `oar.save` (Tensors come back as Tensors, NumPy arrays as arrays), or a
+    ``.pdparams``/``.pdopt`` file written by Paddle's ``paddle.save`` (read by a restricted unpickler that rebuilds
+    only arrays and plain containers; see `oar.framework.paddle_pickle`).
 
     A prefix written by `oar.jit.save` (``path + '.pdiparams'`` exists) gives that model's state dict.
     ``return_numpy=True`` returns every tensor as a NumPy array.
@@ -77,6 +86,10 @@ def load(path, **configs):
         raise FileNotFoundError(f"oar.load: no such file {path!r}")
     if os.path.isdir(path):
         raise ValueError(f"oar.load: {path!r} is a folder, not a file saved by oar.save")
+    from .paddle_pickle import is_pickle, load_paddle_pickle
+    if is_pickle(path):
+        return load_paddle_pickle(path, bool(configs.get("return_numpy", False)),
+                                  bool(configs.get("keep_name_table", False)))
     meta, tensors = _read(path)
     try:
         structure = json.loads(meta["oar_structure"])

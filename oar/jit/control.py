@@ -11,7 +11,7 @@ from ..static import builder
 from ..tensor.methods import TensorMethods
 from . import log
 from .places import Snapshot
-from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
+from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -119,12 +119,17 @@ def static_branches(pred, true_run, false_run, names):
 
 
 def _reconcile(name, a, b, tb, fb):
+    if name.startswith(RETURN_VALUE) and (a is NO_RETURN) != (b is NO_RETURN):
+        # one path has returned, the other not yet (its flag says so): the latter holds a filler of the same
+        # structure; a Python value returned (None, a number) is kept, and a later `return` of anything else on
+        # the other path is then an error
+        done, block = (a, fb) if b is NO_RETURN else (b, tb)
+        if not any(is_var(v) for v in cf.flatten(done)[0]):
+            return done, done
+        return (a, _fill_like(b, a, fb)) if b is NO_RETURN else (_fill_like(a, b, tb), b)
     la, ta = cf.flatten(a)
     lb, tb_ = cf.flatten(b)
     if ta != tb_:
-        if name.startswith(RETURN_VALUE) and (_missing(a) or _missing(b)):
-            # one path has returned, the other not yet (its flag says so): the latter holds a filler
-            return (a, _fill_like(b, a, fb)) if _missing(b) else (_fill_like(a, b, tb), b)
         if isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
             return _one_sided(name, a, b, tb, fb)
         what = "the function returns" if name.startswith(RETURN_VALUE) else f"'{name}' has"

@@ -117,6 +117,7 @@ def _transform(fn):
             log.code(i, name, fn.__name__, to_source(tree))
     fdef = tree.body[0]
     text = to_source(fdef)
+    _drop_def_time_expressions(fdef)
     freevars = list(fn.__code__.co_freevars)
     params = ["_jst"] + [v for v in freevars if v != "_jst"]
     if ctx.uses_class_cell and "__class__" not in params:
@@ -138,6 +139,18 @@ def _transform(fn):
     new_code = _rename_helpers(inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname))
     _register(new_code)
     return new_code, text, ctx
+
+
+def _drop_def_time_expressions(fdef):
+    """Defaults and annotations were evaluated when the user's `def` ran, in the user's scope (`def step(x, m=m)`
+    names a local of the enclosing function): the converted function reuses those values (`_rebind`), so the
+    compiled `def` must not evaluate them again in the factory, where such names do not exist."""
+    a = fdef.args
+    a.defaults = [ast.Constant(None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else ast.Constant(None) for d in a.kw_defaults]
+    for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]:
+        arg.annotation = None
+    fdef.returns = None
 
 
 def _rename_helpers(code):

@@ -9,7 +9,7 @@ from ..tensor.methods import TensorMethods
 from . import log
 from .control import _SCALARS, _bool_var, _pred, _site, convert_ifelse, convert_logical_not, is_array, is_var
 from .places import Snapshot
-from .undefined import MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
+from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 
 # ---- loop sources ----------------------------------------------------------------------------------------------
@@ -40,8 +40,8 @@ class TensorRange:
 
     def item(self, k):
         if isinstance(self.start, int) and self.start == 0 and isinstance(self.step, int) and self.step == 1:
-            return k
-        return self.start + k * self.step
+            return weak(k)
+        return weak(self.start + k * self.step)
 
 
 class _Rows:
@@ -60,7 +60,8 @@ class _Rows:
         if is_array(self.x):
             from ..tensor.array import array_read
             return array_read(self.x, k)
-        return self.x[k]
+        row = self.x[k]
+        return weak(row) if self.x.attrs.get("numpy") and self.x.ndim == 1 else row
 
 
 class _PyList:
@@ -83,7 +84,7 @@ class Enumerate:
         return self.src.length()
 
     def item(self, k):
-        return (k + self.start if self.start else k), self.src.item(k)
+        return weak(k + self.start if self.start else k), self.src.item(k)
 
 
 class Zip:
@@ -100,6 +101,13 @@ class Zip:
 
     def item(self, k):
         return tuple(s.item(k) for s in self.srcs)
+
+
+def weak(v):
+    """Marks a static value as standing for a Python int (see oar.ops.common._weak)."""
+    if is_var(v):
+        v.attrs["weak"] = True
+    return v
 
 
 def _source(x):
@@ -207,11 +215,12 @@ def _carried(v):
         not (isinstance(v, (list, tuple, dict)) and not leaves and not isinstance(v, list))
 
 
-def _to_array(v):
+def _to_array(v, dtype=None):
+    """A tensor array holding the list `v`; an empty list with no `dtype` takes the type of its first append."""
     from ..tensor.array import create_array
-    dtype = v[0].dtype if v else "float32"
-    arr = create_array(dtype, v)
-    arr.attrs["empty_dtype"] = not v
+    untyped = not v and dtype is None
+    arr = create_array(dtype or (v[0].dtype if v else "float32"), v)
+    arr.attrs["empty_dtype"] = untyped
     return arr
 
 
@@ -225,7 +234,7 @@ def _static_loop(get, set_, places, cond_fn, body_fn, extra, read_first=()):
     init = list(get())
     snap = Snapshot(init, kinds)
     snap.changed = set(snap.saved)  # loop values go into the objects changed in place
-    untyped = [i for i, v in enumerate(init) if isinstance(v, UndefinedVar) or v is None]
+    untyped = [i for i, v in enumerate(init) if isinstance(v, UndefinedVar) or v is None or v is NO_RETURN]
     for i in untyped:
         if names[i] in read_first and isinstance(init[i], UndefinedVar):
             raise UnboundLocalError(
@@ -233,33 +242,78 @@ def _static_loop(get, set_, places, cond_fn, body_fn, extra, read_first=()):
                 f"it (line(s) {', '.join(map(str, init[i].lines))}), so its type is unknown when the loop is "
                 f"built; assign it before the loop (e.g. {names[i]} = oar.zeros_like(...))")
     fills = {}
-    if untyped:
+    pending = untyped
+    for _ in range(4):  # the loop's types settle: values with no type yet and values the body widens
+        retype = {}
+        if not pending:
+            _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype)
+            if not retype:
+                return
         prog = builder.default_main_program()
         parent = prog.current_block()
         nb, nops = len(prog.blocks), len(parent.ops)
-        seen = _build_loop(get, set_, places, snap, init, {}, cond_fn, body_fn, extra)
-        del prog.blocks[nb:]
-        del parent.ops[nops:]
-        prog.current_block_idx = parent.idx
-        snap.restore()
-        set_(tuple(init))
-        for i in untyped:
-            v = seen[i]
-            leaves, tree = cf.flatten(v)
-            if not any(is_var(x) for x in leaves):
-                continue
-            log.info(1, f"{_site()}: '{names[i]}' is first assigned inside a tensor-dependent loop; it is "
-                     "carried from zeros, with a run-time 'defined' flag checked where it is used")
-            zero = [zeros([d if d >= 0 else 1 for d in x.shape], x.dtype) if is_var(x) else x for x in leaves]
-            fills[i] = cf.unflatten(tree, zero)
-            if is_var(v):
-                lines = init[i].lines if isinstance(init[i], UndefinedVar) else ()
-                fills[i] = MaybeUndefinedVar.mark(fills[i], full([], False, "bool"), names[i], lines, "loop")
-    _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra)
+        seen = _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype) if pending \
+            else None
+        _undo(prog, parent, nb, nops, snap, set_, init)
+        for i in pending:
+            _type_from_body(i, seen[i], names, init, fills)
+        for i, leaves in retype.items():
+            _widen(i, leaves, init, fills)
+        pending = []
+    raise RuntimeError(f"{_site()}: the types of the loop variables {names} do not settle")
 
 
-def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
-    """Builds the `while` op; returns the values the body left in the places (as traced)."""
+def _undo(prog, parent, nb, nops, snap, set_, init):
+    """Removes a loop built only to learn types, and puts the places back."""
+    del prog.blocks[nb:]
+    del parent.ops[nops:]
+    prog.current_block_idx = parent.idx
+    snap.restore()
+    set_(tuple(init))
+
+
+def _type_from_body(i, v, names, init, fills):
+    """A place with no value before the loop is carried from zeros of the type the body gives it, with a
+    run-time "defined" flag."""
+    from ..ops.creation import full, zeros
+    leaves, tree = cf.flatten(v)
+    if not any(is_var(x) for x in leaves):
+        return
+    log.info(1, f"{_site()}: '{names[i]}' is first assigned inside a tensor-dependent loop; it is carried from "
+             "zeros, with a run-time 'defined' flag checked where it is used")
+    fills[i] = cf.unflatten(tree, [zeros([d if d >= 0 else 1 for d in x.shape], x.dtype) if is_var(x) else x
+                                   for x in leaves])
+    if is_var(v):
+        lines = init[i].lines if isinstance(init[i], UndefinedVar) else ()
+        fills[i] = MaybeUndefinedVar.mark(fills[i], full([], False, "bool"), names[i], lines, "loop")
+
+
+def _widen(i, changes, init, fills):
+    """The start value of place `i` with its leaves retyped as the body leaves them: the promoted dtype (Python
+    would promote on the first iteration), the body's shape for a Python number, the element type of a tensor
+    array made from an empty list."""
+    from ..ops.creation import full
+    from ..framework import dtype as D
+    from ..ops.math import cast
+    if "array" in changes:
+        fills[i] = _to_array([], changes["array"])
+        return
+    leaves, tree = cf.flatten(fills.get(i, init[i]))
+    leaves = list(leaves)
+    for k, body_leaf in changes.items():
+        x = leaves[k]
+        if isinstance(x, _SCALARS):
+            leaves[k] = full(body_leaf.shape, x.item() if isinstance(x, np.generic) else x, body_leaf.dtype)
+        else:
+            x = x if is_var(x) else _scalar_var(x)
+            leaves[k] = cast(x, D.promote(x.dtype, body_leaf.dtype))
+    fills[i] = cf.unflatten(tree, leaves)
+
+
+def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype):
+    """Builds the `while` op; returns the values the body left in the places (as traced). Carried leaves whose
+    dtype the body changes, or Python numbers that become tensors of another shape, go to `retype`
+    ({place index: {leaf index: body value}}); the op is then built with casts, for the caller to rebuild."""
     names = [t for t, _ in places]
     vals = [fills.get(i, v) for i, v in enumerate(init)]
     carried, const = [], {}
@@ -268,13 +322,15 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
                 places[i][1].startswith("name"):  # a list the body may grow: a tensor array
             vals[i] = _to_array(v)
             carried.append(i)
-        elif not isinstance(v, UndefinedVar) and v is not None and _carried(v):
+        elif not isinstance(v, UndefinedVar) and v is not None and v is not NO_RETURN and _carried(v):
             carried.append(i)
         else:
             const[i] = v
     arrays = {i for i in carried if is_array(vals[i])}
+    scalars = {}
     for i in carried:  # Python scalars carried by a static loop become tensors
         leaves, tree = cf.flatten(vals[i])
+        scalars[i] = {k for k, x in enumerate(leaves) if isinstance(x, _SCALARS)}
         if any(isinstance(x, _SCALARS) for x in leaves):
             vals[i] = cf.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
     # a value Python may not have assigned (first assigned in this loop, or in one branch of an `if`)
@@ -291,6 +347,8 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
             x = lv[j]
             if i in arrays and is_var(x):
                 x.attrs["kind"] = "tensor_array"
+                if vals[i].attrs.get("empty_dtype"):  # made from an empty list: the first append types it
+                    x.attrs["empty_dtype"] = True
             state[i] = x if i in arrays else snap.write_back(init[i], x)
         for j, (i, _, info) in enumerate(flagged):
             if is_var(state[i]):
@@ -307,8 +365,16 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
     def body(*lv):
         ex = body_fn(load(lv))
         now = list(get())
-        last.update((i, now[i]) for i in range(len(now)))
-        out = [_match(names[i], snap.freeze(now[i]), start[j], i in arrays) for j, i in enumerate(carried)]
+        last.update((i, snap.freeze(now[i])) for i in range(len(now)))
+        out = []
+        for j, i in enumerate(carried):
+            v = snap.freeze(now[i])
+            if i not in arrays:
+                v = _note_retype(i, v, start[j], scalars.get(i, ()), retype)
+            elif is_var(v) and v.dtype is not start[j].dtype:  # an empty list: the element type is learnt now
+                retype[i] = {"array": v.dtype}
+                v = start[j]
+            out.append(_match(names[i], v, start[j], i in arrays))
         out += [defined_flag(now[i]) for i, _, _ in flagged]
         return out + list(ex)
     res = cf.while_loop(cond, body, start)
@@ -319,6 +385,28 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra):
             state[i] = last[i]
     restore(res, state)
     return seen
+
+
+def _note_retype(i, v, start, scalar_leaves, retype):
+    """Records leaves of the body value `v` whose type differs from the loop variable's; returns `v` with a
+    rank change replaced by zeros of the loop variable's shape (the op built is then thrown away)."""
+    from ..ops.creation import zeros
+    lv, tv = cf.flatten(v)
+    ls, ts = cf.flatten(start)
+    if tv != ts:
+        return v
+    out = list(lv)
+    for k, (x, y) in enumerate(zip(lv, ls)):
+        if not (is_var(x) and is_var(y)):
+            continue
+        if x.ndim != y.ndim and k in scalar_leaves and all(d >= 0 for d in x.shape):
+            retype.setdefault(i, {})[k] = x
+            out[k] = zeros([d if d >= 0 else 1 for d in y.shape], y.dtype)
+        elif x.dtype is not y.dtype and (k in scalar_leaves or x.dtype.kind == y.dtype.kind):
+            from ..framework import dtype as D
+            if D.promote(x.dtype, y.dtype) is not y.dtype:
+                retype.setdefault(i, {})[k] = x
+    return cf.unflatten(tv, out)
 
 
 def _scalar_var(x):

@@ -17,9 +17,9 @@ from ..tensor.methods import TensorMethods
 from . import log
 from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
                       convert_logical_not, convert_compare_chain, is_array, is_var, no_state)
-from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip  # noqa: F401
+from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip, weak  # noqa: F401
 from .places import ld_attr, st_attr  # noqa: F401
-from .undefined import UndefinedVar, check_defined  # noqa: F401
+from .undefined import NO_RETURN, UndefinedVar, check_defined, returned  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
 from ..nn import layer as _layer
 
@@ -96,8 +96,11 @@ def static_forward(layer):
 def _static_value(var, method):
     """`x.numpy()` / `x.item()` on a static value, as Paddle's AST mode treats them: the value stays a tensor
     (a condition on it becomes a `cond` op); `item()` gives the one element as a 0-D tensor."""
-    def numpy():
-        return var
+    def numpy():  # a copy marked as NumPy's view: iterating a 1-D one gives NumPy scalars (weak numbers)
+        from ..ops.creation import assign
+        out = assign(var)
+        out.attrs["numpy"] = True
+        return out
 
     def item(*index):
         from ..ops.manipulation import reshape
@@ -105,8 +108,8 @@ def _static_value(var, method):
         if not index:
             if var.size not in (1, -1):
                 raise ValueError(f"item(): the static value '{var.name}' has {var.size} elements, not one")
-            return reshape(flat, [])
-        return flat[index[0]] if len(index) == 1 else var[index]
+            return weak(reshape(flat, []))
+        return weak(flat[index[0]] if len(index) == 1 else var[index])
     return numpy if method == "numpy" else item
 
 
@@ -199,7 +202,7 @@ def convert_cast(x, kind):
     if not is_var(x):
         return {"int": int, "float": float, "bool": bool}[kind](x)
     from ..ops.math import cast
-    return x if x.dtype.name == _CAST[kind] else cast(x, _CAST[kind])
+    return weak(cast(x, _CAST[kind]))
 
 
 def convert_shape(x):

@@ -240,7 +240,7 @@ def _persistables_read(p):
 
 def _structure_of(cp, n):
     try:
-        s = cp.pack_outputs(list(range(n)))
+        s = cp.pack(list(range(n)))
     except Exception:
         return 0 if n == 1 else list(range(n))
 

@@ -21,7 +21,9 @@ from ..static.ir import Program, Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
 from . import errors, log
+from ..static.capture import capturing
 from .convert import ConversionError, convert_function
+from .train_step import TrainCapture
 
 ENABLED = {"on": True}
 MAX_PROGRAMS_WARN = 8
@@ -56,6 +58,7 @@ class ConcreteProgram:
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
         self.side_effects = []            # (object, attribute, tree, leaves): attributes the function sets
+        self.train = None                 # the TrainCapture when the function is a whole training step
 
     @property
     def parameters(self):
@@ -86,6 +89,11 @@ class ConcreteProgram:
                 if t._data is not a:
                     self._optimize()
                     break
+        if self._runner is None and self.train is not None:
+            from .train_step import TrainStepRunner, train_passes
+            self._runner = TrainStepRunner(self.main_program, [v.name for v in self.inputs],
+                                           [v.name for v in self.outputs + self.side_outputs], self.train,
+                                           train_passes())
         if self._runner is None:
             from .runner import ProgramRunner
             self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
@@ -98,13 +106,17 @@ class ConcreteProgram:
         return [v for *_, leaves in self.side_effects for v in leaves if isinstance(v, Variable)]
 
     def pack_outputs(self, flat_values):
-        """Rebuilds the function's output structure from values for `outputs` (in order); the values after
-        them are set on the attributes the function assigned (`self.cache = h` in a converted forward)."""
+        """What a run returns: the values after those for `outputs` are set on the attributes the function
+        assigned (`self.cache = h` in a converted forward); the rest rebuilds the output structure (`pack`)."""
         if self.side_effects:
             it = iter(flat_values[len(self.outputs):])
             for obj, attr, tree, leaves in self.side_effects:
                 setattr(obj, attr, cf.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
             flat_values = flat_values[:len(self.outputs)]
+        return self.pack(flat_values)
+
+    def pack(self, flat_values):
+        """The function's output structure rebuilt from values for `outputs` (in order)."""
         if self._single:
             return flat_values[0]
         it = iter(flat_values)
@@ -389,7 +401,7 @@ class StaticFunction:
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
         if fast is not None and self._input_spec is None:
             self._fast[fast] = cp
-        if self._check and self._checks_left > 0:
+        if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))
 
@@ -505,8 +517,9 @@ class StaticFunction:
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
         inputs, used = [], set()
+        train = TrainCapture(main)
         try:
-            with builder.program_guard(main, startup), builder.static_mode(True):
+            with builder.program_guard(main, startup), builder.static_mode(True), capturing(train):
                 new = []
                 for i, a in enumerate(leaves):
                     spec = _spec_of(a)
@@ -545,7 +558,8 @@ class StaticFunction:
         training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
         cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
-        if self._build_strategy is not None:
+        cp.train = train.finish() if train.used else None
+        if self._build_strategy is not None and cp.train is None:
             cp.apply_build_strategy(self._build_strategy)
         return cp
 

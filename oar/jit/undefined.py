@@ -57,6 +57,21 @@ class UndefinedVar:
         return f"<undefined {self.name}>"
 
 
+class _NoReturn:
+    """The value of `__return_value` before any `return` ran (a returned None is a real value)."""
+
+    def __repr__(self):
+        return "<no return yet>"
+
+
+NO_RETURN = _NoReturn()
+
+
+def returned(value):
+    """What the converted function returns: None when no `return` statement ran."""
+    return None if value is NO_RETURN else value
+
+
 def check_defined(value):
     """Raises when `value` is an UndefinedVar (used where Python reads a name: returns, call arguments)."""
     if isinstance(value, UndefinedVar):

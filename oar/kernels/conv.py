@@ -5,9 +5,31 @@ Forward builds the column matrix from a zero-copy `sliding_window_view` (one cop
 scatters the columns with one strided add per kernel offset (col2im over the kernel window only).
 """
 import itertools
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+
+
+class _Scratch(threading.local):
+    """Per-thread scratch arrays (column matrices) reused by successive kernel calls instead of allocating megabytes
+    per call: a kernel only uses its scratch during the call and never returns it, so reuse is safe in eager and
+    static runs alike. A handful of shapes are kept (a network's conv layers); more clears the cache."""
+
+    def __init__(self):
+        self.bufs = {}
+
+    def get(self, tag, shape, dtype):
+        key = (tag, tuple(shape), np.dtype(dtype))
+        b = self.bufs.get(key)
+        if b is None:
+            if len(self.bufs) >= 16:
+                self.bufs.clear()
+            b = self.bufs[key] = np.empty(shape, dtype)
+        return b
+
+
+SCRATCH = _Scratch()
 
 
 def out_sizes(spatial, ksize, strides, paddings, dilations):
@@ -40,7 +62,9 @@ def im2col(x, ksize, strides, paddings, dilations, groups):
     n, c = x.shape[:2]
     osz = list(v.shape[2:2 + nd])
     perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
-    cols = v.transpose(perm).reshape(n, groups, (c // groups) * int(np.prod(ksize)), int(np.prod(osz)))
+    vp = v.transpose(perm)
+    cols = SCRATCH.get("cols", (n, groups, (c // groups) * int(np.prod(ksize)), int(np.prod(osz))), x.dtype)
+    cols.reshape(vp.shape)[...] = vp   # the one copy, into a reused buffer
     return cols, osz
 
 
@@ -78,10 +102,13 @@ def conv_grad_input(w, g, x_shape, strides, paddings, dilations, groups):
     wm = w.reshape(groups, o // groups, -1)
     gm = g.reshape(n, groups, o // groups, -1)
     # a contiguous transposed filter keeps the batched matmul on BLAS (a transposed view falls off it)
+    dtype = np.result_type(w.dtype, g.dtype)
     if groups > 1:
-        dcols = np.matmul(np.ascontiguousarray(wm.transpose(0, 2, 1)), gm)
+        dcols = np.matmul(np.ascontiguousarray(wm.transpose(0, 2, 1)), gm,
+                          out=SCRATCH.get("dcols", (n, groups, wm.shape[2], gm.shape[3]), dtype))
     else:
-        dcols = np.matmul(np.ascontiguousarray(wm[0].T), gm[:, 0])
+        dcols = np.matmul(np.ascontiguousarray(wm[0].T), gm[:, 0],
+                          out=SCRATCH.get("dcols", (n, wm.shape[2], gm.shape[3]), dtype))
     dcols = dcols.reshape([n, c] + ksize + osz)
     return col2im(dcols, list(x_shape[:1]) + [c] + list(x_shape[2:]), ksize, strides, paddings, dilations)
 
@@ -92,8 +119,9 @@ def conv_grad_filter(x, g, w_shape, strides, paddings, dilations, groups):
     cols, osz = im2col(x, ksize, strides, paddings, dilations, groups)
     n, o = g.shape[:2]
     gm = g.reshape(n, groups, o // groups, -1)
+    # one BLAS GEMM per sample (and group), summed: einsum's contraction over (n, l) fell off BLAS here
     if groups == 1:
-        dw = np.einsum("nol,nkl->ok", gm[:, 0], cols[:, 0], optimize=True)
+        dw = np.matmul(gm[:, 0], cols[:, 0].transpose(0, 2, 1)).sum(axis=0)
     else:
-        dw = np.einsum("ngol,ngkl->gok", gm, cols, optimize=True)
+        dw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return dw.reshape(w_shape).astype(x.dtype, copy=False)

@@ -31,10 +31,30 @@ def max_pool(x, ksize, strides, paddings, ceil_mode):
     nd = len(ksize)
     pads, osz = _full_pads(x.shape[2:], ksize, strides, paddings, ceil_mode)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    v = windows(pad(x, pads, fill), ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
+    xp = pad(x, pads, fill)
+    if int(np.prod(ksize)) <= 16 and x.dtype.kind == "f" and not np.isnan(x).any():
+        return _max_pool_by_offsets(xp, ksize, strides, osz)
+    v = windows(xp, ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
     flat = v.reshape(v.shape[:2 + nd] + (-1,))
     idx = flat.argmax(axis=-1)
     out = np.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+    return out, idx.astype(np.int32)
+
+
+def _max_pool_by_offsets(xp, ksize, strides, osz):
+    """Small windows: a running maximum over one strided slice per kernel offset (whole-array ufuncs, no
+    per-window reduction); the index is the first offset holding the maximum, as argmax gives."""
+    offs = list(itertools.product(*[range(k) for k in ksize]))
+    sl = [(slice(None), slice(None)) + tuple(slice(i, i + s * (o - 1) + 1, s) for i, s, o in zip(off, strides, osz))
+          for off in offs]
+    out = xp[sl[0]].copy()
+    for s in sl[1:]:
+        np.maximum(out, xp[s], out=out)
+    idx = np.full(out.shape, len(offs) - 1, np.uint8)
+    for i in range(len(offs) - 2, -1, -1):  # idx -= (idx - i) where offset i holds the maximum
+        d = idx - np.uint8(i)
+        d *= xp[sl[i]] == out
+        idx -= d
     return out, idx.astype(np.int32)
 
 
@@ -53,12 +73,13 @@ def _scatter(x_shape, ksize, strides, paddings, ceil_mode, dtype, contribution):
 def max_pool_grad(x_shape, idx, g, ksize, strides, paddings, ceil_mode):
     if list(ksize) == list(strides) and not any(pb or pa for pb, pa in paddings) and \
             all(s % k == 0 for s, k in zip(x_shape[2:], ksize)) and len(ksize) == 2:
-        # non-overlapping windows tiling the input: one vectorised scatter
-        n, c, ho, wo = g.shape
+        # non-overlapping windows tiling the input: each kernel offset's strided slice gets g where it held the max
         kh, kw = ksize
-        dx = np.zeros((n, c, ho, wo, kh * kw), g.dtype)
-        np.put_along_axis(dx, idx[..., None].astype(np.intp), g[..., None], axis=-1)
-        return dx.reshape(n, c, ho, wo, kh, kw).transpose(0, 1, 2, 4, 3, 5).reshape(x_shape)
+        dx = np.empty(x_shape, g.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                np.multiply(g, idx == i * kw + j, out=dx[:, :, i::kh, j::kw])
+        return dx
     return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype,
                     lambda i, off: np.where(idx == i, g, 0))
 

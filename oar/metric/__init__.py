@@ -1,5 +1,5 @@
 """`oar.metric`: evaluation metrics (Paddle 2.x): the functional `accuracy` and the stateful `Metric` classes
 that `oar.Model` updates batch by batch."""
-from .metrics import Metric, Accuracy, accuracy
+from .metrics import Metric, Accuracy, accuracy, Precision, Recall, Auc
 
-__all__ = ["Metric", "Accuracy", "accuracy"]
+__all__ = ["Metric", "Accuracy", "accuracy", "Precision", "Recall", "Auc"]

@@ -137,3 +137,122 @@ class Accuracy(Metric):
 
     def name(self):
         return self._name
+
+
+def _as_numpy(x):
+    return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+
+
+def _binary_pairs(who, preds, labels):
+    preds, labels = _as_numpy(preds), _as_numpy(labels)
+    if preds.size != labels.size:
+        raise ValueError(f"{who}.update: preds ({list(preds.shape)}) and labels ({list(labels.shape)}) must have one "
+                         "value per sample (binary classification: preds are probabilities of class 1)")
+    return np.rint(preds.reshape(-1)).astype(np.int64), labels.reshape(-1).astype(np.int64)
+
+
+class Precision(Metric):
+    """Binary precision ``tp / (tp + fp)``: a prediction counts as positive when it rounds to 1.
+
+    Example:
+        >>> m = paddle.metric.Precision()
+        >>> m.update(np.array([0.1, 0.6, 0.8, 0.7]), np.array([0, 1, 0, 1]))
+        >>> m.accumulate()
+        0.6666666666666666
+    """
+
+    def __init__(self, name="precision", *args, **kwargs):
+        self._name = name
+        self.reset()
+
+    def update(self, preds, labels):
+        p, l = _binary_pairs("Precision", preds, labels)
+        self.tp += int(np.sum((p == 1) & (l == 1)))
+        self.fp += int(np.sum((p == 1) & (l != 1)))
+
+    def reset(self):
+        self.tp = self.fp = 0
+
+    def accumulate(self):
+        n = self.tp + self.fp
+        return float(self.tp) / n if n else 0.0
+
+    def name(self):
+        return self._name
+
+
+class Recall(Metric):
+    """Binary recall ``tp / (tp + fn)``: a prediction counts as positive when it rounds to 1.
+
+    Example:
+        >>> m = paddle.metric.Recall()
+        >>> m.update(np.array([0.1, 0.6, 0.8, 0.2]), np.array([0, 1, 0, 1]))
+        >>> m.accumulate()
+        0.5
+    """
+
+    def __init__(self, name="recall", *args, **kwargs):
+        self._name = name
+        self.reset()
+
+    def update(self, preds, labels):
+        p, l = _binary_pairs("Recall", preds, labels)
+        self.tp += int(np.sum((p == 1) & (l == 1)))
+        self.fn += int(np.sum((p != 1) & (l == 1)))
+
+    def reset(self):
+        self.tp = self.fn = 0
+
+    def accumulate(self):
+        n = self.tp + self.fn
+        return float(self.tp) / n if n else 0.0
+
+    def name(self):
+        return self._name
+
+
+class Auc(Metric):
+    """Area under the ROC curve, from histograms of the class-1 probability over ``num_thresholds + 1`` bins
+    (Paddle's approximation; exact when scores fall on distinct bins).
+
+    Args:
+        curve (str): 'ROC' (Paddle computes ROC for 'PR' too). num_thresholds (int): bins. name (str).
+
+    Example:
+        >>> m = paddle.metric.Auc()
+        >>> preds = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]])
+        >>> m.update(preds, np.array([[0], [1], [0], [1]]))
+        >>> m.accumulate()
+        1.0
+    """
+
+    def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
+        self._curve, self._num_thresholds, self._name = curve, int(num_thresholds), name
+        self.reset()
+
+    def update(self, preds, labels):
+        preds, labels = _as_numpy(preds), _as_numpy(labels).reshape(-1)
+        scores = preds[:, 1] if preds.ndim == 2 else preds.reshape(-1)
+        if len(scores) != len(labels):
+            raise ValueError(f"Auc.update: {len(scores)} predictions but {len(labels)} labels")
+        if np.any((scores < 0) | (scores > 1)):
+            raise ValueError("Auc.update: predictions must be probabilities in [0, 1] (apply softmax first)")
+        bins = (scores * self._num_thresholds).astype(np.int64)
+        self._stat_pos += np.bincount(bins[labels != 0], minlength=self._num_thresholds + 1)
+        self._stat_neg += np.bincount(bins[labels == 0], minlength=self._num_thresholds + 1)
+
+    def reset(self):
+        self._stat_pos = np.zeros(self._num_thresholds + 1)
+        self._stat_neg = np.zeros(self._num_thresholds + 1)
+
+    def accumulate(self):
+        pos = np.cumsum(self._stat_pos[::-1])   # thresholds from high to low
+        neg = np.cumsum(self._stat_neg[::-1])
+        if pos[-1] <= 0 or neg[-1] <= 0:
+            return 0.0
+        prev_pos, prev_neg = np.concatenate([[0.0], pos[:-1]]), np.concatenate([[0.0], neg[:-1]])
+        area = np.sum(np.abs(neg - prev_neg) * (pos + prev_pos) / 2.0)
+        return float(area / pos[-1] / neg[-1])
+
+    def name(self):
+        return self._name

@@ -53,6 +53,11 @@ def binary(op, x, y, attrs=EMPTY):
     if not isinstance(y, TensorMethods):
         y = operand(y, x)
     dx, dy = x.dtype, y.dtype
+    if dx is not dy and _weak(x) != _weak(y):  # a value that stands for a Python number takes the other's dtype
+        if _weak(x):
+            x, dx = _as_scalar_of(x, y)
+        else:
+            y, dy = _as_scalar_of(y, x)
     if dx is not dy and not (STATE.amp is not None and dx.kind == "f" and dy.kind == "f"):  # amp decides floats
         t = D.promote(dx, dy)
         if dx is not t:
@@ -60,6 +65,21 @@ def binary(op, x, y, attrs=EMPTY):
         if dy is not t:
             y = cast(y, t)
     return apply(op, (x, y), attrs)
+
+
+_SAMPLE = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
+
+
+def _weak(v):
+    """True for a static value that stands for a Python number (a loop counter over `range(tensor)`, the result of
+    `int(x)` or `x.item()` in a program): in arithmetic it behaves like the number would (Paddle's scalar rules)."""
+    attrs = getattr(v, "attrs", None)
+    return bool(attrs and attrs.get("weak"))
+
+
+def _as_scalar_of(weak, other):
+    t = D.scalar_dtype(_SAMPLE[weak.dtype.kind], other.dtype)
+    return (weak if weak.dtype is t else cast(weak, t)), t
 
 
 def cast(x, dtype):

@@ -65,6 +65,11 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
         gx = unbroadcast(_mm(y2, g2, transpose_y, True) if transpose_x else _mm(g2, y2, False, not transpose_y), x2)
         gx = reshape(gx, x.shape) if x.ndim == 1 else gx
     if not y.stop_gradient:
+        if y2.ndim == 2 and x2.ndim > 2 and not transpose_x and x2.shape[-1] != -1 and g2.shape[-1] != -1:
+            # a matrix applied over batch dims (a Linear layer on [B, T, K]): one GEMM over the flattened rows
+            # instead of one per batch entry summed afterwards
+            from .manipulation import reshape as _reshape
+            x2, g2 = _reshape(x2, [-1, x2.shape[-1]]), _reshape(g2, [-1, g2.shape[-1]])
         gy = unbroadcast(_mm(g2, x2, True, transpose_x) if transpose_y else _mm(x2, g2, not transpose_x, False), y2)
         gy = reshape(gy, y.shape) if y.ndim == 1 else gy
     return gx, gy

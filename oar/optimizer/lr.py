@@ -12,6 +12,8 @@ Example:
 """
 import math
 
+from ..static import capture
+
 
 class LRScheduler:
     """Base class: subclasses implement ``get_lr()`` from ``self.base_lr`` and ``self.last_epoch``.
@@ -48,6 +50,9 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Advances one epoch (or jumps to `epoch`) and recomputes ``last_lr``."""
+        cap = capture.active()
+        if cap is not None:  # inside a to_static training step: replayed before each run of its program
+            return cap.host(lambda: self.step(epoch))
         if epoch is None:
             self.last_epoch += 1
             self.last_lr = self.get_lr()
@@ -477,6 +482,9 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         """Records `metrics` (a float or a one-element tensor) for this epoch and maybe reduces the LR."""
+        cap = capture.active()
+        if cap is not None:  # in a to_static training step: runs after each run, with the fetched metric
+            return cap.after_scheduler(self, metrics, lambda value: self.step(value, epoch))
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         current = float(metrics.item() if hasattr(metrics, "item") else metrics)
         if self.cooldown_counter > 0:

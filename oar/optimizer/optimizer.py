@@ -27,6 +27,7 @@ import numpy as np
 from ..framework.state import STATE, no_grad
 from ..ops.registry import op_error
 from ..regularizer import L2Decay, WeightDecayRegularizer
+from ..static import capture
 from ..tensor.tensor import Tensor
 from .lr import LRScheduler
 
@@ -186,6 +187,8 @@ class Optimizer:
 
     def step(self):
         """Updates every parameter that has a gradient, once."""
+        if STATE.static:  # in a to_static training step: the updates become ops of its program
+            return capture.require("optimizer.step()").step(self)
         with no_grad():
             self._apply_gradients(self._params_grads())
 
@@ -233,6 +236,9 @@ class Optimizer:
         Returns ``(None, params_grads)`` as Paddle's dynamic-graph `minimize`.
         """
         if STATE.static:
+            cap = capture.active()
+            if cap is not None:
+                return cap.minimize(self, loss, parameters, no_grad_set)
             return self._static_minimize(loss, startup_program, parameters, no_grad_set)
         node = loss._node
         if node is not None and node.inputs is not None:  # the graph is intact: backward has not run
@@ -250,6 +256,9 @@ class Optimizer:
 
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""
+        cap = capture.active()
+        if cap is not None:  # in a to_static training step
+            return cap.clear_grad(self._parameter_list or (), set_to_zero)
         for p in self._parameter_list or ():
             g = p._grad
             if g is None:

@@ -13,6 +13,9 @@ from .dead_code import dead_code_elimination
 from .fold_batch_norm import fold_batch_norm
 from .fuse_linear import fuse_linear
 from .fuse_elewise_add_act import fuse_elewise_add_act
+from .fuse_optimizer_updates import fuse_optimizer_updates
+from .fuse_elementwise import fuse_elementwise
+from .fuse_matmul_sums import fuse_matmul_sums
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -20,6 +23,9 @@ PASSES = {
     "fuse_linear": fuse_linear,
     "fuse_elewise_add_act": fuse_elewise_add_act,
     "dead_code_elimination": dead_code_elimination,
+    "fuse_optimizer_updates": fuse_optimizer_updates,
+    "fuse_elementwise": fuse_elementwise,
+    "fuse_matmul_sums": fuse_matmul_sums,
 }
 
 INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
@@ -49,7 +55,8 @@ def passes_for_build_strategy(build_strategy, training=False):
     fusion) are chosen only for eval programs (`training=False`); the rest keep gradients correct.
 
     Switches: fuse_elewise_add_act_ops -> fuse_elewise_add_act; fuse_bn_act_ops -> fold_batch_norm (eval);
-    fuse_gemm_epilogue -> fuse_linear (eval); constant_folding (eval, default on); enable_dce (default on).
+    fuse_gemm_epilogue -> fuse_linear (eval); fuse_all_optimizer_ops -> fuse_optimizer_updates
+    (training); constant_folding (eval, default on); enable_dce (default on).
     """
     on = lambda name, default=False: bool(getattr(build_strategy, name, default))  # noqa: E731
     names = []
@@ -62,6 +69,8 @@ def passes_for_build_strategy(build_strategy, training=False):
             names.append("fuse_linear")
     if on("fuse_elewise_add_act_ops"):
         names.append("fuse_elewise_add_act")
+    if training and on("fuse_all_optimizer_ops"):
+        names.append("fuse_optimizer_updates")
     if on("enable_dce", True):
         names.append("dead_code_elimination")
     return names

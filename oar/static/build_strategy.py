@@ -5,6 +5,7 @@ programs; `oar.passes.passes_for_build_strategy(bs, training)` says which passes
 Switches that matter to oar (the rest are accepted for compatibility and change nothing on one CPU device):
     fuse_elewise_add_act_ops: elementwise add + activation -> one `fused_elemwise_add_act` op (train and eval).
     fuse_bn_act_ops / fuse_bn_add_act_ops: conv + batch_norm folding (eval programs only: it changes gradients).
+    fuse_all_optimizer_ops: per-parameter optimizer updates -> one multi-tensor update (training programs).
     enable_inplace / memory_optimize / enable_addto: buffer reuse, done by the executor already.
     build_cse_pass, constant_folding, enable_dce: the generic clean-up passes.
 

@@ -199,6 +199,12 @@ def build_cond(pred, parent, tb, tout, fb, fout, name=None):
     results, t_names, f_names, outs = [None] * len(tl), [], [], []
     for i, (a, b) in enumerate(zip(tl, fl)):
         va, vb = isinstance(a, Variable), isinstance(b, Variable)
+        for side in (a, b):
+            if not isinstance(side, (Variable, TensorMethods, bool, int, float, np.number, np.bool_)) and \
+                    side is not None and not (not va and not vb and _same(a, b)):
+                raise ValueError(f"cond: output {i} is {_describe(a)} in true_fn and {_describe(b)} in false_fn; "
+                                 "a static `if` can merge tensors and numbers only, so return the same value on "
+                                 "both paths or a tensor")
         if not va and not vb:
             if a is None and b is None or _same(a, b):
                 results[i] = a

@@ -297,8 +297,13 @@ class Compiled:
         program cache key has already checked the shapes and dtypes."""
         bound = self.program.bound
         if self.reads:
+            try:  # the common case (oar.jit): every persistable is a bound Tensor
+                args += [bound[name]._data for name in self.reads]
+                reads = ()
+            except KeyError:
+                reads = self.reads
             sc = None
-            for name in self.reads:
+            for name in reads:
                 t = bound.get(name)
                 if t is not None:
                     args.append(t._data)
@@ -323,7 +328,8 @@ class Compiled:
             for name, a in zip(self.writes, outs[nf:]):
                 t = bound.get(name)
                 if t is not None:
-                    t._data = _owned(a)
+                    if a is not t._data:  # (an in-place update hands back the array it was given)
+                        t._data = _owned(a)
                     t._version += 1
                 else:
                     if sc is None:

@@ -136,9 +136,14 @@ class Variable(TensorMethods):
         out.stop_gradient = True
         return out
 
-    def backward(self, *a, **k):
-        raise RuntimeError("Variable.backward() is not available in static mode; use oar.static.append_backward(loss)"
-                           " or optimizer.minimize(loss)")
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """In a function being converted by `to_static`: the backward of this loss becomes part of the captured
+        training step (`oar.jit.train_step`). Elsewhere in static mode, use append_backward or minimize."""
+        from .capture import CAPTURING
+        if CAPTURING.capture is None:
+            raise RuntimeError("Variable.backward() is not available in static mode; use "
+                               "oar.static.append_backward(loss) or optimizer.minimize(loss)")
+        CAPTURING.capture.backward(self, grad_tensor)
 
 
 class Operator:

@@ -162,6 +162,10 @@ class Tensor(TensorMethods):
 
     def clear_grad(self, set_to_zero=False):
         """Drops (or zeroes) the accumulated gradient."""
+        if STATE.static:  # a parameter's clear_grad() inside a to_static training step
+            from ..static.capture import active
+            if active() is not None:
+                return active().clear_grad([self], set_to_zero)
         if set_to_zero and self._grad is not None:
             self._grad = Tensor(np.zeros_like(self._grad._data))
         else:

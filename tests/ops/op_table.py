@@ -272,7 +272,7 @@ add("matmul", oar.matmul, np.matmul, (randn(3, 4), randn(4, 5)), (randn(2, 3, 4)
 add("matmul_tx", lambda x, y: oar.matmul(x, y, transpose_x=True), lambda x, y: np.swapaxes(x, -1, -2) @ y,
     (randn(4, 3), randn(4, 5)), (randn(2, 4, 3), randn(2, 4, 5)))
 add("matmul_ty", lambda x, y: oar.matmul(x, y, transpose_y=True), lambda x, y: x @ np.swapaxes(y, -1, -2),
-    (randn(3, 4), randn(5, 4)))
+    (randn(3, 4), randn(5, 4)), (randn(2, 3, 4), randn(5, 4)))
 add("matmul_txy", lambda x, y: oar.matmul(x, y, True, True), lambda x, y: x.T @ y.T, (randn(4, 3), randn(5, 4)))
 add("mm", oar.mm, np.matmul, (randn(3, 4), randn(4, 2)))
 add("bmm", oar.bmm, np.matmul, (randn(2, 3, 4), randn(2, 4, 2)))

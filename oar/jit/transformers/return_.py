@@ -2,12 +2,15 @@
 `__return_flag` is set, loops are left through `break`, and the statements after are guarded by
 `if not __return_flag:`. The function ends with `return __return_value`.
 
-    if x > 0:                 __return_value = None; __return_flag = False
+    if x > 0:                 __return_value = _jst.NO_RETURN; __return_flag = False
         return x      ->      if x > 0:
     return -x                     __return_value = x; __return_flag = True
                               if not __return_flag:
                                   __return_value = -x; __return_flag = True
-                              return __return_value
+                              return _jst.returned(__return_value)
+
+`_jst.NO_RETURN` ("no return yet") differs from a returned None, so a path that returned None and one that has
+not returned yet are never confused.
 """
 import ast
 
@@ -57,8 +60,8 @@ class _Returns(ast.NodeTransformer):
         if getattr(fn, "_oar_helper", False) or not _needs(fn):
             return fn
         body = guard(_lower(fn.body, False), [FLAG])
-        head = located(template(f"{FLAG} = False\n{VALUE} = None"), fn.body[0])
-        tail = located(template(f"return {VALUE}"), fn.body[-1])
+        head = located(template(f"{FLAG} = False\n{VALUE} = _jst.NO_RETURN"), fn.body[0])
+        tail = located(template(f"return _jst.returned({VALUE})"), fn.body[-1])
         fn.body = head + body + tail
         return fn
 

@@ -34,8 +34,18 @@ def _pick(a, idx, axis):
     return np.take_along_axis(a, idx, axis=axis)
 
 
+def _all_class_ids(label, n_cls):
+    """True when every label is in [0, n_cls): one reduction over the labels seen as unsigned (a negative label
+    becomes huge), the common case's whole check."""
+    if not label.size or label.dtype.kind != "i":
+        return not label.size
+    return int(label.view(label.dtype.str.replace("i", "u")).max()) < n_cls
+
+
 def _hard_index(label, ignore_index, n_cls):
     """(mask of non-ignored labels or None when none is ignored, labels safe to index with)."""
+    if (ignore_index < 0 or ignore_index >= n_cls) and _all_class_ids(label, n_cls):
+        return None, label
     lo, hi = (label.min(), label.max()) if label.size else (0, 0)
     if lo > ignore_index or hi < ignore_index:
         mask, safe = None, label
@@ -74,7 +84,9 @@ def _swce_grad_impl(softmax, label, g, soft_label, ignore_index, axis):
     if soft_label:
         d = softmax * label.sum(axis=axis, keepdims=True) - label
         return (d * g).astype(softmax.dtype, copy=False)
-    mask = label != ignore_index if ignore_index >= 0 or (label.size and label.min() < 0) else None
+    n_cls = softmax.shape[axis]
+    ignorable = 0 <= ignore_index < n_cls or not _all_class_ids(label, n_cls)
+    mask = label != ignore_index if ignorable else None
     safe = label if mask is None else np.where(mask, label, 0)  # labels were range-checked by the forward
     d = softmax.copy()
     if axis == d.ndim - 1:

@@ -10,13 +10,20 @@ from ...io.dataset import Dataset
 IMAGES_MAGIC, LABELS_MAGIC = 2051, 2049
 _FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
           "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
+# MNIST's 10k test set ships inside oar (oar/data, see its README for source, licence and checksums)
+EMBEDDED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "data")
+EMBEDDED_MD5 = {"t10k-images-idx3-ubyte.gz": "2646ac647ad5339dbf082846283269ea",   # of the uncompressed bytes
+                "t10k-labels-idx1-ubyte.gz": "27ae3e4e09519cfbb04c329615203637"}
 
 
 def read_idx(path, magic):
     """Reads an IDX file (uint8 payload) and returns its array; checks the magic number and the size.
 
     Example:
-        >>> images = read_idx("train-images-idx3-ubyte.gz", 2051)   # uint8 [N, 28, 28]
+        >>> import os
+        >>> from oar.vision.datasets.mnist import EMBEDDED_DIR, read_idx
+        >>> read_idx(os.path.join(EMBEDDED_DIR, "t10k-images-idx3-ubyte.gz"), 2051).shape   # uint8 [N, 28, 28]
+        (10000, 28, 28)
     """
     with open(path, "rb") as f:
         head = f.read(2)
@@ -45,18 +52,25 @@ class MNIST(Dataset):
     """The MNIST digits: ``(image float32 [28, 28] or transform(image), label int64 [1])`` per sample.
 
     Args:
-        image_path / label_path: the IDX files (default: Paddle's cache folder ``~/.cache/paddle/dataset/mnist``).
+        image_path / label_path: the IDX files (default: Paddle's cache folder ``~/.cache/paddle/dataset/mnist``;
+            for MNIST's test set, the copy that ships inside oar when the cache has none).
         mode: 'train' or 'test' (picks the default file names).
         transform: applied to each uint8 [28, 28] image.
-        download: oar never downloads; a missing file raises FileNotFoundError naming it.
+        download: when a default file is missing (and not shipped), fetch it from Paddle's mirror into the cache
+            (resumable, MD5-checked); False raises FileNotFoundError naming the file instead.
 
     Example:
-        >>> ds = oar.vision.datasets.MNIST(image_path="t10k-images-idx3-ubyte.gz",
-        ...                                label_path="t10k-labels-idx1-ubyte.gz", mode="test")
-        >>> image, label = ds[0]
+        >>> ds = paddle.vision.datasets.MNIST(mode="test", download=False)   # the shipped 10k test images
+        >>> len(ds), ds[0][0].shape, int(ds[0][1][0])
+        (10000, (28, 28), 7)
     """
 
     NAME = "mnist"
+    URL = "https://dataset.bj.bcebos.com/mnist/"
+    MD5 = {"train-images-idx3-ubyte.gz": "f68b3c2dcbeaaa9fbdd348bbdeb94873",
+           "train-labels-idx1-ubyte.gz": "d53e105ee54ea40749a09fcbcd1e9432",
+           "t10k-images-idx3-ubyte.gz": "9fb629c4189551a2d022fa330f9573f3",
+           "t10k-labels-idx1-ubyte.gz": "ec29112dd5afa0611ce80d1b7f02629c"}
 
     def __init__(self, image_path=None, label_path=None, mode="train", transform=None, download=True,
                  backend=None):
@@ -65,13 +79,12 @@ class MNIST(Dataset):
             raise ValueError(f"{type(self).__name__}: mode must be 'train' or 'test', got {mode!r}")
         if backend not in (None, "cv2", "pil"):
             raise ValueError(f"{type(self).__name__}: backend must be 'cv2' or 'pil', got {backend!r}")
-        root = os.path.join(os.path.expanduser("~"), ".cache", "paddle", "dataset", self.NAME)
-        image_path = image_path or os.path.join(root, _FILES[mode][0])
-        label_path = label_path or os.path.join(root, _FILES[mode][1])
+        image_path = image_path or self._default_file(_FILES[mode][0], download)
+        label_path = label_path or self._default_file(_FILES[mode][1], download)
         for what, p in (("image", image_path), ("label", label_path)):
             if not os.path.isfile(p):
-                raise FileNotFoundError(f"{type(self).__name__}: the {what} file {p!r} does not exist; oar does not "
-                                        "download data: fetch the IDX files and pass image_path=/label_path=")
+                raise FileNotFoundError(f"{type(self).__name__}: the {what} file {p!r} does not exist; pass "
+                                        "image_path=/label_path=, or download=True to fetch the default files")
         self.mode, self.transform, self.backend = mode, transform, backend or "cv2"
         self.image_path, self.label_path = image_path, label_path
         self.images = read_idx(image_path, IMAGES_MAGIC)
@@ -80,6 +93,20 @@ class MNIST(Dataset):
             raise ValueError(f"{type(self).__name__}: {image_path} has {len(self.images)} images but {label_path} "
                              f"has {len(self.labels)} labels")
         self.dtype = "float32"
+
+    def _default_file(self, name, download):
+        from ...dataset.common import DATA_HOME
+        root = os.path.join(DATA_HOME, self.NAME)
+        path = os.path.join(root, name)
+        if os.path.isfile(path):
+            return path
+        shipped = os.path.join(EMBEDDED_DIR, name)
+        if self.NAME == "mnist" and name in EMBEDDED_MD5 and os.path.isfile(shipped):
+            return shipped
+        if download:
+            from ...dataset.download import get_path_from_url
+            return get_path_from_url(self.URL + name, root, self.MD5.get(name))
+        return path
 
     def __getitem__(self, idx):
         image, label = self.images[idx], self.labels[idx]
@@ -93,6 +120,15 @@ class MNIST(Dataset):
 
 
 class FashionMNIST(MNIST):
-    """Fashion-MNIST: the same IDX format and API as `MNIST`."""
+    """Fashion-MNIST: the same IDX format and API as `MNIST` (files in ``~/.cache/paddle/dataset/fashion-mnist``).
+
+    Example:
+        >>> ds = paddle.vision.datasets.FashionMNIST(mode="test", download=True)   # doctest: +SKIP
+    """
 
     NAME = "fashion-mnist"
+    URL = "https://dataset.bj.bcebos.com/fashion_mnist/"
+    MD5 = {"train-images-idx3-ubyte.gz": "8d4fb7e6c68d591d4c3dfef9ec88bf0d",
+           "train-labels-idx1-ubyte.gz": "25c81989df183df01b3e8a0aad5dffbe",
+           "t10k-images-idx3-ubyte.gz": "bef4ecab320f06d8554ea6380940ec79",
+           "t10k-labels-idx1-ubyte.gz": "bb300cfdad3c16e7a12a480ee83cd310"}

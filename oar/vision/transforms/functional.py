@@ -1,30 +1,34 @@
 """Functional image transforms. NumPy images are HWC (or HW); oar Tensors are CHW (Paddle's conventions)."""
-import numbers
-
 import numpy as np
 
 from ...tensor.tensor import Tensor
 
 
 def _hw_axes(img):
-    """(array, (h axis, w axis), is_tensor)."""
+    """(array, (h axis, w axis), kind): kind is True for a Tensor, "pil" for a PIL image, False for an array."""
     if isinstance(img, Tensor):
         return img._data, (img._data.ndim - 2, img._data.ndim - 1), True
+    if type(img).__module__.startswith("PIL."):
+        return np.asarray(img), (0, 1), "pil"
     a = np.asarray(img)
     if a.ndim not in (2, 3):
         raise ValueError(f"expected an HW or HWC image, got an array of shape {list(a.shape)}")
     return a, (0, 1), False
 
 
-def _back(a, is_tensor):
-    return Tensor(a) if is_tensor else a
+def _back(a, kind):
+    if kind == "pil":   # PIL in, PIL out (Paddle's rule)
+        from PIL import Image
+        return Image.fromarray(np.ascontiguousarray(a))
+    return Tensor(a) if kind is True else a
 
 
 def to_tensor(pic, data_format="CHW"):
     """HWC/HW image -> float32 Tensor (CHW by default); uint8 values are scaled to [0, 1].
 
     Example:
-        >>> to_tensor(np.zeros((28, 28, 1), np.uint8)).shape
+        >>> import oar.vision.transforms.functional as F
+        >>> F.to_tensor(np.zeros((28, 28, 1), np.uint8)).shape
         [1, 28, 28]
     """
     if data_format not in ("CHW", "HWC"):
@@ -43,16 +47,21 @@ def to_tensor(pic, data_format="CHW"):
 
 
 def normalize(img, mean, std, data_format="CHW", to_rgb=False):
-    """``(img - mean) / std`` per channel."""
+    """``(img - mean) / std`` per channel, with Paddle's shape rule: `mean`/`std` become ``[C, 1, 1]`` (CHW) or
+    ``[1, 1, C]`` (HWC), so an HW grayscale image comes back with a channel axis.
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.normalize(np.zeros((28, 28), np.uint8), [127.5], [127.5]).shape
+        (1, 28, 28)
+    """
     is_t = isinstance(img, Tensor)
     a = img._data if is_t else np.asarray(img, dtype=np.float32)
     if to_rgb:
         a = a[::-1] if data_format == "CHW" else a[..., ::-1]
-    c_axis = 0 if data_format == "CHW" else a.ndim - 1
-    shape = [1] * a.ndim
-    shape[c_axis] = -1
-    mean = np.asarray(mean, dtype=a.dtype).reshape(shape) if not isinstance(mean, numbers.Number) else mean
-    std = np.asarray(std, dtype=a.dtype).reshape(shape) if not isinstance(std, numbers.Number) else std
+    shape = (-1, 1, 1) if data_format == "CHW" else (1, 1, -1)
+    mean = np.asarray(mean, dtype=a.dtype).reshape(shape)
+    std = np.asarray(std, dtype=a.dtype).reshape(shape)
     return _back(((a - mean) / std).astype(a.dtype, copy=False), is_t)
 
 
@@ -70,6 +79,11 @@ def resize(img, size, interpolation="bilinear"):
     """Resizes to `size` ((h, w), or an int for the shorter side keeping the aspect ratio).
 
     `interpolation` is 'bilinear' (half-pixel centres, as OpenCV) or 'nearest'.
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.resize(np.zeros((8, 12, 3), np.uint8), 4).shape
+        (4, 6, 3)
     """
     a, (ha, wa), is_t = _hw_axes(img)
     h, w = a.shape[ha], a.shape[wa]
@@ -106,6 +120,13 @@ def resize(img, size, interpolation="bilinear"):
 
 
 def crop(img, top, left, height, width):
+    """The `height` x `width` window whose top-left pixel is (`top`, `left`).
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.crop(np.arange(16).reshape(4, 4), 1, 2, 2, 2).tolist()
+        [[6, 7], [10, 11]]
+    """
     a, (ha, wa), is_t = _hw_axes(img)
     idx = [slice(None)] * a.ndim
     idx[ha], idx[wa] = slice(top, top + height), slice(left, left + width)
@@ -113,6 +134,13 @@ def crop(img, top, left, height, width):
 
 
 def center_crop(img, output_size):
+    """The central `output_size` window ((h, w), or an int for a square).
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.center_crop(np.arange(16).reshape(4, 4), 2).tolist()
+        [[5, 6], [9, 10]]
+    """
     a, (ha, wa), _ = _hw_axes(img)
     th, tw = (output_size, output_size) if isinstance(output_size, int) else output_size
     h, w = a.shape[ha], a.shape[wa]
@@ -120,7 +148,13 @@ def center_crop(img, output_size):
 
 
 def pad(img, padding, fill=0, padding_mode="constant"):
-    """Pads the spatial dims; `padding` is an int, (left/right, top/bottom) or (left, top, right, bottom)."""
+    """Pads the spatial dims; `padding` is an int, (left/right, top/bottom) or (left, top, right, bottom).
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.pad(np.ones((1, 1), np.uint8), (1, 0)).tolist()
+        [[0, 1, 0]]
+    """
     a, (ha, wa), is_t = _hw_axes(img)
     if isinstance(padding, int):
         left = top = right = bottom = padding
@@ -140,10 +174,30 @@ def pad(img, padding, fill=0, padding_mode="constant"):
 
 
 def hflip(img):
+    """Flips left-right.
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.hflip(np.array([[1, 2]])).tolist()
+        [[2, 1]]
+    """
     a, (_, wa), is_t = _hw_axes(img)
     return _back(np.flip(a, axis=wa).copy(), is_t)
 
 
 def vflip(img):
+    """Flips upside-down.
+
+    Example:
+        >>> import oar.vision.transforms.functional as F
+        >>> F.vflip(np.array([[1], [2]])).tolist()
+        [[2], [1]]
+    """
     a, (ha, _), is_t = _hw_axes(img)
     return _back(np.flip(a, axis=ha).copy(), is_t)
+
+
+# the warping and colour functions live beside this file; Paddle exposes them all from `functional`
+from .geometric import affine, rotate, perspective, erase  # noqa: E402,F401
+from .color import (adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue,  # noqa: E402,F401
+                    to_grayscale)

@@ -1,4 +1,6 @@
 """Transform classes: callables built on `functional`, random draws from oar's seeded generator."""
+import numbers
+
 import numpy as np
 
 from ...framework.state import rng
@@ -70,16 +72,23 @@ class ToTensor(BaseTransform):
 
 
 class Normalize(BaseTransform):
-    """``(img - mean) / std`` per channel (`mean`/`std` scalars or per-channel lists).
+    """``(img - mean) / std`` per channel (`mean`/`std` per-channel lists; a scalar means three equal channels,
+    as in Paddle). An HW grayscale image gains a channel axis: ``[1, H, W]`` for CHW.
 
     Example:
         >>> from oar.vision import transforms as T
         >>> T.Normalize(mean=[0.5], std=[0.5])(np.ones([1, 2, 2], 'float32')).tolist()
         [[[1.0, 1.0], [1.0, 1.0]]]
+        >>> T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")(np.zeros([28, 28], 'uint8')).shape
+        (1, 28, 28)
     """
 
     def __init__(self, mean=0.0, std=1.0, data_format="CHW", to_rgb=False, keys=None):
         super().__init__(keys)
+        if isinstance(mean, numbers.Number):
+            mean = [mean] * 3
+        if isinstance(std, numbers.Number):
+            std = [std] * 3
         self.mean, self.std, self.data_format, self.to_rgb = mean, std, data_format, to_rgb
 
     def _apply_image(self, img):

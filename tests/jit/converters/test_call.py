@@ -86,3 +86,15 @@ def test_input_spec_mismatch_is_an_error_not_a_silent_cast():
     with pytest.raises(ValueError, match=r"shape \[1, 4\] but its InputSpec says \[-1, 3\]"):
         sf(paddle.ones([1, 4]))
     np.testing.assert_allclose(sf(paddle.ones([2, 3])).numpy(), np.full([2, 3], 2.0))
+
+
+def test_converted_function_whose_defaults_name_enclosing_locals():
+    def make():
+        m = 3.0
+
+        def step(x, k=m, *, j=m + 1) -> "unused annotation":
+            return x * k + j
+        return step
+    step = make()
+    np.testing.assert_allclose(paddle.jit.to_static(step)(T([1.0])).numpy(), step(T([1.0])).numpy())
+    np.testing.assert_allclose(paddle.jit.to_static(step)(T([1.0]), 2.0, j=0.5).numpy(), [2.5])

@@ -136,3 +136,56 @@ def test_body_locals_are_not_carried():
         return s
     """)
     assert "__set_3, (('s', 'name'),), 'i', None, read_first=('s',))" in code  # only s is carried: t and i are fresh each iteration
+
+
+# ---- the loop's types settle: widened dtypes, numbers that become tensors, empty lists ----------------------
+
+def accumulate_int(t):
+    z = paddle.tensor.fill_constant([1], "int32", 0)
+    for v in t:
+        z = z + v  # int32 + int64 -> int64 on the first iteration, as eagerly
+    return z
+
+
+def range_counter_is_a_python_int(t):
+    z = paddle.tensor.fill_constant([1], "int32", 0)
+    for i in range(t.numpy().item()):
+        z = z + i  # i stands for a Python int: z stays int32
+    return z
+
+
+class Foo:
+    pass
+
+
+def number_becomes_tensor(x, n):
+    foo = Foo()
+    foo.b = 4
+    i = paddle.zeros([1], "int64")
+    while i < n:
+        foo.b = paddle.zeros([1]) + foo.b
+        i += 1
+    return foo.b
+
+
+def empty_list_typed_by_append(x, n):
+    a = []
+    i = paddle.zeros([], "int64")
+    while i < n:
+        a.append(x + i)
+        i += 1
+    y = paddle.tensor.fill_constant([1], "int32", 0)
+    for v in a:
+        y = y + v
+    return y
+
+
+def test_loop_types_settle_as_python_would():
+    for fn, args in ((accumulate_int, (T([1, 2, 3], "int64"),)),
+                     (range_counter_is_a_python_int, (T([3], "int64"),)),
+                     (number_becomes_tensor, (T([1.0]), T(3, "int64"))),
+                     (empty_list_typed_by_append, (T([1, 2], "int64"), T(3, "int64")))):
+        want = fn(*args)
+        got = paddle.jit.to_static(fn)(*args)
+        assert got.dtype == want.dtype, fn.__name__
+        np.testing.assert_allclose(got.numpy(), want.numpy())

@@ -14,7 +14,8 @@ def test_return_lowered_to_single_exit():
                 return x[i]
         return x
     """, upto="return")
-    assert code.count("return ") == 1 and code.rstrip().endswith("return __return_value")
+    assert code.count("return ") == 1 and code.rstrip().endswith("return _jst.returned(__return_value)")
+    assert "__return_value = _jst.NO_RETURN" in code  # "no return yet" differs from a returned None
     assert "__return_flag = True" in code
 
 
@@ -77,3 +78,32 @@ def return_same_twice(x):
 
 def test_returning_one_value_twice_with_backward():
     check(return_same_twice, T([1.0, 2.0]))
+
+
+def returns_none_or_pair(x):
+    if x.sum() > 0:
+        return None
+    return x, x * 2
+
+
+def returns_none_everywhere(x):
+    if x.sum() > 0:
+        return None
+    x = x + 1
+    return None
+
+
+def test_a_returned_none_is_not_no_return():
+    with pytest.raises(ValueError, match=r"returns a different structure .*tuple of 2.* vs None"):
+        paddle.jit.to_static(returns_none_or_pair)(T([1.0]))
+    for v in ([1.0], [-1.0]):
+        assert paddle.jit.to_static(returns_none_everywhere)(T(v)) is None
+
+
+def test_a_string_on_one_path_is_a_clear_error():
+    def f(x):
+        if x.sum() > 0:
+            return "unsupported"
+        return x
+    with pytest.raises(ValueError, match=r"a static `if` can merge tensors and numbers only"):
+        paddle.jit.to_static(f)(T([1.0]))

@@ -1,0 +1,89 @@
+"""`oar.device` (Paddle's `paddle.device`): which device computes. oar computes on the CPU with NumPy, so the
+GPU-family queries answer False / 0, and choosing another device raises a clear error.
+
+Example:
+    >>> paddle.device.set_device("cpu")
+    Place(cpu)
+    >>> paddle.device.get_device(), paddle.device.is_compiled_with_cuda(), paddle.device.cuda.device_count()
+    ('cpu', False, 0)
+"""
+from ..framework.state import set_device, get_device, is_compiled_with_cuda
+from . import cuda
+
+__all__ = ["set_device", "get_device", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
+           "is_compiled_with_ipu", "is_compiled_with_custom_device", "is_compiled_with_cinn",
+           "get_all_device_type", "get_all_custom_device_type", "get_available_device",
+           "get_available_custom_device", "get_cudnn_version", "synchronize", "cuda"]
+
+
+def _no(*args, **kwargs):
+    """False: oar has no such backend.
+
+    Example:
+        >>> paddle.device.is_compiled_with_rocm(), paddle.device.is_compiled_with_xpu()
+        (False, False)
+    """
+    return False
+
+
+is_compiled_with_rocm = is_compiled_with_xpu = is_compiled_with_ipu = is_compiled_with_cinn = _no
+is_compiled_with_custom_device = _no
+
+
+def get_all_device_type():
+    """The device types this build can use: ``['cpu']``.
+
+    Example:
+        >>> paddle.device.get_all_device_type()
+        ['cpu']
+    """
+    return ["cpu"]
+
+
+def get_all_custom_device_type():
+    """Plug-in device types: none in oar.
+
+    Example:
+        >>> paddle.device.get_all_custom_device_type()
+        []
+    """
+    return []
+
+
+def get_available_device():
+    """The devices that can be chosen: ``['cpu']``.
+
+    Example:
+        >>> paddle.device.get_available_device()
+        ['cpu']
+    """
+    return ["cpu"]
+
+
+def get_available_custom_device():
+    """Plug-in devices: none in oar.
+
+    Example:
+        >>> paddle.device.get_available_custom_device()
+        []
+    """
+    return []
+
+
+def get_cudnn_version():
+    """None: oar has no cuDNN.
+
+    Example:
+        >>> paddle.device.get_cudnn_version() is None
+        True
+    """
+    return None
+
+
+def synchronize(device=None):
+    """Nothing to wait for: CPU work is done when the call returns.
+
+    Example:
+        >>> paddle.device.synchronize()
+    """
+    return None

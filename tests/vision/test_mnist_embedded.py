@@ -1,0 +1,35 @@
+"""The MNIST test set shipped in oar/data: checksums, and MNIST(mode='test') reads it without any file or network."""
+import gzip
+import hashlib
+import os
+
+import numpy as np
+
+import oar
+from oar.vision.datasets import mnist
+
+SHA256 = {"t10k-images-idx3-ubyte.gz": "1a1a05eab793c14bb050b398624a11b0ffd1a2953baed553b1b9bd079e2a20be",
+          "t10k-labels-idx1-ubyte.gz": "b91679a0acfe4ba0e50a2437a903084cba1f5f92592b016a25a7dfd00455798b"}
+
+
+def test_shipped_files_match_their_checksums():
+    for name, sha in SHA256.items():
+        path = os.path.join(mnist.EMBEDDED_DIR, name)
+        assert hashlib.sha256(open(path, "rb").read()).hexdigest() == sha
+        assert hashlib.md5(gzip.open(path).read()).hexdigest() == mnist.EMBEDDED_MD5[name]
+
+
+def test_mnist_test_mode_uses_the_shipped_copy(tmp_path, monkeypatch):
+    import oar.dataset.common as common
+    monkeypatch.setattr(common, "DATA_HOME", str(tmp_path))   # an empty cache
+    ds = oar.vision.datasets.MNIST(mode="test", download=False)
+    assert len(ds) == 10000 and ds.image_path.startswith(mnist.EMBEDDED_DIR)
+    labels = np.array([int(ds[i][1][0]) for i in range(10)])
+    np.testing.assert_array_equal(labels, [7, 2, 1, 0, 4, 1, 4, 9, 5, 9])
+    assert np.bincount(ds.labels[:, 0]).tolist() == [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
+    try:
+        oar.vision.datasets.MNIST(mode="train", download=False)
+    except FileNotFoundError as e:
+        assert "download=True" in str(e)
+    else:
+        raise AssertionError("the train set is not shipped")
