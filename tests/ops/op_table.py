@@ -41,6 +41,18 @@ def distinct(*s):
     return (R.permutation(n).astype(np.float64) * 0.37 + R.uniform(0, 0.1, n)).reshape(s)
 
 
+def generators(seed, *names):
+    """`randn`/`pos`/`unit`/`distinct` drawing from their own stream, for the rows of another file
+    (OAR_OP_TABLE_SEED=n shifts the seeds: a longer run over other inputs)."""
+    import os
+    rng = np.random.default_rng(seed + int(os.environ.get("OAR_OP_TABLE_SEED", "0")))
+    made = {"randn": lambda *s: rng.standard_normal(s), "pos": lambda *s: rng.uniform(0.5, 2.0, s),
+            "unit": lambda *s: rng.uniform(-0.9, 0.9, s),
+            "distinct": lambda *s: (rng.permutation(int(np.prod(s)) if s else 1).astype(np.float64) * 0.37
+                                    + rng.uniform(0, 0.1, int(np.prod(s)) if s else 1)).reshape(s)}
+    return tuple(made[n] for n in names) if len(names) > 1 else made[names[0]]
+
+
 # ---- reference helpers ----------------------------------------------------------------------------------------------
 
 def _set(x, index, v):
