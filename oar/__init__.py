@@ -48,6 +48,7 @@ _install(_ops.METHODS)
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
+from . import quantization  # noqa: E402
 from . import jit  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (imports the onnx package only when exporting)

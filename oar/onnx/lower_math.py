@@ -248,10 +248,12 @@ def _fused_linear(ctx, op):
     act = op.attrs.get("act")
     if act not in (None, "relu"):
         raise ctx.block_op_error(op, f"fused_linear activation {act!r} has no ONNX lowering")
-    out = ctx.node("MatMul", [ctx.inp(op, "x"), ctx.inp(op, "w")])
-    if op.inputs.get("b"):
-        out = ctx.node("Add", [out, ctx.inp(op, "b")])
-    ctx.node("Relu" if act == "relu" else "Identity", [out], [ctx.out(op)])
+    steps = ["MatMul"] + (["Add"] if op.inputs.get("b") else []) + (["Relu"] if act == "relu" else [])
+    out = None
+    for k, t in enumerate(steps):  # the last node writes the output (no Identity: it would split QDQ groups)
+        ins = {"MatMul": lambda: [ctx.inp(op, "x"), ctx.inp(op, "w")], "Add": lambda: [out, ctx.inp(op, "b")],
+               "Relu": lambda: [out]}[t]()
+        out = ctx.node(t, ins, [ctx.out(op)] if k == len(steps) - 1 else None)
 
 
 def _einsum(ctx, op):

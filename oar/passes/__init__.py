@@ -13,6 +13,8 @@ from .dead_code import dead_code_elimination
 from .fold_batch_norm import fold_batch_norm
 from .fuse_linear import fuse_linear
 from .fuse_elewise_add_act import fuse_elewise_add_act
+from .fuse_conv import fuse_conv_bias_act
+from .memory_optimize import memory_optimize
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -20,9 +22,16 @@ PASSES = {
     "fuse_linear": fuse_linear,
     "fuse_elewise_add_act": fuse_elewise_add_act,
     "dead_code_elimination": dead_code_elimination,
+    "fuse_conv_bias_act": fuse_conv_bias_act,
+    "memory_optimize": memory_optimize,
 }
 
-INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
+INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_conv_bias_act", "fuse_linear", "fuse_elewise_add_act",
+                    "dead_code_elimination")
+# added by the predictor after INFERENCE_PASSES when `Config.enable_memory_optim()` is on
+MEMORY_PASSES = ("memory_optimize",)
+# left out when the predictor runs the program in ONNX Runtime (`Config.enable_onnxruntime()`)
+NATIVE_ONLY_PASSES = ("constant_folding", "memory_optimize")
 
 
 def register_pass(name, fn):

@@ -16,8 +16,8 @@ from .graph import arg_names, bound_value, consumers, out_names
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 
 
-def _fused_linear(x, w, b=None, act=None):
-    out = np.matmul(x, w)
+def _fused_linear(x, w, b=None, act=None, reuse_output=False, out=None):
+    out = np.matmul(x, w, out=out)
     if b is not None:
         np.add(out, b, out=out)
     if act is not None:
@@ -25,16 +25,44 @@ def _fused_linear(x, w, b=None, act=None):
     return out
 
 
-def _infer(metas, act=None):
+def _lower(compiler, op):
+    """The executor's kernel: with ``reuse_output`` (the `memory_optimize` pass) one output buffer per shape."""
+    act = op.attrs.get("act")
+    relu = act == "relu"
+    if not op.attrs.get("reuse_output"):
+        if act is not None and not relu:
+            return lambda *args: (_fused_linear(*args, act=act),)
+
+        def run(x, w, b=None):  # the common case, without keyword arguments: it is on every MLP's hot path
+            out = np.matmul(x, w)
+            if b is not None:
+                np.add(out, b, out=out)
+            if relu:
+                np.maximum(out, 0, out=out)
+            return (out,)
+        return run
+    buffers = {}
+
+    def run_planned(x, w, b=None):
+        key = (x.shape, x.dtype, w.shape)
+        out = buffers.get(key)
+        if out is None:
+            out = buffers[key] = np.empty(x.shape[:-1] + w.shape[1:], np.result_type(x, w))
+        return (_fused_linear(x, w, b, act, out=out),)
+    return run_planned
+
+
+def _infer(metas, act=None, reuse_output=False):
     (xs, xd), (ws, _) = metas[0], metas[1]
     return [(list(xs[:-1]) + [ws[1]], xd)]
 
 
-FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer)
+FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower)
 
 
-def fuse_linear(program, keep=()):
-    """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused."""
+def fuse_linear(program, keep=(), activation=True):
+    """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused (``activation=False``:
+    matmul + bias only)."""
     p = program.clone()
     gb = p.global_block()
     keep = set(keep)
@@ -59,7 +87,7 @@ def fuse_linear(program, keep=()):
                 bias, last = arg_names(nxt)[1], out_names(nxt)[0]
                 chain.append(nxt)
                 nxt = _single_reader(last, readers, reader_of, keep)
-        if nxt is not None and nxt.type in ACTS:
+        if activation and nxt is not None and nxt.type in ACTS:
             act, last = nxt.type, out_names(nxt)[0]
             chain.append(nxt)
         if len(chain) == 1:
