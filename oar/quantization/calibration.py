@@ -100,7 +100,7 @@ def kl_bins(hist, levels=LEVELS, steps=256):
     for i in np.unique(np.linspace(levels, n, min(steps, n - levels + 1)).astype(int)):
         ref = hist[:i].copy()
         ref[-1] += hist[i:].sum()
-        nonzero = hist[:i] > 0
+        nonzero = ref > 0
         group = (np.arange(i) * levels) // i
         sums = np.bincount(group, weights=hist[:i], minlength=levels)
         counts = np.bincount(group, weights=nonzero, minlength=levels)
