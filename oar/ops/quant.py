@@ -12,8 +12,8 @@ gradient: they appear in inference programs only.
 Example:
     >>> x = oar.to_tensor([0.5, -1.0, 2.0])
     >>> scale, zero = oar.to_tensor(np.array(0.02, 'float32')), oar.to_tensor(np.array(0, 'int8'))
-    >>> q = quantize_linear(x, scale, zero)
-    >>> q.numpy(), dequantize_linear(q, scale, zero).numpy()
+    >>> q = oar.quantization.quantize_linear(x, scale, zero)
+    >>> q.numpy(), oar.quantization.dequantize_linear(q, scale, zero).numpy()
     (array([ 25, -50, 100], dtype=int8), array([ 0.5, -1. ,  2. ], dtype=float32))
 """
 import numpy as np
@@ -70,7 +70,7 @@ def quantize_linear(x, scale, zero_point, quant_axis=-1):
 
     Example:
         >>> scale, zero = oar.to_tensor(np.array(0.5, 'float32')), oar.to_tensor(np.array(0, 'int8'))
-        >>> quantize_linear(oar.to_tensor([1.0]), scale, zero).numpy()
+        >>> oar.quantization.quantize_linear(oar.to_tensor([1.0]), scale, zero).numpy()
         array([2], dtype=int8)
     """
     return apply(QUANTIZE_LINEAR, (x, scale, zero_point), {"quant_axis": int(quant_axis)})
@@ -81,7 +81,7 @@ def dequantize_linear(q, scale, zero_point, quant_axis=-1):
 
     Example:
         >>> scale, zero = oar.to_tensor(np.array(0.5, 'float32')), oar.to_tensor(np.array(0, 'int8'))
-        >>> dequantize_linear(oar.to_tensor(np.array([2], 'int8')), scale, zero).numpy()
+        >>> oar.quantization.dequantize_linear(oar.to_tensor(np.array([2], "int8")), scale, zero).numpy()
         array([1.], dtype=float32)
     """
     return apply(DEQUANTIZE_LINEAR, (q, scale, zero_point), {"quant_axis": int(quant_axis)})

@@ -26,30 +26,27 @@ def _fused_linear(x, w, b=None, act=None, reuse_output=False, out=None):
 
 
 def _lower(compiler, op):
-    """The executor's kernel: with ``reuse_output`` (the `memory_optimize` pass) one output buffer per shape."""
+    """The executor's kernel, without keyword arguments (it is on every MLP's hot path); with ``reuse_output``
+    (the `memory_optimize` pass) the result goes into one buffer per input shape, reused on every run."""
     act = op.attrs.get("act")
-    relu = act == "relu"
-    if not op.attrs.get("reuse_output"):
-        if act is not None and not relu:
-            return lambda *args: (_fused_linear(*args, act=act),)
+    if act is not None and act != "relu":
+        return lambda *args: (_fused_linear(*args, act=act),)
+    relu, buffers = act == "relu", ({} if op.attrs.get("reuse_output") else None)
 
-        def run(x, w, b=None):  # the common case, without keyword arguments: it is on every MLP's hot path
+    def run(x, w, b=None):
+        if buffers is None:
             out = np.matmul(x, w)
-            if b is not None:
-                np.add(out, b, out=out)
-            if relu:
-                np.maximum(out, 0, out=out)
-            return (out,)
-        return run
-    buffers = {}
-
-    def run_planned(x, w, b=None):
-        key = (x.shape, x.dtype, w.shape)
-        out = buffers.get(key)
-        if out is None:
-            out = buffers[key] = np.empty(x.shape[:-1] + w.shape[1:], np.result_type(x, w))
-        return (_fused_linear(x, w, b, act, out=out),)
-    return run_planned
+        else:
+            out = buffers.get(x.shape)
+            if out is None or out.dtype != np.result_type(x, w):
+                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], np.result_type(x, w))
+            np.matmul(x, w, out=out)
+        if b is not None:
+            np.add(out, b, out=out)
+        if relu:
+            np.maximum(out, 0, out=out)
+        return (out,)
+    return run
 
 
 def _infer(metas, act=None, reuse_output=False):

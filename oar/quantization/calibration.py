@@ -12,10 +12,11 @@ values of one activation over the calibration batches and returns the threshold 
 Histogram algorithms take two passes over the data: the first finds the range, the second fills the bins.
 
 Example:
-    >>> obs = make_observer('KL', bins=512)
+    >>> batches = [np.linspace(-1, 1, 1000), np.linspace(-2, 2, 1000)]
+    >>> obs = make_observer('abs_max')
     >>> for x in batches: obs.observe(x)
-    >>> obs.start_second_pass(); [obs.observe(x) for x in batches]
-    >>> scale = obs.threshold() / 127
+    >>> obs.threshold()
+    2.0
 """
 import numpy as np
 

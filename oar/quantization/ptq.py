@@ -15,9 +15,9 @@ with zero point 128, or [0, T] with zero point 0 when calibration never saw a ne
 weights are symmetric int8 per output channel.
 
 Example:
-    >>> ptq = PostTrainingQuantization(model_dir='model/net', data_loader=loader, batch_nums=8, algo='KL')
-    >>> program = ptq.quantize()
-    >>> ptq.save_quantized_model('model/net_int8')
+    >>> ptq = PostTrainingQuantization(model_dir='model/net', data_loader=loader, batch_nums=8, algo='KL')  # doctest: +SKIP
+    >>> program = ptq.quantize()                                                                          # doctest: +SKIP
+    >>> ptq.save_quantized_model('model/net_int8')                                                        # doctest: +SKIP
 """
 import numpy as np
 
@@ -170,9 +170,14 @@ class PostTrainingQuantization:
         hist_percent, bins, moving_rate: parameters of ``hist`` / ``KL`` / ``moving_average``.
 
     Example:
-        >>> ptq = PostTrainingQuantization(model_dir='model/net', data_loader=batches, algo='abs_max')
-        >>> ptq.quantize()
+        >>> from oar.static import InputSpec
+        >>> oar.jit.save(oar.nn.Linear(4, 3), 'model/net', input_spec=[InputSpec([None, 4], 'float32', 'x')])
+        >>> batches = [np.random.rand(8, 4).astype('float32') for _ in range(2)]
+        >>> ptq = oar.quantization.PostTrainingQuantization(model_dir="model/net", data_loader=batches, algo="abs_max")
+        >>> [op.type for op in ptq.quantize().global_block().ops]
+        ['quantize_linear', 'dequantize_linear', 'dequantize_linear', 'dequantize_linear', 'fused_linear']
         >>> ptq.save_quantized_model('model/net_int8')      # model/net_int8.pdmodel / .pdiparams
+        'model/net_int8.pdmodel'
     """
 
     def __init__(self, executor=None, model_dir=None, model_filename=None, params_filename=None, data_loader=None,
