@@ -5,7 +5,9 @@ mode). For each model:
 
 - oar eager (the Layer under no_grad) and the native predictor (inference passes + enable_memory_optim());
 - the MLP's forward hand-written in NumPy (three ``x @ W + b``, two ``np.maximum``): the floor for any executor
-  computing with NumPy/OpenBLAS;
+  computing with NumPy/OpenBLAS; for resnet18 the same floor is its GEMMs alone (``gemm floor``: every conv's
+  ``W (O, C kh kw) @ columns`` with the real weights, in program order), so eager / floor is the highest speed-up a
+  float32 NumPy predictor can reach;
 - the predictor with ``Config.enable_onnxruntime()`` + ``enable_ort_optimization()``, and a raw
   ``onnxruntime.InferenceSession`` on the same exported ONNX file (same threads): the backend's overhead;
 - resnet18 only: int8 (oar.quantization PTQ, abs_max, 4 random calibration images) natively and through ONNX
@@ -66,6 +68,26 @@ def numpy_mlp(net, x):
     return run
 
 
+def gemm_floor(pred):
+    """The GEMMs alone of the predictor's convolutions and linears (same weights, same shapes, batch 1, in program
+    order): what any executor computing with NumPy/OpenBLAS in float32 must spend."""
+    from oar.passes.graph import bound_value
+    gb, mats = pred.program.global_block(), []
+    for op in gb.ops:
+        if op.type == "fused_conv2d":
+            w = bound_value(pred.program, op.inputs["filter"][0])
+            out = [1 if d < 0 else d for d in gb.vars[op.output_names()[0]].shape]
+            mats.append((w.reshape(w.shape[0], -1), np.ones([w[0].size, out[2] * out[3]], w.dtype)))
+        elif op.type == "fused_linear":
+            w = bound_value(pred.program, op.inputs["w"][0])
+            mats.append((np.ones([1, w.shape[0]], w.dtype), w))
+
+    def run():
+        for a, b in mats:
+            np.matmul(a, b)
+    return run
+
+
 def predictor(prefix, ort=False, memory_optim=True):
     config = inference.Config(prefix)
     config.disable_glog_info()
@@ -108,6 +130,8 @@ def measure(name, net, shape, repeat, inner, tmp, use_ort, reference=None, int8=
         with oar.no_grad():
             net(xt)
     fns = {"eager": eager, "native": lambda: native.run([x])}
+    if reference is None:
+        fns["gemm floor"] = gemm_floor(native)
     if reference is not None:
         ref = reference(net, x)
         np.testing.assert_allclose(ref(), want, rtol=1e-4, atol=1e-4)
@@ -135,6 +159,9 @@ def measure(name, net, shape, repeat, inner, tmp, use_ort, reference=None, int8=
     r = {"native vs eager": t["eager"] / t["native"]}
     if "numpy" in t:
         r["native / numpy"] = t["native"] / t["numpy"]
+    if "gemm floor" in t:
+        r["native / gemm floor"] = t["native"] / t["gemm floor"]
+        r["highest reachable native speed-up (eager / gemm floor)"] = t["eager"] / t["gemm floor"]
     if use_ort:
         r["ort backend / raw ort"] = t["ort backend"] / t["raw ort"]
         r["raw ort vs eager"] = t["eager"] / t["raw ort"]

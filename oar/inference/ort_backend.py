@@ -30,23 +30,44 @@ class OrtRunner:
 
     def run(self, feed):
         try:
-            vals = [feed[n] for n in self.feed_names]
+            vals = [np.asarray(getattr(feed[n], "_data", feed[n])) for n in self.feed_names]
         except KeyError as e:
             raise ValueError(f"feed is missing variable {e}") from None
         return self.run_values(vals)
 
     def run_values(self, values):
-        if len(values) != len(self._specs):
-            raise ValueError(f"expected {len(self._specs)} inputs ({self.feed_names}), got {len(values)}")
-        feed = {}
-        for onnx_name, a, (name, dt, shape) in zip(self._onnx_in, values, self._specs):
-            a = np.asarray(getattr(a, "_data", a))
-            if a.dtype != dt:
-                raise TypeError(f"input '{name}' must be {dt.name}, got {a.dtype.name}")
-            if a.ndim != len(shape) or any(w >= 0 and w != s for w, s in zip(shape, a.shape)):
-                raise ValueError(f"input '{name}' has shape {shape} (-1 is any size), got {list(a.shape)}")
-            feed[onnx_name] = a
-        return self.session.run(self._onnx_out, feed)
+        return self.bound_runner()(values)
+
+    def bound_runner(self, convert=None):
+        """``run(values) -> outputs`` (the predictor's hot path, as `Compiled.bound_runner`): values that are not
+        ndarrays of the saved dtype go through ``convert(list) -> list`` first; shapes are checked."""
+        session, out_names, n_in = self.session, self._onnx_out, len(self._specs)
+        specs = [(onnx_name, name, dt, len(shape), [(i, d) for i, d in enumerate(shape) if d >= 0])
+                 for onnx_name, (name, dt, shape) in zip(self._onnx_in, self._specs)]
+
+        def run(values):
+            if len(values) != n_in:
+                raise ValueError(f"expected {n_in} inputs ({self.feed_names}), got {len(values)}")
+            feed = {}
+            for a, (onnx_name, name, dt, rank, fixed) in zip(values, specs):
+                if type(a) is not np.ndarray or a.dtype != dt:
+                    if convert is None:
+                        raise TypeError(f"input '{name}' must be a {dt.name} ndarray, got "
+                                        f"{getattr(a, 'dtype', type(a).__name__)}")
+                    return run(convert(list(values)))
+                shape = a.shape
+                if len(shape) != rank:
+                    self._bad_shape(name, shape)
+                for i, d in fixed:
+                    if shape[i] != d:
+                        self._bad_shape(name, shape)
+                feed[onnx_name] = a
+            return session.run(out_names, feed)
+        return run
+
+    def _bad_shape(self, name, got):
+        want = next(shape for n, _, shape in self._specs if n == name)
+        raise ValueError(f"input '{name}' has shape {want} (-1 is any size), got {list(got)}")
 
 
 def ort_runner(program, inputs, outputs, config):
