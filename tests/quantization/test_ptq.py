@@ -112,3 +112,16 @@ def test_version_1_model_files_still_load(tmp_path):
     json.dump(d, open(prefix + ".pdmodel", "w"))
     with pytest.raises(ValueError, match=r"version 3 is not supported \(this oar reads versions \[1, 2\]\)"):
         inference.create_predictor(inference.Config(prefix))
+
+
+def test_float_residual_model_through_onnxruntime(tmp_path):
+    """The fused conv + bias + residual + relu op lowers to ONNX (Conv, Add, Relu) and runs in ONNX Runtime."""
+    pytest.importorskip("onnxruntime")
+    prefix, ref = small_resnet(tmp_path)
+    config = inference.Config(prefix)
+    config.enable_onnxruntime()
+    pred = inference.create_predictor(config)
+    fused = [op for op in pred.program.global_block().ops if op.type == "fused_conv2d"]
+    assert pred.backend == "onnxruntime" and any(op.inputs.get("residual") for op in fused)
+    x = data(1)[0]
+    np.testing.assert_allclose(pred.run([x])[0], ref(x), rtol=1e-4, atol=1e-5)
