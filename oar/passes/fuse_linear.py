@@ -37,9 +37,9 @@ def _lower(compiler, op):
         if buffers is None:
             out = np.matmul(x, w)
         else:
-            out = buffers.get(x.shape)
-            if out is None or out.dtype != np.result_type(x, w):
-                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], np.result_type(x, w))
+            out = buffers.get(x.shape)  # the pass fused only x, w of one dtype
+            if out is None or out.dtype != x.dtype:
+                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], x.dtype)
             np.matmul(x, w, out=out)
         if b is not None:
             np.add(out, b, out=out)
