@@ -6,9 +6,8 @@ values of one activation over the calibration batches and returns the threshold 
 - ``avg``: the mean over batches of each batch's largest |x| (Paddle's ``avg``).
 - ``moving_average``: ``T = rate * T + (1 - rate) * batch abs max`` (Paddle's ``moving_average_abs_max``).
 - ``hist``: the `hist_percent` quantile of |x|, from a histogram of `bins` bins over [0, abs max].
-- ``KL``: the threshold minimizing the KL divergence between the |x| histogram and its quantized version (128
-  levels; 256 for an activation never seen negative, which is quantized over [0, T]) (TensorRT's entropy
-  calibration; Paddle's ``KL``).
+- ``KL``: the threshold minimizing the KL divergence between the |x| histogram and its 128-level quantized
+  version (TensorRT's entropy calibration; Paddle's ``KL``).
 
 Histogram algorithms take two passes over the data: the first finds the range, the second fills the bins.
 
@@ -68,7 +67,7 @@ class Histogram:
 
     def __init__(self, bins=2048, method="KL", percent=0.99999):
         self.bins, self.method, self.percent = int(bins), method, float(percent)
-        self.max, self.hist, self.second, self.nonnegative = 0.0, None, False, True
+        self.max, self.hist, self.second = 0.0, None, False
 
     def start_second_pass(self):
         self.second = True
@@ -78,7 +77,6 @@ class Histogram:
         a = np.abs(np.asarray(x, np.float64)).reshape(-1)
         if not self.second:
             self.max = max(self.max, float(a.max()) if a.size else 0.0)
-            self.nonnegative = self.nonnegative and not (np.size(x) and np.min(x) < 0)
         elif self.max > 0:
             self.hist += np.histogram(np.minimum(a, self.max), bins=self.bins, range=(0.0, self.max))[0]
 
@@ -89,8 +87,7 @@ class Histogram:
         if self.method == "hist":
             cdf = np.cumsum(self.hist) / self.hist.sum()
             return (int(np.searchsorted(cdf, self.percent)) + 1) * width
-        # a never-negative activation is quantized to 256 levels over [0, T] (uint8, zero point 0), else 128 per side
-        return (kl_bins(self.hist, 2 * LEVELS if self.nonnegative else LEVELS) + 0.5) * width
+        return (kl_bins(self.hist) + 0.5) * width
 
 
 def kl_bins(hist, levels=LEVELS, steps=256):

@@ -52,15 +52,3 @@ def test_weight_scales_per_channel_and_tensor():
 def test_unknown_algo():
     with pytest.raises(ValueError, match="unknown calibration algo 'mse'"):
         make_observer("mse")
-
-
-def test_kl_on_never_negative_data_uses_all_256_levels():
-    relu_like = [np.abs(np.concatenate([rng.standard_normal(20000), [40.0]])) for _ in range(2)]
-    obs = make_observer("KL", bins=512)
-    for x in relu_like:
-        obs.observe(x)
-    obs.start_second_pass()
-    for x in relu_like:
-        obs.observe(x)
-    assert obs.nonnegative and 3.0 < obs.threshold() < 12.0
-    assert kl_bins(np.ones(300, np.int64), levels=256) == 300
