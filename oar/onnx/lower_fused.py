@@ -1,5 +1,6 @@
-"""ONNX lowerings of the inference-only fused ops made by `oar.passes` (conv + bias + residual + activation, add +
-activation), so the predictor's optimized program exports as it runs natively (`Config.enable_onnxruntime()`)."""
+"""ONNX lowerings of the inference-only fused ops made by `oar.passes` (conv + bias + residual + activation, linear
++ bias + activation, add + activation), so the predictor's optimized program exports as it runs natively
+(`Config.enable_onnxruntime()`)."""
 from .lower_math import register
 from .lower_nn import _spatial_pads
 
@@ -41,9 +42,20 @@ def _chain(ctx, op, steps):
         cur = ctx.node(t, ins, [ctx.out(op)] if k == len(steps) - 1 else None, **attrs)
 
 
+def _fused_linear(ctx, op):
+    steps = [("MatMul", [ctx.inp(op, "x"), ctx.inp(op, "w")], {})]
+    if op.inputs.get("b"):
+        steps.append(("Add", [None, ctx.inp(op, "b")], {}))
+    act = _activation(ctx, op, op.attrs.get("act"))
+    if act:
+        steps.append((act, [None], {}))
+    _chain(ctx, op, steps)
+
+
 def _fused_elemwise_add_act(ctx, op):
     act = _activation(ctx, op, op.attrs["act"])
     _chain(ctx, op, [("Add", [ctx.inp(op, "x"), ctx.inp(op, "y")], {}), (act, [None], {})])
 
 
-register({"fused_conv2d": _fused_conv2d, "fused_elemwise_add_act": _fused_elemwise_add_act})
+register({"fused_conv2d": _fused_conv2d, "fused_linear": _fused_linear,
+          "fused_elemwise_add_act": _fused_elemwise_add_act})

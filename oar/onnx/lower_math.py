@@ -244,18 +244,6 @@ def _matmul(ctx, op):
     ctx.node("MatMul", [x, y], [ctx.out(op)])
 
 
-def _fused_linear(ctx, op):
-    act = op.attrs.get("act")
-    if act not in (None, "relu"):
-        raise ctx.block_op_error(op, f"fused_linear activation {act!r} has no ONNX lowering")
-    steps = ["MatMul"] + (["Add"] if op.inputs.get("b") else []) + (["Relu"] if act == "relu" else [])
-    out = None
-    for k, t in enumerate(steps):  # the last node writes the output (no Identity: it would split QDQ groups)
-        ins = {"MatMul": lambda: [ctx.inp(op, "x"), ctx.inp(op, "w")], "Add": lambda: [out, ctx.inp(op, "b")],
-               "Relu": lambda: [out]}[t]()
-        out = ctx.node(t, ins, [ctx.out(op)] if k == len(steps) - 1 else None)
-
-
 def _einsum(ctx, op):
     if ctx.opset < 12:
         raise ctx.block_op_error(op, "einsum needs opset_version >= 12")
@@ -298,7 +286,7 @@ TABLE = {
     "print": _passthrough, "assert": _passthrough, "assert_defined": _passthrough,
     "argmax": _arg("ArgMax"), "argmin": _arg("ArgMin"), "topk": _topk,
     # linear algebra
-    "matmul": _matmul, "fused_linear": _fused_linear, "einsum": _einsum,
+    "matmul": _matmul, "einsum": _einsum,  # fused_linear: lower_fused.py
 }
 
 register(TABLE)

@@ -14,10 +14,10 @@ Activations are uint8 (the fast pair for ONNX Runtime's x86 kernels: uint8 activ
 with zero point 128, or [0, T] with zero point 0 when calibration never saw a negative value (relu outputs);
 weights are symmetric int8 per output channel.
 
-Example:
-    >>> ptq = PostTrainingQuantization(model_dir='model/net', data_loader=loader, batch_nums=8, algo='KL')  # doctest: +SKIP
-    >>> program = ptq.quantize()                                                                          # doctest: +SKIP
-    >>> ptq.save_quantized_model('model/net_int8')                                                        # doctest: +SKIP
+Example (runnable in `PostTrainingQuantization`'s docstring):
+    >>> ptq = PostTrainingQuantization(model_dir='model/net', data_loader=loader, algo='KL')  # doctest: +SKIP
+    >>> program = ptq.quantize()                                                            # doctest: +SKIP
+    >>> ptq.save_quantized_model('model/net_int8')                                          # doctest: +SKIP
 """
 import numpy as np
 
