@@ -84,3 +84,27 @@ def test_zero_copy_handles(tmp_path):
     with pytest.raises(ValueError, match="shared buffer"):
         h.share_external_data(rng.standard_normal([3, 3, 4, 4]).astype("float32"))
         pred.run()
+
+
+def test_clones_own_their_planned_buffers(tmp_path):
+    """Each clone compiles its own plan: predictors in two threads never write into each other's buffers."""
+    import threading
+    prefix, ref = conv_bn_model(tmp_path)
+    config = inference.Config(prefix)
+    config.enable_memory_optim()
+    preds = [inference.create_predictor(config)]
+    preds.append(preds[0].clone())
+    xs = [rng.standard_normal([2, 3, 4, 4]).astype("float32") for _ in range(2)]
+    errors = []
+
+    def work(pred, x):
+        for _ in range(50):
+            if not np.allclose(pred.run([x])[0], ref(x), rtol=1e-4, atol=1e-6):
+                errors.append(1)
+
+    threads = [threading.Thread(target=work, args=(p, x)) for p, x in zip(preds, xs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
