@@ -61,90 +61,99 @@ def activation_params(threshold, nonnegative):
     return (t / 255.0, 0) if nonnegative else (t / 127.0, 128)
 
 
+class _QDQBuilder:
+    """Appends constants, QDQ ops and the ops they feed to a new op list of program `p` (see `insert_qdq`)."""
+
+    def __init__(self, p, act_params):
+        from ..static.ir import Operator
+        self.p, self.gb, self.act_params, self.Operator = p, p.global_block(), act_params, Operator
+        self.ops = []
+        self.dequantized = {}  # float var -> the var of its QDQ'd value
+        self.source = {}       # and back
+
+    def const(self, base, value):
+        from ..tensor.tensor import Tensor
+        name = self.p.unique_name(base)
+        self.gb.create_var(name, list(value.shape), value.dtype.name, persistable=True, stop_gradient=True)
+        self.p.bound[name] = Tensor(value, stop_gradient=True, name=name)
+        return name
+
+    def op(self, type_, ins, out, shape, dtype, attrs, loc):
+        name = self.p.unique_name(out)
+        self.gb.create_var(name, list(shape), dtype)
+        self.ops.append(self.Operator(self.gb, type_, ins, {"out": [name]}, attrs, loc))
+        return name
+
+    def dequantize(self, q, scale, zero, axis, shape, loc):
+        return self.op("dequantize_linear", {"x": [q], "scale": [scale], "zero_point": [zero]}, "dequantized",
+                       shape, "float32", {"quant_axis": axis}, loc)
+
+    def qdq(self, name, loc):
+        """The QDQ'd version of activation `name` (made once, shared by every reader)."""
+        if name not in self.dequantized:
+            v = self.gb.vars[name]
+            scale, zero = self.act_params[name]
+            s = self.const(name + ".scale", np.array(scale, np.float32))
+            z = self.const(name + ".zero", np.array(zero, np.uint8))
+            q = self.op("quantize_linear", {"x": [name], "scale": [s], "zero_point": [z]}, "quantized", v.shape,
+                        "uint8", {"quant_axis": -1}, loc)
+            self.dequantized[name] = d = self.dequantize(q, s, z, -1, v.shape, loc)
+            self.source[d] = name
+        return self.dequantized[name]
+
+    def weight_and_bias(self, o, w_slot, axis, s_x, per_channel):
+        """Replaces the op's float weight by DQ(int8) (scales along `axis`) and its bias by DQ(int32, s_x * s_w)."""
+        from ..passes.graph import bound_value
+        w_name = o.inputs[w_slot][0]
+        b_slot = "bias" if "bias" in o.inputs else "b"
+        b_name = o.inputs[b_slot][0]
+        w, b = bound_value(self.p, w_name), bound_value(self.p, b_name).reshape(-1)
+        s_w = np.broadcast_to(weight_scales(w, axis if per_channel else None), (w.shape[axis],)).astype(np.float32)
+        # a dead channel's tiny weight scale must still leave its bias representable in int32
+        s_w = np.maximum(s_w, np.abs(b) / (s_x * 2.0**30)).astype(np.float32)
+        w_q = np.clip(np.rint(w / _along(s_w, w.ndim, axis)), -127, 127).astype(np.int8)
+        s_b = (s_x * s_w).astype(np.float32)
+        b_q = np.clip(np.rint(b.astype(np.float64) / s_b), -2**31 + 1, 2**31 - 1).astype(np.int32)
+        wq, ws = self.const(w_name + ".int8", w_q), self.const(w_name + ".scale", s_w)
+        wz = self.const(w_name + ".zero", np.zeros(w.shape[axis], np.int8))
+        o.inputs[w_slot] = [self.dequantize(wq, ws, wz, axis, w.shape, o.loc)]
+        bq, bs = self.const(b_name + ".int32", b_q), self.const(b_name + ".scale", s_b)
+        bz = self.const(b_name + ".zero", np.zeros(b.shape, np.int32))
+        o.inputs[b_slot] = [self.dequantize(bq, bs, bz, 0, b.shape, o.loc)]
+
+
 def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_abs_max"):
     """A copy of `program` (from `prepare`) with QDQ ops around every quantizable op whose input has parameters
     in `act_params` (var name -> (scale, uint8 zero point)). The output is quantized too when it has parameters,
     is not kept, and is not read by a single relu only (then the relu's output is quantized where it is used, so
     ONNX Runtime sees ``Conv -> Relu -> QuantizeLinear`` and folds the Relu into the int8 convolution)."""
-    from ..passes.graph import bound_value
-    from ..static.ir import Operator
-    from ..tensor.tensor import Tensor
+    from ..passes import dead_code_elimination
     p = program.clone()
-    gb = p.global_block()
     keep = set(keep)
     targets = {id(op) for op in quantizable_ops(p)}
-    dequantized = {}  # float var -> its QDQ'd replacement
-    new_ops, quantized = [], 0
-
-    def const(base, value):
-        name = p.unique_name(base)
-        gb.create_var(name, list(value.shape), value.dtype.name, persistable=True, stop_gradient=True)
-        p.bound[name] = Tensor(value, stop_gradient=True, name=name)
-        return name
-
-    def op(type_, ins, out, shape, dtype, attrs, loc):
-        name = p.unique_name(out)
-        gb.create_var(name, list(shape), dtype)
-        new_ops.append(Operator(gb, type_, ins, {"out": [name]}, attrs, loc))
-        return name
-
-    def dequantize(q, scale, zero, axis, shape, loc):
-        return op("dequantize_linear", {"x": [q], "scale": [scale], "zero_point": [zero]}, "dequantized", shape,
-                  "float32", {"quant_axis": axis}, loc)
-
     readers = {}
-    for o in gb.ops:
+    for o in p.global_block().ops:
         for n in o.input_names():
             readers.setdefault(n, []).append(o)
-
-    def qdq(name, loc):
-        if name not in dequantized:
-            v = gb.vars[name]
-            scale, zero = act_params[name]
-            s = const(name + ".scale", np.array(scale, np.float32))
-            z = const(name + ".zero", np.array(zero, np.uint8))
-            q = op("quantize_linear", {"x": [name], "scale": [s], "zero_point": [z]}, "quantized", v.shape, "uint8",
-                   {"quant_axis": -1}, loc)
-            dequantized[name] = dequantize(q, s, z, -1, v.shape, loc)
-        return dequantized[name]
-
-    ops = list(gb.ops)
-    for o in ops:
-        o.inputs = {k: [dequantized.get(n, n) for n in v] for k, v in o.inputs.items()}
+    b, quantized = _QDQBuilder(p, act_params), 0
+    for o in list(p.global_block().ops):
+        o.inputs = {k: [b.dequantized.get(n, n) for n in v] for k, v in o.inputs.items()}
         x_slot, w_slot, axis = QUANTIZABLE.get(o.type, (None, None, None))
         x = o.inputs[x_slot][0] if id(o) in targets else None
-        src = next((k for k, v in dequantized.items() if v == x), x)
+        src = b.source.get(x, x)
         if x is None or src not in act_params:
-            new_ops.append(o)
+            b.ops.append(o)
             continue
-        s_x = float(act_params[src][0])
-        o.inputs[x_slot] = [qdq(src, o.loc)]
-        w_name = o.inputs[w_slot][0]
-        w = bound_value(p, w_name)
-        s_w = weight_scales(w, axis if weight_quantize_type == "channel_wise_abs_max" else None)
-        w_q = np.clip(np.rint(w / _along(s_w, w.ndim, axis)), -127, 127).astype(np.int8)
-        s_w_full = np.broadcast_to(s_w, (w.shape[axis],)).astype(np.float32)
-        wq, ws = const(w_name + ".int8", w_q), const(w_name + ".scale", s_w_full)
-        wz = const(w_name + ".zero", np.zeros(w.shape[axis], np.int8))
-        o.inputs[w_slot] = [dequantize(wq, ws, wz, axis, w.shape, o.loc)]
-        b_slot = "bias" if "bias" in o.inputs else "b"
-        b_name = o.inputs[b_slot][0]
-        b = bound_value(p, b_name).reshape(-1)
-        s_b = (s_x * s_w_full).astype(np.float32)
-        b_q = np.clip(np.rint(b / s_b), -2**31, 2**31 - 1).astype(np.int32)
-        bq, bs = const(b_name + ".int32", b_q), const(b_name + ".scale", s_b)
-        bz = const(b_name + ".zero", np.zeros(b.shape, np.int32))
-        o.inputs[b_slot] = [dequantize(bq, bs, bz, 0, b.shape, o.loc)]
-        new_ops.append(o)
+        o.inputs[x_slot] = [b.qdq(src, o.loc)]
+        b.weight_and_bias(o, w_slot, axis, float(act_params[src][0]), weight_quantize_type == "channel_wise_abs_max")
+        b.ops.append(o)
         quantized += 1
         y = o.output_names()[0]
-        only_relu = [r.type for r in readers.get(y, [])] == ["relu"]
-        if y in act_params and y not in keep and not only_relu:
-            qdq(y, o.loc)
-    gb.ops = new_ops
+        if y in act_params and y not in keep and [r.type for r in readers.get(y, [])] != ["relu"]:
+            b.qdq(y, o.loc)
+    p.global_block().ops = b.ops
     p._bump()
     p.provenance.append(f"quantization: {quantized} ops quantized to int8 (QDQ)")
-    from ..passes import dead_code_elimination
     return dead_code_elimination(p, keep=keep)
 
 

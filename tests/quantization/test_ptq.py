@@ -125,3 +125,20 @@ def test_float_residual_model_through_onnxruntime(tmp_path):
     assert pred.backend == "onnxruntime" and any(op.inputs.get("residual") for op in fused)
     x = data(1)[0]
     np.testing.assert_allclose(pred.run([x])[0], ref(x), rtol=1e-4, atol=1e-5)
+
+
+def test_dead_channel_keeps_its_bias(tmp_path):
+    """An all-zero weight column has a tiny weight scale; its bias must still fit the int32 bias scale."""
+    w = rng.standard_normal([6, 3]).astype("float32")
+    w[:, 1] = 0
+    wt, bt = t(w), t([0.5, 7.0, -2.0])
+    prefix = str(tmp_path / "lin")
+    cp = FakeConcrete(lambda x: F.linear(x, wt, bt), [("x", [-1, 6], "float32")])
+    save_records(prefix, *records_from_concrete([("forward", cp)]))
+    x = rng.standard_normal([4, 6]).astype("float32")
+    ptq = PostTrainingQuantization(model_dir=prefix, data_loader=[x], algo="abs_max")
+    ptq.quantize()
+    ptq.save_quantized_model(str(tmp_path / "lin8"))
+    got = inference.create_predictor(inference.Config(str(tmp_path / "lin8"))).run([x])[0]
+    np.testing.assert_allclose(got[:, 1], 7.0, rtol=1e-6)
+    np.testing.assert_allclose(got, x @ w + np.array([0.5, 7.0, -2.0]), atol=0.05)
