@@ -142,3 +142,24 @@ def test_dead_channel_keeps_its_bias(tmp_path):
     got = inference.create_predictor(inference.Config(str(tmp_path / "lin8"))).run([x])[0]
     np.testing.assert_allclose(got[:, 1], 7.0, rtol=1e-6)
     np.testing.assert_allclose(got, x @ w + np.array([0.5, 7.0, -2.0]), atol=0.05)
+
+
+def test_onnxruntime_fuses_every_quantized_conv_into_int8_kernels(tmp_path):
+    """The QDQ layout is what ONNX Runtime's int8 speed depends on: every conv must become a QLinearConv."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from oar.onnx.exporter import program_to_onnx
+    prefix, _ = small_resnet(tmp_path)
+    ptq = PostTrainingQuantization(model_dir=prefix, data_loader=data(2), algo="abs_max")
+    ptq.quantize()
+    ptq.save_quantized_model(str(tmp_path / "int8"))
+    config = inference.Config(str(tmp_path / "int8"))
+    config.enable_onnxruntime()
+    pred = inference.create_predictor(config)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    ort.InferenceSession(program_to_onnx(pred.program, pred.inputs, pred.outputs).SerializeToString(), so,
+                         providers=["CPUExecutionProvider"])
+    types = [n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx")).graph.node]
+    assert types.count("QLinearConv") == 2 and "Conv" not in types
