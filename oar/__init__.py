@@ -39,7 +39,8 @@ from . import metric  # noqa: E402
 # The layers above the executor load on first use (PEP 562), so that `oar.lite` can run a saved model with only
 # the ops, the executor and the model files imported. `import oar.nn` and `from oar import nn` work as usual.
 _LAZY_MODULES = ("nn", "optimizer", "vision", "dataset", "fluid", "jit", "amp", "onnx", "hapi", "autograd",
-                 "distributed", "callbacks", "device", "text", "linalg", "fft", "signal", "sparse")
+                 "distributed", "callbacks", "device", "text", "quantization", "linalg", "fft", "signal",
+                 "sparse")
 _LAZY_NAMES = {"grad": "autograd", "create_parameter": "nn.initializer", "Model": "hapi",
                "DataParallel": "distributed", "summary": "hapi", "flops": "hapi"}
 

@@ -1,6 +1,7 @@
 """`Config`: where the model files are and which optimizations the predictor applies."""
 import enum
 import os
+import warnings
 
 
 class PrecisionType(enum.IntEnum):
@@ -38,12 +39,19 @@ class Config:
     Example:
         >>> config = oar.inference.Config('model/net')          # prefix form
         >>> config.switch_ir_optim(False)                       # run the program as saved
+        >>> config.ir_optim(), config.mkldnn_enabled()
+        (False, False)
+        >>> config.enable_onnxruntime(); config.onnxruntime_enabled()   # run it in ONNX Runtime
+        True
     """
 
     def __init__(self, prog_file=None, params_file=None):
         self._prog = self._params = None
-        self.ir_optim = True
+        self._ir_optim = True
         self.memory_optim = False
+        self.ir_debug = False
+        self.ort = False            # run the exported program in ONNX Runtime (`enable_onnxruntime`)
+        self.ort_optimization = False
         self.glog_info = True
         self.cpu_threads = 1
         self.cpu_threads_set = False  # only an explicit setting changes the process's BLAS threads
@@ -78,15 +86,47 @@ class Config:
         return os.path.dirname(self._prog) if self._prog else None
 
     def switch_ir_optim(self, x=True):
-        """Apply the inference passes (dead code, constant folding, batch-norm folding); on by default."""
-        self.ir_optim = bool(x)
+        """Apply the inference passes (`oar.passes.INFERENCE_PASSES`: constant folding, batch-norm folding,
+        conv / linear / add+activation fusion, dead code); on by default."""
+        self._ir_optim = bool(x)
 
-    def ir_optim_enabled(self):
-        return self.ir_optim
+    def ir_optim(self):
+        """Whether the inference passes run (Paddle's ``Config.ir_optim()``)."""
+        return self._ir_optim
+
+    ir_optim_enabled = ir_optim
+
+    def switch_ir_debug(self, x=True):
+        """Print the program after each pass (to stdout) when the predictor is created."""
+        self.ir_debug = bool(x)
 
     def enable_memory_optim(self, x=True):
-        """Release intermediate buffers as soon as they are dead (the executor always does)."""
+        """Plan memory once per input shape: fused convolution / linear ops write into buffers allocated on the
+        first run of a shape and reused after (the `memory_optimize` pass). Dead intermediates are released by
+        the executor either way."""
         self.memory_optim = bool(x)
+
+    def memory_optim_enabled(self):
+        return self.memory_optim
+
+    def enable_onnxruntime(self):
+        """Run the model in an ONNX Runtime session (needs ``pip install 'oar[onnx]'``): the predictor exports
+        the program through `oar.onnx` and keeps the same handle API. An op without an ONNX lowering (or a
+        missing onnxruntime) makes it fall back to the native executor with a warning naming the op."""
+        self.ort = True
+
+    def disable_onnxruntime(self):
+        self.ort = False
+
+    def onnxruntime_enabled(self):
+        return self.ort
+
+    use_onnxruntime = onnxruntime_enabled
+
+    def enable_ort_optimization(self):
+        """Let ONNX Runtime apply all its graph optimizations (fusions, QDQ -> int8 kernels); off, it runs the
+        exported graph with its basic optimizations only."""
+        self.ort_optimization = True
 
     def disable_glog_info(self):
         """Silence the predictor's informational log lines."""
@@ -107,8 +147,23 @@ class Config:
         return self.cpu_threads
 
     def delete_pass(self, name):
-        """Removes one pass from the pipeline by name."""
+        """Removes one pass from the pipeline by name (see `oar.passes.PASSES`)."""
+        from ..passes import PASSES
+        if name not in PASSES:
+            raise ValueError(f"delete_pass: unknown pass {name!r}; passes are {sorted(PASSES)}")
         self.deleted_passes.add(name)
+
+    def pass_names(self):
+        """The passes the predictor will apply, in order."""
+        from .. import passes
+        if not self._ir_optim:
+            return []
+        names = list(self.passes or passes.INFERENCE_PASSES)
+        if self.ort:  # ONNX Runtime folds constants itself, and must see int8 weights' dequantize ops to use them
+            names = [n for n in names if n not in passes.NATIVE_ONLY_PASSES]
+        elif self.memory_optim:
+            names += [n for n in passes.MEMORY_PASSES if n not in names]
+        return [n for n in names if n not in self.deleted_passes]
 
     def disable_gpu(self):
         pass
@@ -120,8 +175,25 @@ class Config:
         raise RuntimeError("oar's predictor runs on the CPU only")
 
     def enable_mkldnn(self):
-        pass
+        """Accepted for Paddle compatibility: oar has no oneDNN backend, its CPU kernels are NumPy/OpenBLAS (and
+        ONNX Runtime's with `enable_onnxruntime()`); `mkldnn_enabled()` stays False."""
+        warnings.warn("Config.enable_mkldnn(): oar has no oneDNN (MKLDNN) backend; the predictor keeps its NumPy "
+                      "kernels (enable_onnxruntime() runs ONNX Runtime's)", stacklevel=2)
+
+    def mkldnn_enabled(self):
+        return False
 
     def summary(self):
-        return (f"prog_file: {self._prog}\nparams_file: {self._params}\nir_optim: {self.ir_optim}\n"
-                f"memory_optim: {self.memory_optim}\ncpu_math_library_num_threads: {self.cpu_threads}")
+        """The settings, and (after `create_predictor`) the passes applied with op counts before and after.
+
+        Example:
+            >>> print(config.summary())   # doctest: +SKIP
+        """
+        lines = [f"prog_file: {self._prog}", f"params_file: {self._params}", f"ir_optim: {self._ir_optim}",
+                 f"memory_optim: {self.memory_optim}", f"onnxruntime: {self.ort}",
+                 f"ort_optimization: {self.ort_optimization}", "mkldnn: False",
+                 f"cpu_math_library_num_threads: {self.cpu_threads}", f"passes: {', '.join(self.pass_names())}"]
+        report = getattr(self, "_report", None)
+        if report is not None:
+            lines.append(report)
+        return "\n".join(lines)

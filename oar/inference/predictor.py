@@ -1,10 +1,13 @@
-"""The predictor: a saved inference program, optimized by the inference passes, run by the static executor."""
+"""The predictor: a saved inference program, optimized by the inference passes, run by the static executor (or,
+with `Config.enable_onnxruntime()`, by ONNX Runtime)."""
+from collections import Counter
+
 import numpy as np
 
 from ..framework import dtype as D
 from ..static.model_files import load_files
 from ..kernels.threads import set_blas_threads
-from ..static.executor import compile_program
+from ..static.executor import Compiled
 from ..tensor.tensor import Tensor as _EagerTensor
 
 
@@ -23,6 +26,7 @@ class Tensor:
 
     def __init__(self, name, spec):
         self.name, self._spec, self._data = name, spec, None
+        self._external = None  # a buffer given by share_external_data
         self._np = D.np_dtype(spec["dtype"])
         self._shape = list(spec["shape"])
 
@@ -42,8 +46,34 @@ class Tensor:
             if a.dtype.kind != want.kind:
                 raise TypeError(f"input '{self.name}' expects {want.name}, got {a.dtype.name}")
             a = a.astype(want)
+        self._data, self._external = a, None
+        self._shape = list(a.shape)
+
+    def share_external_data(self, data):
+        """Zero-copy input: the predictor reads `data` (a C-contiguous ndarray of the saved dtype) in place, so
+        later changes to it are seen by the next run. On an output handle, runs write their result into `data`.
+
+        Example:
+            >>> buf = np.zeros([2, 4], 'float32')
+            >>> predictor.get_input_handle('x').share_external_data(buf)   # doctest: +SKIP
+        """
+        a = getattr(data, "_data", data)
+        if type(a) is not np.ndarray or a.dtype != self._np or not a.flags.c_contiguous:
+            raise TypeError(f"share_external_data('{self.name}') needs a C-contiguous {self._np.name} ndarray, got "
+                            f"{getattr(a, 'dtype', type(a).__name__)}")
         self._data = a
         self._shape = list(a.shape)
+        self._external = a
+
+    def _set_output(self, a):
+        ext = self._external
+        if ext is not None:
+            if ext.shape != a.shape:
+                raise ValueError(f"output '{self.name}' has shape {list(a.shape)}, the shared buffer has "
+                                 f"{list(ext.shape)}")
+            np.copyto(ext, a)
+            a = ext
+        self._data = a
 
     def copy_to_cpu(self):
         """The output as a NumPy array (a copy)."""
@@ -78,7 +108,6 @@ class Predictor:
     """
 
     def __init__(self, config, _shared=None):
-        from .. import passes
         self.config = config
         if getattr(config, "cpu_threads_set", False):
             set_blas_threads(config.cpu_threads)
@@ -88,20 +117,53 @@ class Predictor:
             gb = prog.global_block()
             prog.bound = {n: _EagerTensor(a, name=n) for n, a in weights.items() if n in gb.vars}
             self.inputs, self.outputs = rec.inputs, rec.outputs
-            fetch = [o["name"] for o in self.outputs]
-            if config.ir_optim:
-                names = [n for n in (config.passes or passes.INFERENCE_PASSES) if n not in config.deleted_passes]
-                prog = passes.apply_passes(prog, names, keep=fetch)
-            self.program = prog
+            self.program = self._optimize(prog, [o["name"] for o in self.outputs])
         else:
             self.program, self.inputs, self.outputs = _shared
         self._in_names = [i["name"] for i in self.inputs]
         self._out_names = [o["name"] for o in self.outputs]
-        self._compiled = compile_program(self.program, self._in_names, self._out_names)
+        self.backend, self._compiled = "native", None
+        if config.ort:
+            from .ort_backend import ort_runner
+            self._compiled = ort_runner(self.program, self.inputs, self.outputs, config)
+            self.backend = "onnxruntime" if self._compiled is not None else "native"
+        if self._compiled is None:
+            # its own plan (not the program's cached one): planned buffers are never shared by two predictors
+            self._compiled = Compiled(self.program, self._in_names, self._out_names)
+        runner = getattr(self._compiled, "bound_runner", None)
+        runner = runner(self._converted) if runner is not None else None
+        self._run_values = runner or (lambda vals: self._compiled.run_values(self._converted(vals)))
+        self._copy_views = config.memory_optim and self.backend == "native"
         self._in = {i["name"]: Tensor(i["name"], i) for i in self.inputs}
         self._out = {o["name"]: Tensor(o["name"], o) for o in self.outputs}
         self._in_list = [self._in[n] for n in self._in_names]
         self._out_list = [self._out[n] for n in self._out_names]
+
+    def _converted(self, values):
+        """The inputs as ndarrays of the saved dtypes (cast when only the width differs), as `copy_from_cpu`."""
+        vals = list(values)
+        for i, h in enumerate(self._in_list):
+            a = vals[i]
+            if type(a) is not np.ndarray or a.dtype != h._np:
+                h.copy_from_cpu(a)
+                vals[i] = h._data
+        return vals
+
+    def _optimize(self, prog, fetch):
+        """The program after the configured passes; records the passes and op counts for `Config.summary()`."""
+        from .. import passes
+        names = self.config.pass_names()
+        before = Counter(op.type for op in prog.global_block().ops)
+        for n in names:
+            prog = passes.apply_passes(prog, [n], keep=fetch)
+            if self.config.ir_debug:
+                print(f"--- after {n} ---\n{prog}")
+        after = Counter(op.type for op in prog.global_block().ops)
+        counts = "\n".join(f"  {t:28s} {before.get(t, 0):5d} -> {after.get(t, 0):5d}" for t in sorted(before | after))
+        self.config._report = ("applied:\n" + "\n".join("  " + line for line in prog.provenance[-len(names):])
+                               if names else "applied: (none)") + \
+            f"\nops: {sum(before.values())} -> {sum(after.values())}\n{counts}"
+        return prog
 
     def get_input_names(self):
         return list(self._in_names)
@@ -128,26 +190,29 @@ class Predictor:
             if len(inputs) != len(self._in_names):
                 raise ValueError(f"run() got {len(inputs)} inputs, the model takes {len(self._in_names)}: "
                                  f"{self._in_names}")
-            vals = list(inputs)
-            for i, h in enumerate(self._in_list):
-                a = vals[i]
-                if type(a) is not np.ndarray or a.dtype != h._np:
-                    h.copy_from_cpu(a)
-                    a = vals[i] = h._data
-                h._data = a  # the executor never writes its feeds: no copy needed
-            outs = self._compiled.run_values(vals)
+            outs = self._run_values(inputs)
+            if self._copy_views:
+                outs = [_unshared(a) for a in outs]
             for h, a in zip(self._out_list, outs):
-                h._data = a
-            return list(outs)
+                if h._external is None:
+                    h._data = a
+                else:
+                    h._set_output(a)
+            return outs
         feed = {}
         for n in self._in_names:
             h = self._in[n]
             if h._data is None:
                 raise RuntimeError(f"input '{n}' has no data: call get_input_handle('{n}').copy_from_cpu(array)")
             feed[n] = h._data
-        for n, a in zip(self._out_names, self._compiled.run(feed)):
-            self._out[n]._data = a
+        outs = self._compiled.run(feed)
+        if self._copy_views:
+            outs = [_unshared(a) for a in outs]
+        for n, a in zip(self._out_names, outs):
+            self._out[n]._set_output(a)
         return True
+
+    zero_copy_run = run  # Paddle 1.x name: handles already hand over arrays without copies
 
     def clone(self):
         """A predictor sharing this one's program and weights, with its own input/output handles."""
@@ -161,6 +226,11 @@ class Predictor:
 
     def clear_intermediate_tensor(self):
         pass
+
+
+def _unshared(a):
+    """`a`, copied when it is a view (of a buffer that planned ops reuse on the next run)."""
+    return a.copy() if getattr(a, "base", None) is not None else a
 
 
 def create_predictor(config):

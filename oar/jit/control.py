@@ -96,26 +96,51 @@ def static_branches(pred, true_run, false_run, names):
     tout, fout = list(tout), list(fout)
     partial = []
     for i, name in enumerate(names):
-        a, b = tout[i], fout[i]
-        fa, fb_ = defined_flag(a), defined_flag(b)
+        a, b = _align(tout[i], fout[i])
         tout[i], fout[i] = _reconcile(name, a, b, tb, fb)
-        if not name.startswith("__") and is_var(tout[i]) and not (fa is True and fb_ is True):
-            ua, ub = undefined_info(a), undefined_info(b)
-            lines = (ua or ub)[0] or (ub or ua)[0]
-            kind = (ua and ua[1]) or (ub and ub[1]) or "if"
-            partial.append((i, name, lines, kind))
-            tout.append(fa)  # a "defined" flag per such name, merged by the same cond
-            fout.append(fb_)
+        if name.startswith("__"):
+            continue
+        la, lb, lr = cf.flatten(a)[0], cf.flatten(b)[0], cf.flatten(tout[i])[0]
+        if not len(la) == len(lb) == len(lr):
+            continue
+        for k, (x, y, r) in enumerate(zip(la, lb, lr)):  # a value one path did not assign: a run-time flag
+            fx, fy = defined_flag(x), defined_flag(y)
+            if is_var(r) and not (fx is True and fy is True):
+                ux, uy = undefined_info(x), undefined_info(y)
+                lines = (ux or uy)[0] or (uy or ux)[0]
+                kind = (ux and ux[1]) or (uy and uy[1]) or "if"
+                key = next((u.name for u in (x, y) if isinstance(u, UndefinedVar) and u.name.startswith("[")), "")
+                partial.append((i, k, name + key, lines, kind))
+                tout.append(fx)  # merged by the same cond
+                fout.append(fy)
     out = cf.build_cond(pred, parent, tb, tout, fb, fout)
     n = len(names)
     for i in range(n):  # a list carried as a tensor array stays one through the cond
         for side in (tout[i], fout[i]):
             if is_array(side) and is_var(out[i]):
                 out[i].attrs.update(side.attrs)
-    for k, (i, name, lines, kind) in enumerate(partial):
-        if is_var(out[i]):
-            MaybeUndefinedVar.mark(out[i], out[n + k], name, lines, kind)
+    for j, (i, k, name, lines, kind) in enumerate(partial):
+        leaf = cf.flatten(out[i])[0][k]
+        if is_var(leaf):
+            MaybeUndefinedVar.mark(leaf, out[n + j], name, lines, kind)
     return out[:n]
+
+
+def _align(a, b):
+    """`a` and `b` with the dict keys one path added and the other did not filled with UndefinedVar, so a
+    dict written in one branch only (`d['w'] = x`) merges key by key."""
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() != b.keys():
+        a2, b2 = {}, {}
+        for k in list(a) + [k for k in b if k not in a]:
+            a2[k], b2[k] = _align(a.get(k, UndefinedVar(f"[{k!r}]")), b.get(k, UndefinedVar(f"[{k!r}]")))
+        return a2, b2
+    if isinstance(a, dict) and isinstance(b, dict):
+        pairs = {k: _align(a[k], b[k]) for k in a}
+        return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b) and len(a) == len(b):
+        pairs = [_align(x, y) for x, y in zip(a, b)]
+        return type(a)(p[0] for p in pairs), type(b)(p[1] for p in pairs)
+    return a, b
 
 
 def _reconcile(name, a, b, tb, fb):

@@ -25,6 +25,7 @@ def _require_onnx():
         raise ImportError("oar.onnx.export needs the 'onnx' package: pip install 'oar[onnx]' (or pip install "
                           "onnx onnxruntime)") from None
     from . import lower_control, lower_manipulation, lower_math, lower_nn  # noqa: F401  (register lowerings)
+    from . import lower_fused, lower_quant  # noqa: F401
     return onnx
 
 

@@ -246,16 +246,6 @@ def _matmul(ctx, op):
     ctx.node("MatMul", [x, y], [ctx.out(op)])
 
 
-def _fused_linear(ctx, op):
-    act = op.attrs.get("act")
-    if act not in (None, "relu"):
-        raise ctx.block_op_error(op, f"fused_linear activation {act!r} has no ONNX lowering")
-    out = ctx.node("MatMul", [ctx.inp(op, "x"), ctx.inp(op, "w")])
-    if op.inputs.get("b"):
-        out = ctx.node("Add", [out, ctx.inp(op, "b")])
-    ctx.node("Relu" if act == "relu" else "Identity", [out], [ctx.out(op)])
-
-
 def _einsum(ctx, op):
     if ctx.opset < 12:
         raise ctx.block_op_error(op, "einsum needs opset_version >= 12")
@@ -298,7 +288,7 @@ TABLE = {
     "print": _passthrough, "assert": _passthrough, "assert_defined": _passthrough,
     "argmax": _arg("ArgMax"), "argmin": _arg("ArgMin"), "topk": _topk,
     # linear algebra
-    "matmul": _matmul, "fused_linear": _fused_linear, "einsum": _einsum,
+    "matmul": _matmul, "einsum": _einsum,  # fused_linear: lower_fused.py
 }
 
 register(TABLE)

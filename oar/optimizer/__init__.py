@@ -6,3 +6,4 @@ from .adam import Adam, AdamW, Adamax, Lamb
 from .adaptive import RMSProp, Adagrad, Adadelta
 
 __all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "Lamb", "RMSProp", "Adagrad", "Adadelta"]
+from . import multi_tensor  # noqa: E402,F401  (registers the multi-tensor update ops the passes fuse into)

@@ -16,6 +16,8 @@ from .fuse_elewise_add_act import fuse_elewise_add_act
 from .fuse_optimizer_updates import fuse_optimizer_updates
 from .fuse_elementwise import fuse_elementwise
 from .fuse_matmul_sums import fuse_matmul_sums
+from .fuse_conv import fuse_conv_bias_act
+from .memory_optimize import memory_optimize
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -26,9 +28,16 @@ PASSES = {
     "fuse_optimizer_updates": fuse_optimizer_updates,
     "fuse_elementwise": fuse_elementwise,
     "fuse_matmul_sums": fuse_matmul_sums,
+    "fuse_conv_bias_act": fuse_conv_bias_act,
+    "memory_optimize": memory_optimize,
 }
 
-INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_linear", "dead_code_elimination")
+INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_conv_bias_act", "fuse_linear", "fuse_elewise_add_act",
+                    "dead_code_elimination")
+# added by the predictor after INFERENCE_PASSES when `Config.enable_memory_optim()` is on
+MEMORY_PASSES = ("memory_optimize",)
+# left out when the predictor runs the program in ONNX Runtime (`Config.enable_onnxruntime()`)
+NATIVE_ONLY_PASSES = ("constant_folding", "memory_optimize")
 
 
 def register_pass(name, fn):

@@ -16,8 +16,8 @@ from .graph import arg_names, bound_value, consumers, out_names
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 
 
-def _fused_linear(x, w, b=None, act=None):
-    out = np.matmul(x, w)
+def _fused_linear(x, w, b=None, act=None, reuse_output=False, out=None):
+    out = np.matmul(x, w, out=out)
     if b is not None:
         np.add(out, b, out=out)
     if act is not None:
@@ -25,16 +25,41 @@ def _fused_linear(x, w, b=None, act=None):
     return out
 
 
-def _infer(metas, act=None):
+def _lower(compiler, op):
+    """The executor's kernel, without keyword arguments (it is on every MLP's hot path); with ``reuse_output``
+    (the `memory_optimize` pass) the result goes into one buffer per input shape, reused on every run."""
+    act = op.attrs.get("act")
+    if act is not None and act != "relu":
+        return lambda *args: (_fused_linear(*args, act=act),)
+    relu, buffers = act == "relu", ({} if op.attrs.get("reuse_output") else None)
+
+    def run(x, w, b=None):
+        if buffers is None:
+            out = np.matmul(x, w)
+        else:
+            out = buffers.get(x.shape)  # the pass fused only x, w of one dtype
+            if out is None or out.dtype != x.dtype:
+                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], x.dtype)
+            np.matmul(x, w, out=out)
+        if b is not None:
+            np.add(out, b, out=out)
+        if relu:
+            np.maximum(out, 0, out=out)
+        return (out,)
+    return run
+
+
+def _infer(metas, act=None, reuse_output=False):
     (xs, xd), (ws, _) = metas[0], metas[1]
     return [(list(xs[:-1]) + [ws[1]], xd)]
 
 
-FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer)
+FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower)
 
 
-def fuse_linear(program, keep=()):
-    """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused."""
+def fuse_linear(program, keep=(), activation=True):
+    """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused (``activation=False``:
+    matmul + bias only)."""
     p = program.clone()
     gb = p.global_block()
     keep = set(keep)
@@ -59,7 +84,7 @@ def fuse_linear(program, keep=()):
                 bias, last = arg_names(nxt)[1], out_names(nxt)[0]
                 chain.append(nxt)
                 nxt = _single_reader(last, readers, reader_of, keep)
-        if nxt is not None and nxt.type in ACTS:
+        if activation and nxt is not None and nxt.type in ACTS:
             act, last = nxt.type, out_names(nxt)[0]
             chain.append(nxt)
         if len(chain) == 1:

@@ -1,6 +1,6 @@
 """Multi-tensor optimizer updates: the per-parameter update ops of one optimizer (same op, attributes, learning
 rate and dtype) become one ``multi_<op>`` op (`oar.optimizer.multi_tensor`) that updates all those parameters with
-whole-buffer NumPy calls (BuildStrategy.fuse_all_optimizer_ops; always on for captured training steps).
+whole-buffer NumPy calls, found in the op registry so this pass imports nothing above the ops (BuildStrategy.fuse_all_optimizer_ops; always on for captured training steps).
 
 Needs: the update ops are in the global block, each writes its outputs over its own parameter and accumulator
 inputs (the multi-tensor kernels update in place), and no other op between the first and the last of a group
@@ -10,8 +10,13 @@ same value as before (the multi-tensor kernels repeat the per-parameter float op
 Example:
     >>> p = fuse_optimizer_updates(program)   # adam_update x N -> multi_adam_update {n=N}
 """
-from ..optimizer.multi_tensor import MULTI
+from ..ops.registry import REGISTRY
 from .graph import arg_names, out_names
+
+
+def _multi(op_type):
+    """The multi-tensor op for an update op type (registered with the optimizers), or None."""
+    return REGISTRY.get(f"multi_{op_type}")
 
 
 def _group_key(block, op):
@@ -31,7 +36,7 @@ def fuse_optimizer_updates(program, keep=()):
     gb = p.global_block()
     groups = {}
     for k, op in enumerate(gb.ops):
-        if op.type in MULTI and _in_place(op):
+        if _multi(op.type) is not None and _in_place(op):
             groups.setdefault(_group_key(gb, op), []).append(k)
     replace, drop = {}, set()
     for key, idx in groups.items():
@@ -48,7 +53,7 @@ def fuse_optimizer_updates(program, keep=()):
         outs = [out_names(op) for op in ops]
         flat_in = [ins[j][i] for i in range(len(ins[0]) - 1) for j in range(n)] + [ins[0][-1]]
         flat_out = [outs[j][i] for i in range(len(outs[0])) for j in range(n)]
-        fused = type(ops[0])(gb, MULTI[key[0]].name, {"x": flat_in}, {"out": flat_out},
+        fused = type(ops[0])(gb, _multi(key[0]).name, {"x": flat_in}, {"out": flat_out},
                              {**ops[0].attrs, "n": n}, ops[-1].loc, ops[-1].role)
         replace[idx[-1]] = fused
         drop.update(idx[:-1])

@@ -291,6 +291,47 @@ class Compiled:
             raise ValueError(f"expected {len(self.checks)} fed values ({list(self.feed_names)}), got {len(values)}")
         return self.run_trusted(self._check_values(list(values)), scope)
 
+    def bound_runner(self, convert=None):
+        """``run(values) -> outputs`` with the persistable values read from ``program.bound`` once, now: for a
+        predictor, whose weights do not change between runs. Values that are not ndarrays of the declared dtype,
+        rank and fixed dims go through ``convert(list) -> list`` first (default: the checks of `run_values`).
+        None when the plan reads unbound persistables or writes persistables (run `run_values` then)."""
+        bound = self.program.bound
+        if self.writes or any(n not in bound for n in self.reads):
+            return None
+        consts = [bound[n]._data for n in self.reads]
+        fn, n_in = self.fn, len(self.checks)
+        slow = self._check_values if convert is None else (lambda vals: self._check_values(convert(vals)))
+        # per feed: dtype, rank and the (axis, size) pairs the declared shape fixes (non-data feeds: no checks)
+        specs = [(npdt, len(shape), [(i, d) for i, d in enumerate(shape) if d >= 0]) if strict else None
+                 for _, npdt, shape, strict in self.checks]
+
+        def checked(values):
+            if len(values) != n_in:
+                raise ValueError(f"expected {n_in} fed values ({list(self.feed_names)}), got {len(values)}")
+            for a, spec in zip(values, specs):
+                if spec is None or type(a) is not np.ndarray or a.dtype != spec[0] or a.ndim != spec[1]:
+                    return slow(list(values))
+                shape = a.shape
+                for i, d in spec[2]:
+                    if shape[i] != d:
+                        return slow(list(values))  # raises the error naming the feed
+            return values
+
+        def run(values):
+            try:
+                outs = fn(*checked(values), *consts)
+            except Exception as e:
+                op = _failing_op(e.__traceback__)
+                if op is None or getattr(e, "_oar_op_error", False):
+                    raise
+                raise op_run_error(e, op) from None
+            for a in outs:
+                if type(a) is not np.ndarray or not a.flags.writeable:
+                    return [a if type(a) is list else _owned(a) for a in outs]
+            return list(outs)
+        return run
+
     def run_trusted(self, args, scope=None):
         """Runs the plan on feed values already known to match the declared variables (a fresh list in
         `feed_names` order; the persistable values are appended to it). `oar.jit`'s runner uses this: its

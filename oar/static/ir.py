@@ -72,13 +72,15 @@ class Variable(TensorMethods):
 
     def __getitem__(self, index):
         if self.attrs.get("kind") == "tensor_array":   # a list carried through a static loop
-            from ..tensor.array import array_length, array_read
+            from ..tensor.array import array_length, array_read, array_slice
+            if isinstance(index, slice):
+                return array_slice(self, index)
             if isinstance(index, int) and not isinstance(index, bool):
                 if index < 0:
                     return array_read(self, array_length(self) + index)
             elif not isinstance(index, TensorMethods):
                 raise TypeError(f"a tensor array (the list '{self.name}' carried through a tensor-dependent loop) "
-                                f"can be indexed only by an int or an int tensor, got {index!r}")
+                                f"can be indexed only by an int, an int tensor or an int slice, got {index!r}")
             return array_read(self, index)
         return TensorMethods.__getitem__(self, index)
 

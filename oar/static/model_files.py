@@ -13,7 +13,8 @@ import numpy as np
 from ..framework import dtype as D
 from ..static import serialize as S
 
-MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 1
+MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 2
+MODEL_FORMAT_VERSIONS = (1, 2)  # readable versions (changelog in docs/format.md)
 INFO_FORMAT, INFO_FORMAT_VERSION = "oar.params_info", 1
 MAX_JSON_BYTES = 256 << 20  # a program file; parsing takes several times its size in memory
 _DTYPES = frozenset(d.name for d in D.ALL)
@@ -97,7 +98,7 @@ def encode_weights(arrays):
     from safetensors.numpy import save
     out = {}
     for n, a in arrays.items():
-        a = np.ascontiguousarray(a)
+        a = np.ascontiguousarray(a).reshape(np.shape(a))  # ascontiguousarray makes 0-d arrays 1-d
         if a.dtype.name == "bfloat16":
             a = a.view(np.uint16)
         out[n] = a
@@ -199,9 +200,9 @@ def read_record(pdmodel):
     d = read_json(pdmodel, "model (.pdmodel)")
     if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
         raise _bad(pdmodel, f"not an oar model file (expected format {MODEL_FORMAT!r})")
-    if d.get("version") != MODEL_FORMAT_VERSION:
+    if d.get("version") not in MODEL_FORMAT_VERSIONS or isinstance(d.get("version"), bool):
         raise _bad(pdmodel, f"model format version {d.get('version')!r:.20} is not supported (this oar reads "
-                            f"version {MODEL_FORMAT_VERSION})")
+                            f"versions {list(MODEL_FORMAT_VERSIONS)})")
     if "program" not in d:
         raise _bad(pdmodel, "missing 'program'")
     prog = _program(pdmodel, d, "program")

@@ -117,6 +117,23 @@ ARRAY_READ_GRAD = defop("array_read_grad", _read_grad_kernel, inputs=("x", "i"),
                         grad=lambda g, out, x, i: (apply(ARRAY_PICK, (g, x, i)), None))
 ARRAY_READ = defop("array_read", _read, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
                    grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None))
+def _slice(arr, start, stop, step):
+    return list(arr[start:stop:step])
+
+
+def _unslice(g, arr, start, stop, step):
+    """The gradient of a slice: the slice's gradient put back at the positions it came from (None elsewhere)."""
+    out = [None] * len(arr)
+    for j, i in enumerate(range(len(arr))[start:stop:step]):
+        if j < len(g):
+            out[i] = g[j]
+    return out
+
+
+ARRAY_UNSLICE = defop("array_unslice", _unslice, inputs=("g", "array"), nondiff=(1,), infer=lambda m, **a: [m[1]])
+ARRAY_SLICE = defop("array_slice", _slice, inputs=("array",), infer=lambda m, **a: [m[0]],
+                    grad=lambda g, out, arr, start, stop, step: (
+                        apply(ARRAY_UNSLICE, (g, arr), {"start": start, "stop": stop, "step": step}),))
 ARRAY_LENGTH = defop("array_length", lambda arr: np.asarray([len(arr)], np.int64), inputs=("array",),
                      infer=lambda m: [([1], D.int64)])
 
@@ -218,6 +235,17 @@ def array_write(x, i, array=None):
     block.append_op("array_write", {"array": [array.name], "x": [xv.name], "i": [iv.name]},
                     {"out": [array.name]}, {}, user_location())
     return array
+
+
+def array_slice(array, index):
+    """`array[start:stop:step]` with Python int (or None) bounds: a new tensor array."""
+    if any(b is not None and not isinstance(b, int) for b in (index.start, index.stop, index.step)):
+        raise TypeError(f"a tensor array can be sliced only with int bounds, got {index!r}")
+    if isinstance(array, list):
+        return array[index]
+    out = apply(ARRAY_SLICE, (array,), {"start": index.start, "stop": index.stop, "step": index.step})
+    out.attrs["kind"] = "tensor_array"
+    return out
 
 
 def array_read(array, i):

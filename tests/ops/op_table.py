@@ -420,6 +420,35 @@ add("unique_all", lambda x: oar.unique(x, return_index=True, return_inverse=True
     tags=("dynamic_shape",))
 add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn(4)))
 
+# ---- quantization (QDQ) -------------------------------------------------------------------------------------------
+def _np_quant(x, s, z, axis=-1):
+    shape = [-1 if d == axis else 1 for d in range(x.ndim)] if axis >= 0 else []
+    s, zi = (s.reshape(shape), z.astype(np.int64).reshape(shape)) if shape else (s, z.astype(np.int64))
+    lo, hi = (-128, 127) if z.dtype == np.int8 else (0, 255)
+    return np.clip(np.round(x / s) + zi, lo, hi).astype(z.dtype)  # np.round: half to even, as ONNX
+
+
+def _np_dequant(q, s, z, axis=-1):
+    shape = [-1 if d == axis else 1 for d in range(q.ndim)] if axis >= 0 else []
+    s, zi = (s.reshape(shape), z.astype(np.int64).reshape(shape)) if shape else (s, z.astype(np.int64))
+    return ((q.astype(np.int64) - zi) * s).astype(s.dtype)
+
+
+_F32 = np.float32
+add("quantize_linear", oar.quantization.quantize_linear, _np_quant,
+    (randn(3, 4).astype(_F32), np.array(0.02, _F32), np.array(3, np.int8)),
+    (np.array([0.5, 1.5, 2.5, -0.5, 300.0], _F32), np.array(1.0, _F32), np.array(0, np.int8)),  # ties, clipping
+    (randn(3, 4).astype(_F32), np.array(0.01, _F32), np.array(128, np.uint8)), grad=False)
+add("quantize_linear_per_channel", lambda x, s, z: oar.quantization.quantize_linear(x, s, z, quant_axis=1),
+    lambda x, s, z: _np_quant(x, s, z, 1),
+    (randn(2, 3, 4).astype(_F32), np.array([0.01, 0.02, 0.05], _F32), np.array([0, 1, -2], np.int8)), grad=False)
+add("dequantize_linear", oar.quantization.dequantize_linear, _np_dequant,
+    (ints(100, 3, 4).astype(np.int8), np.array(0.02, _F32), np.array(3, np.int8)),
+    (ints(255, 3, 4).astype(np.uint8), np.array(0.5, _F32), np.array(128, np.uint8)), grad=False)
+add("dequantize_linear_per_channel", lambda q, s, z: oar.quantization.dequantize_linear(q, s, z, quant_axis=0),
+    lambda q, s, z: _np_dequant(q, s, z, 0),
+    (ints(1000, 3, 4).astype(np.int32), np.array([0.01, 0.02, 0.05], _F32), np.zeros(3, np.int32)), grad=False)
+
 import op_table_linalg  # noqa: E402,F401  (more families' rows, each in its own file)
 import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401

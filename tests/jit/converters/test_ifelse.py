@@ -144,3 +144,16 @@ def test_dead_names_are_not_branch_outputs():
         return y
     """)
     assert "('t', 'dead')" in code and "('y', 'name')" in code
+
+
+def key_in_one_branch(x):
+    d = {"b": x}
+    if x.sum() > 0:
+        d["w"] = x * 2
+    return d["b"] + d["w"]
+
+
+def test_dict_key_added_in_one_branch_only():
+    sf = check(key_in_one_branch, T([1.0, 2.0]))
+    with pytest.raises(UnboundLocalError, match=r"'d\['w'\]' is used at .*return d\[\"b\"\] \+ d\[\"w\"\]"):
+        sf(T([-1.0, -2.0]))  # eagerly a KeyError: the key exists only on the other path

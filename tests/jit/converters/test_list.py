@@ -127,3 +127,19 @@ def test_eager_python_lists_unchanged():
         return a + len(xs)
     sf = oar.jit.to_static(f)
     np.testing.assert_allclose(sf(Tg([1.0])).numpy(), [3.0])
+
+
+def slice_of_a_tensor_array(x, n):
+    a = []
+    i = paddle.zeros([], "int64")
+    while i < n:
+        a.append(x * i.astype("float32"))
+        i += 1
+    b = a[1:3]
+    return b[0] + b[-1] + len(b)
+
+
+def test_slicing_a_list_built_in_a_tensor_loop():
+    from conv_helpers import check as check_converted
+    sf = check_converted(slice_of_a_tensor_array, Tg([1.0, 2.0]), Tg(4, "int64"))
+    assert "array_slice(" in str(sf.concrete_program.main_program)

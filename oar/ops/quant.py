@@ -1,0 +1,87 @@
+"""Linear quantization ops (ONNX QuantizeLinear / DequantizeLinear, Paddle's ``quantize_linear`` /
+``dequantize_linear``), the QDQ pair `oar.quantization` inserts into inference programs.
+
+    quantize_linear(x, scale, zero_point)   = clip(round_half_even(x / scale) + zero_point, qmin, qmax)
+    dequantize_linear(q, scale, zero_point) = (q - zero_point) * scale
+
+``scale`` is the step size (ONNX convention: ``abs_max / 127`` for symmetric int8). With ``quant_axis = -1`` the
+scale and zero point are scalars (per tensor); otherwise 1-D, one per index of axis ``quant_axis`` (per channel).
+The quantized dtype is the zero point's (int8, uint8; int32 for biases, dequantize only). Neither op has a
+gradient: they appear in inference programs only.
+
+Example:
+    >>> x = oar.to_tensor([0.5, -1.0, 2.0])
+    >>> scale, zero = oar.to_tensor(np.array(0.02, 'float32')), oar.to_tensor(np.array(0, 'int8'))
+    >>> q = oar.quantization.quantize_linear(x, scale, zero)
+    >>> q.numpy(), oar.quantization.dequantize_linear(q, scale, zero).numpy()
+    (array([ 25, -50, 100], dtype=int8), array([ 0.5, -1. ,  2. ], dtype=float32))
+"""
+import numpy as np
+
+from .registry import apply, defop
+
+_RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2**31, 2**31 - 1)}
+
+
+def _per_axis(v, ndim, quant_axis):
+    """`v` shaped to broadcast along `quant_axis` of an `ndim`-D value (unchanged when per tensor)."""
+    if quant_axis < 0 or np.ndim(v) == 0:
+        return v
+    shape = [1] * ndim
+    shape[quant_axis] = -1
+    return np.reshape(v, shape)
+
+
+def _quantize(x, scale, zero_point, quant_axis=-1):
+    zp = np.asarray(zero_point)
+    if zp.dtype not in _RANGE or zp.dtype == np.int32:
+        raise TypeError(f"quantize_linear: the zero point's dtype sets the integer type and must be int8 or uint8, "
+                        f"got {zp.dtype.name}")
+    lo, hi = _RANGE[zp.dtype]
+    q = np.rint(x / _per_axis(scale, x.ndim, quant_axis))
+    q += _per_axis(zp, x.ndim, quant_axis)
+    return np.clip(q, lo, hi, out=q).astype(zp.dtype)
+
+
+def _dequantize(q, scale, zero_point, quant_axis=-1):
+    scale = np.asarray(scale)
+    zp = _per_axis(np.asarray(zero_point), q.ndim, quant_axis)
+    if np.any(zp):
+        q = q.astype(np.int64) - zp
+    return np.multiply(q, _per_axis(scale, q.ndim, quant_axis), dtype=scale.dtype)
+
+
+def _check_axis(x, scale, zero_point, quant_axis=-1):
+    nd = len(x.shape)
+    if quant_axis >= nd or quant_axis < -1:
+        raise ValueError(f"quant_axis {quant_axis} is out of range for a {nd}-D input (-1: per tensor)")
+    if quant_axis >= 0 and len(scale.shape) == 1 and x.shape[quant_axis] not in (-1, scale.shape[0]):
+        raise ValueError(f"{scale.shape[0]} scales for axis {quant_axis} of size {x.shape[quant_axis]}")
+
+
+QUANTIZE_LINEAR = defop("quantize_linear", _quantize, inputs=("x", "scale", "zero_point"),
+                        infer=lambda m, quant_axis=-1: [(m[0][0], m[2][1])], check=_check_axis)
+DEQUANTIZE_LINEAR = defop("dequantize_linear", _dequantize, inputs=("x", "scale", "zero_point"),
+                          infer=lambda m, quant_axis=-1: [(m[0][0], m[1][1])], check=_check_axis)
+
+
+def quantize_linear(x, scale, zero_point, quant_axis=-1):
+    """Quantizes `x` to the zero point's integer dtype (see the module doc).
+
+    Example:
+        >>> scale, zero = oar.to_tensor(np.array(0.5, 'float32')), oar.to_tensor(np.array(0, 'int8'))
+        >>> oar.quantization.quantize_linear(oar.to_tensor([1.0]), scale, zero).numpy()
+        array([2], dtype=int8)
+    """
+    return apply(QUANTIZE_LINEAR, (x, scale, zero_point), {"quant_axis": int(quant_axis)})
+
+
+def dequantize_linear(q, scale, zero_point, quant_axis=-1):
+    """The float values of the integers `q` (see the module doc).
+
+    Example:
+        >>> scale, zero = oar.to_tensor(np.array(0.5, 'float32')), oar.to_tensor(np.array(0, 'int8'))
+        >>> oar.quantization.dequantize_linear(oar.to_tensor(np.array([2], "int8")), scale, zero).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(DEQUANTIZE_LINEAR, (q, scale, zero_point), {"quant_axis": int(quant_axis)})

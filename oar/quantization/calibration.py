@@ -1,0 +1,135 @@
+"""Activation range calibration for post-training quantization (PaddleSlim's PTQ ``algo``): each observer sees the
+values of one activation over the calibration batches and returns the threshold T of its symmetric int8 range
+(the scale is ``T / 127``).
+
+- ``abs_max``: the largest |x| seen.
+- ``avg``: the mean over batches of each batch's largest |x| (Paddle's ``avg``).
+- ``moving_average``: ``T = rate * T + (1 - rate) * batch abs max`` (Paddle's ``moving_average_abs_max``).
+- ``hist``: the `hist_percent` quantile of |x|, from a histogram of `bins` bins over [0, abs max].
+- ``KL``: the threshold minimizing the KL divergence between the |x| histogram and its 128-level quantized
+  version (TensorRT's entropy calibration; Paddle's ``KL``).
+
+Histogram algorithms take two passes over the data: the first finds the range, the second fills the bins.
+
+Example:
+    >>> batches = [np.linspace(-1, 1, 1000), np.linspace(-2, 2, 1000)]
+    >>> obs = make_observer('abs_max')
+    >>> for x in batches: obs.observe(x)
+    >>> obs.threshold()
+    2.0
+"""
+import numpy as np
+
+ALGOS = ("abs_max", "avg", "moving_average", "hist", "KL")
+LEVELS = 128  # positive levels of symmetric int8
+
+
+class AbsMax:
+    passes = 1
+
+    def __init__(self):
+        self.value = 0.0
+
+    def observe(self, x):
+        self.value = max(self.value, float(np.max(np.abs(x))) if x.size else 0.0)
+
+    def threshold(self):
+        return self.value
+
+
+class Avg(AbsMax):
+    def __init__(self):
+        self.total, self.n = 0.0, 0
+
+    def observe(self, x):
+        self.total += float(np.max(np.abs(x))) if x.size else 0.0
+        self.n += 1
+
+    def threshold(self):
+        return self.total / max(self.n, 1)
+
+
+class MovingAverage(AbsMax):
+    def __init__(self, rate=0.9):
+        self.rate, self.value = rate, None
+
+    def observe(self, x):
+        m = float(np.max(np.abs(x))) if x.size else 0.0
+        self.value = m if self.value is None else self.rate * self.value + (1 - self.rate) * m
+
+    def threshold(self):
+        return self.value or 0.0
+
+
+class Histogram:
+    """|x| histogram over [0, abs max]; `threshold` by percentile (``hist``) or by KL divergence (``KL``)."""
+    passes = 2
+
+    def __init__(self, bins=2048, method="KL", percent=0.99999):
+        self.bins, self.method, self.percent = int(bins), method, float(percent)
+        self.max, self.hist, self.second = 0.0, None, False
+
+    def start_second_pass(self):
+        self.second = True
+        self.hist = np.zeros(self.bins, np.int64)
+
+    def observe(self, x):
+        a = np.abs(np.asarray(x, np.float64)).reshape(-1)
+        if not self.second:
+            self.max = max(self.max, float(a.max()) if a.size else 0.0)
+        elif self.max > 0:
+            self.hist += np.histogram(np.minimum(a, self.max), bins=self.bins, range=(0.0, self.max))[0]
+
+    def threshold(self):
+        if self.hist is None or self.max == 0 or not self.hist.any():
+            return self.max
+        width = self.max / self.bins
+        if self.method == "hist":
+            cdf = np.cumsum(self.hist) / self.hist.sum()
+            return (int(np.searchsorted(cdf, self.percent)) + 1) * width
+        return (kl_bins(self.hist) + 0.5) * width
+
+
+def kl_bins(hist, levels=LEVELS, steps=256):
+    """The number of histogram bins to keep (all larger values clipped into the last) that minimizes
+    KL(reference || quantized to `levels` levels); candidates from `levels` to ``len(hist)``, at most `steps`."""
+    n = len(hist)
+    if n <= levels:
+        return n
+    hist = hist.astype(np.float64)
+    best, best_kl = n, np.inf
+    for i in np.unique(np.linspace(levels, n, min(steps, n - levels + 1)).astype(int)):
+        ref = hist[:i].copy()
+        ref[-1] += hist[i:].sum()
+        nonzero = ref > 0
+        group = (np.arange(i) * levels) // i
+        sums = np.bincount(group, weights=hist[:i], minlength=levels)
+        counts = np.bincount(group, weights=nonzero, minlength=levels)
+        q = np.where(nonzero, sums[group] / np.maximum(counts[group], 1), 0.0)
+        p = ref / ref.sum()
+        q = q / max(q.sum(), 1e-30)
+        mask = p > 0
+        kl = float(np.sum(p[mask] * np.log(p[mask] / np.maximum(q[mask], 1e-12))))
+        if kl < best_kl:
+            best, best_kl = int(i), kl
+    return best
+
+
+def make_observer(algo, bins=2048, hist_percent=0.99999, moving_rate=0.9):
+    """An observer for calibration algorithm `algo` (one of `ALGOS`)."""
+    if algo == "abs_max":
+        return AbsMax()
+    if algo == "avg":
+        return Avg()
+    if algo == "moving_average":
+        return MovingAverage(moving_rate)
+    if algo in ("hist", "KL"):
+        return Histogram(bins, algo, hist_percent)
+    raise ValueError(f"unknown calibration algo {algo!r}; choose one of {list(ALGOS)}")
+
+
+def weight_scales(w, axis):
+    """Symmetric int8 scales of weight `w`: per index of `axis` (per channel), or one when `axis` is None."""
+    a = np.abs(w)
+    m = a.max() if axis is None else a.max(axis=tuple(d for d in range(w.ndim) if d != axis))
+    return np.maximum(np.asarray(m, np.float32) / 127.0, np.float32(1e-12)).astype(w.dtype)
