@@ -22,6 +22,13 @@ from .ops.manipulation import *  # noqa: F401,F403
 from .ops.search import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
+from .ops.stat import *  # noqa: F401,F403
+from .ops.matrix import *  # noqa: F401,F403
+from .ops.rearrange import *  # noqa: F401,F403
+from .ops.inplace import *  # noqa: F401,F403
+from .ops.manipulation import flip as reverse  # noqa: F401
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
 from .autograd import grad
@@ -44,6 +51,9 @@ def __getattr__(name):
     raise AttributeError(f"module 'oar' has no attribute {name!r}")
 
 _install(_ops.METHODS)
+from .tensor import device as _device  # noqa: E402  (eager-only methods: cpu, cuda, to, strides, data, ...)
+for _k, _v in _device.METHODS.items():
+    setattr(Tensor, _k, _v)
 
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402

@@ -93,5 +93,6 @@ EXCLUDED = {
     "create_tensor": "fluid-era static helper (paddle.static.create_global_var replaces it)",
     "read_file": "reads a JPEG into a uint8 tensor for the GPU decoder (decode_jpeg): CUDA-only in Paddle",
     "decode_jpeg": "nvJPEG decoder: CUDA-only in Paddle",
+    "create_parameter": "Paddle lists it among Tensor methods, but it creates a new parameter: oar.create_parameter",
     "as_strided": "raw stride views need a strided storage; oar's tensors are NumPy arrays with their own strides",
 }
