@@ -21,7 +21,7 @@ IMAG = defop("imag", lambda x: np.ascontiguousarray(np.imag(x)) if x.dtype.kind 
              infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None)
 CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g))
 ANGLE = defop("angle", lambda x: np.angle(x).astype(_REAL_OF.get(str(x.dtype), D.convert_dtype(x.dtype)).np),
-              infer=_real_meta)
+              infer=_real_meta, grad=lambda g, out, x: g * 0.0 if x.dtype.kind == "f" else None)
 COMPLEX = defop("complex", lambda real, imag: (real + 1j * imag).astype(_COMPLEX_OF[str(real.dtype)].np),
                 inputs=("real", "imag"),
                 infer=lambda m: [(infer_broadcast(m)[0][0], _COMPLEX_OF[m[0][1].name])],
@@ -157,9 +157,11 @@ def is_integer(x):
 
 
 def _sgn_complex(x):
-    from .math import abs as _abs, where, zeros_like, cast
-    m = cast(_abs(x), x.dtype) if _abs(x).dtype is not x.dtype else _abs(x)
-    return where(m == 0, zeros_like(x), x / where(m == 0, m + 1, m))
+    from .math import sqrt, where, zeros_like
+    re, im = real(x), imag(x)
+    m = sqrt(re * re + im * im)
+    safe = where(m == 0, m + 1, m)
+    return where(complex(m, m) == 0, zeros_like(x), x / complex(safe, safe * 0.0))
 
 
 __all__ = public_api(globals())

@@ -56,11 +56,17 @@ def triu(x, diagonal=0, name=None):
     return apply(TRIU, (x,), {"diagonal": int(diagonal)})
 
 
-def _tri_indices(row, col, offset, dtype, lower):
-    col = row if col is None else col
+def _tri_indices_impl(row, col, offset, dtype, lower):
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    from ..tensor.tensor import Tensor
-    return Tensor._wrap(np.stack([r, c]).astype(D.np_dtype(dtype)))
+    return np.stack([r, c]).astype(D.np_dtype(dtype))
+
+
+TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=())
+
+
+def _tri_indices(row, col, offset, dtype, lower):
+    return apply(TRI_INDICES, (), {"row": int(row), "col": int(row if col is None else col), "offset": int(offset),
+                                   "dtype": D.convert_dtype(dtype).name, "lower": lower})
 
 
 def tril_indices(row, col, offset=0, dtype="int64"):

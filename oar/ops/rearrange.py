@@ -293,7 +293,19 @@ def _unique_consecutive(x, return_inverse, return_counts, axis, dtype):
     return tuple(res)
 
 
-UNIQUE_CONSECUTIVE = defop("unique_consecutive", _unique_consecutive, outputs=("out*",))
+def _unique_consecutive_infer(m, return_inverse, return_counts, axis, dtype):
+    shape, dt = m[0]
+    out = [([-1] if axis is None else [-1 if i == axis else d for i, d in enumerate(shape)], dt)]
+    if return_inverse:
+        out.append(([int(np.prod(shape)) if -1 not in shape else -1] if axis is None else [shape[axis]],
+                    D.convert_dtype(dtype)))
+    if return_counts:
+        out.append(([-1], D.convert_dtype(dtype)))
+    return out
+
+
+UNIQUE_CONSECUTIVE = defop("unique_consecutive", _unique_consecutive, outputs=("out*",),
+                           infer=_unique_consecutive_infer)
 
 
 def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):

@@ -64,10 +64,11 @@ def _quantile(x, q, axis, keepdim, interpolation, ignore_nan):
             val = take_along_axis(s, cast(pos.ceil(), "int64"), -1)
         elif interpolation == "nearest":
             val = take_along_axis(s, cast(_round(pos), "int64"), -1)
+        elif interpolation == "midpoint":
+            val = (take_along_axis(s, below, -1) + take_along_axis(s, cast(pos.ceil(), "int64"), -1)) * 0.5
         else:
             lo, hi = take_along_axis(s, below, -1), take_along_axis(s, above, -1)
-            w = pos - floor(pos) if interpolation == "linear" else 0.5
-            val = lo + (hi - lo) * w
+            val = lo + (hi - lo) * (pos - floor(pos))
         bad = n == 0 if ignore_nan else _any(nan, axis=-1, keepdim=True)
         val = where(bad, zeros_like(val) + float("nan"), val)
         outs.append(_restore(squeeze(val, -1), ndim, axes, keepdim))

@@ -409,4 +409,6 @@ add("unique_all", lambda x: oar.unique(x, return_index=True, return_inverse=True
 add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn(4)))
 
 
+from op_table_breadth import *  # noqa: E402,F401,F403  (rows of the Paddle 2.x breadth families)
+
 BY_NAME = {c.name: c for c in CASES}
