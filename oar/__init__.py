@@ -61,5 +61,6 @@ from . import inference  # noqa: E402
 from . import jit  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (imports the onnx package only when exporting)
+from . import distribution  # noqa: E402
 
 dtype = DType

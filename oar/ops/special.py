@@ -48,14 +48,22 @@ def _vectorized(f):
 # ---- the gamma family ------------------------------------------------------------------------------------------
 
 def _digamma(x):
-    """psi(x) by the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series (rel. err < 1e-13);
-    the reflection formula for x < 0.5."""
+    try:
+        from scipy.special import digamma as psi
+    except ImportError:
+        return _digamma_series(x)
+    return psi(x).astype(x.dtype)
+
+
+def _digamma_series(x):
+    """psi(x) without SciPy: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 12, then the asymptotic series
+    (abs. error < 1e-15); the reflection formula for x < 0.5."""
     x64 = np.asarray(x, np.float64)
     neg = x64 < 0.5
     z = np.where(neg, 1.0 - x64, x64)
     acc = np.zeros_like(z)
-    for _ in range(6):
-        small = z < 6
+    for _ in range(12):
+        small = z < 12
         acc = acc - np.where(small, 1.0 / np.where(small, z, 1.0), 0.0)
         z = np.where(small, z + 1, z)
     r = 1.0 / (z * z)
@@ -73,7 +81,22 @@ def _polygamma(x, n):
     return _scipy_special().polygamma(n, x).astype(x.dtype)
 
 
-LGAMMA, lgamma = _unary("lgamma", _vectorized(_math.lgamma), lambda g, out, x: g * digamma(x),
+def _lgamma1(v):
+    try:
+        return _math.lgamma(v)
+    except ValueError:  # the poles at 0, -1, -2, ...
+        return _math.inf
+
+
+def _lgamma(x):
+    try:
+        from scipy.special import gammaln
+    except ImportError:
+        return _vectorized(_lgamma1)(x)
+    return gammaln(x).astype(x.dtype)
+
+
+LGAMMA, lgamma = _unary("lgamma", _lgamma, lambda g, out, x: g * digamma(x),
                         ("[0.5, 3.0]", "[0.5724, 0.6931]"))
 DIGAMMA, digamma = _unary("digamma", _digamma, lambda g, out, x: g * polygamma(x, 1), ("[1.0, 2.0]",
                                                                                       "[-0.5772, 0.4228]"))
