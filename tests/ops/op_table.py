@@ -410,5 +410,6 @@ add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn
 
 
 from op_table_breadth import *  # noqa: E402,F401,F403  (rows of the Paddle 2.x breadth families)
+from op_table_vision import *  # noqa: E402,F401,F403  (rows of oar.vision.ops)
 
 BY_NAME = {c.name: c for c in CASES}
