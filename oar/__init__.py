@@ -41,6 +41,8 @@ from .batch import batch  # noqa: E402
 from . import dataset  # noqa: E402
 from . import metric  # noqa: E402
 from .hapi import Model  # noqa: E402
+from .hapi.summary import summary, flops  # noqa: E402
+from .framework.info import finfo, iinfo, get_flags, set_flags, LazyGuard  # noqa: E402
 from . import fluid  # noqa: E402  (the 1.x names Paddle 2.x kept as aliases)
 
 

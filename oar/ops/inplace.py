@@ -71,6 +71,49 @@ def cast_(x, dtype):
     return x._inplace(out)
 
 
+def _uniform_like(x):
+    from .random import uniform
+    return uniform(x.shape, x.dtype, 1e-7, 1.0)
+
+
+def exponential_(x, lam=1.0, name=None):
+    """Fills `x` in place with samples of the exponential distribution of rate `lam`.
+
+    Example:
+        >>> x = oar.zeros([1000])
+        >>> _ = x.exponential_(2.0)
+        >>> bool((x > 0).all()), abs(x.mean().item() - 0.5) < 0.1
+        (True, True)
+    """
+    return x._inplace(-math.log(_uniform_like(x)) / lam)
+
+
+def cauchy_(x, loc=0.0, scale=1.0, name=None):
+    """Fills `x` in place with samples of the Cauchy distribution.
+
+    Example:
+        >>> x = oar.zeros([2001])
+        >>> abs(x.cauchy_(loc=3.0).median().item() - 3.0) < 0.3
+        True
+    """
+    import math as _m
+    return x._inplace(math.tan((_uniform_like(x) - 0.5) * _m.pi) * scale + loc)
+
+
+def geometric_(x, probs, name=None):
+    """Fills `x` in place with geometric samples: the number of Bernoulli(`probs`) trials up to the first success.
+
+    Example:
+        >>> x = oar.zeros([1000])
+        >>> _ = x.geometric_(0.5)
+        >>> bool((x >= 1).all()), abs(x.mean().item() - 2.0) < 0.3
+        (True, True)
+    """
+    from .common import operand
+    p = operand(probs, x)
+    return x._inplace(math.maximum(math.ceil(math.log(_uniform_like(x)) / math.log1p(-p)), math.ones_like(x)))
+
+
 _SOURCES = [
     math.abs, math.acos, math.asin, math.atan, math.ceil, math.cos, math.cosh, math.exp, math.expm1, math.floor,
     math.log, math.log2, math.log10, math.log1p, math.neg, math.pow, math.reciprocal, math.round, math.rsqrt,
@@ -93,6 +136,7 @@ _SOURCES = [
 INPLACE = {fn.__name__ + "_": inplace(fn) for fn in _SOURCES}
 INPLACE.update(mod_=inplace(math.remainder, "mod_"), floor_mod_=inplace(math.remainder, "floor_mod_"),
                t_=inplace(math.t, "t_"), where_=where_, cast_=cast_)
+RANDOM_FILLS = {"exponential_": exponential_, "cauchy_": cauchy_, "geometric_": geometric_}  # Tensor methods only
 del _complex
 
 globals().update(INPLACE)

@@ -61,4 +61,4 @@ for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid"):
     METHODS.pop(_name, None)
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)
-METHODS.update(reverse=manipulation.flip, is_tensor=lambda self: True)
+METHODS.update(reverse=manipulation.flip, is_tensor=lambda self: True, **inplace.RANDOM_FILLS)
