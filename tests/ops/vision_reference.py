@@ -248,3 +248,40 @@ def prior_box(fh, fw, ih, iw, min_sizes, max_sizes, ratios, variance, flip, clip
                 out.append([min(max(v, 0.0), 1.0) for v in box] if clip else box)
     boxes = np.array(out).reshape(fh, fw, -1, 4)
     return boxes, np.broadcast_to(np.array(variance), boxes.shape)
+
+
+def matrix_nms(bboxes, scores, score_thr, post_thr, nms_top_k, keep_top_k, gaussian, sigma, background, normalized):
+    n_add = 0.0 if normalized else 1.0
+
+    def iou(a, b):
+        w = max(min(a[2], b[2]) - max(a[0], b[0]) + n_add, 0)
+        h = max(min(a[3], b[3]) - max(a[1], b[1]) + n_add, 0)
+        ar = lambda t: (t[2] - t[0] + n_add) * (t[3] - t[1] + n_add)  # noqa: E731
+        return w * h / (ar(a) + ar(b) - w * h)
+
+    out, index, nums = [], [], []
+    for b in range(bboxes.shape[0]):
+        dets = []
+        for c in range(scores.shape[1]):
+            if c == background:
+                continue
+            cand = [i for i in np.argsort(-scores[b, c], kind="stable") if scores[b, c, i] > score_thr]
+            if nms_top_k > -1:
+                cand = cand[:nms_top_k]
+            comp = [max([iou(bboxes[b, cand[k]], bboxes[b, cand[j]]) for k in range(j)] or [0.0])
+                    for j in range(len(cand))]
+            for i in range(len(cand)):
+                decay = 1.0
+                for j in range(i):
+                    v = iou(bboxes[b, cand[j]], bboxes[b, cand[i]])
+                    d = math.exp((comp[j] ** 2 - v ** 2) * sigma) if gaussian else (1 - v) / (1 - comp[j])
+                    decay = min(decay, d)
+                s = scores[b, c, cand[i]] * decay
+                if s > post_thr:
+                    dets.append((s, c, cand[i]))
+        dets.sort(key=lambda d: -d[0])
+        dets = dets[:keep_top_k] if keep_top_k > -1 else dets
+        out += [[c, s, *bboxes[b, i]] for s, c, i in dets]
+        index += [b * bboxes.shape[1] + i for _, _, i in dets]
+        nums.append(len(dets))
+    return np.array(out).reshape(-1, 6), np.array(index).reshape(-1, 1), np.array(nums)
