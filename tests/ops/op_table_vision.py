@@ -50,3 +50,16 @@ add("yolo_box", lambda x, s: V.yolo_box(x, s, [10, 13, 16, 30], 3, 0.45, 8, scal
 add("nms", lambda b, s: V.nms(b, 0.4, scores=s), lambda b, s: ref.nms(b, s, 0.4),
     (np.array([[0, 0, 4, 4], [1, 1, 5, 5], [0.5, 0.2, 4, 4.1], [6, 6, 8, 9], [6.5, 6, 8, 9]], np.float64),
      np.array([0.5, 0.9, 0.7, 0.3, 0.35])), tags=("dynamic_shape",))
+
+_xl = randn(2, 2 * (5 + 3), 5, 5) * 0.5
+_gt = np.concatenate([R.uniform(0.1, 0.9, (2, 4, 2)), R.uniform(0.05, 0.6, (2, 4, 2))], -1)
+_gt[1, 3] = 0.0  # padding box
+_gt[0, 1, :2] = _gt[0, 0, :2]  # two boxes in one cell
+_labels = R.integers(0, 3, (2, 4)).astype(np.int32)
+_anchors = [10, 13, 16, 30, 33, 23, 30, 61, 62, 45]
+add("yolo_loss", lambda x, g, lab: V.yolo_loss(x, g, lab, _anchors, [1, 2], 3, 0.3, 8),
+    lambda x, g, lab: ref.yolo_loss(x, g, lab, _anchors, [1, 2], 3, 0.3, 8), (_xl, _gt, _labels), diff=(0,))
+add("yolo_loss_score_no_smooth", lambda x, g, lab, s: V.yolo_loss(x, g, lab, _anchors, [0, 3], 3, 0.5, 8, gt_score=s,
+                                                                   use_label_smooth=False, scale_x_y=1.1),
+    lambda x, g, lab, s: ref.yolo_loss(x, g, lab, _anchors, [0, 3], 3, 0.5, 8, s, False, 1.1),
+    (_xl, _gt, _labels, R.uniform(0.3, 1.0, (2, 4))), diff=(0,))

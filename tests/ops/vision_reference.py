@@ -285,3 +285,67 @@ def matrix_nms(bboxes, scores, score_thr, post_thr, nms_top_k, keep_top_k, gauss
         index += [b * bboxes.shape[1] + i for _, _, i in dets]
         nums.append(len(dets))
     return np.array(out).reshape(-1, 6), np.array(index).reshape(-1, 1), np.array(nums)
+
+
+def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh, downsample, gt_score=None,
+              smooth=True, scale_x_y=1.0):
+    """Paddle's yolov3_loss CPU kernel, loop by loop."""
+    sce = lambda v, t: max(v, 0) - v * t + math.log1p(math.exp(-abs(v)))  # noqa: E731
+    sig = lambda v: 1 / (1 + math.exp(-v))  # noqa: E731
+
+    def iou(a, b):
+        ow = min(a[0] + a[2] / 2, b[0] + b[2] / 2) - max(a[0] - a[2] / 2, b[0] - b[2] / 2)
+        oh = min(a[1] + a[3] / 2, b[1] + b[3] / 2) - max(a[1] - a[3] / 2, b[1] - b[3] / 2)
+        inter = 0.0 if ow < 0 or oh < 0 else ow * oh
+        return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+
+    n, _, h, w = x.shape
+    m, nb = len(anchor_mask), gt_box.shape[1]
+    size = downsample * h
+    p = x.reshape(n, m, 5 + class_num, h, w)
+    score = np.ones((n, nb)) if gt_score is None else gt_score
+    pos, neg = (1 - min(1 / class_num, 1 / 40), min(1 / class_num, 1 / 40)) if smooth else (1.0, 0.0)
+    bias = -0.5 * (scale_x_y - 1)
+    loss = np.zeros(n)
+    for i in range(n):
+        obj = np.zeros((m, h, w))
+        valid = [gt_box[i, t, 2] >= 1e-6 and gt_box[i, t, 3] >= 1e-6 for t in range(nb)]
+        for j in range(m):
+            a = anchor_mask[j]
+            for k in range(h):
+                for l in range(w):
+                    pred = [(l + sig(p[i, j, 0, k, l]) * scale_x_y + bias) / h,
+                            (k + sig(p[i, j, 1, k, l]) * scale_x_y + bias) / h,
+                            math.exp(p[i, j, 2, k, l]) * anchors[2 * a] / size,
+                            math.exp(p[i, j, 3, k, l]) * anchors[2 * a + 1] / size]
+                    best = max([iou(pred, gt_box[i, t]) for t in range(nb) if valid[t]] + [0.0])
+                    if best > ignore_thresh:
+                        obj[j, k, l] = -1
+        for t in range(nb):
+            if not valid[t]:
+                continue
+            g = gt_box[i, t]
+            gi, gj = int(g[0] * w), int(g[1] * h)
+            ious = [iou([0, 0, anchors[2 * q] / size, anchors[2 * q + 1] / size], [0, 0, g[2], g[3]])
+                    for q in range(len(anchors) // 2)]
+            best_n = int(np.argmax(ious))
+            if best_n not in anchor_mask:
+                continue
+            j = anchor_mask.index(best_n)
+            s = score[i, t]
+            tx, ty = g[0] * h - gi, g[1] * h - gj
+            tw, th = math.log(g[2] * size / anchors[2 * best_n]), math.log(g[3] * size / anchors[2 * best_n + 1])
+            sc = (2 - g[2] * g[3]) * s
+            v = p[i, j, :, gj, gi]
+            loss[i] += (sce(v[0], tx) + sce(v[1], ty) + abs(v[2] - tw) + abs(v[3] - th)) * sc
+            obj[j, gj, gi] = s
+            loss[i] += sum(sce(v[5 + c], pos if c == gt_label[i, t] else neg) * s for c in range(class_num))
+        for j in range(m):
+            for k in range(h):
+                for l in range(w):
+                    o = p[i, j, 4, k, l]
+                    if obj[j, k, l] > 1e-5:
+                        loss[i] += sce(o, 1.0) * obj[j, k, l]
+                    elif obj[j, k, l] > -0.5:
+                        loss[i] += sce(o, 0.0)
+    return loss
