@@ -15,7 +15,7 @@ import oar
 NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimizer.lr", "oar.io", "oar.static",
               "oar.static.nn", "oar.jit", "oar.amp", "oar.vision.transforms", "oar.inference", "oar.onnx",
               "oar.dataset", "oar.dataset.mnist", "oar.metric",
-              "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers", "oar.distribution", "oar.vision.ops"]
+              "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers", "oar.distribution", "oar.vision.ops", "oar.autograd"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
