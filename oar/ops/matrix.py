@@ -220,7 +220,8 @@ def kron(x, y, name=None):
 
 
 def tensordot(x, y, axes=2, name=None):
-    """Sum of products over `axes`: an int n (last n of x with first n of y) or a pair of axis lists.
+    """Sum of products over `axes`: an int n (last n of x with first n of y), one list of axes (the same for x and
+    y) or a pair of axis lists.
 
     Example:
         >>> x, y = oar.ones([2, 3, 4]), oar.ones([3, 4, 5])
@@ -233,10 +234,14 @@ def tensordot(x, y, axes=2, name=None):
         axes = axes.tolist()
     if isinstance(axes, int):
         ax_x, ax_y = list(range(x.ndim - axes, x.ndim)), list(range(axes))
+    elif all(isinstance(a, int) for a in axes):  # one list of axes: the same axes of x and y
+        ax_x, ax_y = list(axes), list(axes)
+    elif len(axes) == 1:
+        ax_x = ax_y = to_int_list(axes[0])
     else:
-        ax_x, ax_y = (to_int_list(a) for a in axes) if len(axes) == 2 else (to_int_list(axes[0]),) * 2
-        if len(axes) == 1:
-            ax_y = list(ax_x)
+        ax_x, ax_y = to_int_list(axes[0]), to_int_list(axes[1])
+        n = max(len(ax_x), len(ax_y))  # Paddle completes the shorter list from the longer one
+        ax_x, ax_y = ax_x + ax_y[len(ax_x):n], ax_y + ax_x[len(ax_y):n]
     ax_x, ax_y = [a % x.ndim for a in ax_x], [a % y.ndim for a in ax_y]
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     sx = [next(letters) for _ in range(x.ndim)]

@@ -172,6 +172,8 @@ add("kron", oar.kron, np.kron, (randn(2, 3), randn(3, 2)), (randn(3), randn(2, 2
 add("tensordot", oar.tensordot, np.tensordot, (randn(2, 3, 4), randn(3, 4, 2)))
 add("tensordot_axes", lambda x, y: oar.tensordot(x, y, [[0, 2], [1, 0]]),
     lambda x, y: np.tensordot(x, y, [[0, 2], [1, 0]]), (randn(2, 3, 4), randn(4, 2, 5)))
+add("tensordot_same_axes", lambda x, y: oar.tensordot(x, y, [0, 2]),
+    lambda x, y: np.tensordot(x, y, [[0, 2], [0, 2]]), (randn(2, 3, 4), randn(2, 5, 4)))
 add("inner", oar.inner, np.inner, (randn(2, 4), randn(3, 4)), (randn(4), randn(4)))
 add("mv", oar.mv, np.matmul, (randn(3, 4), randn(4)))
 add("addmm", lambda i, x, y: oar.addmm(i, x, y, beta=0.5, alpha=2.0), lambda i, x, y: 0.5 * i + 2 * x @ y,
