@@ -161,7 +161,7 @@ def _sgn_complex(x):
     re, im = real(x), imag(x)
     m = sqrt(re * re + im * im)
     safe = where(m == 0, m + 1, m)
-    return where(complex(m, m) == 0, zeros_like(x), x / complex(safe, safe * 0.0))
+    return where(m == 0, zeros_like(x), x / complex(safe, safe * 0.0))
 
 
 __all__ = public_api(globals())
