@@ -136,6 +136,27 @@ def unfold(x, axis, size, step, name=None):
     return moveaxis(shaped, axis + 1, -1)
 
 
+def as_strided(x, shape, stride, offset=0, name=None):
+    """The elements of `x` (read in flat order) at ``offset + sum(i_k * stride[k])`` for each index i of `shape`;
+    strides count elements. Unlike Paddle's, the result is a copy, not a view sharing memory with `x`.
+
+    Example:
+        >>> oar.as_strided(oar.arange(6.0), [2, 3], [1, 1]).numpy().tolist()
+        [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]
+    """
+    shape, stride = to_int_list(shape), to_int_list(stride, "stride")
+    if len(shape) != len(stride):
+        raise ValueError(f"as_strided: shape {shape} and stride {stride} need the same length")
+    n = int(np.prod(x.shape))
+    idx = int(offset) + sum(np.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
+                            for d, (s, st) in enumerate(zip(shape, stride))) + np.zeros(shape, np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"as_strided: shape {shape}, stride {stride}, offset {offset} reach outside the {n} "
+                         f"elements of x")
+    flat = flatten(x) if x.ndim != 1 else x
+    return reshape(gather(flat, operand(idx.reshape(-1).astype(np.int64))), shape)
+
+
 def meshgrid(*args, **kwargs):
     """Coordinate grids from 1-D tensors ('ij' indexing): the i-th output varies along dim i.
 

@@ -205,6 +205,8 @@ add("view_dtype", lambda x: oar.view(x, "int64"), lambda x: x.view(np.int64), (r
 add("view_as", oar.view_as, lambda x, y: x.reshape(y.shape), (randn(3, 4), randn(2, 6)), diff=(0,))
 add("unfold", lambda x: oar.unfold(x, 1, 3, 2), lambda x: np.lib.stride_tricks.sliding_window_view(
     x, 3, axis=1)[:, ::2], (randn(2, 7, 3),))
+add("as_strided", lambda x: oar.as_strided(x, [3, 4], [2, 1], 1), lambda x: np.lib.stride_tricks.as_strided(
+    x.reshape(-1)[1:], (3, 4), (16, 8)).copy(), (randn(3, 4),))
 add("meshgrid", lambda a, b, c: oar.meshgrid(a, b, c), lambda a, b, c: tuple(np.meshgrid(a, b, c, indexing="ij")),
     (randn(2), randn(3), randn(4)))
 add("broadcast_tensors", lambda a, b: oar.broadcast_tensors([a, b]), lambda a, b: tuple(np.broadcast_arrays(a, b)),
