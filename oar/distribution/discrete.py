@@ -10,7 +10,8 @@ def _log_choose(n, k):
 
 
 class Bernoulli(ExponentialFamily):
-    """The Bernoulli distribution: 1 with probability `probs`, else 0.
+    """The Bernoulli distribution: 1 with probability `probs`, else 0 (``d.probs`` is the parameter, as in Paddle;
+    the density is `prob`).
 
     Example:
         >>> d = oar.distribution.Bernoulli(0.3)
@@ -19,44 +20,41 @@ class Bernoulli(ExponentialFamily):
     """
 
     def __init__(self, probs, name=None):
-        self.probs_param = to_params(probs)
-        self.logits = oar.log(self.probs_param) - oar.log1p(-self.probs_param)
-        super().__init__(self.probs_param.shape)
+        self.probs = to_params(probs)
+        self.logits = oar.log(self.probs) - oar.log1p(-self.probs)
+        super().__init__(self.probs.shape)
 
     @property
     def mean(self):
-        return self.probs_param
+        return self.probs
 
     @property
     def variance(self):
-        return self.probs_param * (1 - self.probs_param)
+        return self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
         with oar.no_grad():
-            u = oar.uniform(list(self._extend_shape(shape)), self.probs_param.dtype, 0.0, 1.0)
-            return oar.cast(u < self.probs_param, self.probs_param.dtype)
+            u = oar.uniform(list(self._extend_shape(shape)), self.probs.dtype, 0.0, 1.0)
+            return oar.cast(u < self.probs, self.probs.dtype)
 
     def rsample(self, shape=(), temperature=1.0):
         """Relaxed (continuous) samples in (0, 1): ``sigmoid((logits + logistic noise) / temperature)``."""
-        u = oar.uniform(list(self._extend_shape(shape)), self.probs_param.dtype, 1e-7, 1.0 - 1e-7)
+        u = oar.uniform(list(self._extend_shape(shape)), self.probs.dtype, 1e-7, 1.0 - 1e-7)
         return oar.sigmoid((self.logits + oar.log(u) - oar.log1p(-u)) / temperature)
 
     def log_prob(self, value):
-        v = value_like(value, self.probs_param)
-        p = self.probs_param
+        v = value_like(value, self.probs)
+        p = self.probs
         return v * oar.log(p) + (1 - v) * oar.log1p(-p)
 
     def cdf(self, value):
-        v = value_like(value, self.probs_param)
-        zero = oar.zeros_like(v + self.probs_param)
-        return oar.where(v < 0, zero, oar.where(v < 1, zero + (1 - self.probs_param), zero + 1))
+        v = value_like(value, self.probs)
+        zero = oar.zeros_like(v + self.probs)
+        return oar.where(v < 0, zero, oar.where(v < 1, zero + (1 - self.probs), zero + 1))
 
     def entropy(self):
-        p = self.probs_param
+        p = self.probs
         return -(p * oar.log(p) + (1 - p) * oar.log1p(-p))
-
-    def probs(self, value):
-        return self.prob(value)
 
 
 class Binomial(Distribution):
@@ -69,24 +67,24 @@ class Binomial(Distribution):
     """
 
     def __init__(self, total_count, probs):
-        self.total_count, self.probs_param = to_params(total_count, probs)
-        super().__init__(self.probs_param.shape)
+        self.total_count, self.probs = to_params(total_count, probs)
+        super().__init__(self.probs.shape)
 
     @property
     def mean(self):
-        return self.total_count * self.probs_param
+        return self.total_count * self.probs
 
     @property
     def variance(self):
-        return self.total_count * self.probs_param * (1 - self.probs_param)
+        return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
         with oar.no_grad():
-            return draw("binomial", self._extend_shape(shape), self.total_count, self.probs_param)
+            return draw("binomial", self._extend_shape(shape), self.total_count, self.probs)
 
     def log_prob(self, value):
-        k = value_like(value, self.probs_param)
-        n, p = self.total_count, self.probs_param
+        k = value_like(value, self.probs)
+        n, p = self.total_count, self.probs
         return _log_choose(n, k) + k * oar.log(p) + (n - k) * oar.log1p(-p)
 
     def entropy(self):
@@ -94,7 +92,7 @@ class Binomial(Distribution):
         n_max = int(np.max(self.total_count.numpy())) if hasattr(self.total_count, "numpy") else None
         if n_max is None:
             raise ValueError("Binomial.entropy needs total_count known when the program is built")
-        ks = oar.reshape(oar.arange(0, n_max + 1, dtype=self.probs_param.dtype),
+        ks = oar.reshape(oar.arange(0, n_max + 1, dtype=self.probs.dtype),
                          [n_max + 1] + [1] * len(self._batch_shape))
         inside = ks <= self.total_count
         lp = self.log_prob(oar.minimum(ks, self.total_count))  # clamped: no infinite lgamma (and NaN gradient) outside

@@ -72,13 +72,13 @@ def _kl_uniform(p, q):
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli(p, q):
-    a, b = p.probs_param, q.probs_param
+    a, b = p.probs, q.probs
     return a * (oar.log(a) - oar.log(b)) + (1 - a) * (oar.log1p(-a) - oar.log1p(-b))
 
 
 @register_kl(Binomial, Binomial)
 def _kl_binomial(p, q):
-    a, b = p.probs_param, q.probs_param
+    a, b = p.probs, q.probs
     return p.total_count * (a * (oar.log(a) - oar.log(b)) + (1 - a) * (oar.log1p(-a) - oar.log1p(-b)))
 
 

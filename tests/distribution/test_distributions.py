@@ -167,7 +167,7 @@ def test_log_prob_and_entropy_gradients(name):
     make, _, points, _ = CASES[name]
     base = make()
     params = {k: v for k, v in vars(base).items() if isinstance(v, oar.Tensor) and k in
-              ("loc", "scale", "concentration", "rate", "alpha", "beta", "df", "probs_param")}
+              ("loc", "scale", "concentration", "rate", "alpha", "beta", "df", "probs")}
     x = t(points[0])
 
     def value(**over):
