@@ -6,13 +6,14 @@ from ..nn.initializer import Normal
 from ..nn.layer import Layer
 from .detection.boxes import box_coder, nms, prior_box
 from .detection.deform import deform_conv2d
+from .detection.image_io import decode_jpeg, read_file
 from .detection.proposals import distribute_fpn_proposals, generate_proposals, matrix_nms
 from .detection.roi import psroi_pool, roi_align, roi_pool
 from .detection.yolo import yolo_box, yolo_loss
 
 __all__ = ["yolo_loss", "yolo_box", "prior_box", "box_coder", "deform_conv2d", "DeformConv2D", "roi_pool", "RoIPool",
            "psroi_pool", "PSRoIPool", "roi_align", "RoIAlign", "nms", "matrix_nms", "generate_proposals",
-           "distribute_fpn_proposals"]
+           "distribute_fpn_proposals", "read_file", "decode_jpeg"]
 
 
 class RoIAlign(Layer):

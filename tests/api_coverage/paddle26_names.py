@@ -91,7 +91,5 @@ EXCLUDED = {
     "disable_signal_handler": "Paddle's C++ signal handler: oar has none to disable",
     "check_shape": "internal helper of paddle.tensor.random, documented as not public",
     "create_tensor": "fluid-era static helper (paddle.static.create_global_var replaces it)",
-    "read_file": "reads a JPEG into a uint8 tensor for the GPU decoder (decode_jpeg): CUDA-only in Paddle",
-    "decode_jpeg": "nvJPEG decoder: CUDA-only in Paddle",
     "create_parameter": "Paddle lists it among Tensor methods, but it creates a new parameter: oar.create_parameter",
 }

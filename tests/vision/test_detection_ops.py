@@ -89,3 +89,18 @@ def test_detection_head_to_static_equals_eager():
                                                  oar.static.InputSpec([None, 4], "float32"),
                                                  oar.static.InputSpec([None], "int32")])
     np.testing.assert_allclose(static(feat, boxes, num).numpy(), head(feat, boxes, num).numpy(), rtol=1e-6)
+
+
+def test_read_file_and_decode_jpeg(tmp_path):
+    Image = pytest.importorskip("PIL.Image")
+    rgb = np.zeros((6, 8, 3), np.uint8)
+    rgb[:, :4] = (250, 20, 20)
+    Image.fromarray(rgb).save(tmp_path / "a.jpg", quality=95)
+    data = V.read_file(str(tmp_path / "a.jpg"))
+    assert data.dtype == oar.uint8 and data.shape == [(tmp_path / "a.jpg").stat().st_size]
+    img = V.decode_jpeg(data)
+    assert img.shape == [3, 6, 8] and img.dtype == oar.uint8
+    assert abs(int(img.numpy()[0, 3, 1]) - 250) < 12 and int(img.numpy()[0, 3, 6]) < 12
+    assert V.decode_jpeg(data, mode="gray").shape == [1, 6, 8]
+    with pytest.raises(ValueError, match="mode"):
+        V.decode_jpeg(data, mode="cmyk")
