@@ -1,8 +1,8 @@
 """Special functions and the remaining elementwise math of Paddle's top level: gamma-family functions, modified
 Bessel functions, inverse hyperbolics, logit, lerp, heaviside, gcd/lcm, frexp/ldexp, ...
 
-Kernels use NumPy where it has the function; `scipy.special` (the optional `oar[special]` extra) supplies erfinv,
-polygamma of order >= 1 and the scaled Bessel functions. Gradient rules are written with other ops."""
+Kernels use `scipy.special` when it is installed (the optional `oar[special]` extra) and NumPy series otherwise;
+only i1, i0e and i1e need SciPy. Gradient rules are written with other ops."""
 import math as _math
 
 import numpy as np
@@ -78,7 +78,32 @@ def _digamma_series(x):
 def _polygamma(x, n):
     if n == 0:
         return _digamma(x)
-    return _scipy_special().polygamma(n, x).astype(x.dtype)
+    try:
+        from scipy.special import polygamma as pg
+    except ImportError:
+        return _polygamma_series(x, n)
+    return pg(n, x).astype(x.dtype)
+
+
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)  # Bernoulli numbers B2, B4, ..., B14
+
+
+def _polygamma_series(x, n):
+    """psi^(n)(x) for n >= 1 and x > 0 without SciPy: recurrence up to x >= 20, then the asymptotic series
+    (NaN for x <= 0)."""
+    x64 = np.asarray(x, np.float64)
+    z = np.where(x64 > 0, x64, np.nan)
+    sign = -1.0 if n % 2 == 0 else 1.0  # (-1) ** (n + 1)
+    fact = _math.factorial
+    acc = np.zeros_like(z)
+    for _ in range(20):
+        small = z < 20
+        acc = acc + np.where(small, fact(n) / np.where(small, z, 1.0) ** (n + 1), 0.0)
+        z = np.where(small, z + 1, z)
+    tail = fact(n - 1) / z ** n + fact(n) / (2 * z ** (n + 1))
+    for k, b in enumerate(_B2K, start=1):
+        tail = tail + b * fact(2 * k + n - 1) / (fact(2 * k) * z ** (2 * k + n))
+    return (sign * (acc + tail)).astype(x.dtype)
 
 
 def _lgamma1(v):
@@ -125,7 +150,42 @@ def gammaln(x, name=None):
     return lgamma(x)
 
 
-ERFINV, erfinv = _unary("erfinv", lambda x: _scipy_special().erfinv(x).astype(x.dtype),
+def _erfinv(x):
+    try:
+        from scipy.special import erfinv as f
+    except ImportError:
+        return _erfinv_newton(x)
+    return f(x).astype(x.dtype)
+
+
+def _erfinv_newton(x):
+    """erfinv without SciPy: Giles' single-precision approximation, then Newton steps on math.erf."""
+    y = np.asarray(x, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _erfinv_steps(y).astype(x.dtype)
+
+
+def _erfinv_steps(y):
+    w = -np.log((1.0 - y) * (1.0 + y))
+    small = w < 5.0
+    ws = np.where(small, w - 2.5, np.sqrt(np.abs(w)) - 3.0)
+    p_small = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+               -0.00417768164, 0.246640727, 1.50140941]
+    p_large = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+               0.00943887047, 1.00167406, 2.83297682]
+    ps, pl = p_small[0], p_large[0]
+    for a, b in zip(p_small[1:], p_large[1:]):
+        ps, pl = a + ps * ws, b + pl * ws
+    r = np.where(small, ps, pl) * y
+    erf = np.vectorize(_math.erf, otypes=[np.float64])
+    for _ in range(3):
+        inside = np.abs(y) < 1
+        step = (erf(np.where(inside, r, 0.0)) - y) / (2 / _math.sqrt(_math.pi) * np.exp(-r * r))
+        r = np.where(inside, r - step, r)
+    return np.where(y == 1, np.inf, np.where(y == -1, -np.inf, r))
+
+
+ERFINV, erfinv = _unary("erfinv", _erfinv,
                         lambda g, out, x: g * (_math.sqrt(_math.pi) / 2) * exp(out * out),
                         ("[0.0, 0.5]", "[0.0, 0.4769]"))
 
