@@ -62,13 +62,7 @@ def cast_(x, dtype):
         >>> oar.cast_(x, 'float64').dtype == oar.float64
         True
     """
-    out = math.cast(x, dtype)
-    if hasattr(x, "_data"):
-        x._data = out._data
-        x._version += 1
-        x._node = out._node if not out.stop_gradient else x._node
-        return x
-    return x._inplace(out)
+    return x._inplace(math.cast(x, dtype), keep_dtype=False)
 
 
 def _uniform_like(x):

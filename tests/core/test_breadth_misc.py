@@ -86,3 +86,12 @@ def test_static_inplace_rebinds_the_variable():
     np.testing.assert_allclose(got, f(oar.to_tensor(a)).numpy())
     from scipy.special import digamma
     np.testing.assert_allclose(got, digamma(np.tril(a) + 1), rtol=1e-12)
+
+
+def test_cast_inplace_changes_dtype_and_keeps_the_gradient_path():
+    x = oar.to_tensor([1.5, 2.0], "float32", stop_gradient=False)
+    y = x * 2.0
+    assert y.cast_("float64") is y and y.dtype == oar.float64
+    (y * y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 8 * np.array([1.5, 2.0]), rtol=1e-6)
+    assert x.grad.dtype == oar.float32
