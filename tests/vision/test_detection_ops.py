@@ -104,3 +104,21 @@ def test_read_file_and_decode_jpeg(tmp_path):
     assert V.decode_jpeg(data, mode="gray").shape == [1, 6, 8]
     with pytest.raises(ValueError, match="mode"):
         V.decode_jpeg(data, mode="cmyk")
+
+
+def test_yolo_head_to_static_with_unknown_batch():
+    def head(x, gt_box, gt_label, img_size):
+        loss = V.yolo_loss(x, gt_box, gt_label, [10, 13, 16, 30, 33, 23], [1, 2], 2, 0.7, 8)
+        boxes, scores = V.yolo_box(x, img_size, [16, 30, 33, 23], 2, 0.01, 8)
+        return loss, boxes, scores
+
+    rng = np.random.default_rng(3)
+    args = [oar.to_tensor(rng.standard_normal((2, 14, 4, 4)).astype("float32")),
+            oar.to_tensor(np.concatenate([rng.uniform(0.2, 0.8, (2, 3, 2)), rng.uniform(0.1, 0.5, (2, 3, 2))],
+                                         -1).astype("float32")),
+            oar.to_tensor(rng.integers(0, 2, (2, 3)).astype("int32")), oar.to_tensor([[32, 32], [30, 40]])]
+    spec = [oar.static.InputSpec([None, 14, 4, 4], "float32"), oar.static.InputSpec([None, 3, 4], "float32"),
+            oar.static.InputSpec([None, 3], "int32"), oar.static.InputSpec([None, 2], "int64")]
+    static = oar.jit.to_static(head, input_spec=spec)
+    for s, e in zip(static(*args), head(*args)):
+        np.testing.assert_allclose(s.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)

@@ -151,7 +151,7 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
         raise ValueError(f"yolo_loss: x has {x.shape[1]} channels, expected len(anchor_mask) * (5 + class_num) = "
                          f"{m * (5 + class_num)}")
     if gt_score is None:
-        gt_score = oar.ones(gt_box.shape[:2], x.dtype)
+        gt_score = oar.ones_like(gt_box[:, :, 0])  # also when the batch size is unknown (static programs)
     obj, index, target, weight = apply(YOLO_TARGETS, (x, gt_box, gt_score), {
         "anchors": [int(a) for a in anchors], "anchor_mask": [int(a) for a in anchor_mask],
         "class_num": int(class_num), "ignore_thresh": float(ignore_thresh),
