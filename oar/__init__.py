@@ -53,7 +53,8 @@ def __getattr__(name):
     raise AttributeError(f"module 'oar' has no attribute {name!r}")
 
 _install(_ops.METHODS)
-from .tensor import device as _device  # noqa: E402  (eager-only methods: cpu, cuda, to, strides, data, ...)
+from .tensor import device as _device  # noqa: E402  (cpu, cuda, to, ... and the eager-only strides, data, ...)
+_install(_device.SHARED)
 for _k, _v in _device.METHODS.items():
     setattr(Tensor, _k, _v)
 

@@ -53,7 +53,7 @@ def contiguous(self):
         >>> oar.ones([2, 3]).contiguous().is_contiguous()
         True
     """
-    if self._data.flags["C_CONTIGUOUS"]:
+    if not hasattr(self, "_data") or self._data.flags["C_CONTIGUOUS"]:  # static Variables have no layout
         return self
     from ..ops.creation import assign
     return assign(self)
@@ -113,6 +113,6 @@ def value(self):
     return self
 
 
-METHODS = {"cpu": cpu, "cuda": cuda, "to": to, "contiguous": contiguous, "is_contiguous": is_contiguous,
-           "strides": property(strides), "element_size": element_size, "retain_grads": retain_grads,
-           "data": property(_data_get, _data_set), "__iter__": _iter, "value": value}
+SHARED = {"cpu": cpu, "cuda": cuda, "to": to, "contiguous": contiguous, "value": value}  # Tensor and Variable
+METHODS = {"is_contiguous": is_contiguous, "strides": property(strides), "element_size": element_size,
+           "retain_grads": retain_grads, "data": property(_data_get, _data_set), "__iter__": _iter}  # eager only

@@ -95,3 +95,13 @@ def test_cast_inplace_changes_dtype_and_keeps_the_gradient_path():
     (y * y).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 8 * np.array([1.5, 2.0]), rtol=1e-6)
     assert x.grad.dtype == oar.float32
+
+
+def placement_in_program(x):
+    return x.cpu().to("float64").contiguous() * 2.0
+
+
+def test_placement_methods_inside_to_static():
+    static = oar.jit.to_static(placement_in_program, input_spec=[oar.static.InputSpec([2], "float32")])
+    out = static(oar.to_tensor([1.0, 2.0]))
+    assert out.dtype == oar.float64 and out.numpy().tolist() == [2.0, 4.0]
