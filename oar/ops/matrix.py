@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from ..framework import dtype as D
-from .common import norm_axis1, operand, public_api, to_int_list
+from .common import norm_axis1, public_api, to_int_list
 from .linalg import einsum, matmul
 from .manipulation import reshape, transpose, unsqueeze, flatten
 from .math import abs, cast, pow, where, zeros_like

@@ -7,9 +7,9 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, public_api, to_int_list
-from .creation import arange, full, linspace
+from .creation import full, linspace
 from .indexing import gather, scatter_nd_add, take_along_axis
-from .manipulation import broadcast_to, flatten, moveaxis, reshape, stack, unsqueeze
+from .manipulation import broadcast_to, flatten, moveaxis, reshape, stack
 from .math import cast, pow, remainder, floor_divide, where
 from .registry import apply, defop
 from .subscript import tensor_getitem, setitem
