@@ -17,7 +17,8 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.dataset", "oar.dataset.mnist", "oar.metric", "oar.quantization", "oar.callbacks", "oar.hapi", "oar.device", "oar.text",
               "oar.vision.datasets",
               "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers",
-              "oar.lite", "oar.serving", "oar.static.dot", "oar.distributed"]
+              "oar.lite", "oar.serving", "oar.static.dot", "oar.distributed",
+              "oar.distribution", "oar.vision.ops", "oar.autograd"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

@@ -438,4 +438,7 @@ add("dequantize_linear_per_channel", lambda q, s, z: oar.quantization.dequantize
     (ints(1000, 3, 4).astype(np.int32), np.array([0.01, 0.02, 0.05], _F32), np.zeros(3, np.int32)), grad=False)
 
 
+from op_table_breadth import *  # noqa: E402,F401,F403  (rows of the Paddle 2.x breadth families)
+from op_table_vision import *  # noqa: E402,F401,F403  (rows of oar.vision.ops)
+
 BY_NAME = {c.name: c for c in CASES}

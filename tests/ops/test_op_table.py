@@ -10,7 +10,7 @@ from oar.ops import registry
 
 from op_table import CASES
 
-DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index"}  # ops whose output sizes depend on values
+DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index", "bincount", "unique_consecutive", "nms"}  # ops whose output sizes depend on values
 
 
 def _outs(r):

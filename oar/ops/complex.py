@@ -1,0 +1,167 @@
+"""Complex tensors: building them (complex, polar, as_complex), taking them apart (real, imag, angle, as_real) and
+conj. Gradients: real/imag/complex/as_real/as_complex move gradients between the real and complex views (Paddle's
+convention: the gradient of a real loss w.r.t. a complex input is ``dL/dRe + i dL/dIm``)."""
+import numpy as np
+
+from ..framework import dtype as D
+from .common import binary, infer_broadcast, public_api
+from .registry import apply, defop
+
+_REAL_OF = {"complex64": D.float32, "complex128": D.float64}
+_COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
+
+
+def _real_meta(m):
+    return [(m[0][0], _REAL_OF.get(m[0][1].name, m[0][1]))]
+
+
+REAL = defop("real", lambda x: np.ascontiguousarray(np.real(x)), infer=_real_meta,
+             grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g)
+IMAG = defop("imag", lambda x: np.ascontiguousarray(np.imag(x)) if x.dtype.kind == "c" else np.zeros_like(x),
+             infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None)
+CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g))
+ANGLE = defop("angle", lambda x: np.angle(x).astype(_REAL_OF.get(str(x.dtype), D.convert_dtype(x.dtype)).np),
+              infer=_real_meta, grad=lambda g, out, x: g * 0.0 if x.dtype.kind == "f" else None)
+COMPLEX = defop("complex", lambda real, imag: (real + 1j * imag).astype(_COMPLEX_OF[str(real.dtype)].np),
+                inputs=("real", "imag"),
+                infer=lambda m: [(infer_broadcast(m)[0][0], _COMPLEX_OF[m[0][1].name])],
+                grad=lambda g, out, re, im: (_unb(real(g), re), _unb(imag(g), im)))
+AS_COMPLEX = defop("as_complex", lambda x: np.ascontiguousarray(x).view(_COMPLEX_OF[str(x.dtype)].np)[..., 0],
+                   infer=lambda m: [(m[0][0][:-1], _COMPLEX_OF[m[0][1].name])],
+                   grad=lambda g, out, x: as_real(g))
+AS_REAL = defop("as_real", lambda x: np.stack([x.real, x.imag], -1),
+                infer=lambda m: [(list(m[0][0]) + [2], _REAL_OF[m[0][1].name])],
+                grad=lambda g, out, x: as_complex(g))
+
+
+def _unb(g, x):
+    from .math import unbroadcast
+    return unbroadcast(g, x)
+
+
+def real(x, name=None):
+    """The real part of a complex tensor (a real tensor is returned as is).
+
+    Example:
+        >>> oar.real(oar.to_tensor([1 + 2j, 3 - 1j])).numpy().tolist()
+        [1.0, 3.0]
+    """
+    return apply(REAL, (x,))
+
+
+def imag(x, name=None):
+    """The imaginary part of a complex tensor.
+
+    Example:
+        >>> oar.imag(oar.to_tensor([1 + 2j, 3 - 1j])).numpy().tolist()
+        [2.0, -1.0]
+    """
+    return apply(IMAG, (x,))
+
+
+def conj(x, name=None):
+    """The complex conjugate (real tensors are unchanged).
+
+    Example:
+        >>> oar.conj(oar.to_tensor([1 + 2j])).numpy().tolist()
+        [(1-2j)]
+    """
+    return apply(CONJ, (x,))
+
+
+def angle(x, name=None):
+    """The argument (phase) of complex numbers; 0 or pi for real numbers.
+
+    Example:
+        >>> [round(v, 4) for v in oar.angle(oar.to_tensor([1j, -1.0 + 0j])).numpy().tolist()]
+        [1.5708, 3.1416]
+    """
+    if x.dtype.kind in "iub":
+        from .math import cast
+        x = cast(x, D.default_float())
+    return apply(ANGLE, (x,))
+
+
+def complex(real, imag, name=None):
+    """A complex tensor from real and imaginary parts (float32 -> complex64, float64 -> complex128).
+
+    Example:
+        >>> oar.complex(oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0, -1.0])).numpy().tolist()
+        [(1+3j), (2-1j)]
+    """
+    return binary(COMPLEX, real, imag)
+
+
+def polar(abs, angle, name=None):
+    """The complex number with magnitude `abs` and phase `angle`: ``abs * (cos(angle) + i sin(angle))``.
+
+    Example:
+        >>> z = oar.polar(oar.to_tensor([2.0]), oar.to_tensor([0.0]))
+        >>> z.numpy().tolist()
+        [(2+0j)]
+    """
+    from .math import cos, sin
+    return complex(abs * cos(angle), abs * sin(angle))
+
+
+def as_complex(x, name=None):
+    """Views a real tensor whose last dim is 2 as complex numbers.
+
+    Example:
+        >>> oar.as_complex(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])).numpy().tolist()
+        [(1+2j), (3+4j)]
+    """
+    if x.shape and x.shape[-1] not in (2, -1):
+        raise ValueError(f"as_complex: the last dim must be 2, got shape {x.shape}")
+    return apply(AS_COMPLEX, (x,))
+
+
+def as_real(x, name=None):
+    """Views a complex tensor as real numbers with a new last dim of 2 (real, imaginary).
+
+    Example:
+        >>> oar.as_real(oar.to_tensor([1 + 2j])).numpy().tolist()
+        [[1.0, 2.0]]
+    """
+    return apply(AS_REAL, (x,))
+
+
+def is_complex(x):
+    """Whether `x` has a complex dtype.
+
+    Example:
+        >>> oar.is_complex(oar.to_tensor([1j])), oar.is_complex(oar.to_tensor([1.0]))
+        (True, False)
+    """
+    return x.dtype.kind == "c"
+
+
+def is_floating_point(x):
+    """Whether `x` has a real floating dtype.
+
+    Example:
+        >>> oar.is_floating_point(oar.to_tensor([1.0])), oar.is_floating_point(oar.to_tensor([1]))
+        (True, False)
+    """
+    return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+
+
+def is_integer(x):
+    """Whether `x` has an integer dtype.
+
+    Example:
+        >>> oar.is_integer(oar.to_tensor([1])), oar.is_integer(oar.to_tensor([1.0]))
+        (True, False)
+    """
+    return x.dtype.kind in "iu"
+
+
+def _sgn_complex(x):
+    from .math import sqrt, where, zeros_like
+    re, im = real(x), imag(x)
+    m = sqrt(re * re + im * im)
+    safe = where(m == 0, m + 1, m)
+    return where(m == 0, zeros_like(x), x / complex(safe, safe * 0.0))
+
+
+__all__ = public_api(globals())
