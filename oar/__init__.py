@@ -22,10 +22,16 @@ from .ops.manipulation import *  # noqa: F401,F403
 from .ops.search import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
+from .ops.stat import *  # noqa: F401,F403
+from .ops.matrix import *  # noqa: F401,F403
+from .ops.rearrange import *  # noqa: F401,F403
+from .ops.inplace import *  # noqa: F401,F403
+from .ops.manipulation import flip as reverse  # noqa: F401
 from .ops.linalg_decomp import *  # noqa: F401,F403
 from .ops.linalg_solve import *  # noqa: F401,F403
 from .ops.linalg_norm import *  # noqa: F401,F403
-from .ops.complex import *  # noqa: F401,F403
 from .ops.math import abs, max, min, sum, pow, round  # noqa: F401  (shadow builtins on purpose)
 from .ops.logic import all, any  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401  (registers the layer ops: conv, pool, norm, activations)
@@ -39,10 +45,11 @@ from . import metric  # noqa: E402
 # The layers above the executor load on first use (PEP 562), so that `oar.lite` can run a saved model with only
 # the ops, the executor and the model files imported. `import oar.nn` and `from oar import nn` work as usual.
 _LAZY_MODULES = ("nn", "optimizer", "vision", "dataset", "fluid", "jit", "amp", "onnx", "hapi", "autograd",
-                 "distributed", "callbacks", "device", "text", "quantization", "linalg", "fft", "signal",
-                 "sparse")
+                 "distributed", "callbacks", "device", "text", "quantization", "distribution", "linalg", "fft",
+                 "signal", "sparse")
 _LAZY_NAMES = {"grad": "autograd", "create_parameter": "nn.initializer", "Model": "hapi",
                "DataParallel": "distributed", "summary": "hapi", "flops": "hapi"}
+from .framework.info import finfo, iinfo, get_flags, set_flags, LazyGuard  # noqa: E402
 
 
 def __getattr__(name):
@@ -58,6 +65,10 @@ def __getattr__(name):
     raise AttributeError(f"module 'oar' has no attribute {name!r}")
 
 _install(_ops.METHODS)
+from .tensor import device as _device  # noqa: E402  (cpu, cuda, to, ... and the eager-only strides, data, ...)
+_install(_device.SHARED)
+for _k, _v in _device.METHODS.items():
+    setattr(Tensor, _k, _v)
 
 from . import static  # noqa: E402
 from .static import enable_static, disable_static  # noqa: E402

@@ -164,7 +164,14 @@ def _root_grads(tensors, grad_tensors):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):
-    """Accumulates gradients of `tensors` into the ``.grad`` of every leaf that requires one."""
+    """Accumulates gradients of `tensors` into the ``.grad`` of every leaf that requires one.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> oar.autograd.backward([(x * x).sum()])
+        >>> x.grad.numpy().tolist()
+        [2.0, 4.0]
+    """
     tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
     grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     for t in tensors:

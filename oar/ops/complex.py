@@ -4,7 +4,7 @@ convention: the gradient of a real loss w.r.t. a complex input is ``dL/dRe + i d
 import numpy as np
 
 from ..framework import dtype as D
-from .common import binary, infer_broadcast, operand, public_api
+from .common import binary, infer_broadcast, public_api
 from .registry import apply, defop
 
 _REAL_OF = {"complex64": D.float32, "complex128": D.float64}

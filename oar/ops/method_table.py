@@ -1,6 +1,7 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
 from . import math, reduction, linalg, manipulation, subscript, creation, logic, search, indexing, random
-from . import linalg_decomp, linalg_solve, linalg_norm, complex as complex_ops
+from . import special, complex as complex_ops, stat, matrix, rearrange, inplace
+from . import linalg_decomp, linalg_solve, linalg_norm
 
 
 def _r(fn):
@@ -39,8 +40,8 @@ METHODS = {
     "squeeze_": _inplace(S.squeeze), "unsqueeze_": _inplace(S.unsqueeze), "flatten_": _inplace(S.flatten),
 }
 
-for _mod in (math, reduction, linalg, logic, manipulation, search, indexing, linalg_decomp, linalg_solve, linalg_norm,
-             complex_ops):
+for _mod in (math, reduction, linalg, logic, manipulation, search, indexing, special, complex_ops, stat, matrix,
+             rearrange, linalg_decomp, linalg_solve, linalg_norm):
     for _name in dir(_mod):
         _fn = getattr(_mod, _name)
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \
@@ -56,6 +57,12 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
             M.remainder, M.floor_divide, M.neg, M.square, M.cumsum, S.flip, S.roll, S.tile, S.transpose,
             indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
+# the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
+for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid"):
+    METHODS.pop(_name, None)
+for _name, _fn in inplace.INPLACE.items():
+    METHODS.setdefault(_name, _fn)
+METHODS.update(reverse=manipulation.flip, is_tensor=lambda self: True, **inplace.RANDOM_FILLS)
 
 
 def _sparse_method(name):

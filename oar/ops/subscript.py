@@ -91,8 +91,9 @@ def _getitem_grad_impl(x, g, *idx, spec):
 
 
 def _getitem_infer(m, spec):
-    """Probes the kernel; the dims that slices with tensor bounds address are unknown (-1)."""
-    if not any(e[0] == "S" for e in spec):
+    """Probes the kernel; the dims that slices with tensor bounds address are unknown (-1), and so are unknown dims
+    sliced with bounds of 2 or more (a probe size of 2 or 3 would cut ``3:5`` to nothing)."""
+    if not any(e[0] == "S" for e in spec) and -1 not in m[0][0]:
         return infer_meta(_GETITEM_PROBE, m, {"spec": spec})
     x_shape, metas, new_spec = list(m[0][0]), [], []
     tensor_metas, d = iter(m[1:]), 0
@@ -108,6 +109,9 @@ def _getitem_infer(m, spec):
                 for _ in range(e.count("t")):
                     next(tensor_metas)
                 x_shape[d], e = -1, ["s", None, None, None]
+            elif e[0] == "s" and d < len(x_shape) and x_shape[d] == -1 and any(
+                    b is not None and abs(b) >= 2 for b in e[1:3]):  # bounds the probe sizes (2, 3) would cut
+                e = ["s", None, None, None]
             d += 1
         new_spec.append(e)
     return infer_meta(_GETITEM_PROBE, [(x_shape, m[0][1])] + metas, {"spec": new_spec})

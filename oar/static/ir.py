@@ -116,7 +116,7 @@ class Variable(TensorMethods):
     def __array__(self, dtype=None, copy=None):
         self._static_value_error("numpy.asarray()")
 
-    def _inplace(self, out):
+    def _inplace(self, out, keep_dtype=True):
         """In-place ops in static mode rebind this Python object to the result Variable."""
         b = self.block
         if b is not None and b.vars.get(self.name) is self:  # the block keeps the old value under its own name

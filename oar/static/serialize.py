@@ -143,7 +143,7 @@ def _copy(a):
 
 # ---- validation -----------------------------------------------------------------------------------------------
 _OP_PACKAGES = ("oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes", "oar.amp",
-                "oar.vision", "oar.distributed")
+                "oar.vision", "oar.distributed", "oar.distribution")
 _all_imported = False
 
 

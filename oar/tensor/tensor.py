@@ -212,14 +212,15 @@ class Tensor(TensorMethods):
         self._data = a.astype(self._data.dtype, copy=False)
         self._version += 1
 
-    def _inplace(self, out):
-        """Makes `self` take the result `out` of an in-place op, keeping the tape consistent."""
+    def _inplace(self, out, keep_dtype=True):
+        """Makes `self` take the result `out` of an in-place op, keeping the tape consistent (and `self`'s dtype,
+        unless `keep_dtype` is False, as for ``cast_``)."""
         if not self.stop_gradient and self._node is None and STATE.grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")
         old_data = self._data
-        self._data = out._data.astype(self._data.dtype, copy=False) if out._data.dtype != self._data.dtype \
-            else out._data
+        self._data = out._data.astype(self._data.dtype, copy=False) if keep_dtype and \
+            out._data.dtype != self._data.dtype else out._data
         self._version += 1
         if out._node is not None:
             node = out._node

@@ -3,10 +3,10 @@ import importlib
 
 from . import datasets, transforms
 
-__all__ = ["datasets", "models", "transforms"]
+__all__ = ["datasets", "models", "ops", "transforms"]
 
 
 def __getattr__(name):
-    if name == "models":  # imported on first use: the models need oar.nn, which imports after oar.vision
-        return importlib.import_module(".models", __name__)
+    if name in ("models", "ops"):  # imported on first use: they need oar.nn, which imports after oar.vision
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'oar.vision' has no attribute {name!r}")

@@ -454,4 +454,7 @@ import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401
 import op_table_sparse  # noqa: E402,F401
 
+from op_table_breadth import *  # noqa: E402,F401,F403  (rows of the Paddle 2.x breadth families)
+from op_table_vision import *  # noqa: E402,F401,F403  (rows of oar.vision.ops)
+
 BY_NAME = {c.name: c for c in CASES}

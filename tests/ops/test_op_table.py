@@ -11,7 +11,8 @@ from oar.ops import registry
 from op_table import CASES
 
 # ops whose output sizes depend on values
-DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index", "lstsq"}
+DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index", "bincount", "unique_consecutive", "nms",
+                  "lstsq"}
 
 
 def _outs(r):

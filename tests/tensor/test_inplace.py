@@ -29,7 +29,36 @@ ROWS = {  # method -> (args made from tensors, out-of-place reference as a funct
     "put_along_axis_": (lambda: [oar.to_tensor(IDX), oar.to_tensor(B[:1]), 0], oar.put_along_axis),
     "index_add_": (lambda: [oar.to_tensor([0]), 0, oar.to_tensor(B[:1])], oar.index_add),
     "zero_": (list, oar.zeros_like), "fill_": (lambda: [2.5], lambda x, v: oar.full_like(x, v)),
+    # the Paddle 2.6 breadth: special functions, comparisons and logic written back as 0/1, matrix ops
+    "acos_": (list, oar.acos), "asin_": (list, oar.asin), "atan_": (list, oar.atan), "cosh_": (list, oar.cosh),
+    "sinh_": (list, oar.sinh), "tan_": (list, oar.tan), "acosh_": (list, oar.acosh), "asinh_": (list, oar.asinh),
+    "atanh_": (list, oar.atanh), "erf_": (list, oar.erf), "erfinv_": (list, oar.erfinv), "expm1_": (list, oar.expm1),
+    "log10_": (list, oar.log10), "log2_": (list, oar.log2), "log1p_": (list, oar.log1p), "trunc_": (list, oar.trunc),
+    "frac_": (list, oar.frac), "digamma_": (list, oar.digamma), "lgamma_": (list, oar.lgamma), "i0_": (list, oar.i0),
+    "logit_": (lambda: [0.1], oar.logit), "polygamma_": (lambda: [1], oar.polygamma),
+    "nan_to_num_": (list, oar.nan_to_num), "cumprod_": (lambda: [1], oar.cumprod),
+    "mod_": (lambda: [oar.to_tensor(B)], oar.mod), "floor_mod_": (lambda: [oar.to_tensor(B)], oar.floor_mod),
+    "ldexp_": (lambda: [oar.to_tensor([[1, 2, 0]])], oar.ldexp), "lerp_": (lambda: [oar.to_tensor(B), 0.3], oar.lerp),
+    "equal_": (lambda: [oar.to_tensor(B)], oar.equal), "not_equal_": (lambda: [oar.to_tensor(B)], oar.not_equal),
+    "greater_equal_": (lambda: [oar.to_tensor(B)], oar.greater_equal),
+    "greater_than_": (lambda: [oar.to_tensor(B)], oar.greater_than),
+    "less_equal_": (lambda: [oar.to_tensor(B)], oar.less_equal), "less_than_": (lambda: [oar.to_tensor(B)], oar.less_than),
+    "logical_and_": (lambda: [oar.to_tensor(B > 1)], oar.logical_and),
+    "logical_or_": (lambda: [oar.to_tensor(B > 1)], oar.logical_or),
+    "logical_xor_": (lambda: [oar.to_tensor(B > 1)], oar.logical_xor), "logical_not_": (list, oar.logical_not),
+    "tril_": (list, oar.tril), "triu_": (lambda: [1], oar.triu), "t_": (list, oar.t),
+    "renorm_": (lambda: [2, 0, 1.5], oar.renorm),
+    "addmm_": (lambda: [oar.to_tensor(B), oar.to_tensor(np.ones((3, 3))), 0.5, 2.0], oar.addmm),
+    "index_put_": (lambda: [(oar.to_tensor([1]), oar.to_tensor([2])), oar.to_tensor(9.0)], oar.index_put),
+    "cast_": (lambda: ["float64"], oar.cast),
 }
+INT_ROWS = {  # in-place forms of integer ops, on an int64 tensor
+    "bitwise_and_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_and),
+    "bitwise_or_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_or),
+    "bitwise_xor_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_xor), "bitwise_not_": (list, oar.bitwise_not),
+    "gcd_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.gcd), "lcm_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.lcm),
+}
+RANDOM_FILLS = {"uniform_", "normal_", "exponential_", "cauchy_", "geometric_"}  # tests/ops/test_random.py & doctests
 
 
 @pytest.mark.parametrize("name", sorted(ROWS))
@@ -47,7 +76,25 @@ def test_inplace_matches_out_of_place(name):
 def test_every_inplace_method_is_checked():
     from oar.ops.method_table import METHODS
     have = {k for k in METHODS if k.endswith("_") and not k.startswith("__")}
-    assert have - set(ROWS) <= {"uniform_", "normal_"}  # random fills: tests/ops/test_random.py
+    assert have - set(ROWS) - set(INT_ROWS) - {"where_"} <= RANDOM_FILLS  # where_: the test below
+
+
+def test_where_inplace_writes_into_x():
+    x, y = oar.to_tensor(A), oar.to_tensor(B)
+    cond = oar.to_tensor(A > B)
+    assert cond.where_(x, y) is x and oar.where_(cond, x, y) is x  # as Paddle's: the method's self is condition
+    np.testing.assert_array_equal(x.numpy(), np.where(A > B, A, B))
+
+
+@pytest.mark.parametrize("name", sorted(INT_ROWS))
+def test_integer_inplace_matches_out_of_place(name):
+    make_args, ref = INT_ROWS[name]
+    data = np.array([[4, 9, 12], [7, 2, 10]])
+    x = oar.to_tensor(data)
+    want = ref(oar.to_tensor(data), *make_args()).numpy()
+    version = x._version
+    assert getattr(x, name)(*make_args()) is x and x.dtype == oar.int64 and x._version > version
+    np.testing.assert_array_equal(x.numpy(), want)
 
 
 def test_inplace_keeps_the_tensor_dtype():

@@ -1,0 +1,108 @@
+"""Distributions over vectors: Dirichlet and Multinomial (event shape = the last dim of the parameters)."""
+import oar
+from .distribution import Distribution, ExponentialFamily, draw, to_params, value_like
+
+
+class Dirichlet(ExponentialFamily):
+    """The Dirichlet distribution over the probability simplex, with `concentration` [..., k].
+
+    Example:
+        >>> d = oar.distribution.Dirichlet(oar.to_tensor([1.0, 2.0, 3.0]))
+        >>> round(d.log_prob(oar.to_tensor([0.2, 0.3, 0.5])).item(), 4), [round(v, 4) for v in d.mean.tolist()]
+        (1.5041, [0.1667, 0.3333, 0.5])
+    """
+
+    def __init__(self, concentration):
+        self.concentration = to_params(concentration)
+        if self.concentration.ndim < 1:
+            raise ValueError("Dirichlet: concentration needs at least 1 dim (the categories)")
+        c = self.concentration
+        super().__init__(tuple(c.shape[:-1]), tuple(c.shape[-1:]))
+
+    @property
+    def mean(self):
+        return self.concentration / oar.sum(self.concentration, axis=-1, keepdim=True)
+
+    @property
+    def variance(self):
+        c = self.concentration
+        s = oar.sum(c, axis=-1, keepdim=True)
+        return c * (s - c) / (s * s * (s + 1))
+
+    def sample(self, shape=()):
+        with oar.no_grad():
+            g = draw("gamma", self._extend_shape(shape), self.concentration)
+            return g / oar.sum(g, axis=-1, keepdim=True)
+
+    def log_prob(self, value):
+        v = value_like(value, self.concentration)
+        c = self.concentration
+        return (oar.sum((c - 1) * oar.log(v), axis=-1) + oar.lgamma(oar.sum(c, axis=-1))
+                - oar.sum(oar.lgamma(c), axis=-1))
+
+    def entropy(self):
+        c = self.concentration
+        k = c.shape[-1]
+        s = oar.sum(c, axis=-1)
+        return (oar.sum(oar.lgamma(c), axis=-1) - oar.lgamma(s) + (s - k) * oar.digamma(s)
+                - oar.sum((c - 1) * oar.digamma(c), axis=-1))
+
+    @property
+    def _natural_parameters(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return oar.sum(oar.lgamma(x), axis=-1) - oar.lgamma(oar.sum(x, axis=-1))
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
+
+
+class Multinomial(Distribution):
+    """Counts of `total_count` draws among the categories of `probs` [..., k] (normalized over the last dim).
+
+    Example:
+        >>> d = oar.distribution.Multinomial(4, oar.to_tensor([0.5, 0.5]))
+        >>> round(d.prob(oar.to_tensor([2.0, 2.0])).item(), 4), d.mean.numpy().tolist()
+        (0.375, [2.0, 2.0])
+    """
+
+    def __init__(self, total_count, probs):
+        if int(total_count) != total_count or total_count < 1:
+            raise ValueError(f"Multinomial: total_count must be a positive int, got {total_count}")
+        self.total_count = int(total_count)
+        probs = to_params(probs)
+        self.probs = probs / oar.sum(probs, axis=-1, keepdim=True)
+        super().__init__(tuple(probs.shape[:-1]), tuple(probs.shape[-1:]))
+
+    @property
+    def mean(self):
+        return self.probs * self.total_count
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, shape=()):
+        with oar.no_grad():
+            n = oar.full([], float(self.total_count), self.probs.dtype)
+            return draw("multinomial", self._extend_shape(shape), n, self.probs)
+
+    def log_prob(self, value):
+        v = value_like(value, self.probs)
+        n = float(self.total_count)
+        return (oar.lgamma(oar.full([], n + 1, v.dtype)) - oar.sum(oar.lgamma(v + 1), axis=-1)
+                + oar.sum(v * oar.log(self.probs), axis=-1))
+
+    def entropy(self):
+        """The exact entropy ``n H(p) - log n! + sum_i E[log x_i!]``, with each x_i ~ Binomial(n, p_i)."""
+        n = self.total_count
+        ks = oar.arange(0, n + 1, dtype=self.probs.dtype)
+        ks = oar.reshape(ks, [n + 1] + [1] * self.probs.ndim)
+        p = self.probs
+        log_binom = (oar.lgamma(oar.full([], n + 1.0, p.dtype)) - oar.lgamma(ks + 1) - oar.lgamma(n - ks + 1)
+                     + ks * oar.log(p) + (n - ks) * oar.log1p(-p))
+        e_log_fact = oar.sum(oar.exp(log_binom) * oar.lgamma(ks + 1), axis=0)
+        return (-n * oar.sum(p * oar.log(p), axis=-1) - oar.lgamma(oar.full([], n + 1.0, p.dtype))
+                + oar.sum(e_log_fact, axis=-1))

@@ -1,0 +1,410 @@
+"""Special functions and the remaining elementwise math of Paddle's top level: gamma-family functions, modified
+Bessel functions, inverse hyperbolics, logit, lerp, heaviside, gcd/lcm, frexp/ldexp, ...
+
+Kernels use `scipy.special` when it is installed (the optional `oar[special]` extra) and NumPy series otherwise;
+only i1, i0e and i1e need SciPy. Gradient rules are written with other ops."""
+import math as _math
+
+import numpy as np
+
+from ..framework import dtype as D
+from .common import binary, infer_broadcast, infer_same, operand, public_api
+from .math import abs, cast, exp, log1p, maximum, sign, tanh, trunc, unbroadcast, where, zeros_like
+from .registry import apply, defop
+
+
+def _scipy_special():
+    try:
+        import scipy.special
+    except ImportError:
+        raise ImportError("this function needs SciPy: pip install 'oar[special]' (or pip install scipy)") from None
+    return scipy.special
+
+
+def _float_input(x):
+    """Paddle computes these functions in the default float dtype when given integers."""
+    x = operand(x)
+    return cast(x, D.default_float()) if x.dtype.kind not in "fc" else x
+
+
+def _unary(name, impl, grad, example, infer=infer_same):
+    """Defines an elementwise op and its public function; `example` is (input list, printed output)."""
+    op = defop(name, impl, infer=infer, grad=grad)
+
+    def fn(x, name=None):
+        return apply(op, (_float_input(x),))
+    fn.__name__ = name
+    fn.__doc__ = (f"Elementwise {name}.\n\n    Example:\n        >>> [round(v, 4) for v in oar.{name}("
+                  f"oar.to_tensor({example[0]})).numpy().tolist()]\n        {example[1]}\n    ")
+    return op, fn
+
+
+def _vectorized(f):
+    def kernel(x):
+        return np.vectorize(f, otypes=[x.dtype])(x) if x.size else x.copy()
+    return kernel
+
+
+# ---- the gamma family ------------------------------------------------------------------------------------------
+
+def _digamma(x):
+    try:
+        from scipy.special import digamma as psi
+    except ImportError:
+        return _digamma_series(x)
+    return psi(x).astype(x.dtype)
+
+
+def _digamma_series(x):
+    """psi(x) without SciPy: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 12, then the asymptotic series
+    (abs. error < 1e-15); the reflection formula for x < 0.5."""
+    x64 = np.asarray(x, np.float64)
+    neg = x64 < 0.5
+    z = np.where(neg, 1.0 - x64, x64)
+    acc = np.zeros_like(z)
+    for _ in range(12):
+        small = z < 12
+        acc = acc - np.where(small, 1.0 / np.where(small, z, 1.0), 0.0)
+        z = np.where(small, z + 1, z)
+    r = 1.0 / (z * z)
+    series = np.log(z) - 0.5 / z - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r / 132))))
+    out = acc + series
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(neg, out - np.pi / np.tan(np.pi * x64), out)
+        out = np.where((x64 <= 0) & (x64 == np.floor(x64)), np.nan, out)
+    return out.astype(x.dtype)
+
+
+def _polygamma(x, n):
+    if n == 0:
+        return _digamma(x)
+    try:
+        from scipy.special import polygamma as pg
+    except ImportError:
+        return _polygamma_series(x, n)
+    return pg(n, x).astype(x.dtype)
+
+
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)  # Bernoulli numbers B2, B4, ..., B14
+
+
+def _polygamma_series(x, n):
+    """psi^(n)(x) for n >= 1 and x > 0 without SciPy: recurrence up to x >= 20, then the asymptotic series
+    (NaN for x <= 0)."""
+    x64 = np.asarray(x, np.float64)
+    z = np.where(x64 > 0, x64, np.nan)
+    sign = -1.0 if n % 2 == 0 else 1.0  # (-1) ** (n + 1)
+    fact = _math.factorial
+    acc = np.zeros_like(z)
+    for _ in range(20):
+        small = z < 20
+        acc = acc + np.where(small, fact(n) / np.where(small, z, 1.0) ** (n + 1), 0.0)
+        z = np.where(small, z + 1, z)
+    tail = fact(n - 1) / z ** n + fact(n) / (2 * z ** (n + 1))
+    for k, b in enumerate(_B2K, start=1):
+        tail = tail + b * fact(2 * k + n - 1) / (fact(2 * k) * z ** (2 * k + n))
+    return (sign * (acc + tail)).astype(x.dtype)
+
+
+def _lgamma1(v):
+    try:
+        return _math.lgamma(v)
+    except ValueError:  # the poles at 0, -1, -2, ...
+        return _math.inf
+
+
+def _lgamma(x):
+    try:
+        from scipy.special import gammaln
+    except ImportError:
+        return _vectorized(_lgamma1)(x)
+    return gammaln(x).astype(x.dtype)
+
+
+LGAMMA, lgamma = _unary("lgamma", _lgamma, lambda g, out, x: g * digamma(x),
+                        ("[0.5, 3.0]", "[0.5724, 0.6931]"))
+DIGAMMA, digamma = _unary("digamma", _digamma, lambda g, out, x: g * polygamma(x, 1), ("[1.0, 2.0]",
+                                                                                      "[-0.5772, 0.4228]"))
+POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1))
+
+
+def polygamma(x, n, name=None):
+    """The n-th derivative of the digamma function, elementwise (n = 0 is digamma).
+
+    Example:
+        >>> [round(v, 4) for v in oar.polygamma(oar.to_tensor([1.0, 2.0]), 1).numpy().tolist()]
+        [1.6449, 0.6449]
+    """
+    if int(n) < 0:
+        raise ValueError(f"polygamma: order n must be a non-negative integer, got {n}")
+    return apply(POLYGAMMA, (_float_input(x),), {"n": int(n)})
+
+
+def gammaln(x, name=None):
+    """Alias of `lgamma` (Paddle's `paddle.gammaln`).
+
+    Example:
+        >>> round(oar.gammaln(oar.to_tensor(4.0)).item(), 4)
+        1.7918
+    """
+    return lgamma(x)
+
+
+def _erfinv(x):
+    try:
+        from scipy.special import erfinv as f
+    except ImportError:
+        return _erfinv_newton(x)
+    return f(x).astype(x.dtype)
+
+
+def _erfinv_newton(x):
+    """erfinv without SciPy: Giles' single-precision approximation, then Newton steps on math.erf."""
+    y = np.asarray(x, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _erfinv_steps(y).astype(x.dtype)
+
+
+def _erfinv_steps(y):
+    w = -np.log((1.0 - y) * (1.0 + y))
+    small = w < 5.0
+    ws = np.where(small, w - 2.5, np.sqrt(np.abs(w)) - 3.0)
+    p_small = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+               -0.00417768164, 0.246640727, 1.50140941]
+    p_large = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+               0.00943887047, 1.00167406, 2.83297682]
+    ps, pl = p_small[0], p_large[0]
+    for a, b in zip(p_small[1:], p_large[1:]):
+        ps, pl = a + ps * ws, b + pl * ws
+    r = np.where(small, ps, pl) * y
+    erf = np.vectorize(_math.erf, otypes=[np.float64])
+    for _ in range(3):
+        inside = np.abs(y) < 1
+        step = (erf(np.where(inside, r, 0.0)) - y) / (2 / _math.sqrt(_math.pi) * np.exp(-r * r))
+        r = np.where(inside, r - step, r)
+    return np.where(y == 1, np.inf, np.where(y == -1, -np.inf, r))
+
+
+ERFINV, erfinv = _unary("erfinv", _erfinv,
+                        lambda g, out, x: g * (_math.sqrt(_math.pi) / 2) * exp(out * out),
+                        ("[0.0, 0.5]", "[0.0, 0.4769]"))
+
+# ---- modified Bessel functions of the first kind -----------------------------------------------------------------
+
+
+def _bessel(name):
+    return lambda x: getattr(_scipy_special(), name)(x).astype(x.dtype)
+
+
+def _i1_grad(g, out, x):
+    # d/dx I1 = I0 - I1/x, which tends to 1/2 at 0
+    safe = where(x == 0, x + 1, x)
+    return g * where(x == 0, zeros_like(x) + 0.5, i0(x) - out / safe)
+
+
+def _i1e_grad(g, out, x):
+    safe = where(x == 0, x + 1, x)
+    return g * where(x == 0, zeros_like(x) + 0.5, i0e(x) - out * (sign(x) + 1 / safe))
+
+
+I0, i0 = _unary("i0", lambda x: np.i0(x).astype(x.dtype), lambda g, out, x: g * i1(x),
+                ("[0.0, 1.0]", "[1.0, 1.2661]"))
+I0E, i0e = _unary("i0e", _bessel("i0e"), lambda g, out, x: g * (i1e(x) - sign(x) * out),
+                  ("[0.0, 1.0]", "[1.0, 0.4658]"))
+I1, i1 = _unary("i1", _bessel("i1"), _i1_grad, ("[0.0, 1.0]", "[0.0, 0.5652]"))
+I1E, i1e = _unary("i1e", _bessel("i1e"), _i1e_grad, ("[0.0, 1.0]", "[0.0, 0.2079]"))
+
+# ---- inverse hyperbolic functions ----------------------------------------------------------------------------------
+
+ASINH, asinh = _unary("asinh", np.arcsinh, lambda g, out, x: g / (x * x + 1) ** 0.5,
+                      ("[0.0, 1.0]", "[0.0, 0.8814]"))
+ACOSH, acosh = _unary("acosh", np.arccosh, lambda g, out, x: g / (x * x - 1) ** 0.5,
+                      ("[1.0, 2.0]", "[0.0, 1.317]"))
+ATANH, atanh = _unary("atanh", np.arctanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"))
+
+
+# ---- composed elementwise functions ------------------------------------------------------------------------------
+
+def _logit(x, eps):
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore"):
+        return np.log(x / (1 - x))
+
+
+def _logit_grad(g, out, x, eps):
+    inside = (x >= eps) & (x <= 1 - eps) if eps is not None else (x >= 0) & (x <= 1)
+    return where(inside, g / (x * (1 - x)), zeros_like(g))
+
+
+LOGIT = defop("logit", _logit, grad=_logit_grad)
+
+
+def logit(x, eps=None, name=None):
+    """``log(x / (1 - x))``, with `x` first clipped to ``[eps, 1 - eps]`` when `eps` is given.
+
+    Example:
+        >>> [round(v, 4) for v in oar.logit(oar.to_tensor([0.5, 0.9])).numpy().tolist()]
+        [0.0, 2.1972]
+    """
+    return apply(LOGIT, (_float_input(x),), {"eps": None if eps is None else float(eps)})
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    """Scaled tanh: ``scale_b * tanh(scale_a * x)``.
+
+    Example:
+        >>> [round(v, 4) for v in oar.stanh(oar.to_tensor([0.0, 1.0])).numpy().tolist()]
+        [0.0, 1.0038]
+    """
+    return tanh(_float_input(x) * scale_a) * scale_b
+
+
+def frac(x, name=None):
+    """The fractional part ``x - trunc(x)``.
+
+    Example:
+        >>> oar.frac(oar.to_tensor([1.5, -2.25])).numpy().tolist()
+        [0.5, -0.25]
+    """
+    return x - trunc(x)
+
+
+def rad2deg(x, name=None):
+    """Radians to degrees (integers give the default float dtype).
+
+    Example:
+        >>> oar.rad2deg(oar.to_tensor([3.141592653589793])).numpy().round(3).tolist()
+        [180.0]
+    """
+    return _float_input(x) * (180.0 / _math.pi)
+
+
+def deg2rad(x, name=None):
+    """Degrees to radians (integers give the default float dtype).
+
+    Example:
+        >>> [round(v, 4) for v in oar.deg2rad(oar.to_tensor([180])).numpy().tolist()]
+        [3.1416]
+    """
+    return _float_input(x) * (_math.pi / 180.0)
+
+
+def sgn(x, name=None):
+    """The sign of real numbers; ``x / |x|`` (0 at 0) for complex numbers.
+
+    Example:
+        >>> oar.sgn(oar.to_tensor([-2.0, 0.0, 3.0])).numpy().tolist()
+        [-1.0, 0.0, 1.0]
+    """
+    if x.dtype.kind != "c":
+        return sign(x)
+    from .complex import _sgn_complex
+    return _sgn_complex(x)
+
+
+def lerp(x, y, weight, name=None):
+    """Linear interpolation ``x + weight * (y - x)``; `weight` is a number or a tensor.
+
+    Example:
+        >>> oar.lerp(oar.to_tensor([0.0, 10.0]), oar.to_tensor([10.0, 20.0]), 0.5).numpy().tolist()
+        [5.0, 15.0]
+    """
+    return x + operand(weight, x) * (y - x)
+
+
+def logaddexp(x, y, name=None):
+    """``log(exp(x) + exp(y))`` computed without overflow.
+
+    Example:
+        >>> x = oar.to_tensor([0.0, 1000.0], 'float64')
+        >>> [round(v, 4) for v in oar.logaddexp(x, x).numpy().tolist()]
+        [0.6931, 1000.6931]
+    """
+    x, y = _float_input(x), _float_input(y)
+    return maximum(x, y) + log1p(exp(-abs(x - y)))
+
+
+def _heaviside_grad(g, out, x, y):
+    return None, (None if y.stop_gradient else unbroadcast(where(x == 0, g, zeros_like(g)), y))
+
+
+HEAVISIDE = defop("elementwise_heaviside", np.heaviside, inputs=("x", "y"), nondiff=(0,),
+                  infer=infer_broadcast, grad=_heaviside_grad)
+
+
+def heaviside(x, y, name=None):
+    """The Heaviside step: 0 where x < 0, `y` where x == 0, 1 where x > 0.
+
+    Example:
+        >>> oar.heaviside(oar.to_tensor([-1.0, 0.0, 2.0]), oar.to_tensor(0.5)).numpy().tolist()
+        [0.0, 0.5, 1.0]
+    """
+    return binary(HEAVISIDE, x, y)
+
+
+NEXTAFTER = defop("nextafter", np.nextafter, inputs=("x", "y"),
+                  infer=infer_broadcast)
+
+
+def nextafter(x, y, name=None):
+    """The next floating-point value after `x` towards `y`.
+
+    Example:
+        >>> oar.nextafter(oar.to_tensor([1.0], 'float64'), oar.to_tensor([2.0], 'float64')).numpy().tolist()
+        [1.0000000000000002]
+    """
+    return binary(NEXTAFTER, x, y)
+
+
+def ldexp(x, y, name=None):
+    """``x * 2 ** y`` (integer `x` gives the default float dtype).
+
+    Example:
+        >>> oar.ldexp(oar.to_tensor([1.0, 3.0]), oar.to_tensor([2, 1])).numpy().tolist()
+        [4.0, 6.0]
+    """
+    x = _float_input(x)
+    return x * (2.0 ** cast(operand(y, x), x.dtype))
+
+
+FREXP = defop("frexp", lambda x: tuple(a.astype(x.dtype) for a in np.frexp(x)), outputs=("mantissa", "exponent"),
+              infer=lambda m: [m[0], m[0]])
+
+
+def frexp(x, name=None):
+    """Splits `x` into mantissa in ``[0.5, 1)`` and exponent with ``x = mantissa * 2 ** exponent``.
+
+    Example:
+        >>> m, e = oar.frexp(oar.to_tensor([8.0, 0.75]))
+        >>> m.numpy().tolist(), e.numpy().tolist()
+        ([0.5, 0.75], [4.0, 0.0])
+    """
+    return apply(FREXP, (_float_input(x),))
+
+
+GCD = defop("gcd", np.gcd, inputs=("x", "y"), infer=infer_broadcast)
+LCM = defop("lcm", np.lcm, inputs=("x", "y"), infer=infer_broadcast)
+
+
+def gcd(x, y, name=None):
+    """Elementwise greatest common divisor of integer tensors.
+
+    Example:
+        >>> oar.gcd(oar.to_tensor([12, 20]), oar.to_tensor([8, 15])).numpy().tolist()
+        [4, 5]
+    """
+    return binary(GCD, x, y)
+
+
+def lcm(x, y, name=None):
+    """Elementwise least common multiple of integer tensors.
+
+    Example:
+        >>> oar.lcm(oar.to_tensor([4, 6]), oar.to_tensor([6, 4])).numpy().tolist()
+        [12, 12]
+    """
+    return binary(LCM, x, y)
+
+
+__all__ = public_api(globals())

@@ -1,0 +1,68 @@
+"""Deformable convolution v1/v2 (deform_conv2d), composed from oar ops: bilinear sampling at the offset kernel
+positions is gathers and products, so gradients reach x, offset, mask, weight and bias with no rule of its own."""
+import oar
+
+
+def _pair(v):
+    return [int(a) for a in v] if isinstance(v, (list, tuple)) else [int(v)] * 2
+
+
+def _sample(x, py, px, inside, h, w):
+    """Bilinear samples of x [N, dg, Cg, h*w] at float positions [N, dg, L] (zero outside the image):
+    [N, dg, Cg, L]."""
+    y0, x0 = oar.floor(py), oar.floor(px)
+    ly, lx = py - y0, px - x0
+    out = None
+    for dy in (0, 1):
+        for dx in (0, 1):
+            yy, xx = y0 + dy, x0 + dx
+            ok = inside & (yy >= 0) & (yy <= h - 1) & (xx >= 0) & (xx <= w - 1)
+            idx = oar.cast(oar.clip(yy, 0, h - 1) * w + oar.clip(xx, 0, w - 1), "int64")
+            wt = (ly if dy else 1 - ly) * (lx if dx else 1 - lx) * oar.cast(ok, py.dtype)
+            v = oar.take_along_axis(x, oar.unsqueeze(idx, 2), 3) * oar.unsqueeze(wt, 2)
+            out = v if out is None else out + v
+    return out
+
+
+def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1, deformable_groups=1, groups=1,
+                  mask=None, name=None):
+    """Deformable 2-D convolution: kernel tap k of output pixel p reads `x` at ``p0 + p_k + offset`` by bilinear
+    interpolation (and is scaled by `mask` when given: deformable convolution v2).
+
+    Args:
+        x: [N, C, H, W]; offset: [N, 2 * deformable_groups * kh * kw, Ho, Wo] as (dy, dx) pairs per tap;
+        weight: [C_out, C / groups, kh, kw]; mask: [N, deformable_groups * kh * kw, Ho, Wo] or None.
+
+    Example:
+        >>> x, w = oar.ones([1, 2, 4, 4]), oar.ones([3, 2, 3, 3])
+        >>> out = oar.vision.ops.deform_conv2d(x, oar.zeros([1, 18, 2, 2]), w)
+        >>> out.shape, out[0, 0, 0, 0].item()
+        ([1, 3, 2, 2], 18.0)
+    """
+    n, c, h, w = x.shape
+    cout, cin_g, kh, kw = weight.shape
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    ho = (h + 2 * ph - (dh * (kh - 1) + 1)) // sh + 1
+    wo = (w + 2 * pw - (dw * (kw - 1) + 1)) // sw + 1
+    dg, k = deformable_groups, kh * kw
+    if c % dg or c % groups or cin_g * groups != c:
+        raise ValueError(f"deform_conv2d: channels {c} do not fit groups={groups}, deformable_groups={dg} and "
+                         f"weight shape {weight.shape}")
+    if offset.shape[1] != 2 * dg * k or offset.shape[2:] != [ho, wo]:
+        raise ValueError(f"deform_conv2d: offset must be [N, {2 * dg * k}, {ho}, {wo}], got {offset.shape}")
+    off = oar.reshape(offset, [n, dg, k, 2, ho, wo])
+    ki = oar.to_tensor([[(i * dh - ph) for i in range(kh) for _ in range(kw)]], dtype=x.dtype)
+    kj = oar.to_tensor([[(j * dw - pw) for _ in range(kh) for j in range(kw)]], dtype=x.dtype)
+    base_y = oar.reshape(ki, [1, 1, k, 1, 1]) + oar.reshape(oar.arange(ho, dtype=x.dtype) * sh, [1, 1, 1, ho, 1])
+    base_x = oar.reshape(kj, [1, 1, k, 1, 1]) + oar.reshape(oar.arange(wo, dtype=x.dtype) * sw, [1, 1, 1, 1, wo])
+    py = oar.reshape(base_y + off[:, :, :, 0], [n, dg, k * ho * wo])
+    px = oar.reshape(base_x + off[:, :, :, 1], [n, dg, k * ho * wo])
+    inside = (py > -1) & (py < h) & (px > -1) & (px < w)
+    cols = _sample(oar.reshape(x, [n, dg, c // dg, h * w]), py, px, inside, h, w)  # [n, dg, c/dg, k*ho*wo]
+    cols = oar.reshape(cols, [n, dg, c // dg, k, ho * wo])
+    if mask is not None:
+        cols = cols * oar.reshape(mask, [n, dg, 1, k, ho * wo])
+    cols = oar.reshape(cols, [n, groups, cin_g * k, ho * wo])
+    wg = oar.reshape(weight, [1, groups, cout // groups, cin_g * k])
+    out = oar.reshape(oar.matmul(wg, cols), [n, cout, ho, wo])
+    return out if bias is None else out + oar.reshape(bias, [1, cout, 1, 1])

@@ -1,0 +1,171 @@
+"""YOLOv3 heads: box decoding (yolo_box) and the training loss (yolo_loss), composed from oar ops so they
+differentiate and convert like any model code; only yolo_loss's ground-truth matching is a kernel of its own."""
+import numpy as np
+
+import oar
+from ...framework import dtype as D
+from ...ops.registry import apply, defop
+
+
+def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True, name=None,
+             scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+    """Decodes a YOLOv3 head `x` [N, A*(5+class_num), H, W] into boxes [N, A*H*W, 4] (x1, y1, x2, y2 in image
+    pixels) and scores [N, A*H*W, class_num]; predictions with confidence below `conf_thresh` give zeros.
+
+    Args:
+        img_size: [N, 2] int tensor of image (height, width).
+        anchors: flat list of anchor (width, height) pairs in input pixels.
+        downsample_ratio: input size / feature map size.
+        scale_x_y: the center scale of Scaled-YOLOv4 (1.0: plain YOLOv3).
+        iou_aware: the first A channels are IoU predictions mixed into the confidence.
+
+    Example:
+        >>> x = oar.zeros([1, 2 * (5 + 3), 4, 4])
+        >>> boxes, scores = oar.vision.ops.yolo_box(x, oar.to_tensor([[32, 32]]), [10, 13, 16, 30], 3, 0.01, 8)
+        >>> boxes.shape, scores.shape, round(scores[0, 0, 0].item(), 4)
+        ([1, 32, 4], [1, 32, 3], 0.25)
+    """
+    n, _, h, w = x.shape
+    na = len(anchors) // 2
+    if iou_aware:
+        ious, x = x[:, :na], x[:, na:]
+    p = oar.reshape(x, [n, na, 5 + class_num, h, w])
+    img = oar.cast(img_size, x.dtype)
+    img_h = oar.reshape(img[:, 0], [n, 1, 1, 1])
+    img_w = oar.reshape(img[:, 1], [n, 1, 1, 1])
+    gx = oar.reshape(oar.arange(w, dtype=x.dtype), [1, 1, 1, w])
+    gy = oar.reshape(oar.arange(h, dtype=x.dtype), [1, 1, h, 1])
+    aw = oar.reshape(oar.to_tensor([float(a) for a in anchors[0::2]], dtype=x.dtype), [1, na, 1, 1])
+    ah = oar.reshape(oar.to_tensor([float(a) for a in anchors[1::2]], dtype=x.dtype), [1, na, 1, 1])
+    bias = -0.5 * (scale_x_y - 1.0)
+    cx = (gx + oar.sigmoid(p[:, :, 0]) * scale_x_y + bias) * img_w / w
+    cy = (gy + oar.sigmoid(p[:, :, 1]) * scale_x_y + bias) * img_h / h
+    bw = oar.exp(p[:, :, 2]) * aw * img_w / (downsample_ratio * w)
+    bh = oar.exp(p[:, :, 3]) * ah * img_h / (downsample_ratio * h)
+    conf = oar.sigmoid(p[:, :, 4])
+    if iou_aware:
+        conf = oar.pow(conf, 1.0 - iou_aware_factor) * oar.pow(oar.sigmoid(ious), iou_aware_factor)
+    keep = oar.cast(conf >= conf_thresh, x.dtype)
+    x1, y1, x2, y2 = cx - bw * 0.5, cy - bh * 0.5, cx + bw * 0.5, cy + bh * 0.5
+    if clip_bbox:
+        x1, y1 = oar.maximum(x1, oar.zeros_like(x1)), oar.maximum(y1, oar.zeros_like(y1))
+        x2, y2 = oar.minimum(x2, img_w - 1.0 + x2 * 0.0), oar.minimum(y2, img_h - 1.0 + y2 * 0.0)
+    boxes = oar.stack([x1, y1, x2, y2], -1) * oar.unsqueeze(keep, -1)  # [n, na, h, w, 4]
+    scores = oar.sigmoid(p[:, :, 5:]) * oar.unsqueeze(conf * keep, 2)  # [n, na, C, h, w]
+    scores = oar.transpose(scores, [0, 1, 3, 4, 2])
+    return oar.reshape(boxes, [n, na * h * w, 4]), oar.reshape(scores, [n, na * h * w, class_num])
+
+
+# ---- yolo_loss: a kernel matches ground truth to anchors (no gradient); the loss is composed from oar ops -------
+
+def _center_iou(a, b):
+    """IoU of boxes given as (cx, cy, w, h) arrays broadcast together."""
+    w = np.minimum(a[..., 0] + a[..., 2] / 2, b[..., 0] + b[..., 2] / 2) - np.maximum(a[..., 0] - a[..., 2] / 2,
+                                                                                       b[..., 0] - b[..., 2] / 2)
+    h = np.minimum(a[..., 1] + a[..., 3] / 2, b[..., 1] + b[..., 3] / 2) - np.maximum(a[..., 1] - a[..., 3] / 2,
+                                                                                       b[..., 1] - b[..., 3] / 2)
+    inter = np.where((w < 0) | (h < 0), 0.0, w * h)
+    return inter / (a[..., 2] * a[..., 3] + b[..., 2] * b[..., 3] - inter)
+
+
+def _yolo_targets(x, gt_box, gt_score, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio,
+                  scale_x_y):
+    n, _, h, w = x.shape
+    m, b = len(anchor_mask), gt_box.shape[1]
+    input_size = downsample_ratio * h
+    an = np.asarray(anchors, np.float64).reshape(-1, 2)
+    p = x.reshape(n, m, 5 + class_num, h, w).astype(np.float64)
+    sig = 1 / (1 + np.exp(-p[:, :, :2]))
+    bias = -0.5 * (scale_x_y - 1)
+    cols, rows = np.arange(w)[None, None, None, :], np.arange(h)[None, None, :, None]
+    mask_an = an[list(anchor_mask)]
+    pred = np.stack([(cols + sig[:, :, 0] * scale_x_y + bias) / h, (rows + sig[:, :, 1] * scale_x_y + bias) / h,
+                     np.exp(p[:, :, 2]) * mask_an[None, :, 0, None, None] / input_size,
+                     np.exp(p[:, :, 3]) * mask_an[None, :, 1, None, None] / input_size], -1)  # [n, m, h, w, 4]
+    gt = gt_box.astype(np.float64)
+    valid = (gt[..., 2] >= 1e-6) & (gt[..., 3] >= 1e-6)  # [n, b]
+    iou = _center_iou(pred[:, :, :, :, None, :], gt[:, None, None, None, :, :])  # [n, m, h, w, b]
+    best = np.where(valid[:, None, None, None, :], iou, 0.0).max(-1, initial=0.0)
+    obj = np.where(best > ignore_thresh, -1.0, 0.0)
+    index = np.zeros((n, b, 4), np.int64)
+    target = np.zeros((n, b, 4))
+    weight = np.zeros((n, b))
+    shapes = np.concatenate([np.zeros((len(an), 2)), an / input_size], 1)
+    for i in range(n):
+        index[i, :, 0] = i
+        for t in range(b):
+            if not valid[i, t]:
+                continue
+            g = gt[i, t]
+            gi, gj = int(g[0] * w), int(g[1] * h)
+            ious = _center_iou(shapes, np.array([0.0, 0.0, g[2], g[3]]))
+            best_n = int(np.argmax(ious)) if ious.max() > 0 else 0
+            if best_n not in anchor_mask:
+                continue
+            k = list(anchor_mask).index(best_n)
+            score = gt_score[i, t]
+            index[i, t, 1:] = (k, gj, gi)
+            target[i, t] = (g[0] * h - gi, g[1] * h - gj, np.log(g[2] * input_size / an[best_n, 0]),
+                            np.log(g[3] * input_size / an[best_n, 1]))
+            weight[i, t] = score
+            obj[i, k, gj, gi] = score
+    dt = x.dtype
+    return obj.astype(dt), index, target.astype(dt), weight.astype(dt)
+
+
+YOLO_TARGETS = defop("yolo_loss_targets", _yolo_targets, inputs=("x", "gt_box", "gt_score"),
+                     outputs=("objectness", "index", "target", "weight"), nondiff=(0, 1, 2),
+                     infer=lambda m, anchor_mask, **a: [
+                         ([m[0][0][0], len(anchor_mask), m[0][0][2], m[0][0][3]], m[0][1]),
+                         ([m[1][0][0], m[1][0][1], 4], D.int64), ([m[1][0][0], m[1][0][1], 4], m[0][1]),
+                         ([m[1][0][0], m[1][0][1]], m[0][1])])
+
+
+def _sce(x, label):
+    """Sigmoid cross entropy with logits, elementwise."""
+    return oar.maximum(x, oar.zeros_like(x)) - x * label + oar.log1p(oar.exp(-oar.abs(x)))
+
+
+def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, gt_score=None,
+              use_label_smooth=True, name=None, scale_x_y=1.0):
+    """The YOLOv3 loss of a head `x` [N, len(anchor_mask) * (5 + class_num), H, W] against ground-truth boxes
+    `gt_box` [N, B, 4] (center x, center y, w, h, divided by the input size) with labels `gt_label` [N, B]:
+    per image, sigmoid cross entropy on x/y offsets, L1 on log w/h (both weighted by ``2 - w * h``), objectness
+    (ignoring predictions whose best IoU with a ground truth exceeds `ignore_thresh`) and class scores (smoothed to
+    ``1 - min(1/class_num, 1/40)`` when `use_label_smooth`). Returns [N].
+
+    Each ground truth trains the anchor of best shape IoU among all `anchors`, if that anchor is in `anchor_mask`;
+    boxes with zero width or height are padding. `gt_score` (mixup weights, default 1) scales a box's terms.
+
+    Example:
+        >>> x = oar.zeros([1, 2 * (5 + 2), 4, 4])
+        >>> gt = oar.to_tensor([[[0.5, 0.5, 0.3, 0.4], [0.0, 0.0, 0.0, 0.0]]])
+        >>> loss = oar.vision.ops.yolo_loss(x, gt, oar.to_tensor([[1, 0]], 'int32'), [10, 13, 16, 30, 33, 23],
+        ...                                 [1, 2], 2, 0.7, 8)
+        >>> loss.shape, round(loss.item(), 3)
+        ([1], 22.181)
+    """
+    n, _, h, w = x.shape
+    m = len(anchor_mask)
+    if x.shape[1] != m * (5 + class_num):
+        raise ValueError(f"yolo_loss: x has {x.shape[1]} channels, expected len(anchor_mask) * (5 + class_num) = "
+                         f"{m * (5 + class_num)}")
+    if gt_score is None:
+        gt_score = oar.ones_like(gt_box[:, :, 0])  # also when the batch size is unknown (static programs)
+    obj, index, target, weight = apply(YOLO_TARGETS, (x, gt_box, gt_score), {
+        "anchors": [int(a) for a in anchors], "anchor_mask": [int(a) for a in anchor_mask],
+        "class_num": int(class_num), "ignore_thresh": float(ignore_thresh),
+        "downsample_ratio": int(downsample_ratio), "scale_x_y": float(scale_x_y)})
+    p = oar.reshape(x, [n, m, 5 + class_num, h, w])
+    per_gt = oar.gather_nd(oar.transpose(p, [0, 1, 3, 4, 2]), index)  # [n, b, 5 + class_num]
+    box_w = (2.0 - gt_box[:, :, 2] * gt_box[:, :, 3]) * weight
+    loc = (_sce(per_gt[:, :, 0], target[:, :, 0]) + _sce(per_gt[:, :, 1], target[:, :, 1])
+           + oar.abs(per_gt[:, :, 2] - target[:, :, 2]) + oar.abs(per_gt[:, :, 3] - target[:, :, 3])) * box_w
+    smooth = min(1.0 / class_num, 1.0 / 40) if use_label_smooth else 0.0
+    onehot = oar.nn.functional.one_hot(oar.cast(gt_label, "int64"), class_num).astype(x.dtype)
+    cls_target = onehot * (1.0 - 2 * smooth) + smooth
+    cls = oar.sum(_sce(per_gt[:, :, 5:], cls_target), axis=-1) * weight
+    o = p[:, :, 4]
+    obj_loss = oar.where(obj > 1e-5, _sce(o, oar.ones_like(o)) * obj,
+                         oar.where(obj > -0.5, _sce(o, oar.zeros_like(o)), oar.zeros_like(o)))
+    return oar.sum(loc + cls, axis=1) + oar.sum(obj_loss, axis=[1, 2, 3])

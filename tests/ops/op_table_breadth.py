@@ -1,0 +1,240 @@
+"""Op-table rows for the Paddle 2.x breadth families (special, complex, stat, matrix, rearrange, in-place forms);
+imported at the end of `op_table.py`, so every test driven by the table (forward vs NumPy/SciPy, float64 finite
+differences, infer_meta, static == eager) covers them."""
+import numpy as np
+import scipy.special as sp
+
+import oar
+from op_table import R, add, distinct, ints, pos, randn, unit
+
+__all__ = []  # `op_table` imports this module for its rows only
+U = [(3, 4), (2, 3, 4), ()]
+
+
+def unary(name, fn, ref, gen=randn, **kw):
+    add(name, fn, ref, *[(gen(*s),) for s in U], **kw)
+
+
+def _npf(f):
+    return lambda x: np.asarray(f(x), dtype=x.dtype)
+
+
+def _run_index(x, f):
+    run = f.accumulate(x, 1)
+    return np.maximum.accumulate(np.where(x == run, np.arange(x.shape[1]), 0), 1)
+
+
+def _np_diag_embed(x):
+    out = np.zeros((3, 2, 3))
+    for b in range(2):
+        for i in range(3):
+            out[i, b, i] = x[b, i]
+    return out
+
+
+def _np_renorm(x, p, axis, max_norm):
+    norms = (np.abs(x) ** p).sum(axis=1, keepdims=True) ** (1 / p)
+    return x * np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+
+
+def _np_set(x, i, v):
+    y = x.copy()
+    y[i] = v
+    return y
+
+
+def _np_add_at(x, i, v):
+    y = x.copy()
+    np.add.at(y, i, v)
+    return y
+
+
+def _np_unique_consecutive(x):
+    keep = np.concatenate([[True], x[1:] != x[:-1]])
+    starts = np.flatnonzero(keep)
+    return x[keep], np.cumsum(keep) - 1, np.diff(np.append(starts, x.size))
+
+
+# ---- special functions ---------------------------------------------------------------------------------------
+unary("lgamma", oar.lgamma, _npf(sp.gammaln), gen=pos)
+unary("digamma", oar.digamma, _npf(sp.digamma), gen=pos)
+add("digamma_negative", oar.digamma, sp.digamma, (np.array([-0.5, -1.5, -2.3, 0.1, 7.5, 30.0]),), rtol=1e-10)
+add("polygamma_1", lambda x: oar.polygamma(x, 1), lambda x: sp.polygamma(1, x), (pos(3, 4),))
+add("polygamma_0", lambda x: oar.polygamma(x, 0), sp.digamma, (pos(3),), grad=False)
+unary("erfinv", oar.erfinv, _npf(sp.erfinv), gen=unit)
+for _n in ("i0", "i0e", "i1", "i1e"):
+    unary(_n, getattr(oar, _n), _npf(getattr(sp, _n)))
+add("i1_at_zero", oar.i1, sp.i1, (np.array([0.0, 1.0]),))
+unary("asinh", oar.asinh, np.arcsinh)
+unary("acosh", oar.acosh, np.arccosh, gen=lambda *s: 1.5 + pos(*s))
+unary("atanh", oar.atanh, np.arctanh, gen=unit)
+unary("logit", oar.logit, _npf(sp.logit), gen=lambda *s: R.uniform(0.1, 0.9, s))
+add("logit_eps", lambda x: oar.logit(x, eps=0.2), lambda x: sp.logit(np.clip(x, 0.2, 0.8)),
+    (R.uniform(0.05, 0.95, (3, 4)),))
+unary("stanh", lambda x: oar.stanh(x, 0.5, 2.0), lambda x: 2.0 * np.tanh(0.5 * x))
+unary("frac", oar.frac, lambda x: x - np.trunc(x))
+unary("rad2deg", oar.rad2deg, np.rad2deg)
+unary("deg2rad", oar.deg2rad, np.deg2rad)
+add("deg2rad_int", oar.deg2rad, lambda x: np.deg2rad(x).astype(np.float32), (ints(360, 4),), rtol=1e-6)
+add("lerp", lambda x, y: oar.lerp(x, y, 0.3), lambda x, y: x + 0.3 * (y - x), (randn(3, 4), randn(4)))
+add("lerp_tensor_weight", oar.lerp, lambda x, y, w: x + w * (y - x), (randn(3, 4), randn(3, 4), unit(3, 4)))
+add("logaddexp", oar.logaddexp, np.logaddexp, (randn(3, 4), randn(3, 4)), (randn(3, 1) * 50, randn(4)))
+add("heaviside", oar.heaviside, np.heaviside, (np.array([-1.0, 0.0, 2.0, 0.0]), randn(4)), diff=(1,))
+add("nextafter", oar.nextafter, np.nextafter, (randn(3, 4), randn(3, 4)), grad=False)
+add("ldexp", oar.ldexp, lambda x, e: x * 2.0 ** e, (randn(3, 4), ints(4, 3, 4)))
+add("frexp", oar.frexp, lambda x: tuple(a.astype(x.dtype) for a in np.frexp(x)), (randn(3, 4) * 100,), grad=False)
+add("gcd", oar.gcd, np.gcd, (ints(30, 3, 4), ints(30, 4)))
+add("lcm", oar.lcm, np.lcm, (ints(30, 3, 4), ints(30, 3, 4)))
+add("sgn_real", oar.sgn, np.sign, (randn(3, 4),))
+
+# ---- complex ----------------------------------------------------------------------------------------------------
+_z = randn(3, 4) + 1j * randn(3, 4)
+add("real", oar.real, np.real, (_z,))
+add("imag", oar.imag, np.imag, (_z,))
+add("conj", oar.conj, np.conj, (_z,))
+add("angle", oar.angle, np.angle, (_z,), (randn(5),))
+add("complex", oar.complex, lambda a, b: a + 1j * b, (randn(3, 4), randn(4)))
+add("complex_parts_grad", lambda a, b: oar.real(oar.complex(a, b)) * oar.imag(oar.complex(b, a)),
+    lambda a, b: a * a, (randn(3, 4), randn(3, 4)))
+add("as_real_as_complex_grad", lambda x: oar.as_real(oar.as_complex(x) * 1.0), lambda x: x * 1.0, (randn(3, 2),))
+add("as_complex", oar.as_complex, lambda x: x[..., 0] + 1j * x[..., 1], (randn(3, 4, 2),))
+add("as_real", oar.as_real, lambda z: np.stack([z.real, z.imag], -1), (_z,))
+add("polar", oar.polar, lambda r, t: r * np.exp(1j * t), (pos(3), randn(3)), rtol=1e-12)
+add("sgn_complex", oar.sgn, lambda z: z / np.abs(z), (_z,))
+
+# ---- statistics -----------------------------------------------------------------------------------------------
+add("quantile", lambda x: oar.quantile(x, 0.3, axis=1), lambda x: np.quantile(x, 0.3, axis=1), (distinct(3, 5),))
+add("quantile_list_keepdim", lambda x: oar.quantile(x, [0.25, 0.9], axis=[0, 2], keepdim=True),
+    lambda x: np.quantile(x, [0.25, 0.9], axis=(0, 2), keepdims=True), (distinct(2, 3, 4),))
+for _i in ("lower", "higher", "nearest", "midpoint"):
+    add(f"quantile_{_i}", (lambda m: lambda x: oar.quantile(x, 0.4, axis=-1, interpolation=m))(_i),
+        (lambda m: lambda x: np.quantile(x, 0.4, axis=-1, method=m))(_i), (distinct(3, 6),))
+add("quantile_all", lambda x: oar.quantile(x, 0.5), lambda x: np.quantile(x, 0.5), (distinct(3, 4),))
+add("quantile_nan", lambda x: oar.quantile(x, 0.5, axis=1), lambda x: np.quantile(x, 0.5, axis=1),
+    (np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 4.0]]),), grad=False)
+_xn = distinct(3, 5)
+_xn[0, 1] = _xn[2, 4] = _xn[2, 0] = np.nan
+add("nanquantile", lambda x: oar.nanquantile(x, [0.2, 0.5], axis=1),
+    lambda x: np.nanquantile(x, [0.2, 0.5], axis=1), (_xn,))
+add("median", lambda x: oar.median(x, axis=0), lambda x: np.median(x, axis=0), (distinct(4, 3),), (distinct(5, 2),))
+add("median_min", lambda x: oar.median(x, axis=1, mode="min"), lambda x: np.sort(x, 1)[:, 1], (distinct(3, 4),))
+add("nanmedian", lambda x: oar.nanmedian(x, axis=1, keepdim=True), lambda x: np.nanmedian(x, axis=1, keepdims=True),
+    (_xn,))
+_xm = np.array([[1.0, 2.0, 2.0, 3.0, 3.0], [5.0, 4.0, 4.0, 4.0, 1.0]])
+# ties decide the mode, so finite differences cannot check it (its gradient is take_along_axis's, checked elsewhere)
+add("mode", lambda x: oar.mode(x), lambda x: (np.array([2.0, 4.0]), np.array([2, 3])), (_xm,), grad=False)
+add("mode_axis0", lambda x: oar.mode(x, axis=0, keepdim=True)[0], lambda x: np.min(x, 0, keepdims=True), (_xm,),
+    grad=False)
+add("cummax", lambda x: oar.cummax(x, axis=1), lambda x: (np.maximum.accumulate(x, 1), _run_index(x, np.maximum)),
+    (distinct(3, 5),))
+add("cummin", lambda x: oar.cummin(x, axis=1), lambda x: (np.minimum.accumulate(x, 1), _run_index(x, np.minimum)),
+    (distinct(3, 5),))
+add("cummax_flat", lambda x: oar.cummax(x)[0], lambda x: np.maximum.accumulate(x.reshape(-1)), (distinct(2, 3),))
+add("logcumsumexp", lambda x: oar.logcumsumexp(x, axis=1), lambda x: np.logaddexp.accumulate(x, 1),
+    (randn(3, 4),), (randn(2, 3) * 300,))
+add("logcumsumexp_flat", oar.logcumsumexp, lambda x: np.logaddexp.accumulate(x.reshape(-1)), (randn(2, 3),))
+add("nansum", lambda x: oar.nansum(x, axis=1), lambda x: np.nansum(x, 1), (_xn,))
+add("nanmean", lambda x: oar.nanmean(x), lambda x: np.asarray(np.nanmean(x)), (_xn,))
+add("count_nonzero", lambda x: oar.count_nonzero(x, axis=0), lambda x: np.count_nonzero(x, 0), (ints(2, 3, 4),))
+add("diff", oar.diff, np.diff, (randn(3, 5),))
+add("diff_n2_axis0_prepend", lambda x, p: oar.diff(x, n=2, axis=0, prepend=p),
+    lambda x, p: np.diff(x, 2, 0, prepend=p), (randn(4, 3), randn(1, 3)))
+add("trapezoid", lambda y: oar.trapezoid(y, dx=0.5), lambda y: np.trapezoid(y, dx=0.5), (randn(3, 5),))
+add("trapezoid_x", lambda y, x: oar.trapezoid(y, x=x, axis=0), lambda y, x: np.trapezoid(y, x=x, axis=0),
+    (randn(5, 3), np.sort(randn(5))))
+add("cumulative_trapezoid", oar.cumulative_trapezoid,
+    lambda y: np.cumsum((y[..., 1:] + y[..., :-1]) / 2, -1), (randn(3, 5),))
+add("histogram", lambda x: oar.histogram(x, bins=5, min=-1, max=1),
+    lambda x: np.histogram(x, 5, (-1, 1))[0], (randn(20),))
+add("histogram_range_from_data", lambda x: oar.histogram(x, bins=4), lambda x: np.histogram(x, 4)[0], (randn(9),))
+add("bincount", oar.bincount, np.bincount, (ints(6, 10),), tags=("dynamic_shape",))
+add("bincount_weights", lambda x, w: oar.bincount(x, w, minlength=8), lambda x, w: np.bincount(x, w, 8),
+    (ints(6, 10), randn(10)), grad=False, tags=("dynamic_shape",))
+add("bucketize", lambda x, s: oar.bucketize(x, s, right=True), lambda x, s: np.searchsorted(s, x, side="right"),
+    (randn(3, 4), np.sort(randn(5))))
+
+
+# ---- matrices ------------------------------------------------------------------------------------------------------
+add("tril", lambda x: oar.tril(x, -1), lambda x: np.tril(x, -1), (randn(4, 5),), (randn(2, 3, 3),))
+add("triu", lambda x: oar.triu(x, 1), lambda x: np.triu(x, 1), (randn(4, 5),), (randn(2, 3, 3),))
+add("tril_indices", lambda: oar.tril_indices(4, 3, -1), lambda: np.stack(np.tril_indices(4, -1, 3)), ())
+add("triu_indices", lambda: oar.triu_indices(3, 4, 1), lambda: np.stack(np.triu_indices(3, 1, 4)), ())
+add("diagonal", lambda x: oar.diagonal(x, 1, 0, 2), lambda x: np.diagonal(x, 1, 0, 2), (randn(3, 2, 4),))
+add("diagonal_neg", lambda x: oar.diagonal(x, -1), lambda x: np.diagonal(x, -1), (randn(4, 3),))
+add("diag_vector", lambda x: oar.diag(x, -1), lambda x: np.diag(x, -1), (randn(3),))
+add("diag_padding", lambda x: oar.diag(x, padding_value=7.0), lambda x: np.diag(x) + 7.0 * (1 - np.eye(3)),
+    (randn(3),))
+add("diag_matrix", lambda x: oar.diag(x, 1), lambda x: np.diag(x, 1), (randn(3, 4),))
+add("diagflat", lambda x: oar.diagflat(x, 1), lambda x: np.diagflat(x, 1), (randn(2, 2),))
+add("diag_embed", lambda x: oar.diag_embed(x, 0, 0, 2), _np_diag_embed, (randn(2, 3),))
+add("trace", lambda x: oar.trace(x, 1), lambda x: np.asarray(np.trace(x, 1)), (randn(3, 4),))
+add("kron", oar.kron, np.kron, (randn(2, 3), randn(3, 2)), (randn(3), randn(2, 2)))
+add("tensordot", oar.tensordot, np.tensordot, (randn(2, 3, 4), randn(3, 4, 2)))
+add("tensordot_axes", lambda x, y: oar.tensordot(x, y, [[0, 2], [1, 0]]),
+    lambda x, y: np.tensordot(x, y, [[0, 2], [1, 0]]), (randn(2, 3, 4), randn(4, 2, 5)))
+add("tensordot_same_axes", lambda x, y: oar.tensordot(x, y, [0, 2]),
+    lambda x, y: np.tensordot(x, y, [[0, 2], [0, 2]]), (randn(2, 3, 4), randn(2, 5, 4)))
+add("inner", oar.inner, np.inner, (randn(2, 4), randn(3, 4)), (randn(4), randn(4)))
+add("mv", oar.mv, np.matmul, (randn(3, 4), randn(4)))
+add("addmm", lambda i, x, y: oar.addmm(i, x, y, beta=0.5, alpha=2.0), lambda i, x, y: 0.5 * i + 2 * x @ y,
+    (randn(3, 2), randn(3, 4), randn(4, 2)))
+add("dist", lambda x, y: oar.dist(x, y, 3), lambda x, y: np.asarray(np.sum(np.abs(x - y) ** 3) ** (1 / 3)),
+    (randn(3, 4), randn(4)))
+add("dist_inf", lambda x, y: oar.dist(x, y, float("inf")), lambda x, y: np.asarray(np.abs(x - y).max()),
+    (distinct(3, 4), np.zeros(4)))
+add("cdist", oar.cdist, lambda x, y: np.sqrt(((x[:, None] - y[None]) ** 2).sum(-1)), (randn(3, 4), randn(5, 4)))
+add("cdist_p1_batch", lambda x, y: oar.cdist(x, y, p=1.0), lambda x, y: np.abs(x[:, :, None] - y[:, None]).sum(-1),
+    (randn(2, 3, 4), randn(2, 2, 4)))
+add("renorm", lambda x: oar.renorm(x, 2, 0, 1.5), lambda x: _np_renorm(x, 2, 0, 1.5), (randn(3, 4),))
+add("vander", lambda x: oar.vander(x, 4), lambda x: np.vander(x, 4), (randn(3),))
+add("vander_increasing", lambda x: oar.vander(x, increasing=True), lambda x: np.vander(x, increasing=True),
+    (randn(4),))
+
+
+# ---- rearranging ----------------------------------------------------------------------------------------------------
+add("tensor_split", lambda x: oar.tensor_split(x, 3, axis=1), lambda x: tuple(np.array_split(x, 3, 1)),
+    (randn(2, 7),))
+add("tensor_split_indices", lambda x: oar.tensor_split(x, [1, 3]), lambda x: tuple(np.split(x, [1, 3])),
+    (randn(5, 2),))
+add("hsplit", lambda x: oar.hsplit(x, 2), lambda x: tuple(np.hsplit(x, 2)), (randn(3, 4),))
+add("vsplit", lambda x: oar.vsplit(x, [1]), lambda x: tuple(np.vsplit(x, [1])), (randn(3, 4),))
+add("dsplit", lambda x: oar.dsplit(x, 2), lambda x: tuple(np.dsplit(x, 2)), (randn(2, 3, 4),))
+add("unflatten", lambda x: oar.unflatten(x, 1, [2, -1]), lambda x: x.reshape(3, 2, 2), (randn(3, 4),))
+add("view", lambda x: oar.view(x, [4, 3]), lambda x: x.reshape(4, 3), (randn(3, 4),))
+add("view_dtype", lambda x: oar.view(x, "int64"), lambda x: x.view(np.int64), (randn(3, 4),))
+add("view_as", oar.view_as, lambda x, y: x.reshape(y.shape), (randn(3, 4), randn(2, 6)), diff=(0,))
+add("unfold", lambda x: oar.unfold(x, 1, 3, 2), lambda x: np.lib.stride_tricks.sliding_window_view(
+    x, 3, axis=1)[:, ::2], (randn(2, 7, 3),))
+add("as_strided", lambda x: oar.as_strided(x, [3, 4], [2, 1], 1), lambda x: np.lib.stride_tricks.as_strided(
+    x.reshape(-1)[1:], (3, 4), (16, 8)).copy(), (randn(3, 4),))
+add("meshgrid", lambda a, b, c: oar.meshgrid(a, b, c), lambda a, b, c: tuple(np.meshgrid(a, b, c, indexing="ij")),
+    (randn(2), randn(3), randn(4)))
+add("broadcast_tensors", lambda a, b: oar.broadcast_tensors([a, b]), lambda a, b: tuple(np.broadcast_arrays(a, b)),
+    (randn(3, 1), randn(4)))
+add("crop", lambda x: oar.crop(x, [2, -1], [1, 1]), lambda x: x[1:3, 1:], (randn(4, 5),))
+add("multiplex", lambda a, b, i: oar.multiplex([a, b], i), lambda a, b, i: np.where(i == 0, a, b),
+    (randn(3, 4), randn(3, 4), np.array([[1], [0], [1]])))
+add("index_sample", oar.index_sample, lambda x, i: np.take_along_axis(x, i, 1), (randn(3, 5), ints(5, 3, 4)))
+add("index_put", lambda x, i, j, v: oar.index_put(x, (i, j), v),
+    lambda x, i, j, v: _np_set(x, (i, j), v), (randn(3, 4), np.array([0, 2]), np.array([1, 3]), randn(2)))
+add("index_put_accumulate", lambda x, i, v: oar.index_put(x, (i,), v, accumulate=True),
+    lambda x, i, v: _np_add_at(x, i, v), (randn(3, 4), np.array([0, 2, 0]), randn(3, 4)))
+add("take", lambda x, i: oar.take(x, i), lambda x, i: np.take(x, i), (randn(3, 4), np.array([[0, 11], [-1, 5]])))
+add("take_wrap", lambda x, i: oar.take(x, i, mode="wrap"), lambda x, i: np.take(x, i, mode="wrap"),
+    (randn(3, 4), np.array([13, -14, 2])))
+add("take_clip", lambda x, i: oar.take(x, i, mode="clip"), lambda x, i: np.take(x, i, mode="clip"),
+    (randn(3, 4), np.array([13, -14, 2])))
+add("shard_index", lambda x: oar.shard_index(x, 20, 2, 1), lambda x: np.where(x // 10 == 1, x % 10, -1),
+    (ints(20, 4, 1),))
+add("unique_consecutive", lambda x: oar.unique_consecutive(x, True, True),
+    lambda x: _np_unique_consecutive(x), (np.array([1, 1, 2, 2, 2, 3, 1, 1]),), tags=("dynamic_shape",))
+add("logspace", lambda: oar.logspace(0, 3, 4, base=2.0), lambda: np.logspace(0, 3, 4, base=2.0).astype(np.float32), ())
+
+
+# ---- in-place forms: the gradient flows through the rewritten tensor ---------------------------------------------
+add("tanh_inplace", lambda x: oar.tanh_(x * 1.0), np.tanh, (randn(3, 4),))
+add("lgamma_inplace_method", lambda x: (x * 1.0).lgamma_(), sp.gammaln, (pos(3, 4),))
+add("tril_inplace", lambda x: oar.tril_(x * 1.0), np.tril, (randn(3, 4),))
+add("where_inplace", lambda c, x, y: oar.where_(c, x * 1.0, y), np.where, (randn(3, 4) > 0, randn(3, 4), randn(4)))
+add("index_put_inplace", lambda x, v: (x * 1.0).index_put_((oar.to_tensor([1]),), v),
+    lambda x, v: _np_set(x, ([1],), v), (randn(3, 4), randn(4)))
