@@ -1,5 +1,6 @@
 """Public names of Paddle 2.6 that oar's coverage report checks (facts taken from Paddle 2.6's `paddle.__all__`,
-`paddle.tensor.tensor_method_func`, `paddle.distribution.__all__` and `paddle.vision.ops.__all__`; the lists are
+`paddle.tensor.tensor_method_func`, `paddle.distribution.__all__` and `paddle.vision.ops.__all__`, and the `__all__`
+of paddle.linalg, fft, signal, sparse, sparse.nn and sparse.nn.functional; the lists are
 written out here by hand so the report needs no Paddle installed).
 
 `OWNED_ELSEWHERE` names belong to modules another part of issue 14 builds (`paddle.linalg`): the report counts them
@@ -73,9 +74,32 @@ yolo_loss yolo_box prior_box box_coder deform_conv2d DeformConv2D distribute_fpn
 read_file decode_jpeg roi_pool RoIPool psroi_pool PSRoIPool roi_align RoIAlign nms matrix_nms
 """.split()
 
+# paddle.linalg.__all__ as Paddle lists it today (a superset of 2.6's: vector_norm, matrix_norm, matrix_exp,
+# svd_lowrank and ormqr came later), paddle.fft / paddle.signal / paddle.sparse (+ nn, nn.functional) __all__
+LINALG = """
+cholesky norm matrix_norm vector_norm cond cov corrcoef inv eig eigvals multi_dot matrix_rank svd qr
+householder_product pca_lowrank svd_lowrank lu lu_unpack matrix_exp matrix_power det slogdet eigh eigvalsh pinv solve
+cholesky_solve triangular_solve lstsq fp8_fp8_fp8_dual_gemm_fused ormqr
+""".split()
+FFT = """
+fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn hfftn ihfftn fftfreq
+rfftfreq fftshift ifftshift
+""".split()
+SIGNAL = "stft istft".split()
+SPARSE = """
+sparse_coo_tensor sparse_csr_tensor sin tan asin atan sinh tanh asinh atanh sqrt square log1p abs pow cast neg deg2rad
+rad2deg expm1 mv matmul masked_matmul addmm add subtract transpose multiply divide coalesce is_same_shape reshape isnan
+""".split()
+SPARSE_NN = "ReLU ReLU6 LeakyReLU Softmax BatchNorm SyncBatchNorm Conv2D Conv3D SubmConv3D MaxPool3D".split()
+SPARSE_NN_FUNCTIONAL = "conv2d conv3d subm_conv3d max_pool3d relu relu6 leaky_relu softmax attention".split()
+
 NAMESPACES = {"paddle": ("oar", PADDLE), "paddle.Tensor": ("oar.Tensor", TENSOR_METHODS),
               "paddle.distribution": ("oar.distribution", DISTRIBUTION),
-              "paddle.vision.ops": ("oar.vision.ops", VISION_OPS)}
+              "paddle.vision.ops": ("oar.vision.ops", VISION_OPS),
+              "paddle.linalg": ("oar.linalg", LINALG), "paddle.fft": ("oar.fft", FFT),
+              "paddle.signal": ("oar.signal", SIGNAL), "paddle.sparse": ("oar.sparse", SPARSE),
+              "paddle.sparse.nn": ("oar.sparse.nn", SPARSE_NN),
+              "paddle.sparse.nn.functional": ("oar.sparse.nn.functional", SPARSE_NN_FUNCTIONAL)}
 
 # paddle.linalg's own names that paddle and paddle.Tensor also export: built with paddle.linalg (issue 14's other part)
 OWNED_ELSEWHERE = set("""
@@ -85,6 +109,7 @@ cholesky_solve triangular_solve lu lu_unpack
 
 EXCLUDED = {
     "get_cuda_rng_state": "CUDA-only: oar runs on a CPU",
+    "fp8_fp8_fp8_dual_gemm_fused": "GPU-only fused FP8 GEMM kernel (linalg)",
     "set_cuda_rng_state": "CUDA-only: oar runs on a CPU",
     "CUDAPinnedPlace": "CUDA-only memory: oar runs on a CPU",
     "DataParallel": "multi-process data parallelism lives in oar.distributed",
