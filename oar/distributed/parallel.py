@@ -3,10 +3,11 @@ import contextlib
 
 from ..framework.state import STATE
 from ..nn.layer import Layer
+from ..static import capture
 from . import comm
 from .env import get_world_size
 from .group import resolve
-from .reducer import Reducer
+from .reducer import Reducer, average_in_program
 
 
 def sync_params_buffers(layer, group=None, src_rank=0):
@@ -77,7 +78,13 @@ class DataParallel(Layer):
     def forward(self, *inputs, **kwargs):
         outputs = self._layers(*inputs, **kwargs)
         r = self._reducer
-        if r is not None and r.enabled and STATE.grad_enabled and not STATE.static:
+        if r is None:
+            return outputs
+        if STATE.static:  # traced in a converted training step: its program all-reduces after each backward
+            cap = capture.active()
+            if cap is not None:
+                cap.sync_after_backward(id(r), lambda c: average_in_program(r, c))
+        elif r.enabled and STATE.grad_enabled:
             r.prepare(outputs)
         return outputs
 
