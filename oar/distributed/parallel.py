@@ -32,7 +32,9 @@ class DataParallel(Layer):
     At construction the parameters and buffers of rank 0 are broadcast to every rank. Each ``loss.backward()``
     then averages the gradients over the ranks, in buckets of about `comm_buffer_size` MB whose all-reduce
     starts while the rest of the backward is still running. After it every rank holds the same gradients, so
-    the same ``optimizer.step()`` keeps the replicas equal. With one rank it is a plain pass-through.
+    the same ``optimizer.step()`` keeps the replicas equal. With one rank it is a plain pass-through. In a training
+    step converted whole by ``to_static``, the same average is ``c_allreduce`` ops of the step's program, after
+    each backward that is not under ``no_sync()``.
 
     Args:
         layers (Layer): the model.
