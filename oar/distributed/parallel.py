@@ -3,10 +3,11 @@ import contextlib
 
 from ..framework.state import STATE
 from ..nn.layer import Layer
+from ..static import capture
 from . import comm
 from .env import get_world_size
 from .group import resolve
-from .reducer import Reducer
+from .reducer import Reducer, average_in_program
 
 
 def sync_params_buffers(layer, group=None, src_rank=0):
@@ -31,7 +32,9 @@ class DataParallel(Layer):
     At construction the parameters and buffers of rank 0 are broadcast to every rank. Each ``loss.backward()``
     then averages the gradients over the ranks, in buckets of about `comm_buffer_size` MB whose all-reduce
     starts while the rest of the backward is still running. After it every rank holds the same gradients, so
-    the same ``optimizer.step()`` keeps the replicas equal. With one rank it is a plain pass-through.
+    the same ``optimizer.step()`` keeps the replicas equal. With one rank it is a plain pass-through. In a training
+    step converted whole by ``to_static``, the same average is ``c_allreduce`` ops of the step's program, after
+    each backward that is not under ``no_sync()``.
 
     Args:
         layers (Layer): the model.
@@ -77,7 +80,13 @@ class DataParallel(Layer):
     def forward(self, *inputs, **kwargs):
         outputs = self._layers(*inputs, **kwargs)
         r = self._reducer
-        if r is not None and r.enabled and STATE.grad_enabled and not STATE.static:
+        if r is None:
+            return outputs
+        if STATE.static:  # traced in a converted training step: its program all-reduces after each backward
+            cap = capture.active()
+            if cap is not None:
+                cap.sync_after_backward(id(r), lambda c: average_in_program(r, c))
+        elif r.enabled and STATE.grad_enabled:
             r.prepare(outputs)
         return outputs
 

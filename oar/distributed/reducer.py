@@ -7,6 +7,9 @@ the last one makes the parameter ready. Buckets hold parameters in reverse regis
 backward reaches them) and start in index order on every rank, as MPI needs the same collective order everywhere.
 A parameter whose count is not reached (an output the loss does not use, a parameter not used at all) is
 finished when the walk ends (`autograd.engine.queue_callback`), from its accumulated ``.grad`` or zeros.
+
+In a converted training step (`oar.jit.train_step`) nothing of this runs: `average_in_program` appends the same
+buckets' average all-reduce to the step's program, as ``c_allreduce`` ops between the backward and the updates.
 """
 import numpy as np
 
@@ -193,3 +196,30 @@ class Reducer:
                 if not u:
                     p._grad = None
         self.stats["steps"] += 1
+
+
+def average_in_program(reducer, capture):
+    """After a backward captured in a converted training step: each gradient of `reducer`'s parameters replaced by
+    its average over the group, one ``c_allreduce`` (AVG) op per bucket (a bucket of several gradients travels
+    flattened and concatenated). Inside ``no_sync()`` nothing is appended, as eagerly."""
+    if reducer.enabled:
+        capture.reduce_grads(reducer.params, lambda pairs: _all_reduce_buckets(reducer, pairs),
+                             fill_unreached=not reducer.find_unused)
+
+
+def _all_reduce_buckets(reducer, pairs):
+    from ..ops.manipulation import concat, reshape, split
+    from .collective import ALL_REDUCE, _run
+    attrs = {"reduce_op": "avg", "ring_id": reducer.group.id}
+    grads = {id(p): g for p, g in pairs}
+    out = {}
+    for b in reducer.buckets:
+        ps = [p for p in b.params if id(p) in grads]
+        if len(ps) == 1:
+            out[id(ps[0])] = _run(ALL_REDUCE, grads[id(ps[0])], attrs)
+        elif ps:
+            flat = _run(ALL_REDUCE, concat([reshape(grads[id(p)], [-1]) for p in ps]), attrs)
+            parts = split(flat, [p._data.size for p in ps])
+            for p, part in zip(ps, parts):
+                out[id(p)] = reshape(part, list(p._data.shape))
+    return [out[id(p)] for p, _ in pairs]

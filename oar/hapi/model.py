@@ -149,7 +149,7 @@ class Model:
             raise RuntimeError("Model.train_batch: call model.prepare(optimizer, loss) first")
         self.network.train()
         inputs, labels = _flatten(inputs), _flatten(labels) if labels is not None else []
-        if is_converted(self.network) and self._amp is None and update and self._train_network is None:
+        if is_converted(self.network) and self._amp is None and update:
             return self._captured_batch(inputs, labels)  # one captured program per step (captured_step.py)
         if self._amp is None:
             _, losses, metrics = self._forward_loss(inputs, labels, self._train_network)
@@ -174,7 +174,9 @@ class Model:
         key = (id(self._optimizer), id(self._loss), tuple(id(m) for m in self._metrics), len(inputs))
         if getattr(self, "_captured_key", None) != key:
             self._captured_key = key
-            self._captured = captured_step(self.network, self._loss, self._optimizer, self._metrics, len(inputs))
+            # several ranks: the DataParallel wrapper, whose gradient all-reduce becomes ops of the captured program
+            net = self.network if self._train_network is None else self._train_network
+            self._captured = captured_step(net, self._loss, self._optimizer, self._metrics, len(inputs))
         losses, computed = self._captured(*[_as_tensor(x) for x in inputs + labels])
         metrics = [m.update(*c) for m, c in zip(self._metrics, computed)]
         losses = [_numpy(l) for l in losses]

@@ -61,10 +61,12 @@ class TrainCapture:
         self.grad_in = {}      # bound var name -> feed Variable holding the eager .grad at call start
         self.in_sums = {}      # bound var name -> (sum name, fresh gradient name) of `grad_in + fresh gradient`
         self.backwarded = set()
+        self.reached = set()   # bound var names the last backward gave a gradient
         self.grad_out, self.cleared = {}, {}
         self.scalers = {}      # id(GradScaler) -> its trace-time state (oar.jit.train_scaler)
         self.post = []         # (fetched Variable or None, fn(value)): host work after each run
         self.late_schedulers = set()  # ids of schedulers stepped after the run (their LR must not be read later)
+        self.grad_syncs = {}   # key -> fn(capture), run after every backward (DataParallel's gradient all-reduce)
         self.used = False
 
     # ---- what the traced calls do -------------------------------------------------------------------------
@@ -81,7 +83,43 @@ class TrainCapture:
             for n, g in zip(names, grads):
                 if g is not None:
                     self._accumulate(n, g)
+        self.reached = {n for n, g in zip(names, grads) if g is not None}
         self.backwarded.add(loss.name)
+        for sync in list(self.grad_syncs.values()):
+            sync(self)
+
+    def sync_after_backward(self, key, fn):
+        """``fn(self)`` runs after every later `backward` of the step (registered once per `key`): how a
+        `DataParallel` model used in the step appends its gradient all-reduce (`reduce_grads`)."""
+        self.grad_syncs.setdefault(key, fn)
+
+    def reduce_grads(self, params, reduce, fill_unreached):
+        """Replaces the current gradients of `params` by ``reduce([(param, gradient Variable), ...])`` (a list of
+        Variables, same order), appended as backward ops, when the last backward reached any of `params` (else,
+        like the eager reducer whose hooks do not fire, nothing). A parameter the step has not reached yet takes its
+        eager `.grad` (zeros when it has none and `fill_unreached`; skipped when it has none otherwise); one cleared
+        to zeros stays zeros, and one cleared to None becomes zeros with `fill_unreached`."""
+        gb = self.program.global_block()
+        names = [builder.as_var(gb, p).name for p in params]
+        if self.reached.isdisjoint(names):
+            return
+        pairs = []
+        with building(gb), self.program._role_guard("backward"):
+            for n, p in zip(names, params):
+                s = self.state.get(n)
+                if s is _ZERO or (s is _NONE and not fill_unreached):
+                    continue
+                if s is _NONE:
+                    from ..ops.creation import full
+                    s = full(p.shape, 0, p.dtype)
+                elif s is None:
+                    s = self._grad_in(n) if fill_unreached else self._grad_for_step(n, p)
+                    if s is None:
+                        continue
+                pairs.append((n, p, s))
+            if pairs:
+                for (n, _, _), g in zip(pairs, reduce([(p, s) for _, p, s in pairs])):
+                    self.state[n] = g
 
     def step(self, opt, parameters=None, gate=None):
         """`optimizer.step()`: clip, regularize, then the optimizer's update op per parameter with a gradient.

@@ -3,7 +3,8 @@
 Each rank trains the same model twice: a reference copy on the concatenated batch of all ranks (what one process
 would do) and a DataParallel copy on its own slice; after 20 steps the parameters must agree. Variants: several
 small buckets, gradient accumulation with no_sync, find_unused_parameters with a branch left unused, an inner
-layer converted with to_static, and oar.Model.fit. Writes ``{variant: max abs difference}`` to
+layer converted with to_static, a whole training step converted with to_static (its program all-reduces), and
+oar.Model.fit. Writes ``{variant: max abs difference}`` to
 ``<out_dir>/result.<rank>.json``."""
 import json
 import os
@@ -84,8 +85,12 @@ def train_pair(wrap=lambda m: oar.DataParallel(m), accumulate=1, unused=False, c
     return max_diff(ref, local), dp
 
 
-def model_fit():
+def model_fit(convert=False):
+    """`convert`: the network's forward converted by to_static, so each fit step is one captured program whose
+    DataParallel all-reduce is ops of that program."""
     ref, local = make(1), make(1 + RANK)
+    if convert:
+        local = oar.jit.to_static(local)
     xs, ys = zip(*batches())
     x, y = np.concatenate(xs), np.concatenate(ys)[:, None]
     data = oar.io.TensorDataset([oar.to_tensor(x), oar.to_tensor(y)])
@@ -100,7 +105,52 @@ def model_fit():
     # fit wraps the network in DataParallel and gives rank r every N-th block of B samples (Paddle's
     # DistributedBatchSampler), so step i covers samples i*N*B .. (i+1)*N*B-1 as the reference does
     model.fit(data, batch_size=B, epochs=1, shuffle=False, verbose=0)
+    if convert:
+        assert "c_allreduce" in str(model._captured.concrete_program.main_program)
     return max_diff(ref, local)
+
+
+def captured_step(accumulate=1, unused=False, **dp_args):
+    """The whole step (forward, backward, step, clear_grad) converted by to_static on a DataParallel model: its one
+    program averages the gradients with c_allreduce ops between the backward and the updates. With `accumulate`
+    2, the first half-batch's backward runs under no_sync inside the converted function (no all-reduce for it).
+    `unused`: a layer the loss never reaches (its zero or absent gradient must leave it as the reference's)."""
+    ref, local = make(1, unused), make(1 + RANK, unused)
+    dp = oar.DataParallel(local, **dp_args)
+    opt_ref = oar.optimizer.Momentum(0.1, parameters=ref.parameters())
+    opt = oar.optimizer.Momentum(0.1, parameters=dp.parameters())
+
+    def loss_t(model, x, y):
+        return oar.nn.functional.cross_entropy(model(x), y)
+
+    @oar.jit.to_static
+    def step(x, y):
+        if accumulate == 1:
+            loss = loss_t(dp, x, y)
+            loss.backward()
+        else:
+            h = B // 2
+            with dp.no_sync():
+                (loss_t(dp, x[:h], y[:h]) * 0.5).backward()
+            loss = loss_t(dp, x[h:], y[h:]) * 0.5
+            loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    mine = slice(RANK * B, (RANK + 1) * B)
+    for x, y in batches():
+        loss_of(ref, x, y).backward()
+        opt_ref.step()
+        opt_ref.clear_grad()
+        step(oar.to_tensor(x[mine]), oar.to_tensor(y[mine]))
+    ops = [op.type for op in step.concrete_program.main_program.global_block().ops]
+    reduces = [i for i, t in enumerate(ops) if t == "c_allreduce"]
+    last_grad = max(i for i, t in enumerate(ops) if t.endswith("_grad"))
+    first_update = min(i for i, t in enumerate(ops) if "momentum" in t)
+    assert reduces and last_grad < reduces[0] and reduces[-1] < first_update, ops
+    assert len(step.program_cache) == 1
+    return max_diff(ref, local), len(reduces), len(dp._reducer.buckets)
 
 
 def static_fleet():
@@ -160,7 +210,17 @@ results["small_buckets_early"] = dp._reducer.stats["early"] / dp._reducer.stats[
 results["no_sync"] = train_pair(accumulate=2)[0]
 results["find_unused"] = train_pair(lambda m: oar.DataParallel(m, find_unused_parameters=True), unused=True)[0]
 results["to_static"] = train_pair(convert=True)[0]
+diff, results["captured_allreduces"], results["captured_buckets"] = captured_step()
+results["captured_step"] = diff
+diff, results["captured_small_allreduces"], results["captured_small_buckets"] = captured_step(
+    comm_buffer_size=0.0005, last_comm_buffer_size=0.0002)
+results["captured_step_small_buckets"] = diff
+diff, results["captured_no_sync_allreduces"], _ = captured_step(accumulate=2)
+results["captured_step_no_sync"] = diff
+results["captured_step_unused"] = captured_step(unused=True)[0]
+results["captured_step_find_unused"] = captured_step(unused=True, find_unused_parameters=True)[0]
 results["state_dict_keys"] = sorted(oar.DataParallel(Net()).state_dict())[:2]
 results["model_fit"] = model_fit()
+results["model_fit_converted"] = model_fit(convert=True)
 with open(os.path.join(sys.argv[1], f"result.{RANK}.json"), "w") as f:
     json.dump(results, f)

@@ -68,7 +68,9 @@ def test_all_gather_object_and_isend_irecv(collectives):
 
 
 @pytest.mark.parametrize("variant", ["default", "small_buckets", "no_sync", "find_unused", "to_static", "model_fit",
-                                     "static_fleet"])
+                                     "static_fleet", "captured_step", "captured_step_small_buckets",
+                                     "captured_step_no_sync", "captured_step_unused", "captured_step_find_unused",
+                                     "model_fit_converted"])
 def test_data_parallel_equals_one_process_on_the_whole_batch(data_parallel, variant):
     for res in data_parallel:
         assert res[variant] < 1e-6, res
@@ -79,6 +81,14 @@ def test_buckets_start_during_backward(data_parallel):
         assert res["small_buckets_count"] > 1
         assert res["small_buckets_early"] == res["small_buckets_count"]  # every bucket started before the walk ended
         assert res["early_buckets"] == 20
+
+
+def test_captured_step_all_reduces_once_per_bucket_inside_its_program(data_parallel):
+    # the job also checks that the c_allreduce ops sit between the last gradient op and the first update
+    for res in data_parallel:
+        assert res["captured_allreduces"] == res["captured_buckets"] == 1
+        assert res["captured_small_allreduces"] == res["captured_small_buckets"] > 1
+        assert res["captured_no_sync_allreduces"] == 1  # the backward under no_sync() all-reduces nothing
 
 
 def test_state_dict_has_no_wrapper_prefix(data_parallel):
