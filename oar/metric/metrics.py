@@ -5,6 +5,7 @@ import numpy as np
 from ..ops.logic import any as any_, equal
 from ..ops.manipulation import reshape
 from ..ops.math import cast
+from ..ops.metric import auc_area, auc_histograms, positive_scores
 from ..ops.reduction import mean, sum as sum_
 from ..ops.search import argmax, argsort, topk
 
@@ -212,8 +213,9 @@ class Recall(Metric):
 
 
 class Auc(Metric):
-    """Area under the ROC curve, from histograms of the class-1 probability over ``num_thresholds + 1`` bins
-    (Paddle's approximation; exact when scores fall on distinct bins).
+    """Area under the ROC curve, from histograms of the class-1 probability (the last column of `preds`) over
+    ``num_thresholds + 1`` bins (Paddle's approximation; exact when scores fall on distinct bins). The static form
+    is `paddle.static.auc`, which computes the same numbers in a Program.
 
     Args:
         curve (str): 'ROC' (Paddle computes ROC for 'PR' too). num_thresholds (int): bins. name (str).
@@ -231,28 +233,16 @@ class Auc(Metric):
         self.reset()
 
     def update(self, preds, labels):
-        preds, labels = _as_numpy(preds), _as_numpy(labels).reshape(-1)
-        scores = preds[:, 1] if preds.ndim == 2 else preds.reshape(-1)
-        if len(scores) != len(labels):
-            raise ValueError(f"Auc.update: {len(scores)} predictions but {len(labels)} labels")
-        if np.any((scores < 0) | (scores > 1)):
-            raise ValueError("Auc.update: predictions must be probabilities in [0, 1] (apply softmax first)")
-        bins = (scores * self._num_thresholds).astype(np.int64)
-        self._stat_pos += np.bincount(bins[labels != 0], minlength=self._num_thresholds + 1)
-        self._stat_neg += np.bincount(bins[labels == 0], minlength=self._num_thresholds + 1)
+        pos, neg = auc_histograms(positive_scores(_as_numpy(preds)), _as_numpy(labels), self._num_thresholds)
+        self._stat_pos += pos
+        self._stat_neg += neg
 
     def reset(self):
-        self._stat_pos = np.zeros(self._num_thresholds + 1)
-        self._stat_neg = np.zeros(self._num_thresholds + 1)
+        self._stat_pos = np.zeros(self._num_thresholds + 1, np.int64)
+        self._stat_neg = np.zeros(self._num_thresholds + 1, np.int64)
 
     def accumulate(self):
-        pos = np.cumsum(self._stat_pos[::-1])   # thresholds from high to low
-        neg = np.cumsum(self._stat_neg[::-1])
-        if pos[-1] <= 0 or neg[-1] <= 0:
-            return 0.0
-        prev_pos, prev_neg = np.concatenate([[0.0], pos[:-1]]), np.concatenate([[0.0], neg[:-1]])
-        area = np.sum(np.abs(neg - prev_neg) * (pos + prev_pos) / 2.0)
-        return float(area / pos[-1] / neg[-1])
+        return auc_area(self._stat_pos, self._stat_neg)
 
     def name(self):
         return self._name

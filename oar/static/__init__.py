@@ -1,7 +1,7 @@
 """Static graph API (Paddle 2.x `paddle.static`)."""
 from .ir import Program, Block, Variable, Operator
 from .builder import (default_main_program, default_startup_program, program_guard, data, create_parameter,
-                      enable_static, disable_static)
+                      enable_static, disable_static, create_global_var)
 from .scope import Scope, global_scope, scope_guard
 from .executor import Executor, compile_program
 from .backward import append_backward, gradients
@@ -14,3 +14,4 @@ from . import nn
 from ..tensor import array as _array  # registers the tensor-array ops
 from ..framework.state import CPUPlace, CUDAPlace
 from ..metric.metrics import accuracy  # noqa: E402  (paddle.static.accuracy: built from ops, so it builds here too)
+from .metric import auc  # noqa: E402

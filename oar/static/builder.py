@@ -214,3 +214,50 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
     """
     from ..nn.initializer import create_parameter as create
     return create(shape, dtype, name, attr, is_bias, default_initializer)
+
+
+def persistable_var(main, startup, name, value):
+    """A persistable variable `name` of `main`'s global block, initialised to `value` (an array) by an op of
+    `startup`: how optimizer accumulators, learning rates and metric statistics keep state between runs."""
+    value = np.asarray(value)
+    dt = D.convert_dtype(value.dtype)
+    gb = main.global_block()
+    v = gb.vars.get(name) or gb.create_var(name, list(value.shape), dt, persistable=True)
+    sb = startup.global_block()
+    if name not in sb.vars:
+        sb.create_var(name, list(value.shape), dt, persistable=True)
+        if value.size and np.all(value == value.flat[0]):
+            sb.append_op("full", {}, {"out": [name]}, {"shape": list(value.shape), "value": value.flat[0].item(),
+                                                      "dtype": dt.name})
+        else:
+            sb.append_op("assign_value", {}, {"out": [name]}, {"shape": list(value.shape),
+                                                               "values": value.reshape(-1).tolist(),
+                                                               "dtype": dt.name})
+    return v
+
+
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """A variable of the main program's global block filled with `value` (Paddle's
+    ``paddle.static.create_global_var``). A persistable one is filled by the startup program and keeps what ops
+    write into it between runs; otherwise a `full` op of the main program makes it afresh at each run.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     step = oar.static.create_global_var([1], 0, 'int64', persistable=True, name='step')
+        >>> oar.disable_static()
+        >>> exe = oar.static.Executor()
+        >>> _ = exe.run(startup)
+        >>> exe.run(main, fetch_list=[step])[0].tolist()
+        [0]
+    """
+    if not STATE.static:
+        raise RuntimeError("paddle.static.create_global_var builds a static Program: call paddle.enable_static() "
+                           "first (in dynamic mode use paddle.full)")
+    shape = [int(s) for s in shape]
+    if not persistable:
+        from ..ops.creation import full
+        return full(shape, value, dtype)
+    name = name or _CUR.main.unique_name("global_var")
+    return persistable_var(_CUR.main, _CUR.startup, name, np.full(shape, value, D.np_dtype(dtype)))

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from .backward import append_backward, building
-from .builder import default_startup_program, user_location
+from .builder import default_startup_program, persistable_var as _persistable, user_location
 
 
 class _Proto:
@@ -18,25 +18,6 @@ class _Proto:
     def __init__(self, v):
         self.name, self.shape, self.dtype = v.name, v.shape, v.dtype
         self._data = np.zeros(v.shape, D.np_dtype(v.dtype))
-
-
-def _persistable(main, startup, name, value):
-    """A persistable variable `name` in `main` initialised to `value` by an op of `startup`."""
-    value = np.asarray(value)
-    dt = D.convert_dtype(value.dtype)
-    gb = main.global_block()
-    v = gb.vars.get(name) or gb.create_var(name, list(value.shape), dt, persistable=True)
-    sb = startup.global_block()
-    if name not in sb.vars:
-        sb.create_var(name, list(value.shape), dt, persistable=True)
-        if value.size and np.all(value == value.flat[0]):
-            sb.append_op("full", {}, {"out": [name]}, {"shape": list(value.shape), "value": value.flat[0].item(),
-                                                      "dtype": dt.name})
-        else:
-            sb.append_op("assign_value", {}, {"out": [name]}, {"shape": list(value.shape),
-                                                               "values": value.reshape(-1).tolist(),
-                                                               "dtype": dt.name})
-    return v
 
 
 def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None, grad_transform=None):

@@ -454,6 +454,59 @@ import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401
 import op_table_sparse  # noqa: E402,F401
 
+
+# ---- metric: the auc op (the kernel of paddle.static.auc; no eager public function, so called through apply) ---
+def _auc_op(slide_steps):
+    from oar.ops.metric import AUC
+    from oar.ops.registry import apply
+    return lambda p, y, sp, sn, w: apply(AUC, (p, y, sp, sn, w), {"curve": "ROC", "num_thresholds": 8,
+                                                                  "slide_steps": slide_steps})
+
+
+def _np_auc(slide_steps):
+    def ref(p, y, sp, sn, w):
+        n, sp, sn = 9, sp.copy(), sn.copy()
+        hist = [[0] * n, [0] * n]   # neg, pos
+        for prob, lab in zip(p[:, -1], y):
+            if lab >= 0 and w.flat[0] != 0:
+                hist[int(lab > 0)][int(prob * 8)] += 1
+        tables = []
+        for flat, h in ((sp.reshape(-1), hist[1]), (sn.reshape(-1), hist[0])):
+            if slide_steps == 0:
+                flat[:n] += h
+                tables.append(flat[:n])
+                continue
+            cur, tot = int(flat[(slide_steps + 1) * n]) % slide_steps, slide_steps * n
+            flat[tot:tot + n] += np.array(h) - flat[cur * n:(cur + 1) * n]
+            flat[cur * n:(cur + 1) * n] = h
+            flat[(slide_steps + 1) * n] += 1
+            tables.append(flat[tot:tot + n])
+        pos, neg = tables
+        area = tp = fp = 0.0
+        for b in range(n - 1, -1, -1):   # trapezoids from the highest score bin down
+            area += neg[b] * (2 * tp + pos[b]) / 2.0
+            tp, fp = tp + pos[b], fp + neg[b]
+        return np.array(area / tp / fp if tp > 0 and fp > 0 else 0.0), sp, sn
+    return ref
+
+
+_AUC_P = np.stack([1 - R.uniform(0, 1, 12), R.uniform(0, 1, 12)], 1).astype(np.float32)
+_AUC_Y = np.array([0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, -1], np.int64)
+add("auc_op", _auc_op(0), _np_auc(0),
+    (_AUC_P, _AUC_Y, ints(3, 1, 9), ints(3, 1, 9), np.ones([1, 1], np.float32)),
+    (_AUC_P, _AUC_Y, ints(3, 1, 9), ints(3, 1, 9), np.zeros([1, 1], np.float32)), grad=False)
+
+
+def _auc_window_state(counter):
+    """Two batches' histograms, their sum and the batch counter: a consistent sliding-window state."""
+    h = ints(3, 2, 9)
+    return np.r_[h.reshape(-1), h.sum(0), counter]
+
+
+add("auc_op_window", _auc_op(2), _np_auc(2),
+    (_AUC_P, _AUC_Y, _auc_window_state(5), _auc_window_state(5), np.ones([1, 1], np.float32)),
+    (_AUC_P, _AUC_Y, _auc_window_state(4), _auc_window_state(4), np.zeros([1, 1], np.float32)), grad=False)
+
 from op_table_breadth import *  # noqa: E402,F401,F403  (rows of the Paddle 2.x breadth families)
 from op_table_vision import *  # noqa: E402,F401,F403  (rows of oar.vision.ops)
 
