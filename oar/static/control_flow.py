@@ -14,6 +14,7 @@ from ..ops.registry import defop
 from ..tensor.methods import TensorMethods
 from . import builder
 from .ir import Variable
+from .op_checks import count_problem, distinct_problem, fields_problem
 
 
 # ---- nested structures ----------------------------------------------------------------------------------------
@@ -151,6 +152,17 @@ def _cond_grad(*args, **attrs):
 
 COND = defop("cond", _cond_impl, inputs=("cond", "input"), outputs=("out*",), nondiff=(0,), lower=_cond_lower,
              grad=_cond_grad, infer=lambda m, **a: [])
+
+
+def _cond_verify(inputs, outputs, a):
+    n = len(outputs.get("out", []))
+    return (fields_problem(a, ints=("true_block", "false_block"), names=("true_outs", "false_outs"))
+            or count_problem(len(inputs.get("cond", [])), 1, "input 'cond'")
+            or distinct_problem(inputs.get("input", []), "captured inputs")
+            or count_problem(len(a["true_outs"]), n, "true_outs") or count_problem(len(a["false_outs"]), n, "false_outs"))
+
+
+COND.extra["verify"] = _cond_verify
 
 
 def _trace(program, fn):
@@ -352,6 +364,27 @@ def _while_grad(*args, **attrs):
 
 WHILE = defop("while", _while_impl, inputs=("x", "input"), outputs=("out*", "history"), lower=_while_lower,
               grad=_while_grad, infer=lambda m, **a: [])
+
+
+def _while_verify(inputs, outputs, a):
+    bad = fields_problem(a, ("carried", "carried_out", "save_history", "is_test"), ints=("cond_block", "body_block"),
+                         strs=("cond_out",), names=("cond_in", "body_in", "body_out", "carried", "carried_out"),
+                         bools=("save_history", "is_test"))
+    if bad:
+        return bad
+    nx, cap = len(inputs.get("x", [])), inputs.get("input", [])
+    carried = a.get("carried", [])
+    return (count_problem(len(a["cond_in"]), nx, "cond_in") or count_problem(len(a["body_in"]), nx, "body_in")
+            or count_problem(len(a["body_out"]), nx, "body_out")
+            or count_problem(len(a.get("carried_out", carried)), len(carried), "carried_out")
+            or next((f"carried {n!r:.80} is not a captured input" for n in carried if n not in cap), None)
+            or distinct_problem(a["cond_in"] + cap, "cond_in + input") or distinct_problem(a["body_in"] + cap,
+                                                                                             "body_in + input")
+            or count_problem(len(outputs.get("out", [])), nx + len(carried), "output 'out'")
+            or count_problem(len(outputs.get("history", [])), int(bool(a.get("save_history"))), "output 'history'"))
+
+
+WHILE.extra["verify"] = _while_verify
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
