@@ -4,6 +4,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..jit.model_files import load_files
 from ..kernels.threads import set_blas_threads
+from ..static.budget import applied, naming_source
 from ..static.executor import compile_program
 from ..tensor.tensor import Tensor as _EagerTensor
 
@@ -82,9 +83,14 @@ class Predictor:
         self.config = config
         if getattr(config, "cpu_threads_set", False):
             set_blas_threads(config.cpu_threads)
-        if _shared is None:
-            rec, weights = load_files(config.prog_file(), config.params_file())
-            prog = rec.infer_program
+        self._budget = config.budget()
+        with applied(self._budget):
+            self._load(config, _shared, passes)
+
+    def _load(self, config, shared, passes):
+        if shared is None:
+            rec, weights = load_files(config.prog_file(), config.params_file(), self._budget)
+            prog = no_history(rec.infer_program)
             gb = prog.global_block()
             prog.bound = {n: _EagerTensor(a, name=n) for n, a in weights.items() if n in gb.vars}
             self.inputs, self.outputs = rec.inputs, rec.outputs
@@ -94,7 +100,7 @@ class Predictor:
                 prog = passes.apply_passes(prog, names, keep=fetch)
             self.program = prog
         else:
-            self.program, self.inputs, self.outputs = _shared
+            self.program, self.inputs, self.outputs = shared
         self._in_names = [i["name"] for i in self.inputs]
         self._out_names = [o["name"] for o in self.outputs]
         self._compiled = compile_program(self.program, self._in_names, self._out_names)
@@ -135,7 +141,7 @@ class Predictor:
                     h.copy_from_cpu(a)
                     a = vals[i] = h._data
                 h._data = a  # the executor never writes its feeds: no copy needed
-            outs = self._compiled.run_values(vals)
+            outs = self._run(self._compiled.run_values, vals)
             for h, a in zip(self._out_list, outs):
                 h._data = a
             return list(outs)
@@ -145,9 +151,20 @@ class Predictor:
             if h._data is None:
                 raise RuntimeError(f"input '{n}' has no data: call get_input_handle('{n}').copy_from_cpu(array)")
             feed[n] = h._data
-        for n, a in zip(self._out_names, self._compiled.run(feed)):
+        outs = self._run(self._compiled.run, feed)
+        for n, a in zip(self._out_names, outs):
             self._out[n]._data = a
         return True
+
+    def _run(self, fn, arg):
+        try:
+            with applied(self._budget):
+                return fn(arg)
+        except Exception as e:
+            new = naming_source(e, self._budget)
+            if new is e:
+                raise
+            raise new from None
 
     def clone(self):
         """A predictor sharing this one's program and weights, with its own input/output handles."""
@@ -161,6 +178,19 @@ class Predictor:
 
     def clear_intermediate_tensor(self):
         pass
+
+
+def no_history(program):
+    """`program` with every `while` switched off keeping per-iteration history (a file may ask for it; a predictor
+    computes no gradient, so the history would only grow memory)."""
+    ops = [op for b in program.blocks for op in b.ops if op.type == "while" and op.attrs.get("save_history")]
+    if not ops:
+        return program
+    for op in ops:
+        op.attrs["save_history"] = False
+        op.outputs.pop("history", None)
+    program._bump()
+    return program
 
 
 def create_predictor(config):

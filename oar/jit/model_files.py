@@ -7,15 +7,17 @@ and what is wrong.
 """
 import json
 import os
+import stat
 
 import numpy as np
 
 from ..framework import dtype as D
+from ..static import budget as B
 from ..static import serialize as S
 
 MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 1
 INFO_FORMAT, INFO_FORMAT_VERSION = "oar.params_info", 1
-MAX_JSON_BYTES = 256 << 20  # a program file; parsing takes several times its size in memory
+MAX_JSON_BYTES = 256 << 20  # a program file; what parsing it may cost is bounded by the load budget (parse_cost)
 _DTYPES = frozenset(d.name for d in D.ALL)
 
 
@@ -134,15 +136,50 @@ def _bad(path, msg):
     return ValueError(f"{path}: {msg}")
 
 
-def read_json(path, what):
-    """Parses a JSON file with a size limit; every failure is a ValueError naming the file."""
-    if not os.path.isfile(path):
-        raise ValueError(f"{path}: {what} file not found")
-    size = os.path.getsize(path)
+def regular_file(path, what):
+    """Checks that `path` is a regular file (a FIFO, device or folder would block or mislead a reader); returns
+    its size. Raises ValueError naming the file."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: {what} file not found") from None
+    except OSError as e:
+        raise _bad(path, f"cannot read the {what} file ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _bad(path, f"the {what} file is not a regular file (a folder, pipe or device)")
+    return st.st_size
+
+
+def parse_cost(raw):
+    """An upper bound of the memory (bytes) `json.loads(raw)` takes, from a few byte counts (no parsing): every
+    bracket may open a container (~72 bytes with its slot), every comma or colon add a slot, every quote pair a
+    string object; the decoded text is up to 4 bytes per character.
+
+    Example:
+        >>> parse_cost(b'[[],[],[]]') > 10 * len(b'[[],[],[]]')
+        True
+    """
+    containers = raw.count(b"[") + raw.count(b"{")
+    slots = raw.count(b",") + raw.count(b":") + containers
+    strings = raw.count(b'"') // 2
+    text = len(raw) if raw.isascii() else 4 * len(raw)
+    return len(raw) + text + 72 * containers + 16 * slots + 56 * strings
+
+
+def read_json(path, what, budget=None):
+    """Parses a JSON file with a size limit and, under a `budget`, a bound on what parsing costs (checked before
+    parsing); every failure is a ValueError naming the file."""
+    size = regular_file(path, what)
     if size > MAX_JSON_BYTES:
         raise _bad(path, f"{what} file is {size} bytes, over the {MAX_JSON_BYTES}-byte limit")
-    with open(path, "rb") as f:
-        raw = f.read()
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(size + 1)  # (a file that grew since stat is cut, and then fails to parse)
+    except OSError as e:
+        raise _bad(path, f"cannot read the {what} file ({e.strerror or e})") from None
+    if budget is not None and budget.max_bytes is not None and parse_cost(raw) > budget.max_bytes:
+        raise _bad(path, f"parsing this {size}-byte {what} file could take up to {B.human(parse_cost(raw))}, over "
+                         f"the load budget of {B.human(budget.max_bytes)} (raise it with max_bytes=)")
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
@@ -194,18 +231,22 @@ def _program(path, d, key):
         raise _bad(path, f"invalid '{key}': {e}") from None
 
 
-def read_record(pdmodel):
-    """Parses and validates a .pdmodel file into a `ModelRecord` (programs without weights)."""
-    d = read_json(pdmodel, "model (.pdmodel)")
+def read_record(pdmodel, budget=None):
+    """Parses and validates a .pdmodel file into a `ModelRecord` (programs without weights); under a `budget`
+    (`oar.static.budget.Budget`) the parse cost and what the programs declare they allocate are checked too."""
+    budget = budget.with_source(pdmodel) if budget is not None else None
+    d = read_json(pdmodel, "model (.pdmodel)", budget)
     if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
         raise _bad(pdmodel, f"not an oar model file (expected format {MODEL_FORMAT!r})")
-    if d.get("version") != MODEL_FORMAT_VERSION:
+    if not S._is_int(d.get("version")) or d.get("version") != MODEL_FORMAT_VERSION:
         raise _bad(pdmodel, f"model format version {d.get('version')!r:.20} is not supported (this oar reads "
                             f"version {MODEL_FORMAT_VERSION})")
     if "program" not in d:
         raise _bad(pdmodel, "missing 'program'")
     prog = _program(pdmodel, d, "program")
     infer = _program(pdmodel, d, "infer_program") if d.get("infer_program") is not None else prog
+    for p in {id(prog): prog, id(infer): infer}.values():
+        B.check_program(p, budget)
     gb = prog.global_block()
     inputs = _spec_list(pdmodel, d, "inputs", gb)
     outputs = _spec_list(pdmodel, d, "outputs", gb)
@@ -232,10 +273,9 @@ def read_weights(pdiparams, expect):
     """Reads the weights named in `expect` (name -> Variable) from a safetensors file, checking each one's
     shape and dtype against the program before anything is allocated."""
     from safetensors import safe_open
-    if not os.path.isfile(pdiparams):
-        if not expect:  # a program without parameters (a saved function) has no .pdiparams
-            return {}
-        raise ValueError(f"{pdiparams}: parameters file not found")
+    if not os.path.lexists(pdiparams) and not expect:  # a program without parameters has no .pdiparams
+        return {}
+    regular_file(pdiparams, "parameters")
     out = {}
     try:
         with safe_open(pdiparams, framework="numpy") as f:
@@ -266,7 +306,7 @@ def read_info(path):
     d = read_json(path, "parameter info (.pdiparams.info)")
     if not (isinstance(d, dict) and d.get("format") == INFO_FORMAT and isinstance(d.get("params"), dict)):
         raise _bad(path, f"not an oar parameter info file (expected format {INFO_FORMAT!r} with 'params')")
-    if d.get("version") != INFO_FORMAT_VERSION:
+    if not S._is_int(d.get("version")) or d.get("version") != INFO_FORMAT_VERSION:
         raise _bad(path, f"parameter info version {d.get('version')!r:.20} is not supported")
     for n, m in d["params"].items():
         if not isinstance(m, dict):
@@ -286,8 +326,8 @@ def read_info(path):
     return d["params"]
 
 
-def load_files(pdmodel, pdiparams):
+def load_files(pdmodel, pdiparams, budget=None):
     """(ModelRecord, weights) for one method: the record validated, the weights checked against it."""
-    rec = read_record(pdmodel)
+    rec = read_record(pdmodel, budget)
     gb = rec.program.global_block()
     return rec, read_weights(pdiparams, {n: gb.vars[n] for n in rec.params})

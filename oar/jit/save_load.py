@@ -11,10 +11,11 @@ import warnings
 import numpy as np
 
 from ..passes.dead_code import dead_code_elimination
+from ..static.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
 from ..tensor.tensor import Tensor
 from .model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files, read_info,
                           read_json, write_files)
-from .translated import TranslatedLayer
+from .translated import TranslatedLayer, method_name_problem
 
 _CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")
 
@@ -298,10 +299,19 @@ def saved_methods(path):
     return (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
 
 
-def load(path, **configs):
+def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP_ITERATIONS, **configs):
     """Loads a model saved by `oar.jit.save` as a `TranslatedLayer` (predicts and fine-tunes).
 
-    Raises ValueError naming the file when a file is missing, truncated, corrupted or inconsistent.
+    Raises ValueError naming the file when a file is missing, truncated, corrupted, inconsistent or over the
+    load budget.
+
+    Args:
+        path: the prefix given to `oar.jit.save`.
+        max_bytes: the load budget (default 1 GiB; None: no limit): the most memory parsing a ``.pdmodel`` may
+            take, the most one creation/expansion op (``full``, ``tile``, ``arange``, ...) may produce when the
+            model runs, and the most all its constants may take together. Weights do not count.
+        max_loop_iterations: the most iterations one run of a ``while`` loop of the model may make (default
+            10,000,000; None: no limit); more raise RuntimeError.
 
     Example:
         >>> net = oar.nn.Linear(4, 2)
@@ -318,15 +328,23 @@ def load(path, **configs):
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
                          "oar.jit.save)")
-    records, weights = _read_methods(path, methods)
-    return TranslatedLayer(records, weights, _read_info(path))
+    budget = Budget(max_bytes, max_loop_iterations)
+    records, weights = _read_methods(path, methods, budget)
+    budgets = {m: budget.with_source(file_names(path, m)[0]) for m in records}
+    return TranslatedLayer(records, weights, _read_info(path), budgets)
 
 
-def _read_methods(path, methods):
+def _read_methods(path, methods, budget=None):
     """({method: ModelRecord}, {var name: array}) of the saved `methods` (validated)."""
     records, weights = {}, {}
     for m in methods:
-        rec, w = load_files(*file_names(path, m))
+        pdmodel, pdiparams = file_names(path, m)
+        problem = method_name_problem(m)
+        if problem:
+            raise ValueError(f"{pdmodel}: {problem}")
+        rec, w = load_files(pdmodel, pdiparams, budget)
+        if rec.method != m:
+            raise ValueError(f"{pdmodel}: the file says it holds method {rec.method!r}, its name says {m!r}")
         records[m] = rec
         for n, a in w.items():
             weights.setdefault(n, a)

@@ -12,7 +12,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..ops.registry import defop
 from ..tensor.methods import TensorMethods
-from . import builder
+from . import budget, builder
 from .ir import Variable
 from .op_checks import count_problem, distinct_problem, fields_problem
 
@@ -345,7 +345,12 @@ def _while_lower(compiler, op):
     def run(*args):
         vals, capv = args[:nx], list(args[nx:])
         hist = [] if save else None
+        limit, n = budget.loop_limit(), 0
         while cfn(*vals, *capv)[0]:
+            if limit is not None:
+                n += 1
+                if n > limit:
+                    raise budget.loop_error(limit)
             if save:
                 hist.append((vals, tuple(capv)))
             res = bfn(*vals, *capv)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..ops.registry import REGISTRY
+from . import budget
 from .ir import Program, Variable
 from .printer import format_op, sub_blocks
 from .scope import global_scope
@@ -46,6 +47,7 @@ class BlockCompiler:
     def __init__(self, program):
         self.program = program
         self._side = {}
+        self._folded_bytes = 0
 
     # ---- analysis ------------------------------------------------------------------------------------------
     def has_side_effects(self, op):
@@ -110,9 +112,9 @@ class BlockCompiler:
             if d.lower is not None:
                 fn = d.lower(self, op)
             elif op.attrs:
-                fn = functools.partial(d.impl, **op.attrs)
+                fn = budget.guard(d, functools.partial(d.impl, **op.attrs), op)
             else:
-                fn = d.impl
+                fn = budget.guard(d, d.impl, op)
             kname = f"k{k}"
             folded = self._fold(op, d, fn, consts, fed)
             if folded is not None:  # computed once here; the plan only loads the values
@@ -164,6 +166,13 @@ class BlockCompiler:
             for n in out_names:
                 consts.pop(n, None)
             return None
+        b = budget.active()
+        if b is not None and b.max_bytes is not None:  # folded values live as long as the plan: bounded together
+            self._folded_bytes += sum(v.nbytes for v in outs)
+            if self._folded_bytes > b.max_bytes:
+                for n in out_names:
+                    consts.pop(n, None)
+                return None
         for n, v in zip(out_names, outs):
             v.flags.writeable = False
             consts[n] = v
