@@ -1,17 +1,17 @@
 """Reading and writing the saved-model files (format in docs/format.md): `.pdmodel` (program JSON + feeds,
 fetches, output structure), `.pdiparams` (safetensors weights), `.pdiparams.info` (parameter metadata JSON).
 
-Writes are atomic (temporary file + `os.replace`). Reads never execute code from the files and check
-everything before use: a missing, truncated, corrupted or hostile file raises `ValueError` naming the file
-and what is wrong.
+Writes are atomic (`oar.framework.safe_files`: temporary file, fsync, `os.replace`). Reads never execute code
+from the files and check everything before use: a missing, truncated, corrupted or hostile file raises
+`ValueError` naming the file and what is wrong.
 """
 import json
 import os
-import stat
 
 import numpy as np
 
 from ..framework import dtype as D
+from ..framework.safe_files import parse_cost, regular_file, write_files  # noqa: F401  (write_files: saves)
 from ..static import budget as B
 from ..static import serialize as S
 
@@ -51,49 +51,6 @@ def file_names(prefix, method="forward"):
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
-def _write_temp(path, data):
-    """Writes `data` to a temporary file next to `path` (flushed to disk); returns the temporary path."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    return tmp
-
-
-def write_files(files, remove=()):
-    """Replaces a set of files all together: every new file is first written in full to a temporary file,
-    and only then are they moved into place (`os.replace`, atomic per file) and the `remove` paths deleted.
-
-    A failure while writing (an exception, a full disk, a crash) therefore leaves every previous file
-    intact; only a crash during the final renames, which take microseconds, could leave a mix.
-
-    Example:
-        >>> write_files({'m/net.pdmodel': b'...', 'm/net.pdiparams': b'...'})
-    """
-    staged = []
-    try:
-        for path, data in files.items():
-            staged.append((_write_temp(path, data), path))
-    except BaseException:
-        for tmp, _ in staged:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-        raise
-    for tmp, path in staged:
-        os.replace(tmp, path)
-    for path in remove:
-        if os.path.exists(path):
-            os.remove(path)
-
-
 def encode_weights(arrays):
     """safetensors bytes of a name -> ndarray dict (bfloat16 stored as BF16)."""
     from safetensors.numpy import save
@@ -134,36 +91,6 @@ def encode_info(info):
 # ---- reading --------------------------------------------------------------------------------------------------
 def _bad(path, msg):
     return ValueError(f"{path}: {msg}")
-
-
-def regular_file(path, what):
-    """Checks that `path` is a regular file (a FIFO, device or folder would block or mislead a reader); returns
-    its size. Raises ValueError naming the file."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: {what} file not found") from None
-    except OSError as e:
-        raise _bad(path, f"cannot read the {what} file ({e.strerror or e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise _bad(path, f"the {what} file is not a regular file (a folder, pipe or device)")
-    return st.st_size
-
-
-def parse_cost(raw):
-    """An upper bound of the memory (bytes) `json.loads(raw)` takes, from a few byte counts (no parsing): every
-    bracket may open a container (~72 bytes with its slot), every comma or colon add a slot, every quote pair a
-    string object; the decoded text is up to 4 bytes per character.
-
-    Example:
-        >>> parse_cost(b'[[],[],[]]') > 10 * len(b'[[],[],[]]')
-        True
-    """
-    containers = raw.count(b"[") + raw.count(b"{")
-    slots = raw.count(b",") + raw.count(b":") + containers
-    strings = raw.count(b'"') // 2
-    text = len(raw) if raw.isascii() else 4 * len(raw)
-    return len(raw) + text + 72 * containers + 16 * slots + 56 * strings
 
 
 def read_json(path, what, budget=None):

@@ -17,7 +17,7 @@ from .model_files import (ModelRecord, encode_info, encode_record, encode_weight
                           read_json, write_files)
 from .translated import TranslatedLayer, method_name_problem
 
-_CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")
+_CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program", "fsync")
 
 
 # ---- save -----------------------------------------------------------------------------------------------------
@@ -35,7 +35,8 @@ def save(layer, path, input_spec=None, **configs):
         configs: ``output_spec`` (which outputs to keep: the Tensors a converted Layer returned, output
             Variables, or indices into the flat outputs; the program is pruned to them), ``clip_extra``
             (default False: True drops the extra information of each op, its user source location, and the
-            passes' provenance; oar programs carry no non-standard attributes to clip).
+            passes' provenance; oar programs carry no non-standard attributes to clip), ``fsync`` (default True:
+            each file is flushed to the disk before it replaces the old one; False saves faster).
 
     A Layer saved in train mode keeps its train program (Dropout/BatchNorm training behaviour, for
     fine-tuning) with the for_test clone beside it; in eval mode only the inference program is written.
@@ -62,7 +63,7 @@ def save(layer, path, input_spec=None, **configs):
     else:
         records, tensors, info = _records_of_static(layer, input_spec, configs.get("output_spec"))
     save_records(path, records, tensors, info if isinstance(layer, Layer) else None,
-                 clip_extra=bool(configs.get("clip_extra", False)))
+                 clip_extra=bool(configs.get("clip_extra", False)), fsync=bool(configs.get("fsync", True)))
 
 
 def _check_paths(path, records):
@@ -166,7 +167,7 @@ def records_from_concrete(entries, layer=None, output_spec=None):
     return records, tensors, info
 
 
-def save_records(path, records, tensors, info, clip_extra=False):
+def save_records(path, records, tensors, info, clip_extra=False, fsync=True):
     """Writes the files of `records` (method -> ModelRecord) with weights from `tensors` (var name -> Tensor)
     and `info` (None: no ``.pdiparams.info``, as for a function), replacing the previous files together."""
     path = os.fspath(path)
@@ -184,14 +185,14 @@ def save_records(path, records, tensors, info, clip_extra=False):
         stale += [f for f in file_names(path, m) if f not in files]
     if path + ".pdiparams.info" not in files:
         stale.append(path + ".pdiparams.info")
-    write_files(files, remove=stale)
+    write_files(files, remove=stale, fsync=fsync)
 
 
 def _method_of(pdmodel):
     """The method a .pdmodel file says it holds (None if unreadable): tells ``net.v2.pdmodel`` saved as its own
     model (method 'forward') from method ``v2`` of ``net``."""
     try:
-        d = read_json(pdmodel, "model (.pdmodel)")
+        d = read_json(pdmodel, "model (.pdmodel)", Budget())
     except ValueError:
         return None
     return d.get("method", "forward") if isinstance(d, dict) else None

@@ -22,7 +22,7 @@ SUPPORTED_VERSIONS = (1,)
 
 MAX_BLOCKS = 10_000
 MAX_BLOCK_DEPTH = 64            # sub-block nesting: compiling recurses once per level
-MAX_OPS = 100_000               # over all blocks: loading costs ~0.1 ms per op
+MAX_OPS = 50_000                # over all blocks: loading and compiling cost ~0.2 ms per op
 MAX_NAME_CHARS = 1024
 MAX_RANK = 32
 MAX_ELEMENTS = 2 ** 32          # per variable (known dims only) and per `shape` attribute: bounds what loading allocates
