@@ -84,8 +84,14 @@ class Predictor:
         if getattr(config, "cpu_threads_set", False):
             set_blas_threads(config.cpu_threads)
         self._budget = config.budget()
-        with applied(self._budget):
-            self._load(config, _shared, passes)
+        try:
+            with applied(self._budget):
+                self._load(config, _shared, passes)
+        except Exception as e:
+            new = naming_source(e, self._budget)
+            if new is e:
+                raise
+            raise new from None
 
     def _load(self, config, shared, passes):
         if shared is None:

@@ -119,17 +119,20 @@ def loop_error(limit):
 
 
 def naming_source(exc, budget):
-    """`exc` (raised while a program from a file ran) as an exception of the same kind whose message starts with
-    the file's name, unless it already names it; other exception kinds come back unchanged."""
+    """`exc` (raised while a program from a file was prepared or ran) as an exception whose message starts with the
+    file's name: a ValueError, TypeError or RuntimeError keeps its type, any other becomes a RuntimeError naming
+    its type. Returns `exc` itself when it already names the file or no budget names one."""
     src = budget.source if budget is not None else None
-    if not src or not isinstance(exc, (ValueError, TypeError, RuntimeError, IndexError, KeyError, ArithmeticError,
-                                       MemoryError)) or str(exc).startswith(str(src)):
+    if not src or str(exc).startswith(str(src)):
         return exc
-    msg = f"{src}: running the model failed: {exc}"
-    try:
-        new = type(exc)(msg)
-    except Exception:  # noqa: BLE001  (an exception type with another constructor)
-        new = RuntimeError(msg)
+    if isinstance(exc, (ValueError, TypeError, RuntimeError)):
+        msg = f"{src}: running the model failed: {exc}"
+        try:
+            new = type(exc)(msg)
+        except Exception:  # noqa: BLE001  (an exception type with another constructor)
+            new = RuntimeError(msg)
+    else:  # an internal error (IndexError, KeyError, MemoryError, ...) caused by what the file holds
+        new = RuntimeError(f"{src}: running the model failed ({type(exc).__name__}: {exc})")
     new._oar_op_error = getattr(exc, "_oar_op_error", False)
     return new
 

@@ -449,6 +449,12 @@ def _check_op(od, w, bi, scopes, registry):
         _need(present == sorted(present, reverse=True), w, f"inputs {sorted(od['inputs'])} leave a gap in the "
                                                             f"op's slots {list(opdef.inputs)}")
     sig = _signature(opdef)
+    if opdef.lower is None:  # the kernel returns every output
+        missing = [s for s in opdef.outputs if s.rstrip("*") not in od["outputs"]]
+        _need(not missing, w, f"output slots {missing} are missing")
+    if sig is None and opdef.lower is None and not opdef.variadic:  # a ufunc kernel: every slot is needed
+        missing = [s for s in opdef.inputs if s.rstrip("*") not in od["inputs"]]
+        _need(not missing, w, f"input slots {missing} are missing")
     if sig is not None:
         n_in = sum(len(ns) for ns in od["inputs"].values())
         try:
