@@ -378,7 +378,7 @@ def load_state_dict_from_prefix(path):
     if not os.path.isfile(pdiparams):
         raise ValueError(f"{pdiparams}: parameters file not found")
     info = _read_info(path)
-    _, arrays = _read_methods(path, saved_methods(path))
+    _, arrays = _read_methods(path, saved_methods(path), Budget())
     if not arrays and not os.path.exists(path + ".pdmodel"):
         arrays = _read_all_weights(pdiparams)
     out = _StateDict({n: Tensor(np.array(a), name=n) for n, a in arrays.items()})

@@ -53,6 +53,7 @@ def method_name_problem(name):
     public identifier that does not shadow an attribute of `TranslatedLayer` (``eval``, ``parameters``, ...).
 
     Example:
+        >>> from oar.jit.translated import method_name_problem
         >>> method_name_problem("encode") is None, method_name_problem("eval")
         (True, "method name 'eval' would replace TranslatedLayer.eval")
     """

@@ -180,7 +180,10 @@ def _broadcast_to(x, shape):
 
 
 BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
-bounds_output(BROADCAST_TO, elements=lambda x, shape: _count(shape))  # a view, but the next op materialises it
+# a view, but the next op materialises it; -1 keeps x's dim, as in the kernel
+bounds_output(BROADCAST_TO, elements=lambda x, shape: _count(
+    x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s
+    for i, s in enumerate(shape)))
 
 
 def _count(dims):

@@ -68,9 +68,10 @@ def bounds_output(*ops, elements=True):
         elements: ``elements(*arrays, **attrs) -> int``, the output's element count; by default the op's `infer`
             rule applied to the inputs' real shapes.
 
-    Example:
-        >>> bounds_output(FULL)                     # size from infer: the `shape` attribute
-        >>> bounds_output(TILE, elements=lambda x, repeat_times: x.size * int(np.prod(repeat_times)))
+    Example (beside the op's definition in its family file; registering ops is not for a doctest)::
+
+        bounds_output(FULL, ARANGE)            # sizes from their infer rules: the `shape`, `end` attributes
+        bounds_output(TILE, elements=lambda x, repeat_times: x.size * prod(repeat_times))
     """
     for op in ops:
         if elements is True and op.infer is None:
