@@ -6,13 +6,14 @@ program, so loaded models both predict and fine-tune with eager optimizers.
 """
 import functools
 import keyword
+import weakref
 
 import numpy as np
 
 from ..nn.layer import Layer
 from ..tensor.tensor import Parameter, Tensor
 from ..static.budget import applied, naming_source
-from .runner import ProgramRunner
+from .runner import RUNNERS, ProgramRunner
 
 
 def pack_outputs(structure, outs):
@@ -140,6 +141,8 @@ class TranslatedLayer(Layer):
         if runner is None:
             runner = self._runners[key] = ProgramRunner(self._program_for(method), rec.input_names,
                                                         rec.output_names)
+            # the runner registry holds runners by id: free this one (its plans, folded constants) with the layer
+            weakref.finalize(self, RUNNERS.pop, runner.id, None)
         budget = self._budgets.get(method)
         try:
             with applied(budget):

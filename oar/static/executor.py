@@ -33,7 +33,7 @@ from .ir import Program, Variable
 from .printer import format_op, sub_blocks
 from .scope import global_scope
 
-_PLAN_OPS = {}  # generated file name -> {line number: Operator}, for error reports
+_LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)
 _ids = itertools.count()
 
 
@@ -141,7 +141,7 @@ class BlockCompiler:
         src = "\n".join(lines) + "\n"
         code = compile(src, fname, "exec")
         exec(code, env)
-        _PLAN_OPS[fname] = lineops
+        env[_LINE_OPS] = lineops
         fn = env["plan"]
         fn.source = src
         return fn, free
@@ -197,7 +197,7 @@ class _Locals:
 def _failing_op(tb):
     op = None
     while tb is not None:
-        lines = _PLAN_OPS.get(tb.tb_frame.f_code.co_filename)
+        lines = tb.tb_frame.f_globals.get(_LINE_OPS)
         if lines is not None:
             op = lines.get(tb.tb_lineno, op)
         tb = tb.tb_next

@@ -9,6 +9,7 @@ or that carries control characters), ``internal`` (a message passing on an inter
 """
 import contextlib
 import copy
+import gc
 import io
 import json
 import os
@@ -330,6 +331,7 @@ def trial(rng, prefix, budget=BUDGET):
     """Loads and runs the model at `prefix` one way; returns (outcome, detail)."""
     how = rng.choice(["eval", "eval", "train", "predictor", "predictor", "inspect"])
     old = signal.signal(signal.SIGALRM, _alarm)
+    gc.collect()  # what earlier trials left in reference cycles is not this trial's peak
     tracemalloc.reset_peak()
     signal.alarm(TIME_LIMIT_S)
     try:
@@ -360,9 +362,10 @@ def trial(rng, prefix, budget=BUDGET):
 
 
 def campaign(root, seeds, n, seed=0, families=("bytes", "structure", "shapes", "budgets")):
-    """Runs `n` trials; returns {'counts': {outcome: n}, 'failures': [...], 'max_peak': bytes}."""
+    """Runs `n` trials; returns {'counts': {outcome: n}, 'failures': [...], 'max_peak': bytes, 'top': the three
+    largest peaks with their cases}."""
     rng = random.Random(seed)
-    counts, failures, max_peak = {}, [], 0
+    counts, failures, max_peak, top = {}, [], 0, []
     work = os.path.join(root, "work")
     tracemalloc.start()
     try:
@@ -381,9 +384,11 @@ def campaign(root, seeds, n, seed=0, families=("bytes", "structure", "shapes", "
                 desc = mutate(rng, family, prefix, seeds[seed_name])
             outcome, detail, peak = trial(rng, prefix, budget)
             max_peak = max(max_peak, peak)
+            top = sorted(top + [(peak, f"case {i} ({seed_name}, {desc}, budget {budget}): {outcome} {detail}")],
+                         reverse=True)[:3]
             counts[outcome] = counts.get(outcome, 0) + 1
             if outcome not in ("ran", "rejected"):
                 failures.append(f"case {i} ({seed_name}, {desc}): {outcome}: {detail}")
     finally:
         tracemalloc.stop()
-    return {"counts": counts, "failures": failures, "max_peak": max_peak}
+    return {"counts": counts, "failures": failures, "max_peak": max_peak, "top": top}

@@ -37,6 +37,8 @@ def test_fuzz_model_files(seeds, tmp_path):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"\nfuzz: {CASES} cases (seed {SEED}): {counts}; max traced peak per case "
           f"{result['max_peak'] / 2 ** 20:.1f} MiB; process max RSS {rss / 1024:.0f} MiB")
+    for peak, case in result["top"]:
+        print(f"  peak {peak / 2 ** 20:.1f} MiB: {case[:200]}")
     for f in result["failures"][:20]:
         print("  " + f)
     assert not result["failures"], "\n".join(result["failures"][:20])
