@@ -268,8 +268,10 @@ class MapIter:
     def __next__(self):
         try:
             return self._next()
-        except KeyboardInterrupt:
-            self.pool.shutdown(now=True)
+        except StopIteration:
+            raise
+        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
+            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
             raise
 
     def _next(self):
@@ -313,8 +315,10 @@ class StreamIter:
     def __next__(self):
         try:
             return self._next()
-        except KeyboardInterrupt:
-            self.pool.shutdown(now=True)
+        except StopIteration:
+            raise
+        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
+            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
             raise
 
     def _next(self):

@@ -260,7 +260,8 @@ def validate(d):
     _need(isinstance(nc, dict) and all(isinstance(k, str) and _is_int(x) for k, x in nc.items()),
           "name_counters", "expected an object of str -> int")
     pv = d.get("provenance", [])
-    _need(isinstance(pv, list) and all(isinstance(x, str) for x in pv), "provenance", "expected a list of strings")
+    _need(isinstance(pv, list) and all(isinstance(x, str) and not _CONTROL_NOT_SPACE.search(x) for x in pv),
+          "provenance", "expected a list of strings without control characters")
     blocks = d.get("blocks")
     _need(isinstance(blocks, list) and blocks, "blocks", "expected a non-empty list")
     _need(len(blocks) <= MAX_BLOCKS, "blocks", f"{len(blocks)} blocks exceed the limit {MAX_BLOCKS}")

@@ -122,8 +122,11 @@ def test_keyboard_interrupt_stops_the_workers_at_once():
 @pytest.mark.parametrize("workers", [0, 2])
 def test_string_samples_raise_a_clear_error(workers):
     loader = DataLoader(Strings(), batch_size=2, num_workers=workers, timeout=30)
+    it = iter(loader)
     with pytest.raises(TypeError, match=r"holds <U3 values.*cannot become a Tensor"):
-        next(iter(loader))
+        next(it)
+    if workers:
+        assert wait_gone([p.pid for p in it.pool.procs], 5), "workers left after a failed batch"
 
 
 def test_strings_kept_as_a_list_by_a_collate_fn_pass():
