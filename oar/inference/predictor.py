@@ -4,7 +4,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..jit.model_files import load_files
 from ..kernels.threads import set_blas_threads
-from ..static.budget import applied, naming_source
+from ..static.budget import applied, naming_source, swap
 from ..static.executor import compile_program
 from ..tensor.tensor import Tensor as _EagerTensor
 
@@ -163,14 +163,16 @@ class Predictor:
         return True
 
     def _run(self, fn, arg):
+        prev = swap(self._budget)
         try:
-            with applied(self._budget):
-                return fn(arg)
+            return fn(arg)
         except Exception as e:
             new = naming_source(e, self._budget)
             if new is e:
                 raise
             raise new from None
+        finally:
+            swap(prev)
 
     def clone(self):
         """A predictor sharing this one's program and weights, with its own input/output handles."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..nn.layer import Layer
 from ..tensor.tensor import Parameter, Tensor
-from ..static.budget import applied, naming_source
+from ..static.budget import naming_source, swap
 from .runner import RUNNERS, ProgramRunner
 
 
@@ -144,14 +144,16 @@ class TranslatedLayer(Layer):
             # the runner registry holds runners by id: free this one (its plans, folded constants) with the layer
             weakref.finalize(self, RUNNERS.pop, runner.id, None)
         budget = self._budgets.get(method)
+        prev = swap(budget)
         try:
-            with applied(budget):
-                outs = runner(*tensors)
+            outs = runner(*tensors)
         except Exception as e:
             new = naming_source(e, budget)
             if new is e:
                 raise
             raise new from None
+        finally:
+            swap(prev)
         return pack_outputs(rec.structure, list(outs))
 
     def program(self, method_name="forward"):

@@ -1,4 +1,6 @@
 """Shape manipulation ops (subscripts `x[...]` live in `subscript.py`)."""
+import math
+
 import numpy as np
 
 from ..framework import dtype as D
@@ -181,16 +183,9 @@ def _broadcast_to(x, shape):
 
 BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
 # a view, but the next op materialises it; -1 keeps x's dim, as in the kernel
-bounds_output(BROADCAST_TO, elements=lambda x, shape: _count(
-    x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s
+bounds_output(BROADCAST_TO, elements=lambda x, shape: math.prod(abs(int(
+    x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s))
     for i, s in enumerate(shape)))
-
-
-def _count(dims):
-    n = 1
-    for d in dims:
-        n *= abs(int(d))
-    return n
 
 
 def broadcast_to(x, shape, name=None):
@@ -240,7 +235,7 @@ def _tile_grad_impl(g, x, repeat_times):
 
 TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
 # np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
-bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * _count(max(abs(int(r)), 1) for r in repeat_times))
+bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
 TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
                   infer=lambda m, repeat_times: [(m[1][0], m[0][1])],
                   grad=lambda gg, out, g, x, repeat_times: (tile(gg, repeat_times), None))

@@ -84,6 +84,14 @@ class applied:
         _local.budget = self.prev
 
 
+def swap(budget):
+    """Makes `budget` active in this thread and returns the one it replaces (the fast form of `applied`, for the
+    per-run paths: ``prev = swap(b)`` ... ``swap(prev)`` in a ``finally``)."""
+    prev = getattr(_local, "budget", None)
+    _local.budget = budget
+    return prev
+
+
 def active():
     """The budget active in this thread, or None."""
     return getattr(_local, "budget", None)

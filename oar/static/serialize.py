@@ -14,6 +14,8 @@ Example:
     >>> str(p) == str(main)
     True
 """
+import re
+
 from ..framework import dtype as D
 
 FORMAT = "oar.program"
@@ -193,8 +195,6 @@ def _registry():
     from ..ops.registry import REGISTRY
     return REGISTRY
 
-
-import re  # noqa: E402
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_NOT_SPACE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
