@@ -10,7 +10,8 @@ A `Budget` is made by `oar.jit.load(..., max_bytes=, max_loop_iterations=)` and 
 - at run time, while the budget is active (`applied`): the executor calls `guard`'s wrapper before the kernel of
   every op marked with ``OpDef.extra['out_elements']`` (creation and expansion ops: ``tile``, ``pad``,
   ``broadcast_to``, ``full_dynamic``, ...), which computes the output size from the real inputs first;
-- in `while` loops (`loop_limit`).
+- in `while` loops: the iterations of one run (`loop_limit`), and the per-iteration history a loop keeps for a
+  gradient (`history_limit`: at most ``max_bytes``).
 
 Ops are marked where they are defined, with `oar.ops.registry.bounds_output`. Programs a user builds in this
 process run with no budget at all.
@@ -117,6 +118,19 @@ def loop_limit():
     """The iteration limit of `while` loops in this thread, or None."""
     b = getattr(_local, "budget", None)
     return None if b is None else b.max_loop_iterations
+
+
+def history_limit():
+    """The most bytes a `while` loop may keep as per-iteration history for a gradient, in this thread, or None."""
+    b = getattr(_local, "budget", None)
+    return None if b is None else b.max_bytes
+
+
+def history_error(iterations, kept):
+    b = active()
+    return ValueError(f"{_prefix(b)}while loop: after {iterations} iterations the history kept for the gradient "
+                      f"takes {human(kept)}, over the load budget of {human(b.max_bytes)} (run under oar.no_grad() "
+                      "or freeze the parameters if no gradient is needed, or raise max_bytes=)")
 
 
 def loop_error(limit):

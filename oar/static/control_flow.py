@@ -346,6 +346,7 @@ def _while_lower(compiler, op):
         vals, capv = args[:nx], list(args[nx:])
         hist = [] if save else None
         limit, n = budget.loop_limit(), 0
+        kept, cap = 0, budget.history_limit() if save else None
         while cfn(*vals, *capv)[0]:
             if limit is not None:
                 n += 1
@@ -353,6 +354,11 @@ def _while_lower(compiler, op):
                     raise budget.loop_error(limit)
             if save:
                 hist.append((vals, tuple(capv)))
+                if cap is not None:  # the history kept for a gradient grows with every iteration: bounded too
+                    kept += sum(getattr(v, "nbytes", 0) for v in vals) + sum(getattr(capv[i], "nbytes", 0)
+                                                                             for i in cidx)
+                    if kept > cap:
+                        raise budget.history_error(len(hist), kept)
             res = bfn(*vals, *capv)
             vals = res[:nx]
             for j, i in enumerate(cidx):

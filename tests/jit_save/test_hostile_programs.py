@@ -217,6 +217,21 @@ def test_endless_loop_stops_at_the_iteration_limit(model):
     assert predictor.run([np.ones([2, 4], "float32"), np.array([50])])[0].shape == (2, 4)
 
 
+def test_loop_history_kept_for_gradients_is_bounded(model):
+    """With trainable parameters the loop keeps every iteration for the backward: within max_bytes."""
+    prefix, _, _ = model
+    m = oar.jit.load(prefix, max_bytes=256 << 10)
+    m.eval()
+    x = oar.ones([2, 4])
+    assert not m(x, oar.to_tensor([3])).stop_gradient  # a gradient is possible: history is kept
+    with pytest.raises(ValueError, match=r"m\.pdmodel: while loop: after \d+ iterations the history kept for the "
+                                         r"gradient takes .* over the load budget of 256\.0 KiB"):
+        m(x, oar.to_tensor([10 ** 9]))
+    with oar.no_grad():
+        with pytest.raises(RuntimeError, match="ran over 1000 iterations"):  # no history: only the loop limit
+            oar.jit.load(prefix, max_bytes=256 << 10, max_loop_iterations=1000)(x, oar.to_tensor([10 ** 9]))
+
+
 def test_no_loop_history_without_gradients(model):
     """In inference (predictor, no_grad, parameters frozen) the while keeps no per-iteration history."""
     prefix, d, write = model
