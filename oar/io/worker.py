@@ -7,14 +7,16 @@ process raises, not a hang), and `error` is ``(exception type name, message, wor
 process polls the result queue with a short timeout and checks that every worker is alive, so a worker that dies
 raises a clear RuntimeError instead of hanging.
 
-Workers never outlive the main process: each runs a watchdog thread that exits the worker when its parent is gone
-(SIGKILLed included); they ignore Ctrl-C, and a KeyboardInterrupt in the main process terminates them at once.
+Workers never outlive the main process: on Linux the kernel kills them when it dies (parent-death signal), and each
+also runs a watchdog thread that exits the worker when its parent is gone (SIGKILLed included); they ignore Ctrl-C,
+and a KeyboardInterrupt in the main process (or any error while iterating) stops them at once.
 """
 import multiprocessing as mp
 import os
 import pickle
 import queue
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -70,8 +72,17 @@ def _error_of(exc):
     return (type(exc).__name__, str(exc), traceback.format_exc())
 
 
-def _watch_parent(parent):
-    """Exits this worker as soon as its parent process is gone (then the worker's parent id changes)."""
+def _watch_parent(parent, pdeathsig):
+    """Exits this worker as soon as its parent process is gone: at once on Linux when the pool was made by the main
+    thread (the kernel's parent-death signal fires when the creating *thread* ends), and everywhere through a
+    watchdog thread that sees the worker's parent id change."""
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
     def watch():
         while os.getppid() == parent:
             time.sleep(_WATCHDOG_S)
@@ -101,7 +112,7 @@ def _worker_loop(wid, num_workers, seed, dataset, task_q, result_q, collate_fn, 
                  batch_size, drop_last, parent):
     global _worker_info
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (it stops the workers)
-    _watch_parent(parent)
+    _watch_parent(*parent)
     _worker_info = WorkerInfo(wid, num_workers, dataset, seed)
     from ..framework import state
     state.seed(seed)
@@ -179,7 +190,8 @@ class WorkerPool:
                             args=(w, self.n, base + w, loader.dataset, self.task_qs[w], self.result_q,
                                   loader.collate_fn, loader.worker_init_fn, loader._iterable,
                                   "unbatched" if loader._unbatched_map() else loader.batch_size,
-                                  loader.drop_last, os.getpid()))
+                                  loader.drop_last,
+                                  (os.getpid(), threading.current_thread() is threading.main_thread())))
             p.start()
             self.procs.append(p)
         self.closed = False

@@ -60,21 +60,33 @@ class Strings(Dataset):
         return 4
 
 
-def test_workers_exit_when_the_main_process_is_killed(tmp_path):
+@pytest.mark.parametrize("thread", ["main", "other"])
+def test_workers_exit_when_the_main_process_is_killed(thread):
+    """Made by the main thread: the parent-death signal (Linux) or the watchdog. Made by a thread that has ended
+    since: the workers stay (the loader is still in use), and the watchdog ends them with the process."""
     script = textwrap.dedent("""
-        import sys, time
+        import sys, threading, time
         import numpy as np
         sys.path.insert(0, sys.argv[1])
         from test_dataloader_robustness import Slow
         from oar.io import DataLoader
-        it = iter(DataLoader(Slow(), batch_size=2, num_workers=2))
-        next(it)
-        print(" ".join(str(p.pid) for p in it.pool.procs), flush=True)
+        its = []
+        def start():
+            its.append(iter(DataLoader(Slow(), batch_size=2, num_workers=2)))
+            next(its[0])
+        if sys.argv[2] == "main":
+            start()
+        else:
+            t = threading.Thread(target=start)
+            t.start()
+            t.join()
+            time.sleep(0.5)
+        print(" ".join(str(p.pid) for p in its[0].pool.procs), flush=True)
         time.sleep(60)
     """)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")]))
-    parent = subprocess.Popen([sys.executable, "-c", script, os.path.dirname(__file__)], stdout=subprocess.PIPE,
-                              env=env, text=True)
+    parent = subprocess.Popen([sys.executable, "-c", script, os.path.dirname(__file__), thread],
+                              stdout=subprocess.PIPE, env=env, text=True)
     try:
         pids = [int(p) for p in parent.stdout.readline().split()]
         assert len(pids) == 2
