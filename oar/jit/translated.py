@@ -141,6 +141,7 @@ class TranslatedLayer(Layer):
         if runner is None:
             runner = self._runners[key] = ProgramRunner(self._program_for(method), rec.input_names,
                                                         rec.output_names)
+            runner.budget = self._budgets.get(method)
             # the runner registry holds runners by id: free this one (its plans, folded constants) with the layer
             weakref.finalize(self, RUNNERS.pop, runner.id, None)
         budget = self._budgets.get(method)

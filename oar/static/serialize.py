@@ -426,6 +426,7 @@ def _check_op(od, w, bi, scopes, registry):
     at = od.get("attrs", {})
     _need(isinstance(at, dict), w, "attrs must be an object")
     accepted = _attr_names(opdef)
+    owned = set()
     for k, a in at.items():
         if accepted is not None and k not in accepted:
             _need(False, w, f"attribute {k!r:.40} is not one of the op's {sorted(accepted)}")
@@ -441,10 +442,14 @@ def _check_op(od, w, bi, scopes, registry):
             _check_shape(a, f"{w} attr 'shape'")
         if k.endswith("block") and a is not None:
             _check_sub_block(a, bi, scopes, f"{w} attr {k!r}")
+            _need(a not in owned, w, f"sub-block {a} is referenced twice by the op")
+            owned.add(a)
         elif k.endswith("blocks") and a is not None:
             _need(isinstance(a, list), w, f"sub-block references {k}={a!r:.60} must be a list")
             for x in a:
                 _check_sub_block(x, bi, scopes, f"{w} attr {k!r}")
+                _need(x not in owned, w, f"sub-block {x} is referenced twice by the op")
+                owned.add(x)
     if not opdef.variadic and opdef.lower is None:  # inputs fill the kernel's leading parameters in slot order: no gaps
         present = [s.rstrip("*") in od["inputs"] for s in opdef.inputs]
         _need(present == sorted(present, reverse=True), w, f"inputs {sorted(od['inputs'])} leave a gap in the "

@@ -87,6 +87,8 @@ MALFORMED = {
         "x": [], "input": []}, outputs={"out": []})), "is not a later block index"),
     "sub-block of another block": (lambda d: while_op(d)["attrs"].__setitem__("cond_block", 0),
                                    "is not a later block index"),
+    "one block as condition and body": (lambda d: while_op(d)["attrs"].__setitem__("body_block", 1),
+                                        "sub-block 1 is referenced twice"),
     "negative dim in a shape attribute": (lambda d: blocks(d)[0]["ops"][0]["attrs"].__setitem__("shape", [-7, 2]),
                                           "must hold ints >= -1"),
     "version true": (lambda d: d.__setitem__("version", True), "model format version True is not supported"),
@@ -215,6 +217,19 @@ def test_endless_loop_stops_at_the_iteration_limit(model):
     with pytest.raises(RuntimeError, match="while loop ran over 50 iterations"):
         predictor.run([np.ones([2, 4], "float32"), np.array([10 ** 9])])
     assert predictor.run([np.ones([2, 4], "float32"), np.array([50])])[0].shape == (2, 4)
+
+
+def test_errors_of_the_backward_name_the_file(model):
+    """The backward of a loaded program runs later, from `loss.backward()`: its errors name the file too (here the
+    backward plan is broken on purpose; the fuzzer found shape errors that only the backward meets)."""
+    prefix, _, _ = model
+    m = oar.jit.load(prefix)
+    m.train()
+    out = m(oar.ones([2, 4]), oar.to_tensor([2]))
+    runner = m._runners[("forward", False)]
+    runner._bwd = (None,) + runner._bwd[1:]
+    with pytest.raises(RuntimeError, match=r"m\.pdmodel: running the model failed \(AttributeError"):
+        out.sum().backward()
 
 
 def test_loop_history_kept_for_gradients_is_bounded(model):
