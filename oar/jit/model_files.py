@@ -177,6 +177,8 @@ def read_record(pdmodel, budget=None):
     gb = prog.global_block()
     inputs = _spec_list(pdmodel, d, "inputs", gb)
     outputs = _spec_list(pdmodel, d, "outputs", gb)
+    if len({s["name"] for s in inputs}) != len(inputs):
+        raise _bad(pdmodel, "'inputs' names a variable twice")
     for s in inputs + outputs:
         if s["name"] not in infer.global_block().vars:
             raise _bad(pdmodel, f"variable {s['name']!r:.80} is missing from the inference program")

@@ -92,6 +92,7 @@ MALFORMED = {
     "negative dim in a shape attribute": (lambda d: blocks(d)[0]["ops"][0]["attrs"].__setitem__("shape", [-7, 2]),
                                           "must hold ints >= -1"),
     "version true": (lambda d: d.__setitem__("version", True), "model format version True is not supported"),
+    "an input named twice": (lambda d: d["inputs"][1].__setitem__("name", "x"), "'inputs' names a variable twice"),
     "program version true": (lambda d: d["program"].__setitem__("version", True), "version: expected an int"),
     "control characters in a name": (lambda d: blocks(d)[0]["vars"][0].__setitem__("name", "x\x1b[2J"),
                                      "holds control characters"),
