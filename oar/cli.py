@@ -10,6 +10,8 @@ import argparse
 import os
 import sys
 
+from .static.serialize import clean_text
+
 
 def _human(n):
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -22,16 +24,17 @@ def inspect_model(path, out=None):
     """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
     from .static.model_files import MODEL_FORMAT_VERSION, file_names, load_files
     from .jit.save_load import saved_methods
+    from .static.budget import Budget
     from .static.serialize import FORMAT_VERSION
     path = os.fspath(path)
     prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
     methods = saved_methods(prefix)
     if not methods:
         raise ValueError(f"{prefix}.pdmodel: model file not found")
+    loaded = [(m, *load_files(*file_names(prefix, m), Budget())) for m in methods]  # all checked before printing
     w = (out or sys.stdout).write
     w(f"model: {prefix}\nformat: oar.model v{MODEL_FORMAT_VERSION}, program JSON v{FORMAT_VERSION}\n")
-    for m in methods:
-        rec, weights = load_files(*file_names(prefix, m))
+    for m, rec, weights in loaded:
         w(f"\n== method {m} (saved in {'train' if rec.train else 'eval'} mode) ==\n")
         for title, specs in (("inputs", rec.inputs), ("outputs", rec.outputs)):
             w(f"{title}:\n")
@@ -86,8 +89,12 @@ def main(argv=None):
     if args.command == "inspect":
         try:
             return inspect_model(args.path) if args.dot is None else write_dot(args.path, args.dot, args.method)
-        except (ValueError, RuntimeError, OSError) as e:
+        except (ValueError, RuntimeError) as e:
             print(f"oar inspect: {e}", file=sys.stderr)
+            return 1
+        except OSError as e:  # a file that vanished, a permission, a special file: one line, no traceback
+            where = e.filename if e.filename is not None else args.path
+            print(f"oar inspect: {clean_text(where, 300)}: {e.strerror or e}", file=sys.stderr)
             return 1
     if args.command == "serve":
         from .serving.cli import serve_main

@@ -25,23 +25,31 @@ import os
 
 import numpy as np
 
+from .safe_files import parse_cost, regular_file, write_files
+
 FORMAT_VERSION = 1
 _MAGIC_KEY = "oar_format"
+MAX_STRUCTURE_COST = 1 << 30  # parse_cost bound of the header and the structure JSON
 
 
 def save(obj, path, protocol=4, **configs):
     """Saves `obj` (Tensors, NumPy arrays, plain values, nested in dicts/lists/tuples) to the file `path`.
+
+    The file is replaced atomically (written beside it, fsynced, renamed): a failed or killed save leaves the
+    previous file intact.
 
     Args:
         obj: e.g. ``layer.state_dict()`` or ``optimizer.state_dict()``.
         path: the file to write (parent folders are created).
         protocol: an int is accepted for Paddle compatibility (oar's format has no pickle protocol);
             ``"paddle"`` writes Paddle's own pickle layout instead, for files that Paddle's ``paddle.load`` reads.
+        configs: ``fsync`` (default True; False skips flushing to the disk: faster, but a power loss right after
+            the save may lose it).
 
     Example:
         >>> oar.save({"w": oar.ones([2]), "epoch": 3}, "ckpt.pdparams")
     """
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save as encode
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"oar.save: path must be a file name, got {type(path).__name__}")
     path = os.fspath(path)
@@ -55,11 +63,8 @@ def save(obj, path, protocol=4, **configs):
         return save_paddle_pickle(obj, path)
     arrays = {}
     structure = _encode(obj, arrays, "obj")
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
     meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}
-    save_file(arrays, path, metadata=meta)
+    write_files({path: encode(arrays, metadata=meta)}, fsync=bool(configs.get("fsync", True)))
 
 
 def load(path, **configs):
@@ -82,20 +87,25 @@ def load(path, **configs):
     if not os.path.isfile(path) and os.path.isfile(path + ".pdiparams"):
         from ..jit.save_load import load_state_dict_from_prefix
         return load_state_dict_from_prefix(path)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         raise FileNotFoundError(f"oar.load: no such file {path!r}")
     if os.path.isdir(path):
         raise ValueError(f"oar.load: {path!r} is a folder, not a file saved by oar.save")
+    regular_file(path, "oar.save")
     from .paddle_pickle import is_pickle, load_paddle_pickle
     if is_pickle(path):
         return load_paddle_pickle(path, bool(configs.get("return_numpy", False)),
                                   bool(configs.get("keep_name_table", False)))
     meta, tensors = _read(path)
+    damaged = f"oar.load: {path!r} is damaged: its structure does not match its tensors"
+    text = meta.get("oar_structure")
+    if not isinstance(text, str) or parse_cost(text.encode()) > MAX_STRUCTURE_COST:
+        raise ValueError(f"{damaged} (no structure, or one too large)")
     try:
-        structure = json.loads(meta["oar_structure"])
-        return _decode(structure, tensors, bool(configs.get("return_numpy", False)))
-    except (KeyError, ValueError, TypeError) as e:
-        raise ValueError(f"oar.load: {path!r} is damaged: its structure does not match its tensors ({e})") from None
+        structure = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"{damaged} ({type(e).__name__}: {str(e)[:200]})") from None
+    return _decode(structure, tensors, bool(configs.get("return_numpy", False)), damaged)
 
 
 def _read(path):
@@ -110,16 +120,22 @@ def _read(path):
             n = int.from_bytes(head, "little")
             if n > 100_000_000 or n > os.path.getsize(path) - 8:
                 raise ValueError(not_oar)
-            header = json.loads(f.read(n))
-        meta = header.get("__metadata__") or {}
-        if _MAGIC_KEY not in meta:
+            raw = f.read(n)
+        if parse_cost(raw) > MAX_STRUCTURE_COST:
+            raise ValueError(not_oar + ": its header is too large")
+        header = json.loads(raw)
+        meta = header.get("__metadata__") if isinstance(header, dict) else None
+        if not isinstance(meta, dict) or _MAGIC_KEY not in meta:
             raise ValueError(not_oar + ": it has no oar format marker")
-        version = int(meta[_MAGIC_KEY])
+        version = meta[_MAGIC_KEY]
+        if not (isinstance(version, str) and version.isdigit() and len(version) < 6):
+            raise ValueError(not_oar + f": its format marker {str(version)[:20]!r} is not a version number")
+        version = int(version)
         if version > FORMAT_VERSION:
             raise ValueError(f"oar.load: {path!r} has format version {version}; this oar reads up to "
                              f"{FORMAT_VERSION}; upgrade oar")
         tensors = load_file(path)
-    except (SafetensorError, json.JSONDecodeError, UnicodeDecodeError, OSError) as e:
+    except (SafetensorError, json.JSONDecodeError, UnicodeDecodeError, OSError, RecursionError) as e:
         raise ValueError(f"{not_oar} ({e})") from None
     return meta, tensors
 
@@ -158,20 +174,48 @@ def _encode(obj, arrays, where):
                     "Optimizer, save its state_dict()")
 
 
-def _decode(s, tensors, return_numpy):
-    if isinstance(s, list):
-        return [_decode(v, tensors, return_numpy) for v in s]
-    if not isinstance(s, dict):
-        return s
-    if "dict" in s:
-        return {k: _decode(v, tensors, return_numpy) for k, v in s["dict"]}
-    if "tuple" in s:
-        return tuple(_decode(v, tensors, return_numpy) for v in s["tuple"])
-    a = tensors[s["tensor"]]
+def _decode(root, tensors, return_numpy, damaged):
+    """The object a structure describes, built with an explicit stack (no recursion: any nesting depth loads).
+    Anything that does not match the format raises ValueError with the `damaged` message."""
+    out = []
+    todo = [(False, root, out)]  # (build?, node or (kind, items, keys), list receiving the value)
+    while todo:
+        build, node, sink = todo.pop()
+        if build:
+            kind, items, keys = node
+            sink.append(tuple(items) if kind == "tuple" else dict(zip(keys, items)) if kind == "dict" else items)
+            continue
+        if isinstance(node, list):
+            kind, children, keys = "list", node, None
+        elif not isinstance(node, dict):
+            sink.append(node)
+            continue
+        elif len(node) == 1 and isinstance(node.get("tuple"), list):
+            kind, children, keys = "tuple", node["tuple"], None
+        elif len(node) == 1 and isinstance(node.get("dict"), list):
+            pairs = node["dict"]
+            if not all(isinstance(p, list) and len(p) == 2 and (p[0] is None or isinstance(p[0], (str, int, float)))
+                       for p in pairs):
+                raise ValueError(f"{damaged} (a dict entry is not [key, value])")
+            kind, children, keys = "dict", [p[1] for p in pairs], [p[0] for p in pairs]
+        else:
+            sink.append(_leaf(node, tensors, return_numpy, damaged))
+            continue
+        items = []
+        todo.append((True, (kind, items, keys), sink))
+        todo.extend((False, c, items) for c in reversed(children))
+    return out[0]
+
+
+def _leaf(s, tensors, return_numpy, damaged):
+    a = tensors.get(s.get("tensor")) if isinstance(s.get("tensor"), str) else None
+    if a is None or s.get("kind") not in ("tensor", "ndarray"):
+        raise ValueError(f"{damaged} (entry {str(s)[:80]} names no tensor of the file)")
     if s.get("dtype") == "bfloat16":
         import ml_dtypes
         a = a.view(ml_dtypes.bfloat16)
     if s["kind"] == "ndarray" or return_numpy:
         return a
     from ..tensor.tensor import Tensor
-    return Tensor(a, name=s.get("name"))
+    name = s.get("name")
+    return Tensor(a, name=name if isinstance(name, str) else None)

@@ -3,6 +3,8 @@ import enum
 import os
 import warnings
 
+from ..static.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
+
 
 class PrecisionType(enum.IntEnum):
     """Inference precision of a `Config` (Paddle's ``paddle.inference.PrecisionType``).
@@ -57,6 +59,8 @@ class Config:
         self.cpu_threads_set = False  # only an explicit setting changes the process's BLAS threads
         self.passes = None      # None: oar.passes.INFERENCE_PASSES
         self.deleted_passes = set()
+        self.max_bytes = DEFAULT_MAX_BYTES
+        self.max_loop_iterations = DEFAULT_MAX_LOOP_ITERATIONS
         if prog_file is not None:
             self.set_model(prog_file, params_file)
 
@@ -146,6 +150,24 @@ class Config:
     def cpu_math_library_num_threads(self):
         return self.cpu_threads
 
+    def set_max_bytes(self, n):
+        """The load budget (default 1 GiB; None: no limit): the most memory parsing the model file may take, one
+        creation/expansion op (``full``, ``tile``, ``arange``, ...) may produce, and all constants together.
+
+        Example:
+            >>> config = oar.inference.Config('model/net')
+            >>> config.set_max_bytes(256 << 20)
+        """
+        self.max_bytes = Budget(max_bytes=n).max_bytes
+
+    def set_max_loop_iterations(self, n):
+        """The most iterations one run of a ``while`` loop may make (default 10,000,000; None: no limit)."""
+        self.max_loop_iterations = Budget(max_loop_iterations=n).max_loop_iterations
+
+    def budget(self):
+        """The `oar.static.budget.Budget` of this config, naming the model file."""
+        return Budget(self.max_bytes, self.max_loop_iterations, self._prog)
+
     def delete_pass(self, name):
         """Removes one pass from the pipeline by name (see `oar.passes.PASSES`)."""
         from ..passes import PASSES
@@ -192,7 +214,8 @@ class Config:
         lines = [f"prog_file: {self._prog}", f"params_file: {self._params}", f"ir_optim: {self._ir_optim}",
                  f"memory_optim: {self.memory_optim}", f"onnxruntime: {self.ort}",
                  f"ort_optimization: {self.ort_optimization}", "mkldnn: False",
-                 f"cpu_math_library_num_threads: {self.cpu_threads}", f"passes: {', '.join(self.pass_names())}"]
+                 f"cpu_math_library_num_threads: {self.cpu_threads}", f"max_bytes: {self.max_bytes}",
+                 f"max_loop_iterations: {self.max_loop_iterations}", f"passes: {', '.join(self.pass_names())}"]
         report = getattr(self, "_report", None)
         if report is not None:
             lines.append(report)

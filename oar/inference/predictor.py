@@ -7,6 +7,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..static.model_files import load_files
 from ..kernels.threads import set_blas_threads
+from ..static.budget import applied, naming_source, swap
 from ..static.executor import Compiled
 from ..tensor.tensor import Tensor as _EagerTensor
 
@@ -111,15 +112,26 @@ class Predictor:
         self.config = config
         if getattr(config, "cpu_threads_set", False):
             set_blas_threads(config.cpu_threads)
-        if _shared is None:
-            rec, weights = load_files(config.prog_file(), config.params_file())
-            prog = rec.infer_program
+        self._budget = config.budget()
+        try:
+            with applied(self._budget):
+                self._load(config, _shared)
+        except Exception as e:
+            new = naming_source(e, self._budget)
+            if new is e:
+                raise
+            raise new from None
+
+    def _load(self, config, shared):
+        if shared is None:
+            rec, weights = load_files(config.prog_file(), config.params_file(), self._budget)
+            prog = no_history(rec.infer_program)
             gb = prog.global_block()
             prog.bound = {n: _EagerTensor(a, name=n) for n, a in weights.items() if n in gb.vars}
             self.inputs, self.outputs = rec.inputs, rec.outputs
             self.program = self._optimize(prog, [o["name"] for o in self.outputs])
         else:
-            self.program, self.inputs, self.outputs = _shared
+            self.program, self.inputs, self.outputs = shared
         self._in_names = [i["name"] for i in self.inputs]
         self._out_names = [o["name"] for o in self.outputs]
         self.backend, self._compiled = "native", None
@@ -190,7 +202,7 @@ class Predictor:
             if len(inputs) != len(self._in_names):
                 raise ValueError(f"run() got {len(inputs)} inputs, the model takes {len(self._in_names)}: "
                                  f"{self._in_names}")
-            outs = self._run_values(inputs)
+            outs = self._run(self._run_values, inputs)
             if self._copy_views:
                 outs = [_unshared(a) for a in outs]
             for h, a in zip(self._out_list, outs):
@@ -205,12 +217,25 @@ class Predictor:
             if h._data is None:
                 raise RuntimeError(f"input '{n}' has no data: call get_input_handle('{n}').copy_from_cpu(array)")
             feed[n] = h._data
-        outs = self._compiled.run(feed)
+        outs = self._run(self._compiled.run, feed)
         if self._copy_views:
             outs = [_unshared(a) for a in outs]
         for n, a in zip(self._out_names, outs):
             self._out[n]._set_output(a)
         return True
+
+    def _run(self, fn, arg):
+        """`fn(arg)` under this predictor's budget; errors name the model file."""
+        prev = swap(self._budget)
+        try:
+            return fn(arg)
+        except Exception as e:
+            new = naming_source(e, self._budget)
+            if new is e:
+                raise
+            raise new from None
+        finally:
+            swap(prev)
 
     zero_copy_run = run  # Paddle 1.x name: handles already hand over arrays without copies
 
@@ -231,6 +256,19 @@ class Predictor:
 def _unshared(a):
     """`a`, copied when it is a view (of a buffer that planned ops reuse on the next run)."""
     return a.copy() if getattr(a, "base", None) is not None else a
+
+
+def no_history(program):
+    """`program` with every `while` switched off keeping per-iteration history (a file may ask for it; a predictor
+    computes no gradient, so the history would only grow memory)."""
+    ops = [op for b in program.blocks for op in b.ops if op.type == "while" and op.attrs.get("save_history")]
+    if not ops:
+        return program
+    for op in ops:
+        op.attrs["save_history"] = False
+        op.outputs.pop("history", None)
+    program._bump()
+    return program
 
 
 def create_predictor(config):

@@ -21,7 +21,7 @@ def default_collate_fn(batch):
     if isinstance(sample, Tensor):
         return np.stack([s._data for s in batch])
     if isinstance(sample, np.ndarray):
-        return np.stack(batch)
+        return _numeric(np.stack(batch), "default_collate_fn")
     if isinstance(sample, (numbers.Number, np.number, np.bool_)):
         return np.array(batch)
     if isinstance(sample, (str, bytes)):
@@ -59,10 +59,19 @@ def to_arrays(x):
     return x
 
 
+def _numeric(a, who):
+    """`a` if its dtype can be a Tensor's; else a TypeError saying what to do with strings or objects."""
+    if a.dtype.kind in "biufc" or a.dtype.name == "bfloat16":
+        return a
+    raise TypeError(f"{who}: a batch field holds {a.dtype} values (shape {list(a.shape)}), which cannot become a "
+                    "Tensor; oar Tensors hold numbers: encode strings as numbers in the dataset, or return them as "
+                    "a Python list (pass a collate_fn that keeps them)")
+
+
 def to_tensors(x):
-    """Replaces NumPy arrays by oar Tensors in a nested structure."""
+    """Replaces NumPy arrays by oar Tensors in a nested structure (non-numeric arrays raise TypeError)."""
     if isinstance(x, np.ndarray):
-        return Tensor(x)
+        return Tensor(_numeric(x, "DataLoader"))
     if isinstance(x, dict):
         return {k: to_tensors(v) for k, v in x.items()}
     if type(x) in (list, tuple):

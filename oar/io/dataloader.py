@@ -21,6 +21,10 @@ class DataLoader:
         persistent_workers: keep the worker processes alive between epochs.
         return_list, use_shared_memory, places, use_buffer_reader, prefetch_factor: accepted for compatibility.
 
+    Workers end with the main process (even when it is killed), on Ctrl-C and on any error of the iteration; a
+    batch a worker cannot send (an object that does not pickle) and a batch field of strings or objects raise a
+    clear error in the main process instead of hanging or making a broken Tensor.
+
     Example:
         >>> dataset = oar.io.TensorDataset([oar.randn([40, 3]), oar.arange(40)])
         >>> loader = oar.io.DataLoader(dataset, batch_size=16, shuffle=True)

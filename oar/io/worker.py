@@ -1,14 +1,23 @@
 """Worker processes for `DataLoader(num_workers > 0)`.
 
 Workers are forked (the dataset reaches them by fork, nothing about the model is sent). Each gets tasks on its own
-queue and puts results on one shared queue: ``(key, batch, error)`` where `batch` is a nested structure of NumPy
-arrays and plain values, and `error` is ``(exception type name, message, worker traceback text)``. The main process
-polls the result queue with a short timeout and checks that every worker is alive, so a worker that dies raises a
-clear RuntimeError instead of hanging.
+queue and puts results on one shared queue: ``(key, batch, error)`` where `batch` is the pickled nested structure of
+NumPy arrays and plain values (pickled in the worker, so a batch that cannot be sent becomes an error the main
+process raises, not a hang), and `error` is ``(exception type name, message, worker traceback text)``. The main
+process polls the result queue with a short timeout and checks that every worker is alive, so a worker that dies
+raises a clear RuntimeError instead of hanging.
+
+Workers never outlive the main process: on Linux the kernel kills them when it dies (parent-death signal), and each
+also runs a watchdog thread that exits the worker when its parent is gone (SIGKILLed included); they ignore Ctrl-C,
+and a KeyboardInterrupt in the main process (or any error while iterating) stops them at once.
 """
 import multiprocessing as mp
 import os
+import pickle
 import queue
+import signal
+import sys
+import threading
 import time
 import traceback
 
@@ -56,13 +65,54 @@ def _context():
     return mp.get_context("fork" if "fork" in methods else methods[0])
 
 
+_WATCHDOG_S = 0.5
+
+
 def _error_of(exc):
     return (type(exc).__name__, str(exc), traceback.format_exc())
 
 
+def _watch_parent(parent, pdeathsig):
+    """Exits this worker as soon as its parent process is gone: at once on Linux when the pool was made by the main
+    thread (the kernel's parent-death signal fires when the creating *thread* ends), and everywhere through a
+    watchdog thread that sees the worker's parent id change."""
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(_WATCHDOG_S)
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True, name="oar-dataloader-watchdog").start()
+
+
+def _put(result_q, key, batch):
+    """Sends a collated batch, pickled here: a batch that cannot be pickled is reported as this key's error."""
+    try:
+        data = pickle.dumps(to_arrays(batch), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # noqa: BLE001
+        result_q.put((key, None, (type(e).__name__ if type(e).__name__ in ("TypeError", "ValueError") else
+                                  "RuntimeError", f"the batch (from collate_fn) cannot be sent to the main process: "
+                                  f"{type(e).__name__}: {e}; return NumPy arrays, numbers, strings or dicts/lists of "
+                                  "them", traceback.format_exc())))
+        return
+    result_q.put((key, data, None))
+
+
+def unpack(data):
+    """The batch a worker sent (`_put`), as oar Tensors."""
+    return to_tensors(pickle.loads(data))
+
+
 def _worker_loop(wid, num_workers, seed, dataset, task_q, result_q, collate_fn, worker_init_fn, iterable,
-                 batch_size, drop_last):
+                 batch_size, drop_last, parent):
     global _worker_info
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (it stops the workers)
+    _watch_parent(*parent)
     _worker_info = WorkerInfo(wid, num_workers, dataset, seed)
     from ..framework import state
     state.seed(seed)
@@ -82,9 +132,10 @@ def _worker_loop(wid, num_workers, seed, dataset, task_q, result_q, collate_fn, 
             try:
                 samples = [dataset[i] for i in payload]
                 out = collate_fn(samples) if batch_size != "unbatched" else collate_fn(samples[0])
-                result_q.put((key, to_arrays(out), None))
             except Exception as e:  # noqa: BLE001
                 result_q.put((key, None, _error_of(e)))
+                continue
+            _put(result_q, key, out)
             continue
         _stream(key, wid, dataset, result_q, collate_fn, batch_size, drop_last)
 
@@ -98,10 +149,10 @@ def _stream(epoch, wid, dataset, result_q, collate_fn, batch_size, drop_last):
             batch.append(sample)
             if batch_size is None or len(batch) == batch_size:
                 out = collate_fn(batch) if batch_size is not None else collate_fn(batch[0])
-                result_q.put(((epoch, wid, seq), to_arrays(out), None))
+                _put(result_q, (epoch, wid, seq), out)
                 seq, batch = seq + 1, []
         if batch and not drop_last:
-            result_q.put(((epoch, wid, seq), to_arrays(collate_fn(batch)), None))
+            _put(result_q, (epoch, wid, seq), collate_fn(batch))
             seq += 1
     except Exception as e:  # noqa: BLE001
         result_q.put(((epoch, wid, seq), None, _error_of(e)))
@@ -114,12 +165,13 @@ def _raise_worker_error(wid, err):
     import builtins
     cls = getattr(builtins, name, None)
     text = f"DataLoader worker {wid} raised {name}: {msg}\n\nWorker traceback:\n{tb}"
+    exc = None
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:
-            raise cls(text)
-        except TypeError:
+            exc = cls(text)
+        except TypeError:  # an exception type with another constructor
             pass
-    raise RuntimeError(text)
+    raise exc if exc is not None else RuntimeError(text)
 
 
 class WorkerPool:
@@ -138,7 +190,8 @@ class WorkerPool:
                             args=(w, self.n, base + w, loader.dataset, self.task_qs[w], self.result_q,
                                   loader.collate_fn, loader.worker_init_fn, loader._iterable,
                                   "unbatched" if loader._unbatched_map() else loader.batch_size,
-                                  loader.drop_last))
+                                  loader.drop_last,
+                                  (os.getpid(), threading.current_thread() is threading.main_thread())))
             p.start()
             self.procs.append(p)
         self.closed = False
@@ -164,17 +217,20 @@ class WorkerPool:
                 self.shutdown()
                 raise RuntimeError(f"DataLoader timed out: no batch from the workers in {timeout} seconds")
 
-    def shutdown(self):
+    def shutdown(self, now=False):
+        """Stops the workers: asks them to finish (up to 1 s), or with `now` (Ctrl-C) terminates them at once."""
         if self.closed:
             return
         self.closed = True
         for q, p in zip(self.task_qs, self.procs):
-            if p.is_alive():
+            if now:
+                p.terminate()
+            elif p.is_alive():
                 try:
                     q.put(None)
                 except (OSError, ValueError):
                     pass
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + (0.0 if now else 1.0)
         for p in self.procs:
             p.join(max(0.0, deadline - time.monotonic()))
             if p.is_alive():
@@ -222,6 +278,15 @@ class MapIter:
         return self
 
     def __next__(self):
+        try:
+            return self._next()
+        except StopIteration:
+            raise
+        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
+            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
+            raise
+
+    def _next(self):
         if self.next_key >= self.sent and self.done_sending:
             self._finish()
             raise StopIteration
@@ -235,7 +300,7 @@ class MapIter:
         data = self.buffer.pop(self.next_key)
         self.next_key += 1
         self._send()
-        return to_tensors(data)
+        return unpack(data)
 
     def _finish(self):
         if not self.loader.persistent_workers:
@@ -260,6 +325,15 @@ class StreamIter:
         return self
 
     def __next__(self):
+        try:
+            return self._next()
+        except StopIteration:
+            raise
+        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
+            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
+            raise
+
+    def _next(self):
         while self.active:
             w = self.active[self.turn % len(self.active)]
             want = (self.epoch, w, self.seq[w])
@@ -278,7 +352,7 @@ class StreamIter:
                 self.pool.shutdown()
                 _raise_worker_error(w, err)
             self.turn += 1
-            return to_tensors(data)
+            return unpack(data)
         if not self.loader.persistent_workers:
             self.pool.shutdown()
         raise StopIteration

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..framework.state import STATE
 from ..ops.registry import apply, defop
+from ..static.budget import naming_source, swap
 from ..static.executor import compile_program
 
 RUNNERS = {}
@@ -116,6 +117,7 @@ class ProgramRunner:
         self._bwd = None
         self._bwd_plans = {}
         self.saved_names = []
+        self.budget = None  # a loaded model's oar.static.budget.Budget: applied to, and named in errors of, backward
 
     # ---- calling ------------------------------------------------------------------------------------------
     def __call__(self, *inputs):
@@ -179,6 +181,20 @@ class ProgramRunner:
         self._bwd = (bp, [g.name if g is not None else None for g in grads], seed_names, [v.name for v in targets])
 
     def run_backward(self, arrays, want):
+        if self.budget is None:
+            return self._run_backward(arrays, want)
+        prev = swap(self.budget)
+        try:
+            return self._run_backward(arrays, want)
+        except Exception as e:
+            new = naming_source(e, self.budget)
+            if new is e:
+                raise
+            raise new from None
+        finally:
+            swap(prev)
+
+    def _run_backward(self, arrays, want):
         bp, grad_names, seed_names, target_names = self._bwd
         n_in, n_out = self.n_in, len(self.output_names)
         key = tuple(want)

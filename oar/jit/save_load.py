@@ -11,12 +11,13 @@ import warnings
 import numpy as np
 
 from ..passes.dead_code import dead_code_elimination
+from ..static.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
 from ..tensor.tensor import Tensor
 from ..static.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files,
                                   read_info, read_json, write_files)
-from .translated import TranslatedLayer
+from .translated import TranslatedLayer, method_name_problem
 
-_CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program")
+_CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program", "fsync")
 
 
 # ---- save -----------------------------------------------------------------------------------------------------
@@ -34,7 +35,8 @@ def save(layer, path, input_spec=None, **configs):
         configs: ``output_spec`` (which outputs to keep: the Tensors a converted Layer returned, output
             Variables, or indices into the flat outputs; the program is pruned to them), ``clip_extra``
             (default False: True drops the extra information of each op, its user source location, and the
-            passes' provenance; oar programs carry no non-standard attributes to clip).
+            passes' provenance; oar programs carry no non-standard attributes to clip), ``fsync`` (default True:
+            each file is flushed to the disk before it replaces the old one; False saves faster).
 
     A Layer saved in train mode keeps its train program (Dropout/BatchNorm training behaviour, for
     fine-tuning) with the for_test clone beside it; in eval mode only the inference program is written.
@@ -61,7 +63,7 @@ def save(layer, path, input_spec=None, **configs):
     else:
         records, tensors, info = _records_of_static(layer, input_spec, configs.get("output_spec"))
     save_records(path, records, tensors, info if isinstance(layer, Layer) else None,
-                 clip_extra=bool(configs.get("clip_extra", False)))
+                 clip_extra=bool(configs.get("clip_extra", False)), fsync=bool(configs.get("fsync", True)))
 
 
 def _check_paths(path, records):
@@ -170,7 +172,7 @@ def records_from_concrete(entries, layer=None, output_spec=None):
     return records, tensors, info
 
 
-def save_records(path, records, tensors, info, clip_extra=False):
+def save_records(path, records, tensors, info, clip_extra=False, fsync=True):
     """Writes the files of `records` (method -> ModelRecord) with weights from `tensors` (var name -> Tensor)
     and `info` (None: no ``.pdiparams.info``, as for a function), replacing the previous files together."""
     path = os.fspath(path)
@@ -188,14 +190,14 @@ def save_records(path, records, tensors, info, clip_extra=False):
         stale += [f for f in file_names(path, m) if f not in files]
     if path + ".pdiparams.info" not in files:
         stale.append(path + ".pdiparams.info")
-    write_files(files, remove=stale)
+    write_files(files, remove=stale, fsync=fsync)
 
 
 def _method_of(pdmodel):
     """The method a .pdmodel file says it holds (None if unreadable): tells ``net.v2.pdmodel`` saved as its own
     model (method 'forward') from method ``v2`` of ``net``."""
     try:
-        d = read_json(pdmodel, "model (.pdmodel)")
+        d = read_json(pdmodel, "model (.pdmodel)", Budget())
     except ValueError:
         return None
     return d.get("method", "forward") if isinstance(d, dict) else None
@@ -303,10 +305,19 @@ def saved_methods(path):
     return (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
 
 
-def load(path, **configs):
+def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP_ITERATIONS, **configs):
     """Loads a model saved by `oar.jit.save` as a `TranslatedLayer` (predicts and fine-tunes).
 
-    Raises ValueError naming the file when a file is missing, truncated, corrupted or inconsistent.
+    Raises ValueError naming the file when a file is missing, truncated, corrupted, inconsistent or over the
+    load budget.
+
+    Args:
+        path: the prefix given to `oar.jit.save`.
+        max_bytes: the load budget (default 1 GiB; None: no limit): the most memory parsing a ``.pdmodel`` may
+            take, the most one creation/expansion op (``full``, ``tile``, ``arange``, ...) may produce when the
+            model runs, and the most all its constants may take together. Weights do not count.
+        max_loop_iterations: the most iterations one run of a ``while`` loop of the model may make (default
+            10,000,000; None: no limit); more raise RuntimeError.
 
     Example:
         >>> net = oar.nn.Linear(4, 2)
@@ -323,15 +334,23 @@ def load(path, **configs):
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
                          "oar.jit.save)")
-    records, weights = _read_methods(path, methods)
-    return TranslatedLayer(records, weights, _read_info(path))
+    budget = Budget(max_bytes, max_loop_iterations)
+    records, weights = _read_methods(path, methods, budget)
+    budgets = {m: budget.with_source(file_names(path, m)[0]) for m in records}
+    return TranslatedLayer(records, weights, _read_info(path), budgets)
 
 
-def _read_methods(path, methods):
+def _read_methods(path, methods, budget=None):
     """({method: ModelRecord}, {var name: array}) of the saved `methods` (validated)."""
     records, weights = {}, {}
     for m in methods:
-        rec, w = load_files(*file_names(path, m))
+        pdmodel, pdiparams = file_names(path, m)
+        problem = method_name_problem(m)
+        if problem:
+            raise ValueError(f"{pdmodel}: {problem}")
+        rec, w = load_files(pdmodel, pdiparams, budget)
+        if rec.method != m:
+            raise ValueError(f"{pdmodel}: the file says it holds method {rec.method!r}, its name says {m!r}")
         records[m] = rec
         for n, a in w.items():
             weights.setdefault(n, a)
@@ -364,7 +383,7 @@ def load_state_dict_from_prefix(path):
     if not os.path.isfile(pdiparams):
         raise ValueError(f"{pdiparams}: parameters file not found")
     info = _read_info(path)
-    _, arrays = _read_methods(path, saved_methods(path))
+    _, arrays = _read_methods(path, saved_methods(path), Budget())
     if not arrays and not os.path.exists(path + ".pdmodel"):
         arrays = _read_all_weights(pdiparams)
     out = _StateDict({n: Tensor(np.array(a), name=n) for n, a in arrays.items()})

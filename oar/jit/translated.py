@@ -5,12 +5,15 @@ Parameters (or persistable buffers), and runs a program as one eager op whose ba
 program, so loaded models both predict and fine-tune with eager optimizers.
 """
 import functools
+import keyword
+import weakref
 
 import numpy as np
 
 from ..nn.layer import Layer
 from ..tensor.tensor import Parameter, Tensor
-from .runner import ProgramRunner
+from ..static.budget import naming_source, swap
+from .runner import RUNNERS, ProgramRunner
 
 
 def pack_outputs(structure, outs):
@@ -46,6 +49,26 @@ def flatten_inputs(args, kwargs=None):
     return out
 
 
+def method_name_problem(name):
+    """Why `name` (read from a model file) cannot be a method of a loaded model, or None: a saved method must be a
+    public identifier that does not shadow an attribute of `TranslatedLayer` (``eval``, ``parameters``, ...).
+
+    Example:
+        >>> from oar.jit.translated import method_name_problem
+        >>> method_name_problem("encode") is None, method_name_problem("eval")
+        (True, "method name 'eval' would replace TranslatedLayer.eval")
+    """
+    if name == "forward":
+        return None
+    if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name) and len(name) <= 128):
+        return f"method name {name!r:.60} is not a Python identifier"
+    if name.startswith("_"):
+        return f"method name {name!r} is private (starts with '_')"
+    if hasattr(TranslatedLayer, name):
+        return f"method name {name!r} would replace TranslatedLayer.{name}"
+    return None
+
+
 class TranslatedLayer(Layer):
     """A model loaded by `oar.jit.load`: call it, train it, save it again.
 
@@ -59,12 +82,13 @@ class TranslatedLayer(Layer):
         >>> loaded(oar.ones([3, 4])).mean().backward(); opt.step()
     """
 
-    def __init__(self, records, weights, info=None):
+    def __init__(self, records, weights, info=None, budgets=None):
         super().__init__()
         info = info or {}
         d = self.__dict__
         d["_records"] = records
         d["_info"] = info
+        d["_budgets"] = budgets or {}  # method -> oar.static.budget.Budget of the file it came from
         d["_runners"] = {}
         tensors = {}
         for rec in records.values():
@@ -117,7 +141,20 @@ class TranslatedLayer(Layer):
         if runner is None:
             runner = self._runners[key] = ProgramRunner(self._program_for(method), rec.input_names,
                                                         rec.output_names)
-        outs = runner(*tensors)
+            runner.budget = self._budgets.get(method)
+            # the runner registry holds runners by id: free this one (its plans, folded constants) with the layer
+            weakref.finalize(self, RUNNERS.pop, runner.id, None)
+        budget = self._budgets.get(method)
+        prev = swap(budget)
+        try:
+            outs = runner(*tensors)
+        except Exception as e:
+            new = naming_source(e, budget)
+            if new is e:
+                raise
+            raise new from None
+        finally:
+            swap(prev)
         return pack_outputs(rec.structure, list(outs))
 
     def program(self, method_name="forward"):

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, to_int_list
-from .registry import apply, defop
+from .registry import apply, bounds_output, defop
 
 
 def _dtype_or_default(dtype):
@@ -152,6 +152,7 @@ def linspace(start, stop, num, dtype=None, name=None):
 EYE = defop("eye", lambda num_rows, num_columns, dtype: np.eye(num_rows, num_columns, dtype=D.np_dtype(dtype)),
             inputs=(), infer=lambda m, num_rows, num_columns, dtype: [([num_rows, num_columns],
                                                                          D.convert_dtype(dtype))])
+bounds_output(FULL, ARANGE, LINSPACE, EYE)  # a model file's attributes must not allocate without limit
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):

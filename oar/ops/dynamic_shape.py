@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import STATE
-from .registry import apply, defop
+from .registry import apply, bounds_output, defop
 
 
 def _shape_values(shape):
@@ -98,6 +98,9 @@ def _arange_dyn(start, end, step, dtype):
 
 ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "step"),
                        infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))])
+bounds_output(FULL_DYNAMIC, elements=lambda shape, **a: int(np.prod(np.abs(np.asarray(shape, np.float64)))))
+bounds_output(ARANGE_DYNAMIC, elements=lambda start, end, step, **a: int(np.ceil(abs(
+    (float(np.asarray(end).reshape(())) - float(np.asarray(start).reshape(()))) / float(np.asarray(step).reshape(()))))))
 
 
 def arange_dynamic(start, end, step, dtype=None):

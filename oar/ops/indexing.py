@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
-from .registry import apply, defop
+from .registry import apply, bounds_output, defop
 
 
 def _index_operand(index, op):
@@ -344,6 +344,7 @@ def _one_hot(x, num_classes):
 
 
 ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)])
+bounds_output(ONE_HOT)
 
 
 def one_hot(x, num_classes, name=None):

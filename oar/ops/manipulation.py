@@ -1,11 +1,13 @@
 """Shape manipulation ops (subscripts `x[...]` live in `subscript.py`)."""
+import math
+
 import numpy as np
 
 from ..framework import dtype as D
 from . import subscript
 from .common import public_api, const, operand, to_int_list
 from .math import unbroadcast, expand_as, zeros_like, cast
-from .registry import apply, defop, infer_meta
+from .registry import apply, bounds_output, defop, infer_meta
 
 # ---- reshape family --------------------------------------------------------------------------------------------
 
@@ -180,6 +182,10 @@ def _broadcast_to(x, shape):
 
 
 BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
+# a view, but the next op materialises it; -1 keeps x's dim, as in the kernel
+bounds_output(BROADCAST_TO, elements=lambda x, shape: math.prod(abs(int(
+    x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s))
+    for i, s in enumerate(shape)))
 
 
 def broadcast_to(x, shape, name=None):
@@ -228,6 +234,8 @@ def _tile_grad_impl(g, x, repeat_times):
 
 
 TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
+# np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
+bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
 TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
                   infer=lambda m, repeat_times: [(m[1][0], m[0][1])],
                   grad=lambda gg, out, g, x, repeat_times: (tile(gg, repeat_times), None))
@@ -513,6 +521,7 @@ def _pad_infer(m, pad_width, mode, value):
 PAD = defop("pad", _pad, infer=_pad_infer,
             grad=lambda g, out, x, pad_width, mode, value: apply(PAD_GRAD, (x, g), {"pad_width": pad_width,
                                                                                       "mode": mode}))
+bounds_output(PAD)
 PAD_GRAD = defop("pad_grad", _pad_grad_impl, inputs=("x", "grad"), nondiff=(0,),
                  infer=lambda m, pad_width, mode: [(m[0][0], m[1][1])],
                  grad=lambda gg, out, x, g, pad_width, mode: (None, apply(PAD, (gg,), {
@@ -555,6 +564,8 @@ def _repeat_index(x, repeats, axis):
 
 REPEAT_INDEX = defop("repeat_index", _repeat_index, inputs=("x", "repeats"), nondiff=(0, 1),
                      infer=lambda m, axis: [([-1], D.int64)])
+bounds_output(REPEAT_INDEX, elements=lambda x, repeats, axis: int(np.sum(repeats, dtype=np.float64)) if repeats.ndim
+              else x.shape[axis] * abs(int(repeats)))
 
 
 def repeat_interleave(x, repeats, axis=None, name=None):

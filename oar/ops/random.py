@@ -5,7 +5,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..framework.state import rng
 from .common import operand, to_int_list
-from .registry import apply, defop
+from .registry import apply, bounds_output, defop
 
 
 def _float(dtype):
@@ -206,6 +206,7 @@ def _multinomial(x, num_samples, replacement):
 MULTINOMIAL = defop("multinomial", _multinomial,
                     infer=lambda m, num_samples, replacement: [(list(m[0][0][:-1]) + [num_samples], D.int64)],
                     random=True)
+bounds_output(UNIFORM, GAUSSIAN, RANDINT, RANDPERM, MULTINOMIAL)
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None):

@@ -59,6 +59,26 @@ def defop(name, impl, inputs=("x",), outputs=("out",), infer=None, grad=None, no
     return op
 
 
+def bounds_output(*ops, elements=True):
+    """Marks creation/expansion ops, whose output can be far larger than their inputs: a program loaded from a
+    file checks their output size against its budget before the kernel runs (`oar.static.budget`).
+
+    Args:
+        ops: the `OpDef`s.
+        elements: ``elements(*arrays, **attrs) -> int``, the output's element count; by default the op's `infer`
+            rule applied to the inputs' real shapes.
+
+    Example (beside the op's definition in its family file; registering ops is not for a doctest)::
+
+        bounds_output(FULL, ARANGE)            # sizes from their infer rules: the `shape`, `end` attributes
+        bounds_output(TILE, elements=lambda x, repeat_times: x.size * prod(repeat_times))
+    """
+    for op in ops:
+        if elements is True and op.infer is None:
+            raise ValueError(f"bounds_output: op {op.name!r} has no infer rule; give elements=")
+        op.extra["out_elements"] = elements
+
+
 def get_op(name):
     try:
         return REGISTRY[name]

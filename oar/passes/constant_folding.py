@@ -11,6 +11,7 @@ Example:
 import numpy as np
 
 from ..tensor.tensor import Tensor
+from ..static.budget import out_elements
 from .graph import arg_names, opdef, out_names, sub_blocks
 
 
@@ -31,6 +32,9 @@ def constant_folding(program, keep=(), max_elements=1 << 22):
             kept.append(op)
             continue
         try:
+            if "out_elements" in d.extra and out_elements(d, [values[n] for n in args], op.attrs) > max_elements:
+                kept.append(op)  # too large to keep as a constant: computed when the program runs
+                continue
             with np.errstate(all="ignore"):
                 res = d.impl(*[values[n] for n in args], **op.attrs)
         except Exception:  # leave it to fail (or not) at run time, where the error names the user's line

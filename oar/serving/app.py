@@ -85,6 +85,7 @@ def create_app(models, max_body_bytes=MAX_BODY_BYTES):
             # the client gets the first line; the op and source lines that follow are for the server's log
             log.warning("model '%s' rejected a request: %s", model.name, e)
             first_line = (str(e).splitlines() or [type(e).__name__])[0]
+            first_line = first_line.split(": running the model failed: ", 1)[-1]  # the server's file path stays here
             raise ProtocolError(400, f"model '{model.name}' rejected the inputs: {first_line}") from None
         body, head_len = encode_response(model, values, wanted, rid)
         if head_len is None:

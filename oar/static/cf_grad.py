@@ -12,6 +12,7 @@ import numpy as np
 from ..ops.registry import defop
 from .backward import CTX, backward_ops, building, differentiable, is_array, requires_grad, zeros_grad
 from .control_flow import externals, sub_block
+from .op_checks import count_problem, distinct_problem, fields_problem
 
 
 def _clone_into(dst, src, outer=None):
@@ -158,6 +159,23 @@ def _while_grad_lower(compiler, op):
 
 WHILE_GRAD = defop("while_grad", _while_grad_impl, inputs=("history", "out_grad", "input"), outputs=("out*",),
                    lower=_while_grad_lower, infer=lambda m, **a: [])
+
+
+def _while_grad_verify(inputs, outputs, a):
+    bad = fields_problem(a, ints=("grad_block",), names=("body_in", "gout_in", "grad_outs", "fwd_captured",
+                                                          "want_captured"))
+    if bad:
+        return bad
+    ext = inputs.get("input", [])
+    return (count_problem(len(inputs.get("history", [])), 1, "input 'history'")
+            or count_problem(len(inputs.get("out_grad", [])), len(a["gout_in"]), "input 'out_grad'")
+            or next((f"want_captured {n!r:.80} is not an input" for n in a["want_captured"] if n not in ext), None)
+            or distinct_problem(a["body_in"] + a["gout_in"] + ext, "body_in + gout_in + input")
+            or count_problem(len(a["grad_outs"]), len(a["gout_in"]) + len(ext), "grad_outs")
+            or count_problem(len(outputs.get("out", [])), len(a["gout_in"]) + len(a["want_captured"]), "output 'out'"))
+
+
+WHILE_GRAD.extra["verify"] = _while_grad_verify
 
 
 def _ensure_history(op, block, prog):

@@ -12,8 +12,9 @@ import numpy as np
 from ..framework import dtype as D
 from ..ops.registry import defop
 from ..tensor.methods import TensorMethods
-from . import builder
+from . import budget, builder
 from .ir import Variable
+from .op_checks import count_problem, distinct_problem, fields_problem
 
 
 # ---- nested structures ----------------------------------------------------------------------------------------
@@ -151,6 +152,17 @@ def _cond_grad(*args, **attrs):
 
 COND = defop("cond", _cond_impl, inputs=("cond", "input"), outputs=("out*",), nondiff=(0,), lower=_cond_lower,
              grad=_cond_grad, infer=lambda m, **a: [])
+
+
+def _cond_verify(inputs, outputs, a):
+    n = len(outputs.get("out", []))
+    return (fields_problem(a, ints=("true_block", "false_block"), names=("true_outs", "false_outs"))
+            or count_problem(len(inputs.get("cond", [])), 1, "input 'cond'")
+            or distinct_problem(inputs.get("input", []), "captured inputs")
+            or count_problem(len(a["true_outs"]), n, "true_outs") or count_problem(len(a["false_outs"]), n, "false_outs"))
+
+
+COND.extra["verify"] = _cond_verify
 
 
 def _trace(program, fn):
@@ -339,9 +351,20 @@ def _while_lower(compiler, op):
     def run(*args):
         vals, capv = args[:nx], list(args[nx:])
         hist = [] if save else None
+        limit, n = budget.loop_limit(), 0
+        kept, cap = 0, budget.history_limit() if save else None
         while cfn(*vals, *capv)[0]:
+            if limit is not None:
+                n += 1
+                if n > limit:
+                    raise budget.loop_error(limit)
             if save:
                 hist.append((vals, tuple(capv)))
+                if cap is not None:  # the history kept for a gradient grows with every iteration: bounded too
+                    kept += sum(getattr(v, "nbytes", 0) for v in vals) + sum(getattr(capv[i], "nbytes", 0)
+                                                                             for i in cidx)
+                    if kept > cap:
+                        raise budget.history_error(len(hist), kept)
             res = bfn(*vals, *capv)
             vals = res[:nx]
             for j, i in enumerate(cidx):
@@ -358,6 +381,27 @@ def _while_grad(*args, **attrs):
 
 WHILE = defop("while", _while_impl, inputs=("x", "input"), outputs=("out*", "history"), lower=_while_lower,
               grad=_while_grad, infer=lambda m, **a: [])
+
+
+def _while_verify(inputs, outputs, a):
+    bad = fields_problem(a, ("carried", "carried_out", "save_history", "is_test"), ints=("cond_block", "body_block"),
+                         strs=("cond_out",), names=("cond_in", "body_in", "body_out", "carried", "carried_out"),
+                         bools=("save_history", "is_test"))
+    if bad:
+        return bad
+    nx, cap = len(inputs.get("x", [])), inputs.get("input", [])
+    carried = a.get("carried", [])
+    return (count_problem(len(a["cond_in"]), nx, "cond_in") or count_problem(len(a["body_in"]), nx, "body_in")
+            or count_problem(len(a["body_out"]), nx, "body_out")
+            or count_problem(len(a.get("carried_out", carried)), len(carried), "carried_out")
+            or next((f"carried {n!r:.80} is not a captured input" for n in carried if n not in cap), None)
+            or distinct_problem(a["cond_in"] + cap, "cond_in + input") or distinct_problem(a["body_in"] + cap,
+                                                                                             "body_in + input")
+            or count_problem(len(outputs.get("out", [])), nx + len(carried), "output 'out'")
+            or count_problem(len(outputs.get("history", [])), int(bool(a.get("save_history"))), "output 'history'"))
+
+
+WHILE.extra["verify"] = _while_verify
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):

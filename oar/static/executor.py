@@ -28,11 +28,12 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..ops.registry import REGISTRY
+from . import budget
 from .ir import Program, Variable
 from .printer import format_op, sub_blocks
 from .scope import global_scope
 
-_PLAN_OPS = {}  # generated file name -> {line number: Operator}, for error reports
+_LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)
 _ids = itertools.count()
 
 
@@ -46,6 +47,7 @@ class BlockCompiler:
     def __init__(self, program):
         self.program = program
         self._side = {}
+        self._folded_bytes = 0
 
     # ---- analysis ------------------------------------------------------------------------------------------
     def has_side_effects(self, op):
@@ -110,9 +112,9 @@ class BlockCompiler:
             if d.lower is not None:
                 fn = d.lower(self, op)
             elif op.attrs:
-                fn = functools.partial(d.impl, **op.attrs)
+                fn = budget.guard(d, functools.partial(d.impl, **op.attrs), op)
             else:
-                fn = d.impl
+                fn = budget.guard(d, d.impl, op)
             kname = f"k{k}"
             folded = self._fold(op, d, fn, consts, fed)
             if folded is not None:  # computed once here; the plan only loads the values
@@ -139,7 +141,7 @@ class BlockCompiler:
         src = "\n".join(lines) + "\n"
         code = compile(src, fname, "exec")
         exec(code, env)
-        _PLAN_OPS[fname] = lineops
+        env[_LINE_OPS] = lineops
         fn = env["plan"]
         fn.source = src
         return fn, free
@@ -164,6 +166,13 @@ class BlockCompiler:
             for n in out_names:
                 consts.pop(n, None)
             return None
+        b = budget.active()
+        if b is not None and b.max_bytes is not None:  # folded values live as long as the plan: bounded together
+            self._folded_bytes += sum(v.nbytes for v in outs)
+            if self._folded_bytes > b.max_bytes:
+                for n in out_names:
+                    consts.pop(n, None)
+                return None
         for n, v in zip(out_names, outs):
             v.flags.writeable = False
             consts[n] = v
@@ -188,7 +197,7 @@ class _Locals:
 def _failing_op(tb):
     op = None
     while tb is not None:
-        lines = _PLAN_OPS.get(tb.tb_frame.f_code.co_filename)
+        lines = tb.tb_frame.f_globals.get(_LINE_OPS)
         if lines is not None:
             op = lines.get(tb.tb_lineno, op)
         tb = tb.tb_next

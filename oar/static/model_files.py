@@ -1,9 +1,9 @@
 """Reading and writing the saved-model files (format in docs/format.md): `.pdmodel` (program JSON + feeds,
 fetches, output structure), `.pdiparams` (safetensors weights), `.pdiparams.info` (parameter metadata JSON).
 
-Writes are atomic (temporary file + `os.replace`). Reads never execute code from the files and check
-everything before use: a missing, truncated, corrupted or hostile file raises `ValueError` naming the file
-and what is wrong.
+Writes are atomic (`oar.framework.safe_files`: temporary file, fsync, `os.replace`). Reads never execute code
+from the files and check everything before use: a missing, truncated, corrupted or hostile file raises
+`ValueError` naming the file and what is wrong.
 """
 import json
 import os
@@ -11,12 +11,14 @@ import os
 import numpy as np
 
 from ..framework import dtype as D
+from ..framework.safe_files import parse_cost, regular_file, write_files  # noqa: F401  (write_files: saves)
+from ..static import budget as B
 from ..static import serialize as S
 
 MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 2
 MODEL_FORMAT_VERSIONS = (1, 2)  # readable versions (changelog in docs/format.md)
 INFO_FORMAT, INFO_FORMAT_VERSION = "oar.params_info", 1
-MAX_JSON_BYTES = 256 << 20  # a program file; parsing takes several times its size in memory
+MAX_JSON_BYTES = 256 << 20  # a program file; what parsing it may cost is bounded by the load budget (parse_cost)
 _DTYPES = frozenset(d.name for d in D.ALL)
 
 
@@ -50,49 +52,6 @@ def file_names(prefix, method="forward"):
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
-def _write_temp(path, data):
-    """Writes `data` to a temporary file next to `path` (flushed to disk); returns the temporary path."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    return tmp
-
-
-def write_files(files, remove=()):
-    """Replaces a set of files all together: every new file is first written in full to a temporary file,
-    and only then are they moved into place (`os.replace`, atomic per file) and the `remove` paths deleted.
-
-    A failure while writing (an exception, a full disk, a crash) therefore leaves every previous file
-    intact; only a crash during the final renames, which take microseconds, could leave a mix.
-
-    Example:
-        >>> write_files({'m/net.pdmodel': b'...', 'm/net.pdiparams': b'...'})
-    """
-    staged = []
-    try:
-        for path, data in files.items():
-            staged.append((_write_temp(path, data), path))
-    except BaseException:
-        for tmp, _ in staged:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-        raise
-    for tmp, path in staged:
-        os.replace(tmp, path)
-    for path in remove:
-        if os.path.exists(path):
-            os.remove(path)
-
-
 def encode_weights(arrays):
     """safetensors bytes of a name -> ndarray dict (bfloat16 stored as BF16)."""
     from safetensors.numpy import save
@@ -135,15 +94,20 @@ def _bad(path, msg):
     return ValueError(f"{path}: {msg}")
 
 
-def read_json(path, what):
-    """Parses a JSON file with a size limit; every failure is a ValueError naming the file."""
-    if not os.path.isfile(path):
-        raise ValueError(f"{path}: {what} file not found")
-    size = os.path.getsize(path)
+def read_json(path, what, budget=None):
+    """Parses a JSON file with a size limit and, under a `budget`, a bound on what parsing costs (checked before
+    parsing); every failure is a ValueError naming the file."""
+    size = regular_file(path, what)
     if size > MAX_JSON_BYTES:
         raise _bad(path, f"{what} file is {size} bytes, over the {MAX_JSON_BYTES}-byte limit")
-    with open(path, "rb") as f:
-        raw = f.read()
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(size + 1)  # (a file that grew since stat is cut, and then fails to parse)
+    except OSError as e:
+        raise _bad(path, f"cannot read the {what} file ({e.strerror or e})") from None
+    if budget is not None and budget.max_bytes is not None and parse_cost(raw) > budget.max_bytes:
+        raise _bad(path, f"parsing this {size}-byte {what} file could take up to {B.human(parse_cost(raw))}, over "
+                         f"the load budget of {B.human(budget.max_bytes)} (raise it with max_bytes=)")
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
@@ -195,21 +159,27 @@ def _program(path, d, key):
         raise _bad(path, f"invalid '{key}': {e}") from None
 
 
-def read_record(pdmodel):
-    """Parses and validates a .pdmodel file into a `ModelRecord` (programs without weights)."""
-    d = read_json(pdmodel, "model (.pdmodel)")
+def read_record(pdmodel, budget=None):
+    """Parses and validates a .pdmodel file into a `ModelRecord` (programs without weights); under a `budget`
+    (`oar.static.budget.Budget`) the parse cost and what the programs declare they allocate are checked too."""
+    budget = budget.with_source(pdmodel) if budget is not None else None
+    d = read_json(pdmodel, "model (.pdmodel)", budget)
     if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
         raise _bad(pdmodel, f"not an oar model file (expected format {MODEL_FORMAT!r})")
-    if d.get("version") not in MODEL_FORMAT_VERSIONS or isinstance(d.get("version"), bool):
+    if not S._is_int(d.get("version")) or d.get("version") not in MODEL_FORMAT_VERSIONS:
         raise _bad(pdmodel, f"model format version {d.get('version')!r:.20} is not supported (this oar reads "
                             f"versions {list(MODEL_FORMAT_VERSIONS)})")
     if "program" not in d:
         raise _bad(pdmodel, "missing 'program'")
     prog = _program(pdmodel, d, "program")
     infer = _program(pdmodel, d, "infer_program") if d.get("infer_program") is not None else prog
+    for p in {id(prog): prog, id(infer): infer}.values():
+        B.check_program(p, budget)
     gb = prog.global_block()
     inputs = _spec_list(pdmodel, d, "inputs", gb)
     outputs = _spec_list(pdmodel, d, "outputs", gb)
+    if len({s["name"] for s in inputs}) != len(inputs):
+        raise _bad(pdmodel, "'inputs' names a variable twice")
     for s in inputs + outputs:
         if s["name"] not in infer.global_block().vars:
             raise _bad(pdmodel, f"variable {s['name']!r:.80} is missing from the inference program")
@@ -233,10 +203,9 @@ def read_weights(pdiparams, expect):
     """Reads the weights named in `expect` (name -> Variable) from a safetensors file, checking each one's
     shape and dtype against the program before anything is allocated."""
     from safetensors import safe_open
-    if not os.path.isfile(pdiparams):
-        if not expect:  # a program without parameters (a saved function) has no .pdiparams
-            return {}
-        raise ValueError(f"{pdiparams}: parameters file not found")
+    if not os.path.lexists(pdiparams) and not expect:  # a program without parameters has no .pdiparams
+        return {}
+    regular_file(pdiparams, "parameters")
     out = {}
     try:
         with safe_open(pdiparams, framework="numpy") as f:
@@ -267,7 +236,7 @@ def read_info(path):
     d = read_json(path, "parameter info (.pdiparams.info)")
     if not (isinstance(d, dict) and d.get("format") == INFO_FORMAT and isinstance(d.get("params"), dict)):
         raise _bad(path, f"not an oar parameter info file (expected format {INFO_FORMAT!r} with 'params')")
-    if d.get("version") != INFO_FORMAT_VERSION:
+    if not S._is_int(d.get("version")) or d.get("version") != INFO_FORMAT_VERSION:
         raise _bad(path, f"parameter info version {d.get('version')!r:.20} is not supported")
     for n, m in d["params"].items():
         if not isinstance(m, dict):
@@ -287,8 +256,8 @@ def read_info(path):
     return d["params"]
 
 
-def load_files(pdmodel, pdiparams):
+def load_files(pdmodel, pdiparams, budget=None):
     """(ModelRecord, weights) for one method: the record validated, the weights checked against it."""
-    rec = read_record(pdmodel)
+    rec = read_record(pdmodel, budget)
     gb = rec.program.global_block()
     return rec, read_weights(pdiparams, {n: gb.vars[n] for n in rec.params})

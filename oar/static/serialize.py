@@ -4,7 +4,9 @@ The dict (format in `docs/format.md`) holds only JSON values: blocks in order, e
 and operators; op attributes are plain JSON values and sub-blocks are referenced by block index. The
 user source location of every op (`Operator.loc`) is kept. `validate(d)` checks a dict that came from
 a file before anything is built from it: unknown op types, dangling variable names, wrong field types and
-absurd shapes raise `ValueError` with the path of the offending field.
+absurd shapes raise `ValueError` with the path of the offending field. Text from a file (variable names,
+attribute strings) may hold no control characters, and source locations are cleaned (`clean_text`) before they
+can reach an error message or a terminal.
 
 Example:
     >>> d = program_to_dict(main)
@@ -12,13 +14,18 @@ Example:
     >>> str(p) == str(main)
     True
 """
+import re
+
 from ..framework import dtype as D
 
 FORMAT = "oar.program"
 FORMAT_VERSION = 1
 SUPPORTED_VERSIONS = (1,)
 
-MAX_BLOCKS = 100_000
+MAX_BLOCKS = 10_000
+MAX_BLOCK_DEPTH = 64            # sub-block nesting: compiling recurses once per level
+MAX_OPS = 50_000                # over all blocks: loading and compiling cost ~0.2 ms per op
+MAX_NAME_CHARS = 1024
 MAX_RANK = 32
 MAX_ELEMENTS = 2 ** 32          # per variable (known dims only) and per `shape` attribute: bounds what loading allocates
 MAX_ATTR_DEPTH = 32
@@ -108,8 +115,12 @@ def _loose_value(a, where):
 def program_from_dict(d):
     """Builds a Program from a dict made by `program_to_dict` (or read from a file); validates it first."""
     from .ir import Block, Program, Variable
-    if not isinstance(d, _Trusted):
+    trusted = isinstance(d, _Trusted)
+    if not trusted:
         validate(d)
+    # validate() registered the op types the file uses; asking for all of them would import every op package
+    slots = {} if trusted else {t: o.inputs for t, o in
+                                _registry({od["type"] for bd in d["blocks"] for od in bd["ops"]}).items()}
     p = Program()
     p.blocks = []
     for bd in d["blocks"]:
@@ -122,7 +133,12 @@ def program_from_dict(d):
             b.vars[v.name] = v
         for od in bd["ops"]:
             loc = od.get("loc")
-            op = b.append_op(od["type"], {k: list(ns) for k, ns in od["inputs"].items()},
+            ins = od["inputs"]
+            if not trusted:  # kernels take inputs in slot order, whatever order the file lists them in
+                order = [s.rstrip("*") for s in slots[od["type"]]]
+                ins = {k: ins[k] for k in order if k in ins}
+                loc = None if loc is None else [clean_text(loc[0], 260), loc[1], clean_text(loc[2], 200)]
+            op = b.append_op(od["type"], {k: list(ns) for k, ns in ins.items()},
                              {k: list(ns) for k, ns in od["outputs"].items()}, _copy(od.get("attrs") or {}),
                              None if loc is None else (loc[0], loc[1], loc[2]))
             op.role = od.get("role")
@@ -131,6 +147,18 @@ def program_from_dict(d):
     p.provenance = list(d.get("provenance") or [])
     p.current_block_idx = 0
     return p
+
+
+def clean_text(text, limit=200):
+    """`text` from a file made safe to print: control characters (terminal escape sequences) shown as ``?``,
+    cut to `limit` characters.
+
+    Example:
+        >>> clean_text("x = 1\x1b[2J" + "y" * 300, 12)
+        'x = 1?[2Jyyy...'
+    """
+    text = _CONTROL.sub("?", str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _copy(a):
@@ -172,6 +200,10 @@ def _registry(needed=None):
     return REGISTRY
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_NOT_SPACE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def _need(cond, where, msg):
     if not cond:
         raise ValueError(f"invalid program: {where}: {msg}")
@@ -183,9 +215,10 @@ def _is_int(x):
 
 def _check_json(a, where, depth=0):
     _need(depth <= MAX_ATTR_DEPTH, where, f"value nested deeper than {MAX_ATTR_DEPTH} levels")
-    if a is None or isinstance(a, (bool, int, str)):
+    if isinstance(a, str):
+        _need(not _CONTROL_NOT_SPACE.search(a), where, f"string {clean_text(a, 60)!r} holds control characters")
         return
-    if isinstance(a, float):
+    if a is None or isinstance(a, (bool, int, float)):
         return
     if isinstance(a, list):
         for x in a:
@@ -205,6 +238,7 @@ def _check_shape(shape, where):
     n = 1
     for s in shape:
         _need(_is_int(s) and s >= -1, where, f"shape {shape!r:.100} must hold ints >= -1 (-1 = unknown)")
+        _need(s <= MAX_ELEMENTS, where, f"shape {shape!r:.100} has a dim of more than {MAX_ELEMENTS} elements")
         if s > 0:
             n *= s
             _need(n <= MAX_ELEMENTS, where, f"shape {shape} has more than {MAX_ELEMENTS} elements")
@@ -230,13 +264,15 @@ def validate(d):
     _need(isinstance(nc, dict) and all(isinstance(k, str) and _is_int(x) for k, x in nc.items()),
           "name_counters", "expected an object of str -> int")
     pv = d.get("provenance", [])
-    _need(isinstance(pv, list) and all(isinstance(x, str) for x in pv), "provenance", "expected a list of strings")
+    _need(isinstance(pv, list) and all(isinstance(x, str) and not _CONTROL_NOT_SPACE.search(x) for x in pv),
+          "provenance", "expected a list of strings without control characters")
     blocks = d.get("blocks")
     _need(isinstance(blocks, list) and blocks, "blocks", "expected a non-empty list")
     _need(len(blocks) <= MAX_BLOCKS, "blocks", f"{len(blocks)} blocks exceed the limit {MAX_BLOCKS}")
     registry = _registry({od.get("type") for bd in blocks if isinstance(bd, dict) and isinstance(bd.get("ops"), list)
                           for od in bd["ops"] if isinstance(od, dict) and isinstance(od.get("type"), str)})
     scopes = []
+    depth = [0] * len(blocks)
     for i, bd in enumerate(blocks):
         w = f"block {i}"
         _need(isinstance(bd, dict), w, "expected an object")
@@ -246,6 +282,8 @@ def validate(d):
             _need(par == -1 and _is_int(par), w, "the global block's parent_idx must be -1")
         else:
             _need(_is_int(par) and 0 <= par < i, w, f"parent_idx must be an earlier block, got {par!r:.40}")
+            depth[i] = depth[par] + 1
+            _need(depth[i] <= MAX_BLOCK_DEPTH, w, f"sub-blocks nested deeper than {MAX_BLOCK_DEPTH} levels")
         names = set()
         vars_ = bd.get("vars")
         _need(isinstance(vars_, list), w, "vars must be a list")
@@ -253,7 +291,7 @@ def validate(d):
             vw = f"{w} var {j}"
             _need(isinstance(vd, dict), vw, "expected an object")
             name = vd.get("name")
-            _need(isinstance(name, str) and name, vw, "name must be a non-empty string")
+            _check_name(name, vw)
             vw = f"{w} var {name!r:.80}"
             _need(name not in names, vw, "declared twice")
             names.add(name)
@@ -265,14 +303,34 @@ def validate(d):
             _need(isinstance(at, dict), vw, "attrs must be an object")
             _check_json(at, vw + " attrs")
         scopes.append((names, par))
+    n_ops = 0
     for i, bd in enumerate(blocks):
         ops = bd.get("ops")
         _need(isinstance(ops, list), f"block {i}", "ops must be a list")
+        n_ops += len(ops)
+        _need(n_ops <= MAX_OPS, f"block {i}", f"the program has more than {MAX_OPS} ops")
         for j, od in enumerate(ops):
-            _check_op(od, f"block {i} op {j}", i, scopes, registry, len(blocks))
+            _check_op(od, f"block {i} op {j}", i, scopes, registry)
+
+
+def _check_name(name, where):
+    _need(isinstance(name, str) and name, where, "name must be a non-empty string")
+    _need(len(name) <= MAX_NAME_CHARS and not _CONTROL.search(name), where,
+          f"name {clean_text(name, 60)!r} is over {MAX_NAME_CHARS} characters or holds control characters")
+
+
+def _check_sub_block(k, bi, scopes, w):
+    """A sub-block reference must name a later block nested inside the op's block: compiling then always moves
+    to deeper blocks and cannot loop back to a block being compiled."""
+    _need(_is_int(k) and bi < k < len(scopes), w, f"sub-block reference {k!r:.40} is not a later block index")
+    p = scopes[k][1]
+    while p > bi:
+        p = scopes[p][1]
+    _need(p == bi, w, f"sub-block {k} is not nested inside block {bi}")
 
 
 _ATTR_NAMES = {}
+_SIGNATURES = {}
 
 ROLES = (None, "backward", "optimize")
 _NAME_ATTRS = ("cond_out", "cond_in", "body_in", "body_out", "true_outs", "false_outs", "carried")
@@ -333,7 +391,22 @@ def _visible(scopes, i, name):
     return False
 
 
-def _check_op(od, w, bi, scopes, registry, nblocks):
+def _signature(opdef):
+    """The kernel's signature (to check inputs and attributes against), or None for lowered ops and kernels
+    without a readable signature."""
+    if opdef.name not in _SIGNATURES:
+        import inspect
+        sig = None
+        if opdef.lower is None:
+            try:
+                sig = inspect.signature(opdef.impl)
+            except (TypeError, ValueError):
+                pass
+        _SIGNATURES[opdef.name] = sig
+    return _SIGNATURES[opdef.name]
+
+
+def _check_op(od, w, bi, scopes, registry):
     _need(isinstance(od, dict), w, "expected an object")
     t = od.get("type")
     _need(isinstance(t, str), w, "type must be a string")
@@ -350,12 +423,15 @@ def _check_op(od, w, bi, scopes, registry, nblocks):
             _need(slot in known, w, f"{field} slot {slot!r:.40} is not one of {sorted(known)}")
             _need(isinstance(ns, list) and all(isinstance(n, str) for n in ns), w,
                   f"{field}[{slot!r}] must be a list of variable names")
+            listed = opdef.lower is not None or (slot + "*") in slots or (field == "inputs" and opdef.variadic)
+            _need(listed or len(ns) == 1, w, f"{field}[{slot!r}] must name exactly one variable, got {len(ns)}")
             for n in ns:
                 _need(_visible(scopes, bi, n), w, f"{field[:-1]} variable {n!r:.80} is not declared in block {bi} "
                                                   "or its parents (dangling reference)")
     at = od.get("attrs", {})
     _need(isinstance(at, dict), w, "attrs must be an object")
     accepted = _attr_names(opdef)
+    owned = set()
     for k, a in at.items():
         if accepted is not None and k not in accepted:
             _need(False, w, f"attribute {k!r:.40} is not one of the op's {sorted(accepted)}")
@@ -368,12 +444,38 @@ def _check_op(od, w, bi, scopes, registry, nblocks):
                     _need(any(n in names for names, _ in scopes), w, f"attribute {k!r} names {n!r:.80}, which no "
                                                                      "block declares")
         if k == "shape" and isinstance(a, list) and all(_is_int(x) for x in a):
-            _check_shape([x for x in a if x >= -1], f"{w} attr 'shape'")
+            _check_shape(a, f"{w} attr 'shape'")
         if k.endswith("block") and a is not None:
-            _need(_is_int(a) and 0 < a < nblocks, w, f"sub-block reference {k}={a!r:.40} is not a block index")
+            _check_sub_block(a, bi, scopes, f"{w} attr {k!r}")
+            _need(a not in owned, w, f"sub-block {a} is referenced twice by the op")
+            owned.add(a)
         elif k.endswith("blocks") and a is not None:
-            _need(isinstance(a, list) and all(_is_int(x) and 0 < x < nblocks for x in a), w,
-                  f"sub-block references {k}={a!r:.60} are not block indices")
+            _need(isinstance(a, list), w, f"sub-block references {k}={a!r:.60} must be a list")
+            for x in a:
+                _check_sub_block(x, bi, scopes, f"{w} attr {k!r}")
+                _need(x not in owned, w, f"sub-block {x} is referenced twice by the op")
+                owned.add(x)
+    if not opdef.variadic and opdef.lower is None:  # inputs fill the kernel's leading parameters in slot order: no gaps
+        present = [s.rstrip("*") in od["inputs"] for s in opdef.inputs]
+        _need(present == sorted(present, reverse=True), w, f"inputs {sorted(od['inputs'])} leave a gap in the "
+                                                            f"op's slots {list(opdef.inputs)}")
+    sig = _signature(opdef)
+    if opdef.lower is None:  # the kernel returns every output
+        missing = [s for s in opdef.outputs if s.rstrip("*") not in od["outputs"]]
+        _need(not missing, w, f"output slots {missing} are missing")
+    if sig is None and opdef.lower is None and not opdef.variadic:  # a ufunc kernel: every slot is needed
+        missing = [s for s in opdef.inputs if s.rstrip("*") not in od["inputs"]]
+        _need(not missing, w, f"input slots {missing} are missing")
+    if sig is not None:
+        n_in = sum(len(ns) for ns in od["inputs"].values())
+        try:
+            sig.bind(*range(n_in), **at)
+        except TypeError as e:
+            _need(False, w, f"inputs and attributes do not fit the op ({e})")
+    verify = opdef.extra.get("verify")
+    if verify is not None:
+        problem = verify(od["inputs"], od["outputs"], at)
+        _need(problem is None, w, problem)
     _need(od.get("role") in ROLES, w, f"role must be one of {list(ROLES)}, got {od.get('role')!r:.40}")
     loc = od.get("loc")
     if loc is not None:

@@ -62,3 +62,20 @@ def test_console_script_reports_bad_files(tmp_path):
     r = subprocess.run([console_script(), "inspect", str(tmp_path / "nope")], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and "model file not found" in r.stderr
+
+
+def test_inspect_special_files_and_os_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    os.mkfifo(tmp_path / "fifo.pdmodel")
+    os.symlink("/dev/zero", tmp_path / "zero.pdmodel")
+    for name in ("fifo", "zero"):
+        assert main(["inspect", str(tmp_path / name)]) == 1
+        err = capsys.readouterr().err
+        assert "is not a regular file" in err and err.count("\n") == 1
+    from oar.jit import save_load
+
+    def denied(path):
+        raise PermissionError(13, "Permission denied", path + ".pdmodel")
+    monkeypatch.setattr(save_load, "saved_methods", denied)
+    assert main(["inspect", str(tmp_path / "m")]) == 1
+    err = capsys.readouterr().err
+    assert err == f"oar inspect: {tmp_path / 'm'}.pdmodel: Permission denied\n"

@@ -9,6 +9,7 @@ import pytest
 
 import oar
 import oar.nn as nn
+from oar.framework import safe_files
 from oar.static import model_files
 from oar.static import InputSpec
 
@@ -212,14 +213,14 @@ def test_failed_save_leaves_previous_files_intact(tmp_path, monkeypatch):
     prefix = str(tmp_path / "net")
     oar.jit.save(net, prefix)
     before = {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)}
-    real, calls = model_files._write_temp, []
+    real, calls = safe_files._write_temp, []
 
-    def fail_after_first(path, data):
+    def fail_after_first(path, data, fsync):
         if calls:
             raise OSError("disk full (simulated)")
         calls.append(path)
-        return real(path, data)
-    monkeypatch.setattr(model_files, "_write_temp", fail_after_first)
+        return real(path, data, fsync)
+    monkeypatch.setattr(safe_files, "_write_temp", fail_after_first)
     for p in net.parameters():
         p.set_value(p.numpy() + 1)
     with pytest.raises(OSError, match="simulated"):
@@ -227,7 +228,7 @@ def test_failed_save_leaves_previous_files_intact(tmp_path, monkeypatch):
     assert len(calls) == 1  # the first file was written (to its temporary) before the failure
     after = {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)}
     assert after == before  # same files, same bytes, no temporaries left behind
-    monkeypatch.setattr(model_files, "_write_temp", real)
+    monkeypatch.setattr(safe_files, "_write_temp", real)
     oar.jit.save(net, prefix)
     x = oar.randn([2, 4])
     np.testing.assert_allclose(oar.jit.load(prefix)(x)[0].numpy(), net(x)[0].numpy(), rtol=1e-6)
