@@ -279,14 +279,14 @@ def test_batch_norm_dropout_and_adamw_inside_the_step():
 
 
 def test_forward_values_the_backward_does_not_read_are_dropped_before_the_backward():
-    from oar.static.executor import _PLAN_OPS
+    from oar.static.executor import _LINE_OPS
     m = nn.Sequential(nn.Linear(20, 16), nn.Tanh(), nn.Linear(16, 5))
     opt = oar.optimizer.SGD(0.1, parameters=m.parameters())
     step = oar.jit.to_static(_step_fn(m, opt))
     step(*map(oar.to_tensor, _data("linear")[0]))
     plan = step.concrete_program.runner.fresh[0]
     lines = plan.fn.source.splitlines()
-    ops = _PLAN_OPS[plan.fn.__code__.co_filename]             # plan line number -> Operator
+    ops = plan.fn.__globals__[_LINE_OPS]                      # plan line number -> Operator
     later = {n for op in ops.values() if op.role is not None for n in op.input_names()}
     first_backward = min(ln for ln, op in ops.items() if op.role is not None)
     dropped = 0
