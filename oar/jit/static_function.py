@@ -1,4 +1,4 @@
-"""`StaticFunction` (what `to_static` returns), `ProgramCache` and `ConcreteProgram`.
+"""`StaticFunction`: what `to_static` returns (its programs: `concrete.py`).
 
 Calling a StaticFunction in eager mode looks up (or builds) the ConcreteProgram for the call's signature --
 tensor shapes and dtypes (or the `input_spec`'s), non-tensor argument values, train/eval -- and runs it as one
@@ -8,7 +8,6 @@ inside a fresh Program.
 import inspect
 import os
 import types
-import warnings
 import weakref
 
 import numpy as np
@@ -22,181 +21,12 @@ from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
 from . import errors, log
 from ..static.capture import capturing
+from .concrete import ConcreteProgram, ProgramCache, _spec_of  # noqa: F401  (ConcreteProgram: public here too)
 from .convert import ConversionError, convert_function
 from .train_step import TrainCapture
 
 ENABLED = {"on": True}
-MAX_PROGRAMS_WARN = 8
-_FOLDING = {"constant_folding", "fold_batch_norm", "fuse_linear"}  # passes that read parameter values
 CHECK_CALLS = 3
-
-
-class ConcreteProgram:
-    """One traced Program of a function.
-
-    Attributes: main_program, startup_program, inputs (feed Variables, in the order of the flattened tensor
-    arguments), outputs (output Variables), parameters (var name -> eager Tensor, == main_program.bound),
-    input_spec (flat InputSpecs of the inputs), function_name, training.
-
-    Example:
-        >>> net = oar.jit.to_static(oar.nn.Linear(3, 2))
-        >>> cp = net.forward.get_concrete_program(oar.ones([4, 3]))
-        >>> [v.shape for v in cp.inputs], [v.shape for v in cp.outputs]
-        ([[4, 3]], [[4, 2]])
-    """
-
-    def __init__(self, main_program, startup_program, inputs, outputs, out_tree, out_leaves, function_name,
-                 training):
-        self.main_program, self.startup_program = main_program, startup_program
-        self.inputs, self.outputs = inputs, outputs
-        self._out_tree, self._out_leaves = out_tree, out_leaves
-        self.function_name, self.training = function_name, training
-        self.input_spec = [InputSpec(v.shape, v.dtype, v.name) for v in inputs]
-        self._runner = None
-        self._single = out_tree == "*" and len(outputs) == 1
-        self.run_program = main_program   # the Program actually run (after the build strategy's passes)
-        self.passes = []
-        self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
-        self.side_effects = []            # (object, attribute, tree, leaves): attributes the function sets
-        self.train = None                 # the TrainCapture when the function is a whole training step
-
-    @property
-    def parameters(self):
-        return self.main_program.bound
-
-    def apply_build_strategy(self, build_strategy):
-        """Runs the passes `build_strategy` selects (training or eval ones) to make `run_program`."""
-        from ..passes import passes_for_build_strategy
-        self.passes = passes_for_build_strategy(build_strategy, self.training)
-        self._optimize()
-
-    def _optimize(self):
-        from ..passes import apply_passes
-        if not self.passes:
-            return
-        keep = list(dict.fromkeys(v.name for v in self.outputs))
-        self.run_program = apply_passes(self.main_program, self.passes, keep=keep)
-        self._runner = None
-        if set(self.passes) & _FOLDING:  # parameter values were baked in: rebuild when they change
-            self._frozen = [(t, t._data) for t in self.main_program.bound.values()]
-            log.info(1, f"'{self.function_name}': passes {self.passes} baked parameter values into the program; "
-                     "it is rebuilt when a parameter changes")
-
-    @property
-    def runner(self):
-        if self._frozen is not None:
-            for t, a in self._frozen:
-                if t._data is not a:
-                    self._optimize()
-                    break
-        if self._runner is None and self.train is not None:
-            from .train_step import TrainStepRunner, train_passes
-            self._runner = TrainStepRunner(self.main_program, [v.name for v in self.inputs],
-                                           [v.name for v in self.outputs + self.side_outputs], self.train,
-                                           train_passes())
-        if self._runner is None:
-            from .runner import ProgramRunner
-            self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
-                                         [v.name for v in self.outputs + self.side_outputs])
-        return self._runner
-
-    @property
-    def side_outputs(self):
-        """Variables the function leaves in object attributes: fetched too, and set on the objects after a run."""
-        return [v for *_, leaves in self.side_effects for v in leaves if isinstance(v, Variable)]
-
-    def pack_outputs(self, flat_values):
-        """What a run returns: the values after those for `outputs` are set on the attributes the function
-        assigned (`self.cache = h` in a converted forward); the rest rebuilds the output structure (`pack`)."""
-        if self.side_effects:
-            it = iter(flat_values[len(self.outputs):])
-            for obj, attr, tree, leaves in self.side_effects:
-                setattr(obj, attr, cf.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
-            flat_values = flat_values[:len(self.outputs)]
-        return self.pack(flat_values)
-
-    def pack(self, flat_values):
-        """The function's output structure rebuilt from values for `outputs` (in order)."""
-        if self._single:
-            return flat_values[0]
-        it = iter(flat_values)
-        leaves = [next(it) if isinstance(v, Variable) else v for v in self._out_leaves]
-        return cf.unflatten(self._out_tree, leaves)
-
-
-class ProgramCache:
-    """The ConcretePrograms of one StaticFunction, keyed by call signature."""
-
-    def __init__(self):
-        self._programs = {}
-        self._reasons = []
-        self._warned = False
-
-    def concrete_programs(self):
-        return list(self._programs.values())
-
-    def __len__(self):
-        return len(self._programs)
-
-    def get(self, key):
-        return self._programs.get(key)
-
-    def add(self, key, cp, name, arg_names=()):
-        if self._programs:
-            reason = _why(key, list(self._programs), arg_names)
-            self._reasons.append(reason)
-            log.info(1, f"building a new program for '{name}' ({len(self._programs) + 1} so far): {reason}")
-        else:
-            log.info(1, f"building the first program for '{name}'")
-        self._programs[key] = cp
-        if len(self._programs) > MAX_PROGRAMS_WARN and not self._warned:
-            self._warned = True
-            warnings.warn(f"to_static: '{name}' has been converted into {len(self._programs)} programs; the "
-                          f"reasons were: {'; '.join(self._reasons[-8:])}. Pass an input_spec with None dims, or "
-                          "make the changing Python arguments tensors", stacklevel=4)
-
-
-def _why(key, old, arg_names=()):
-    """Why `key` needs a new program: what differs from the closest cached key (fewest differences)."""
-    best = None
-    for prev in old:
-        if len(prev) != len(key):
-            continue
-        diffs = [i for i, (a, b) in enumerate(zip(prev, key)) if a != b]
-        if best is None or len(diffs) <= len(best[1]):  # ties: the most recent
-            best = (prev, diffs)
-    if best is None:
-        return "the arguments' structure changed"
-    prev, diffs = best
-    out = []
-    for i in diffs:
-        a, b = prev[i], key[i]
-        if i == len(key) - 1:
-            out.append(f"auto_cast changed from {a or 'off'} to {b or 'off'}")
-        elif i == len(key) - 2:
-            out.append(f"train/eval mode changed to {'train' if b else 'eval'}")
-        else:
-            name = f"'{arg_names[i]}'" if i < len(arg_names) else str(i)
-            out.append(f"argument {name} changed from {_describe_key(a)} to {_describe_key(b)}")
-    return "; ".join(out)
-
-
-def _describe_key(part):
-    if part[0] == "py":
-        return f"the Python value {part[1]!r}"
-    if part[0] == "py-id":
-        return "another unhashable Python object"
-    if part[0] == "spec":
-        return f"InputSpec(shape={list(part[1])}, dtype={part[2]})"
-    return f"a tensor of shape {list(part[0])} and dtype {np.dtype(part[1]).name}"
-
-
-def _spec_of(leaf):
-    if isinstance(leaf, InputSpec):
-        return leaf
-    if isinstance(leaf, TensorMethods):
-        return InputSpec(leaf.shape, leaf.dtype, None)
-    return None
 
 
 class StaticFunction:
