@@ -243,18 +243,15 @@ def _static_loop(get, set_, places, cond_fn, body_fn, extra, read_first=()):
                 f"built; assign it before the loop (e.g. {names[i]} = oar.zeros_like(...))")
     fills = {}
     pending = untyped
+    prog = builder.default_main_program()
+    parent = prog.current_block()
     for _ in range(4):  # the loop's types settle: values with no type yet and values the body widens
         retype = {}
-        if not pending:
-            _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype)
-            if not retype:
-                return
-        prog = builder.default_main_program()
-        parent = prog.current_block()
         nb, nops = len(prog.blocks), len(parent.ops)
-        seen = _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype) if pending \
-            else None
-        _undo(prog, parent, nb, nops, snap, set_, init)
+        seen = _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype)
+        if not pending and not retype:
+            return
+        _undo(prog, parent, nb, nops, snap, set_, init)  # built only to learn types
         for i in pending:
             _type_from_body(i, seen[i], names, init, fills)
         for i, leaves in retype.items():

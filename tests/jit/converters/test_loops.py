@@ -186,6 +186,9 @@ def test_loop_types_settle_as_python_would():
                      (number_becomes_tensor, (T([1.0]), T(3, "int64"))),
                      (empty_list_typed_by_append, (T([1, 2], "int64"), T(3, "int64")))):
         want = fn(*args)
-        got = paddle.jit.to_static(fn)(*args)
+        sf = paddle.jit.to_static(fn)
+        got = sf(*args)
         assert got.dtype == want.dtype, fn.__name__
         np.testing.assert_allclose(got.numpy(), want.numpy())
+        ops = [op.type for op in sf.concrete_program.main_program.global_block().ops]
+        assert ops.count("while") == 1 + (fn is empty_list_typed_by_append), (fn.__name__, ops)  # no leftovers
