@@ -80,8 +80,9 @@ class SegmentedFunction:
                      "between programs")
 
     def __call__(self, *args, **kwargs):
-        env = dict(inspect.signature(self.fn).bind(*args, **kwargs).arguments)
-        env = {k: v for k, v in _with_defaults(self.fn, env).items()}
+        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        env = dict(bound.arguments)
         for p in self.pieces:
             missing = [n for n in p.inputs if n not in env]
             if missing:
@@ -95,21 +96,6 @@ class SegmentedFunction:
                 return value
             env.update(zip(p.outputs, outs))
         return None
-
-
-def _with_defaults(fn, arguments):
-    sig = inspect.signature(fn)
-    out = {}
-    for name, param in sig.parameters.items():
-        if name in arguments:
-            out[name] = arguments[name]
-        elif param.kind is param.VAR_POSITIONAL:
-            out[name] = ()
-        elif param.kind is param.VAR_KEYWORD:
-            out[name] = {}
-        elif param.default is not param.empty:
-            out[name] = param.default
-    return out
 
 
 def _reads(stmts):
