@@ -6,14 +6,9 @@ Control flow lives in `control.py` and `loop_runtime.py`; builtins, calls and li
 import builtins
 import inspect
 import os
-import sys
 import sysconfig
 import types
 
-import numpy as np
-
-from ..static.ir import Variable
-from ..tensor.methods import TensorMethods
 from . import log
 from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
                       convert_logical_not, convert_compare_chain, is_array, is_var, no_state)
