@@ -248,7 +248,23 @@ class WorkerPool:
             pass
 
 
-class MapIter:
+class _PoolIter:
+    """Iteration over a WorkerPool's batches (`_next` in the subclass); a failed iteration shuts the pool down."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            return self._next()
+        except StopIteration:
+            raise
+        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
+            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
+            raise
+
+
+class MapIter(_PoolIter):
     """Ordered batches of a map-style dataset, with up to ``prefetch_factor * num_workers`` batches in flight."""
 
     def __init__(self, loader, pool):
@@ -274,18 +290,6 @@ class MapIter:
         self.pool.task_qs[self.sent % self.pool.n].put(((self.epoch, self.sent), list(idx)))
         self.sent += 1
 
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        try:
-            return self._next()
-        except StopIteration:
-            raise
-        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
-            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
-            raise
-
     def _next(self):
         if self.next_key >= self.sent and self.done_sending:
             self._finish()
@@ -307,7 +311,7 @@ class MapIter:
             self.pool.shutdown()
 
 
-class StreamIter:
+class StreamIter(_PoolIter):
     """Batches of an iterable dataset from all workers, round-robin by worker, until every worker has ended."""
 
     def __init__(self, loader, pool):
@@ -320,18 +324,6 @@ class StreamIter:
         self.turn = 0
         self.seq = [0] * pool.n
         self.buffer = {}
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        try:
-            return self._next()
-        except StopIteration:
-            raise
-        except BaseException as e:  # an error, or Ctrl-C (then at once): no worker outlives a failed iteration
-            self.pool.shutdown(now=isinstance(e, KeyboardInterrupt))
-            raise
 
     def _next(self):
         while self.active:

@@ -19,7 +19,7 @@ from ..kernels import conv as K
 from ..kernels.conv_plan import ConvRunner
 from ..ops.nn.conv import resolve_pads
 from ..ops.registry import defop
-from .graph import arg_names, bound_value, consumers, out_names
+from .graph import arg_names, bound_value, consumers, last_readers, out_names
 
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 CONV_ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups")
@@ -45,7 +45,6 @@ def _fused_conv2d(input, filter, bias, residual=None, strides=(1, 1), paddings=(
 def _lower(compiler, op):
     """The executor's kernel for one fused_conv2d: a `ConvRunner` of its own (its buffers belong to this plan)."""
     a = dict(op.attrs)
-    program = compiler.program
     runners, weight = {}, [None]
 
     def run(x, filter, bias, residual=None):
@@ -80,10 +79,7 @@ def fuse_conv_bias_act(program, keep=(), epilogue=True):
     gb = p.global_block()
     keep = set(keep)
     readers = consumers(p)
-    reader_of = {}
-    for op in gb.ops:
-        for n in op.input_names():
-            reader_of[n] = op
+    reader_of = last_readers(gb)
     fused, drop, place, used = 0, set(), {}, set()
     for k, op in enumerate(list(gb.ops)):
         if op.type != "conv2d" or id(op) in drop:

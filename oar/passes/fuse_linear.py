@@ -11,7 +11,7 @@ Example:
 import numpy as np
 
 from ..ops.registry import defop
-from .graph import arg_names, bound_value, consumers, out_names
+from .graph import arg_names, bound_value, consumers, last_readers, out_names
 
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 
@@ -64,10 +64,7 @@ def fuse_linear(program, keep=(), activation=True):
     gb = p.global_block()
     keep = set(keep)
     readers = consumers(p)
-    reader_of = {}
-    for op in gb.ops:
-        for n in op.input_names():
-            reader_of[n] = op
+    reader_of = last_readers(gb)
     fused, drop = 0, set()
     for op in list(gb.ops):
         if op.type != "matmul" or id(op) in drop or op.attrs.get("transpose_x") or op.attrs.get("transpose_y"):

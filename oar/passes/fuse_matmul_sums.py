@@ -11,7 +11,7 @@ name.
 Example:
     >>> p = fuse_matmul_sums(program, keep=['w@GRAD'])   # 20 x (matmul + add) -> 2 concat + 1 matmul
 """
-from .graph import arg_names, out_names, sub_blocks, names_read_inside
+from .graph import arg_names, consumers, names_read_inside, out_names, sub_blocks
 
 
 def _leaf(block, op):
@@ -26,11 +26,7 @@ def fuse_matmul_sums(program, keep=()):
     p = program.clone()
     gb = p.global_block()
     keep = set(keep)
-    readers = {}
-    for b in p.blocks:
-        for op in b.ops:
-            for n in set(op.input_names()):
-                readers[n] = readers.get(n, 0) + 1
+    readers = consumers(p)
     inner = {n for op in gb.ops if sub_blocks(op) for n in names_read_inside(p, op)}
     producer = {}
     for k, op in enumerate(gb.ops):

@@ -66,3 +66,12 @@ def consumers(program):
             for n in op.input_names():
                 count[n] = count.get(n, 0) + 1
     return count
+
+
+def last_readers(block):
+    """name -> the last op of `block` that reads it."""
+    out = {}
+    for op in block.ops:
+        for n in op.input_names():
+            out[n] = op
+    return out
