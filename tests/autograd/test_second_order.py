@@ -1,0 +1,126 @@
+"""Second-order gradients through the ops whose gradient is a dedicated `*_grad` kernel op (activations,
+softmax, prelu, pooling, convolution, batch_norm, ...): the gradient of ``sum(grad(f, inputs) * v)`` against
+central finite differences of the first gradient, in float64, eagerly and in a static program built with
+`oar.static.gradients` twice (static == eager)."""
+import numpy as np
+import pytest
+
+import oar
+import oar.nn.functional as F
+
+RNG = np.random.default_rng(7)
+
+
+def _away(shape, lo=0.05):
+    """Values kept off the kinks (0, +-3, +-1, thresholds) so finite differences see one smooth piece."""
+    x = RNG.uniform(-4, 4, shape)
+    for k in (0.0, 1.0, -1.0, 3.0, -3.0, 6.0):
+        near = np.abs(x - k) < lo
+        x[near] = k + lo * 2
+    return x
+
+
+def _x(*shape):
+    return _away(shape)
+
+
+# name -> (f(*tensors) -> tensor, input arrays); every input is differentiated
+CASES = {
+    "relu": (F.relu, [_x(2, 3)]),
+    "relu6": (F.relu6, [RNG.uniform(-2, 8, (2, 3))]),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), [_x(2, 3)]),
+    "elu": (lambda x: F.elu(x, 0.7), [_x(2, 3)]),
+    "selu": (F.selu, [_x(2, 3)]),
+    "gelu": (F.gelu, [_x(2, 3)]),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate=True), [_x(2, 3)]),
+    "silu": (F.silu, [_x(2, 3)]),
+    "swish": (F.swish, [_x(2, 3)]),
+    "mish": (F.mish, [_x(2, 3)]),
+    "hardswish": (F.hardswish, [_x(2, 3)]),
+    "hardsigmoid": (F.hardsigmoid, [_x(2, 3)]),
+    "hardtanh": (F.hardtanh, [_x(2, 3)]),
+    "softplus": (lambda x: F.softplus(x, beta=2.0, threshold=5.0), [_x(2, 3)]),
+    "softsign": (F.softsign, [_x(2, 3)]),
+    "logsigmoid": (F.log_sigmoid, [_x(2, 3)]),
+    "tanhshrink": (F.tanhshrink, [_x(2, 3)]),
+    "thresholded_relu": (lambda x: F.thresholded_relu(x, 0.5), [_x(2, 3)]),
+    "softmax": (lambda x: F.softmax(x, axis=1) * oar.to_tensor(np.arange(1.0, 4.0)), [_x(2, 3)]),
+    "log_softmax": (lambda x: F.log_softmax(x, axis=0) ** 2, [_x(3, 2)]),
+}
+
+
+def _loss(f, ts, w):
+    out = f(*ts)
+    return (out * out * w).sum()  # squared: the first gradient depends on the output, not only the op's slope
+
+
+def _eager(f, arrays, w, v):
+    ts = [oar.to_tensor(a, stop_gradient=False) for a in arrays]
+    gs = oar.grad(_loss(f, ts, oar.to_tensor(w)), ts, create_graph=True)
+    s = None
+    for g, vi in zip(gs, v):
+        term = (g * oar.to_tensor(vi)).sum()
+        s = term if s is None else s + term
+    return [g.numpy() for g in oar.grad(s, ts)]
+
+
+def _first(f, arrays, w):
+    ts = [oar.to_tensor(a, stop_gradient=False) for a in arrays]
+    return [g.numpy() for g in oar.grad(_loss(f, ts, oar.to_tensor(w)), ts)]
+
+
+def _numeric(f, arrays, w, v, eps=1e-6):
+    res = []
+    for i, a in enumerate(arrays):
+        num = np.zeros_like(a)
+        for k in range(a.size):
+            vals = []
+            for sign in (1, -1):
+                moved = [b.copy() for b in arrays]
+                moved[i].reshape(-1)[k] += sign * eps
+                vals.append(sum(float((g * vi).sum()) for g, vi in zip(_first(f, moved, w), v)))
+            num.reshape(-1)[k] = (vals[0] - vals[1]) / (2 * eps)
+        res.append(num)
+    return res
+
+
+def _static(f, arrays, w, v):
+    oar.enable_static()
+    try:
+        main = oar.static.Program()
+        with oar.static.program_guard(main, oar.static.Program()):
+            xs = []
+            for i, a in enumerate(arrays):
+                x = oar.static.data(f"x{i}", list(a.shape), "float64")
+                x.stop_gradient = False
+                xs.append(x)
+            wv = oar.static.data("w", list(w.shape), "float64")
+            vs = [oar.static.data(f"v{i}", list(a.shape), "float64") for i, a in enumerate(v)]
+            gs = oar.static.gradients([_loss(f, xs, wv)], xs)
+            s = None
+            for g, vi in zip(gs, vs):
+                term = (g * vi).sum()
+                s = term if s is None else s + term
+            hs = oar.static.gradients([s], xs)
+        feed = {f"x{i}": a for i, a in enumerate(arrays)}
+        feed.update({f"v{i}": a for i, a in enumerate(v)}, w=w)
+        return oar.static.Executor().run(main, feed=feed, fetch_list=hs)
+    finally:
+        oar.disable_static()
+
+
+def check(f, arrays, rtol=1e-5, atol=1e-7):
+    w = RNG.standard_normal(np.shape(f(*[oar.to_tensor(a) for a in arrays])))
+    v = [RNG.standard_normal(a.shape) for a in arrays]
+    got = _eager(f, arrays, w, v)
+    want = _numeric(f, arrays, w, v)
+    for i, (g, n) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, n, rtol=rtol, atol=atol, err_msg=f"eager, input {i}")
+    for i, (g, e) in enumerate(zip(_static(f, arrays, w, v), got)):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12, err_msg=f"static == eager, input {i}")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_second_order(name):
+    f, arrays = CASES[name]
+    check(f, arrays)
