@@ -20,6 +20,11 @@ def _away(shape, lo=0.05):
     return x
 
 
+def _distinct(n):
+    """Values at least 0.5 apart, so a small step never changes which one is a window's maximum."""
+    return RNG.permutation(n) * 0.5 - n / 4
+
+
 def _x(*shape):
     return _away(shape)
 
@@ -123,4 +128,34 @@ def check(f, arrays, rtol=1e-5, atol=1e-7):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_second_order(name):
     f, arrays = CASES[name]
+    check(f, arrays)
+
+
+def _conv_net(x, w1, w2):
+    h = F.max_pool2d(F.relu(F.conv2d(x, w1, padding=1)), 2)
+    return F.conv2d(F.gelu(h), w2)
+
+
+NN_CASES = {
+    "prelu_channel": (lambda x, w: F.prelu(x, w), [_x(2, 3, 2), RNG.uniform(0.1, 0.5, 3)]),
+    "prelu_one_nhwc": (lambda x, w: F.prelu(x, w, data_format="NHWC"), [_x(2, 2, 3), RNG.uniform(0.1, 0.5, 1)]),
+    "conv2d": (lambda x, w: F.conv2d(x, w, stride=2, padding=1) ** 2,
+               [RNG.standard_normal((1, 2, 4, 4)), RNG.standard_normal((3, 2, 3, 3))]),
+    "conv2d_groups_same": (lambda x, w: F.conv2d(x, w, padding="same", groups=2) ** 2,
+                           [RNG.standard_normal((1, 2, 3, 3)), RNG.standard_normal((2, 1, 2, 2))]),
+    "conv2d_transpose": (lambda x, w: F.conv2d_transpose(x, w, stride=2) ** 2,
+                         [RNG.standard_normal((1, 2, 2, 2)), RNG.standard_normal((2, 1, 2, 2))]),
+    "conv_net": (_conv_net, [RNG.standard_normal((1, 1, 4, 4)), RNG.standard_normal((2, 1, 3, 3)),
+                             RNG.standard_normal((1, 2, 2, 2))]),
+    "max_pool2d": (lambda x: F.max_pool2d(x, 3, stride=2, padding=1) ** 2, [_distinct(32).reshape(1, 2, 4, 4)]),
+    "max_pool1d_ceil": (lambda x: F.max_pool1d(x, 2, ceil_mode=True) ** 2, [_distinct(10).reshape(1, 2, 5)]),
+    "avg_pool2d": (lambda x: F.avg_pool2d(x ** 2, 2, stride=1) ** 2, [_x(1, 1, 3, 3)]),
+    "adaptive_avg_pool2d": (lambda x: F.adaptive_avg_pool2d(x ** 2, [2, 1]) ** 2, [_x(1, 2, 3, 3)]),
+    "adaptive_max_pool2d": (lambda x: F.adaptive_max_pool2d(x, 2) ** 2, [_distinct(18).reshape(1, 2, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_CASES))
+def test_second_order_nn(name):
+    f, arrays = NN_CASES[name]
     check(f, arrays)

@@ -181,8 +181,24 @@ def _prelu_grad_impl(x, w, g, data_format):
     return dx.astype(g.dtype), dw.astype(w.dtype)
 
 
+def _prelu_grad_grad(gouts, outs, x, w, g, data_format):
+    """Gradients of <A, dx> + <B, dw> (dx = g * (x > 0 ? 1 : w), dw = sum of g * x where x <= 0)."""
+    ga, gb = gouts
+    neg = _mask(x <= 0, x)
+    ndim, size = len(x.shape), int(np.prod(w.shape))
+    ch = None if size == 1 else (1 if data_format.startswith("NC") else ndim - 1)
+
+    def per_channel(t):  # w's shape -> broadcastable against x
+        return S.reshape(t, [] if ch is None else [size if i == ch else 1 for i in range(ndim)])
+
+    def to_w(t):  # x's shape -> summed to w's shape
+        return S.reshape(R.sum(t) if ch is None else R.sum(t, axis=[i for i in range(ndim) if i != ch]), w.shape)
+    dx_of_ga = apply(PRELU_GRAD, (x, w, ga), {"data_format": data_format})[0]
+    return neg * g * per_channel(gb), to_w(ga * neg * g), dx_of_ga + neg * x * per_channel(gb)
+
+
 PRELU_GRAD = defop("prelu_grad", _prelu_grad_impl, inputs=("x", "alpha", "out_grad"), outputs=("x_grad", "alpha_grad"),
-                   infer=lambda m, data_format: [m[0], m[1]])
+                   infer=lambda m, data_format: [m[0], m[1]], grad=_prelu_grad_grad)
 PRELU = defop("prelu", lambda x, w, data_format: np.where(x > 0, x, x * _prelu_w(x, w, data_format)).astype(x.dtype),
               inputs=("x", "alpha"), infer=infer_same, grad=_prelu_grad)
 
