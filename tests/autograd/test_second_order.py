@@ -159,3 +159,27 @@ NN_CASES = {
 def test_second_order_nn(name):
     f, arrays = NN_CASES[name]
     check(f, arrays)
+
+
+def _bn(training, data_format="NCHW"):
+    def f(x, w, b):
+        c = w.shape[0]
+        stats = [oar.to_tensor(np.linspace(-0.5, 0.5, c)), oar.to_tensor(np.linspace(0.5, 2.0, c))]
+        return F.batch_norm(x, *stats, w, b, training=training, data_format=data_format)
+    return f
+
+
+BN_CASES = {
+    "batch_norm_train": (_bn(True), [RNG.standard_normal((3, 2, 2)), RNG.uniform(0.5, 2, 2),
+                                     RNG.standard_normal(2)]),
+    "batch_norm_train_nhwc": (_bn(True, "NHWC"), [RNG.standard_normal((2, 2, 2, 3)), RNG.uniform(0.5, 2, 3),
+                                                  RNG.standard_normal(3)]),
+    "batch_norm_eval": (_bn(False), [RNG.standard_normal((3, 2, 2)), RNG.uniform(0.5, 2, 2),
+                                     RNG.standard_normal(2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BN_CASES))
+def test_second_order_batch_norm(name):
+    f, arrays = BN_CASES[name]
+    check(f, arrays)
