@@ -11,6 +11,7 @@ import types
 import numpy as np
 
 from ..framework.state import STATE, no_grad
+from ..ops.common import not_differentiable_again
 from ..ops.registry import OpDef, apply, defop, infer_meta, _record
 
 
@@ -131,7 +132,9 @@ def _py_layer_grad(gouts, outs, *inputs, key, name, layout):
 PY_LAYER = defop("py_layer", lambda *arrays, key, name, layout: _forward_arrays(arrays, key, name, layout),
                  inputs=("x",), outputs=("out*",), variadic=True, infer=_py_layer_infer, grad=_py_layer_grad)
 PY_LAYER_GRAD = defop("py_layer_grad", _backward_arrays, inputs=("x",), outputs=("x_grad*",), variadic=True,
-                      infer=lambda metas, key, name, n_grads: list(metas[n_grads:]))
+                      infer=lambda metas, key, name, n_grads: list(metas[n_grads:]),
+                      grad=not_differentiable_again("py_layer_grad", "a PyLayer's backward in a static program",
+                                                    "take the second-order gradient eagerly"))
 
 
 class PyLayer:

@@ -183,3 +183,81 @@ BN_CASES = {
 def test_second_order_batch_norm(name):
     f, arrays = BN_CASES[name]
     check(f, arrays)
+
+
+_IDS = np.array([[0, 2], [2, 3]])
+
+
+def _swce(soft):
+    def f(z):
+        label = oar.to_tensor(RNG_LABEL_SOFT) if soft else oar.to_tensor(np.array([[1], [-100], [2]]))
+        return F.softmax_with_cross_entropy(z, label, soft_label=soft, ignore_index=-100) ** 2
+    return f
+
+
+RNG_LABEL_SOFT = np.random.default_rng(3).dirichlet(np.ones(3), 3)
+MORE_CASES = {
+    "embedding": (lambda w: F.embedding(oar.to_tensor(_IDS), w, padding_idx=3) ** 2, [RNG.standard_normal((4, 2))]),
+    "interp_bilinear": (lambda x: F.interpolate(x ** 2, size=[3, 5], mode="bilinear") ** 2, [_x(1, 1, 2, 3)]),
+    "logcumsumexp": (lambda x: oar.logcumsumexp(x, axis=1), [_x(2, 3)]),
+    "softmax_ce_hard": (_swce(False), [RNG.standard_normal((3, 3))]),
+    "softmax_ce_soft": (_swce(True), [RNG.standard_normal((3, 3))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_CASES))
+def test_second_order_more(name):
+    f, arrays = MORE_CASES[name]
+    check(f, arrays)
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", "sigmoid"])
+def test_second_order_fused_add_act(act):
+    from oar.passes.fuse_elewise_add_act import fused_elemwise_add_act
+    check(lambda x, y: fused_elemwise_add_act(x, y, act), [_x(2, 3), _x(3)])
+
+
+# ---- end to end: gradient penalties whose parameter gradients match finite differences ---------------------------
+
+def _penalty_grads(net, x, params):
+    """d/dparams of ||d net(x) / dx||^2 (WGAN-GP's penalty), eagerly."""
+    xt = oar.to_tensor(x, stop_gradient=False)
+    ps = [oar.to_tensor(p, stop_gradient=False) for p in params]
+    (gx,) = oar.grad(net(xt, *ps).sum(), xt, create_graph=True)
+    return [g.numpy() for g in oar.grad((gx * gx).sum(), ps)]
+
+
+def _penalty(net, x, params):
+    xt = oar.to_tensor(x, stop_gradient=False)
+    (gx,) = oar.grad(net(xt, *[oar.to_tensor(p) for p in params]).sum(), xt)
+    return float((gx.numpy() ** 2).sum())
+
+
+def _mlp(x, w1, b1, w2):
+    return F.linear(F.gelu(F.linear(x, w1, b1)), w2)
+
+
+def _convnet(x, w1, w2):
+    return F.conv2d(F.max_pool2d(F.relu(F.conv2d(x, w1, padding=1)), 2), w2)
+
+
+@pytest.mark.parametrize("net, x, params", [
+    (_mlp, RNG.standard_normal((3, 2)), [RNG.standard_normal((2, 4)), RNG.standard_normal(4),
+                                         RNG.standard_normal((4, 1))]),
+    (_convnet, RNG.standard_normal((2, 1, 4, 4)), [RNG.standard_normal((2, 1, 3, 3)),
+                                                   RNG.standard_normal((1, 2, 2, 2))]),
+], ids=["linear_gelu_linear", "conv_relu_maxpool"])
+def test_gradient_penalty(net, x, params):
+    got = _penalty_grads(net, x, params)
+    eps = 1e-6
+    for i, p in enumerate(params):
+        num = np.zeros_like(p)
+        for k in range(p.size):
+            vals = []
+            for sign in (1, -1):
+                moved = [q.copy() for q in params]
+                moved[i].reshape(-1)[k] += sign * eps
+                vals.append(_penalty(net, x, moved))
+            num.reshape(-1)[k] = (vals[0] - vals[1]) / (2 * eps)
+        assert np.abs(num).max() > 1e-3  # the penalty really depends on this parameter
+        np.testing.assert_allclose(got[i], num, rtol=1e-5, atol=1e-7, err_msg=f"parameter {i}")
