@@ -193,8 +193,9 @@ class PyLayer:
         from ..ops.math import zeros_like
         if ctx.materialize_grads:
             gouts = [g if g is not None else zeros_like(o) for g, o in zip(gouts, outs)]
-        with no_grad():
-            return _check_grads(cls, _as_tuple(cls.backward(ctx, *gouts)), n)
+        # the walk runs rules with grad mode on only for create_graph: then a backward written with ops is recorded
+        # and differentiable again (second order), as in Paddle
+        return _check_grads(cls, _as_tuple(cls.backward(ctx, *gouts)), n)
 
     @classmethod
     def _apply_static(cls, args, tensors):

@@ -261,3 +261,59 @@ def test_gradient_penalty(net, x, params):
             num.reshape(-1)[k] = (vals[0] - vals[1]) / (2 * eps)
         assert np.abs(num).max() > 1e-3  # the penalty really depends on this parameter
         np.testing.assert_allclose(got[i], num, rtol=1e-5, atol=1e-7, err_msg=f"parameter {i}")
+
+
+# ---- gradient ops that cannot be differentiated again say so ------------------------------------------------------
+
+class _Cube(oar.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, dy):
+        (x,) = ctx.saved_tensor()
+        return dy * 3 * x * x
+
+
+def test_py_layer_eager_second_order_runs_its_backward_ops():
+    x = oar.to_tensor([2.0, -1.0], stop_gradient=False)
+    (g,) = oar.grad(_Cube.apply(x).sum(), x, create_graph=True)
+    (h,) = oar.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), [12.0, -6.0])
+
+
+def _static_twice(f):
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(oar.static.Program(), oar.static.Program()):
+            x = oar.static.data("x", [2], "float64")
+            x.stop_gradient = False
+            (g,) = oar.static.gradients([f(x).sum()], [x])
+            oar.static.gradients([(g * g).sum()], [x])
+    finally:
+        oar.disable_static()
+
+
+def _loop(x):
+    i = oar.full([], 0, "int64")
+    _, y = oar.static.nn.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), [i, x])
+    return y
+
+
+@pytest.mark.parametrize("f, op", [(_loop, "while_grad"), (_Cube.apply, "py_layer_grad")])
+def test_static_second_order_unsupported_names_the_op(f, op):
+    with pytest.raises(NotImplementedError, match=f"second-order gradients are not supported through op '{op}'"):
+        _static_twice(f)
+
+
+def test_to_static_called_eagerly_second_order_names_run_program_grad():
+    @oar.jit.to_static
+    def f(x):
+        return F.gelu(x) * x
+
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    (g,) = oar.grad(f(x).sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="'run_program_grad'"):
+        oar.grad(g.sum(), x)
