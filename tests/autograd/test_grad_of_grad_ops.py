@@ -317,3 +317,20 @@ def test_to_static_called_eagerly_second_order_names_run_program_grad():
     (g,) = oar.grad(f(x).sum(), x, create_graph=True)
     with pytest.raises(NotImplementedError, match="'run_program_grad'"):
         oar.grad(g.sum(), x)
+
+
+_BOXES = [np.array([[0.0, 0.0, 2.0, 3.0], [1.0, 1.0, 3.0, 3.0]]), np.array([1, 1], "int32")]
+VISION_CASES = {
+    "roi_pool": (lambda x: oar.vision.ops.roi_pool(x, *map(oar.to_tensor, _BOXES), 2) ** 2,
+                 [_distinct(32).reshape(2, 1, 4, 4)]),
+    "psroi_pool": (lambda x: oar.vision.ops.psroi_pool(x ** 2, *map(oar.to_tensor, _BOXES), 2) ** 2,
+                   [_x(2, 4, 4, 4)]),
+    "roi_align": (lambda x: oar.vision.ops.roi_align(x ** 2, *map(oar.to_tensor, _BOXES), 2) ** 2,
+                  [_x(2, 1, 4, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VISION_CASES))
+def test_second_order_vision(name):
+    f, arrays = VISION_CASES[name]
+    check(f, arrays)
