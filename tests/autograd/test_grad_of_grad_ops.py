@@ -2,6 +2,9 @@
 softmax, prelu, pooling, convolution, batch_norm, ...): the gradient of ``sum(grad(f, inputs) * v)`` against
 central finite differences of the first gradient, in float64, eagerly and in a static program built with
 `oar.static.gradients` twice (static == eager)."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -334,3 +337,65 @@ VISION_CASES = {
 def test_second_order_vision(name):
     f, arrays = VISION_CASES[name]
     check(f, arrays)
+
+
+# ---- every op-table row: second order of sum(out^2 * w) against finite differences (no silent zero) ----------------
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ops"))
+from op_table import CASES as TABLE  # noqa: E402
+
+
+def _table_rows():
+    rows, seen = [], set()
+    for c in TABLE:
+        op = c.name.split("[")[0]
+        if not c.diff or op in seen or "random" in c.tags or sum(c.inputs[i].size for i in c.diff) > 24 \
+                or any(c.inputs[i].dtype != np.float64 for i in c.diff):
+            continue
+        seen.add(op)
+        rows.append(c)
+    return rows
+
+
+def _float_outs(r):
+    return [o for o in (list(r) if isinstance(r, (tuple, list)) else [r]) if o.dtype.kind == "f"]
+
+
+def _table_first(case, arrays, weights, create_graph):
+    ts = [oar.to_tensor(a, stop_gradient=i not in case.diff) for i, a in enumerate(arrays)]
+    loss = None
+    for o, w in zip(_float_outs(case.fn(*ts)), weights):
+        term = (o * o * oar.to_tensor(w)).sum()  # squared: a linear op has a second derivative too
+        loss = term if loss is None else loss + term
+    wanted = [ts[i] for i in case.diff]
+    return wanted, oar.grad(loss, wanted, create_graph=create_graph, allow_unused=True)
+
+
+@pytest.mark.parametrize("case", _table_rows(), ids=repr)
+def test_op_table_second_order(case):
+    rng = np.random.default_rng(11)
+    weights = [rng.standard_normal(o.shape) for o in _float_outs(case.fn(*case.tensors()))]
+    vs = [rng.standard_normal(case.inputs[i].shape) for i in case.diff]
+    wanted, grads = _table_first(case, [a.copy() for a in case.inputs], weights, True)
+    total = None
+    for g, v in zip(grads, vs):
+        if g is not None and not g.stop_gradient:
+            term = (g * oar.to_tensor(v)).sum()
+            total = term if total is None else total + term
+    second = oar.grad(total, wanted, allow_unused=True) if total is not None else [None] * len(wanted)
+
+    def project(arrays):
+        return sum(float((g.numpy() * v).sum()) for g, v in zip(_table_first(case, arrays, weights, False)[1], vs)
+                   if g is not None)
+    eps = 1e-6
+    for slot, i in enumerate(case.diff):
+        num = np.zeros_like(case.inputs[i])
+        for k in range(num.size):
+            vals = []
+            for sign in (1, -1):
+                arrays = [a.copy() for a in case.inputs]
+                arrays[i].reshape(-1)[k] += sign * eps
+                vals.append(project(arrays))
+            num.reshape(-1)[k] = (vals[0] - vals[1]) / (2 * eps)
+        got = np.zeros_like(num) if second[slot] is None else second[slot].numpy()
+        np.testing.assert_allclose(got, num, rtol=1e-4, atol=1e-5, err_msg=f"{case.name}: second order, input {i}")
