@@ -11,6 +11,7 @@ import types
 import numpy as np
 
 from ..framework.state import STATE, no_grad
+from ..ops.common import not_differentiable_again
 from ..ops.registry import OpDef, apply, defop, infer_meta, _record
 
 
@@ -131,7 +132,9 @@ def _py_layer_grad(gouts, outs, *inputs, key, name, layout):
 PY_LAYER = defop("py_layer", lambda *arrays, key, name, layout: _forward_arrays(arrays, key, name, layout),
                  inputs=("x",), outputs=("out*",), variadic=True, infer=_py_layer_infer, grad=_py_layer_grad)
 PY_LAYER_GRAD = defop("py_layer_grad", _backward_arrays, inputs=("x",), outputs=("x_grad*",), variadic=True,
-                      infer=lambda metas, key, name, n_grads: list(metas[n_grads:]))
+                      infer=lambda metas, key, name, n_grads: list(metas[n_grads:]),
+                      grad=not_differentiable_again("py_layer_grad", "a PyLayer's backward in a static program",
+                                                    "take the second-order gradient eagerly"))
 
 
 class PyLayer:
@@ -190,8 +193,9 @@ class PyLayer:
         from ..ops.math import zeros_like
         if ctx.materialize_grads:
             gouts = [g if g is not None else zeros_like(o) for g, o in zip(gouts, outs)]
-        with no_grad():
-            return _check_grads(cls, _as_tuple(cls.backward(ctx, *gouts)), n)
+        # the walk runs rules with grad mode on only for create_graph: then a backward written with ops is recorded
+        # and differentiable again (second order), as in Paddle
+        return _check_grads(cls, _as_tuple(cls.backward(ctx, *gouts)), n)
 
     @classmethod
     def _apply_static(cls, args, tensors):

@@ -25,6 +25,7 @@ import itertools
 import numpy as np
 
 from ..framework.state import STATE
+from ..ops.common import not_differentiable_again
 from ..ops.registry import apply, defop
 from ..static.budget import naming_source, swap
 from ..static.executor import compile_program
@@ -71,7 +72,9 @@ def _bwd_infer(metas, runner, want):
 RUN_PROGRAM = defop("run_program", _fwd_impl, inputs=("x",), outputs=("out*",), variadic=True, infer=_fwd_infer,
                     grad=_fwd_grad)
 RUN_PROGRAM_GRAD = defop("run_program_grad", _bwd_impl, inputs=("x",), outputs=("out*",), variadic=True,
-                         infer=_bwd_infer)
+                         infer=_bwd_infer, grad=not_differentiable_again(
+                             "run_program_grad", "the gradient of a @to_static function called eagerly",
+                             "take higher-order gradients in eager mode (without to_static)"))
 
 
 class ProgramRunner:

@@ -84,6 +84,15 @@ def max_pool_grad(x_shape, idx, g, ksize, strides, paddings, ceil_mode):
                     lambda i, off: np.where(idx == i, g, 0))
 
 
+def max_pool_gather(g, idx, ksize, strides, paddings, ceil_mode):
+    """The adjoint of `max_pool_grad`: per window, `g` (input-shaped) at the window's argmax `idx`."""
+    nd = len(ksize)
+    pads, osz = _full_pads(g.shape[2:], ksize, strides, paddings, ceil_mode)
+    v = windows(pad(g, pads, 0), ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
+    flat = v.reshape(v.shape[:2 + nd] + (-1,))
+    return np.take_along_axis(flat, idx[..., None].astype(np.intp), axis=-1)[..., 0]
+
+
 def _counts(spatial, ksize, strides, paddings, ceil_mode, exclusive, dtype):
     """Number of elements each window averages: real (non-padding) elements when `exclusive`."""
     nd = len(ksize)
@@ -170,3 +179,10 @@ def adaptive_max_pool2d_grad(x_shape, idx, g):
     ni, ci = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
     np.add.at(dx, (ni[:, :, None, None], ci[:, :, None, None], idx), g)
     return dx.reshape(x_shape)
+
+
+def adaptive_max_pool2d_gather(g, idx):
+    """The adjoint of `adaptive_max_pool2d_grad`: `g` (input-shaped) at each output's flat argmax `idx`."""
+    n, c = g.shape[:2]
+    flat = np.take_along_axis(g.reshape(n, c, -1), idx.reshape(n, c, -1).astype(np.intp), axis=-1)
+    return flat.reshape(idx.shape)

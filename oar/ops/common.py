@@ -18,6 +18,15 @@ def public_api(namespace, internal=()):
                   if n[:1].islower() and callable(v) and getattr(v, "__module__", None) == mod and n not in internal)
 
 
+def not_differentiable_again(op_name, what, hint=""):
+    """The gradient rule of a gradient op whose kernel cannot be differentiated again: it raises, naming the op,
+    so a second-order gradient through it fails clearly instead of coming out zero (or "not used")."""
+    def rule(*args, **attrs):
+        raise NotImplementedError(f"second-order gradients are not supported through op {op_name!r} ({what})"
+                                  + (f": {hint}" if hint else ""))
+    return rule
+
+
 def is_tensorlike(x):
     return isinstance(x, TensorMethods)
 

@@ -11,8 +11,8 @@ from .common import norm_axis, norm_axis1, operand, public_api
 from .indexing import take_along_axis
 from .logic import any as _any
 from .manipulation import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
-from .math import cast, floor, isnan, minimum, maximum, round as _round, where, zeros_like
-from .reduction import cumsum, sum as _sum
+from .math import cast, exp, floor, isnan, minimum, maximum, round as _round, where, zeros_like
+from .reduction import cumsum, max as _max, sum as _sum
 from .registry import apply, defop
 from .search import searchsorted, sort
 
@@ -219,8 +219,16 @@ def _logcumsumexp_grad_impl(g, x, out, axis):
     return (parts[0] - parts[1]).astype(x.dtype)
 
 
+def _logcumsumexp_grad_grad(gg, dx, g, x, out, axis):
+    """dx_i = exp(x_i) * sum_{j >= i} g_j exp(-out_j); with Q_j = sum_{i <= j} gg_i exp(x_i - out_j), the gradients
+    are Q for g, -g Q for out (which reaches x through the forward) and gg dx for x directly."""
+    c = _max(x, axis=axis, keepdim=True)  # a shift for range; it cancels, so its own gradient sums to zero
+    q = exp(c - out) * cumsum(gg * exp(x - c), axis=axis)
+    return q, gg * dx, -g * q
+
+
 LOGCUMSUMEXP_GRAD = defop("logcumsumexp_grad", _logcumsumexp_grad_impl, inputs=("grad", "x", "out"),
-                          nondiff=(0, 1, 2), infer=lambda m, axis: [m[1]])
+                          infer=lambda m, axis: [m[1]], grad=_logcumsumexp_grad_grad)
 LOGCUMSUMEXP = defop("logcumsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis=axis),
                      grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}))
 

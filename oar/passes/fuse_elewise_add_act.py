@@ -41,8 +41,21 @@ def _fused_grad(out, g, act):
     return (g * ACTS[act][1](out)).astype(g.dtype, copy=False)
 
 
+_CURV = {  # d(act')/d(out) as ops, for the gradient of the gradient op (second order)
+    "relu": None,
+    "tanh": lambda out: -2 * out,
+    "sigmoid": lambda out: 1 - 2 * out,
+}
+
+
+def _fused_grad_grad(gg, d, out, g, act):
+    from ..ops.math import zeros_like
+    dout = zeros_like(out) if _CURV[act] is None else gg * g * _CURV[act](out)
+    return dout, apply(FUSED_ADD_ACT_GRAD, (out, gg), {"act": act})
+
+
 FUSED_ADD_ACT_GRAD = defop("fused_elemwise_add_act_grad", _fused_grad, inputs=("out", "out_grad"),
-                           infer=lambda m, act: [m[1]])
+                           infer=lambda m, act: [m[1]], grad=_fused_grad_grad)
 
 
 def _grad(g, out, x, y, act):

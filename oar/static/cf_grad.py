@@ -9,6 +9,7 @@ import copy
 
 import numpy as np
 
+from ..ops.common import not_differentiable_again
 from ..ops.registry import defop
 from .backward import CTX, backward_ops, building, differentiable, is_array, requires_grad, zeros_grad
 from .control_flow import externals, sub_block
@@ -158,7 +159,8 @@ def _while_grad_lower(compiler, op):
 
 
 WHILE_GRAD = defop("while_grad", _while_grad_impl, inputs=("history", "out_grad", "input"), outputs=("out*",),
-                   lower=_while_grad_lower, infer=lambda m, **a: [])
+                   lower=_while_grad_lower, infer=lambda m, **a: [],
+                   grad=not_differentiable_again("while_grad", "the gradient of a while loop in a static program"))
 
 
 def _while_grad_verify(inputs, outputs, a):

@@ -18,12 +18,9 @@ from op_table import CASES  # noqa: E402
 _NAMES = set()
 for _m in (op_table_fft, op_table_linalg, op_table_signal, op_table_sparse):
     _NAMES |= {c.name for c in CASES if c.fn.__module__ == _m.__name__}
-# the dense convolutions' gradient ops (conv*_grad_input / _grad_filter) have no gradient rules of their own, so the
-# sparse convolutions built on them have no second order yet
-NO_SECOND_ORDER = ("sparse_conv", "sparse_subm")
 # rows small enough for a finite-difference Hessian check, first variant of each op
 SECOND = [c for c in CASES if c.name in _NAMES and c.diff and c.name.endswith("[0]")
-          and sum(c.inputs[i].size for i in c.diff) <= 24 and not c.name.startswith(NO_SECOND_ORDER)]
+          and sum(c.inputs[i].size for i in c.diff) <= 24]
 
 
 def _outs(r):

@@ -6,6 +6,7 @@ from ...framework.state import STATE
 from ...ops import logic as L
 from ...ops import manipulation as S
 from ...ops import math as M
+from ...ops import reduction as R
 from ...ops.common import operand
 from ...ops.registry import apply, defop
 from ...tensor.tensor import Tensor
@@ -104,11 +105,27 @@ def _swce_infer(m, soft_label, ignore_index, axis):
     return [(shape, m[0][1]), m[0]]
 
 
-SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("softmax", "label", "loss_grad"),
-                  infer=lambda m, **a: [m[0]])
+def _swce_grad_grad(gg, d, softmax, label, g, logits, soft_label, ignore_index, axis):
+    """Gradients of <gg, d>, d = (softmax * s - y) * g' (s = sum of the soft label or 1, y the label or its one-hot,
+    g' = g or g masked by ignore_index): for g, and for logits through the softmax (p * (v - sum(v p)))."""
+    unit = apply(SWCE_GRAD, (softmax, label, M.ones_like(g), logits),
+                 {"soft_label": soft_label, "ignore_index": ignore_index, "axis": axis})
+    dg = R.sum(gg * unit, axis=axis, keepdim=True)
+    if soft_label:
+        v = gg * g * R.sum(label, axis=axis, keepdim=True)
+    else:
+        v = gg * g * M.cast(label != ignore_index, g.dtype)
+    return None, None, dg, softmax * (v - R.sum(v * softmax, axis=axis, keepdim=True))
+
+
+# `logits` is read only by the gradient rule (the kernel ignores it): the softmax, a non-differentiable output of
+# the forward, reaches the logits through it for second-order gradients
+SWCE_GRAD = defop("softmax_with_cross_entropy_grad", lambda p, label, g, logits=None, **a: _swce_grad_impl(
+    p, label, g, **a), inputs=("softmax", "label", "loss_grad", "logits"), nondiff=(0, 1),
+                  infer=lambda m, **a: [m[0]], grad=_swce_grad_grad)
 SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss", "softmax"),
              nondiff=(1,), nondiff_out=(1,), infer=_swce_infer,
-             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0]), a), None))
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0], logits), a), None))
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,

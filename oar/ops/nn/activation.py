@@ -1,23 +1,66 @@
 """Activation functions. Each is one op whose gradient is a registered `<name>_grad` op computing
-``g * f'(x)`` in one kernel (first-order; enough for training and for static backward)."""
+``g * f'(x)`` in one kernel (fast first order). The `<name>_grad` op has its own gradient rule, written with
+other ops from the activation's second derivative ``f''(x)``, so higher-order gradients (gradient penalties,
+Hessian-vector products) work eagerly and in static programs."""
 import math
 
 import numpy as np
 
 from ...ops import manipulation as S
 from ...ops import math as M
+from ...ops import reduction as R
 from ...ops.common import infer_same
 from ...ops.registry import apply, defop
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
 
-def _act(name, fwd, dfn):
-    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``)."""
+def _act(name, fwd, dfn, curv=None, through_out=None):
+    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``).
+
+    `curv(x, out, **attrs)` is f''(x) written with ops (None: piecewise linear, f'' = 0); it makes the gradient
+    of `name_grad`: d(g * f'(x)) = gg * g * f''(x) for x, f'(x) * gg (the same kernel) for g. An activation
+    whose derivative is written in its output (softmax) gives `through_out(out, g, gg, **attrs)` instead: the
+    gradients for `out` (which reaches x through the forward op) and for g.
+    """
+    def grad_grad(gg, dx, x, out, g, **a):
+        if through_out is not None:
+            return (None,) + through_out(out, g, gg, **a)
+        d2 = M.zeros_like(x) if curv is None else gg * g * curv(x, out, **a)
+        return d2, None, apply(grad_op, (x, out, gg), a)
     grad_op = defop(name + "_grad", lambda x, out, g, **a: dfn(x, out, g, **a).astype(g.dtype, copy=False),
-                    inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]])
+                    inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]], grad=grad_grad)
     return defop(name, lambda x, **a: np.asarray(fwd(x, **a)).astype(x.dtype, copy=False), infer=infer_same,
                  grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a))
+
+
+def _mask(cond, like):
+    """`cond` as 0/1 of `like`'s dtype (a Tensor or a static Variable)."""
+    return M.cast(cond, like.dtype)
+
+
+def _gelu_curv(x, out, approximate):
+    if approximate:  # f'' = (1 - t^2) (u' + x u''/2 - x t u'^2), u = k (x + c x^3), t = tanh(u)
+        t = M.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x))
+        du = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+        return (1 - t * t) * (du + x * (3 * 0.044715 * _SQRT_2_PI) * x - x * t * du * du)
+    return M.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi)) * (2 - x * x)
+
+
+def _swish_curv(x, beta):
+    s = M.sigmoid(x * beta)
+    return beta * s * (1 - s) * (2 + beta * x * (1 - 2 * s))
+
+
+def _mish_curv(x, out, threshold):
+    s = M.sigmoid(x)
+    t = M.tanh(apply(SOFTPLUS, (x,), {"beta": 1.0, "threshold": threshold}))
+    return (1 - t * t) * (2 * s + x * (s * (1 - s) - 2 * t * s * s))
+
+
+def _softplus_curv(x, out, beta, threshold):
+    s = M.sigmoid(x * beta)
+    return _mask(x * beta <= threshold, x) * (beta * s * (1 - s))
 
 
 def _sigmoid(x):
@@ -55,26 +98,34 @@ RELU6 = _act("relu6", lambda x: np.clip(x, 0, 6), lambda x, out, g: g * ((x > 0)
 LEAKY_RELU = _act("leaky_relu", lambda x, alpha: np.where(x > 0, x, x * alpha),
                   lambda x, out, g, alpha: np.where(x > 0, g, g * alpha))
 ELU = _act("elu", lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-           lambda x, out, g, alpha: np.where(x > 0, g, g * alpha * np.exp(np.minimum(x, 0))))
+           lambda x, out, g, alpha: np.where(x > 0, g, g * alpha * np.exp(np.minimum(x, 0))),
+           lambda x, out, alpha: _mask(x <= 0, x) * (out + alpha))
 SELU = _act("selu", lambda x, scale, alpha: scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-            lambda x, out, g, scale, alpha: g * scale * np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0))))
-GELU = _act("gelu", _gelu, _gelu_grad)
+            lambda x, out, g, scale, alpha: g * scale * np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0))),
+            lambda x, out, scale, alpha: _mask(x <= 0, x) * (out + scale * alpha))
+GELU = _act("gelu", _gelu, _gelu_grad, _gelu_curv)
 SILU = _act("silu", lambda x: x * _sigmoid(x),
-            lambda x, out, g: g * (_sigmoid(x) * (1 + x * (1 - _sigmoid(x)))))
+            lambda x, out, g: g * (_sigmoid(x) * (1 + x * (1 - _sigmoid(x)))), lambda x, out: _swish_curv(x, 1.0))
 SWISH = _act("swish", lambda x, beta: x * _sigmoid(beta * x),
-             lambda x, out, g, beta: g * (_sigmoid(beta * x) * (1 + beta * x * (1 - _sigmoid(beta * x)))))
-MISH = _act("mish", lambda x, threshold: x * np.tanh(_softplus(x, 1.0, threshold)), _mish_grad)
+             lambda x, out, g, beta: g * (_sigmoid(beta * x) * (1 + beta * x * (1 - _sigmoid(beta * x)))),
+             lambda x, out, beta: _swish_curv(x, beta))
+MISH = _act("mish", lambda x, threshold: x * np.tanh(_softplus(x, 1.0, threshold)), _mish_grad, _mish_curv)
 HARDSWISH = _act("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6,
-                 lambda x, out, g: g * np.where(x < -3, 0.0, np.where(x > 3, 1.0, (2 * x + 3) / 6)))
+                 lambda x, out, g: g * np.where(x < -3, 0.0, np.where(x > 3, 1.0, (2 * x + 3) / 6)),
+                 lambda x, out: _mask((x >= -3) & (x <= 3), x) * (1 / 3))
 HARDSIGMOID = _act("hardsigmoid", lambda x, slope, offset: np.clip(x * slope + offset, 0, 1),
                    lambda x, out, g, slope, offset: g * slope * ((out > 0) & (out < 1)))
 HARDTANH = _act("hardtanh", lambda x, min, max: np.clip(x, min, max),
                 lambda x, out, g, min, max: g * ((x > min) & (x < max)))
 SOFTPLUS = _act("softplus", _softplus,
-                lambda x, out, g, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)))
-SOFTSIGN = _act("softsign", lambda x: x / (1 + np.abs(x)), lambda x, out, g: g / (1 + np.abs(x)) ** 2)
-LOG_SIGMOID = _act("logsigmoid", lambda x: -np.logaddexp(0, -x), lambda x, out, g: g * _sigmoid(-x))
-TANHSHRINK = _act("tanh_shrink", lambda x: x - np.tanh(x), lambda x, out, g: g * np.tanh(x) ** 2)
+                lambda x, out, g, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)),
+                _softplus_curv)
+SOFTSIGN = _act("softsign", lambda x: x / (1 + np.abs(x)), lambda x, out, g: g / (1 + np.abs(x)) ** 2,
+                 lambda x, out: -2 * M.sign(x) / ((1 + M.abs(x)) * (1 + M.abs(x)) * (1 + M.abs(x))))
+LOG_SIGMOID = _act("logsigmoid", lambda x: -np.logaddexp(0, -x), lambda x, out, g: g * _sigmoid(-x),
+                    lambda x, out: M.sigmoid(x) * (M.sigmoid(x) - 1))
+TANHSHRINK = _act("tanh_shrink", lambda x: x - np.tanh(x), lambda x, out, g: g * np.tanh(x) ** 2,
+                   lambda x, out: 2 * M.tanh(x) * (1 - M.tanh(x) * M.tanh(x)))
 THRESHOLDED_RELU = _act("thresholded_relu", lambda x, threshold: np.where(x > threshold, x, 0),
                         lambda x, out, g, threshold: g * (x > threshold))
 
@@ -89,9 +140,21 @@ def _log_softmax(x, axis):
     return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
 
 
-SOFTMAX = _act("softmax", _softmax, lambda x, out, g, axis: out * (g - (g * out).sum(axis=axis, keepdims=True)))
+def _softmax_out_grad(out, g, gg, axis):  # gradients of <gg, out * (g - sum(g out))> for out and g
+    gg_out = R.sum(gg * out, axis=axis, keepdim=True)
+    return gg * (g - R.sum(g * out, axis=axis, keepdim=True)) - g * gg_out, out * (gg - gg_out)
+
+
+def _log_softmax_out_grad(out, g, gg, axis):  # gradients of <gg, g - exp(out) sum(g)> for out and g
+    p = M.exp(out)
+    return -gg * p * R.sum(g, axis=axis, keepdim=True), gg - R.sum(gg * p, axis=axis, keepdim=True)
+
+
+SOFTMAX = _act("softmax", _softmax, lambda x, out, g, axis: out * (g - (g * out).sum(axis=axis, keepdims=True)),
+               through_out=_softmax_out_grad)
 LOG_SOFTMAX = _act("log_softmax", _log_softmax,
-                   lambda x, out, g, axis: g - np.exp(out) * g.sum(axis=axis, keepdims=True))
+                   lambda x, out, g, axis: g - np.exp(out) * g.sum(axis=axis, keepdims=True),
+                   through_out=_log_softmax_out_grad)
 
 
 def _prelu_grad(g, out, x, w, data_format):
@@ -118,8 +181,24 @@ def _prelu_grad_impl(x, w, g, data_format):
     return dx.astype(g.dtype), dw.astype(w.dtype)
 
 
+def _prelu_grad_grad(gouts, outs, x, w, g, data_format):
+    """Gradients of <A, dx> + <B, dw> (dx = g * (x > 0 ? 1 : w), dw = sum of g * x where x <= 0)."""
+    ga, gb = gouts
+    neg = _mask(x <= 0, x)
+    ndim, size = len(x.shape), int(np.prod(w.shape))
+    ch = None if size == 1 else (1 if data_format.startswith("NC") else ndim - 1)
+
+    def per_channel(t):  # w's shape -> broadcastable against x
+        return S.reshape(t, [] if ch is None else [size if i == ch else 1 for i in range(ndim)])
+
+    def to_w(t):  # x's shape -> summed to w's shape
+        return S.reshape(R.sum(t) if ch is None else R.sum(t, axis=[i for i in range(ndim) if i != ch]), w.shape)
+    dx_of_ga = apply(PRELU_GRAD, (x, w, ga), {"data_format": data_format})[0]
+    return neg * g * per_channel(gb), to_w(ga * neg * g), dx_of_ga + neg * x * per_channel(gb)
+
+
 PRELU_GRAD = defop("prelu_grad", _prelu_grad_impl, inputs=("x", "alpha", "out_grad"), outputs=("x_grad", "alpha_grad"),
-                   infer=lambda m, data_format: [m[0], m[1]])
+                   infer=lambda m, data_format: [m[0], m[1]], grad=_prelu_grad_grad)
 PRELU = defop("prelu", lambda x, w, data_format: np.where(x > 0, x, x * _prelu_w(x, w, data_format)).astype(x.dtype),
               inputs=("x", "alpha"), infer=infer_same, grad=_prelu_grad)
 

@@ -138,8 +138,11 @@ def _embedding_grad_impl(ids, g, weight, padding_idx):
     return dw
 
 
-EMBEDDING_GRAD = defop("embedding_grad", _embedding_grad_impl, inputs=("ids", "out_grad", "weight"),
-                       infer=lambda m, padding_idx: [(m[2][0], m[1][1])])
+# linear in out_grad (weight gives only the shape): its gradient is the lookup again
+EMBEDDING_GRAD = defop("embedding_grad", _embedding_grad_impl, inputs=("ids", "out_grad", "weight"), nondiff=(0, 2),
+                       infer=lambda m, padding_idx: [(m[2][0], m[1][1])],
+                       grad=lambda gg, dw, ids, g, w, padding_idx: (
+                           None, apply(EMBEDDING, (ids, gg), {"padding_idx": padding_idx}), None))
 
 
 def _embedding(ids, w, padding_idx):
@@ -234,8 +237,10 @@ def _interp_infer(m, out_size, **a):
     return [(shape, m[0][1])]
 
 
-INTERP_GRAD = defop("interp_grad", _interp_grad_impl, inputs=("x", "out_grad"),
-                    infer=lambda m, **a: [(m[0][0], m[1][1])])
+# linear in out_grad (x gives only the shape): its gradient is the resampling again
+INTERP_GRAD = defop("interp_grad", _interp_grad_impl, inputs=("x", "out_grad"), nondiff=(0,),
+                    infer=lambda m, **a: [(m[0][0], m[1][1])],
+                    grad=lambda gg, dx, x, g, **a: (None, apply(INTERP, (gg,), a)))
 INTERP = defop("interp", _interp, infer=_interp_infer, grad=lambda g, out, x, **a: apply(INTERP_GRAD, (x, g), a))
 
 _MODES = {"nearest": "nearest", "bilinear": "linear", "linear": "linear", "trilinear": "linear"}

@@ -45,16 +45,26 @@ def _grad_filter_impl(x, g, w, strides, paddings, padding_algorithm, dilations, 
 
 
 def _register_conv(name):
-    gin = defop(name + "_grad_input", _grad_input_impl, inputs=("filter", "out_grad", "input"),
-                infer=lambda m, **a: [(m[2][0], m[1][1])])
-    gfil = defop(name + "_grad_filter", _grad_filter_impl, inputs=("input", "out_grad", "filter"),
-                 infer=lambda m, **a: [(m[2][0], m[1][1])])
+    # both gradient ops are bilinear (the `input`/`filter` they take for its shape carries no gradient), so
+    # their gradients are the convolution and the other gradient op: second order closes over the three ops
+    def grad_input_grad(gg, dx, w, g, x, **a):
+        return (None if w.stop_gradient else apply(gfil, (gg, g, w), a),
+                None if g.stop_gradient else apply(conv, (gg, w), a), None)
+
+    def grad_filter_grad(gg, dw, x, g, w, **a):
+        return (None if x.stop_gradient else apply(gin, (gg, g, x), a),
+                None if g.stop_gradient else apply(conv, (x, gg), a), None)
 
     def grad(g, out, x, w, **a):
         dx = None if x.stop_gradient else apply(gin, (w, g, x), a)
         dw = None if w.stop_gradient else apply(gfil, (x, g, w), a)
         return dx, dw
-    return defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad), gin, gfil
+    gin = defop(name + "_grad_input", _grad_input_impl, inputs=("filter", "out_grad", "input"),
+                infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_input_grad)
+    gfil = defop(name + "_grad_filter", _grad_filter_impl, inputs=("input", "out_grad", "filter"),
+                 infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_filter_grad)
+    conv = defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad)
+    return conv, gin, gfil
 
 
 CONV2D, CONV2D_GRAD_INPUT, CONV2D_GRAD_FILTER = _register_conv("conv2d")

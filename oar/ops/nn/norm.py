@@ -5,6 +5,7 @@ import numpy as np
 from ...framework.state import STATE
 from ...ops import manipulation as S
 from ...ops import math as M
+from ...ops import reduction as R
 from ...ops.registry import apply, defop
 from ...tensor.tensor import Tensor
 from .common import pad
@@ -55,10 +56,40 @@ def _bn_grad_impl(x, scale, saved_mean, saved_inv, g, epsilon, training, data_fo
     return dx.astype(g.dtype, copy=False), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
 
 
+def _bn_grad_grad(gouts, outs, x, scale, saved_mean, saved_inv, g, epsilon, training, data_format,
+                  use_global_stats, momentum):
+    """Gradients of <A, dx> + <B, dscale> + <C, dbias> for x, scale and g, written with ops (second order).
+
+    With batch statistics, dx = scale * inv * P(g), P(v) = v - <v> - xhat <v xhat> (<.>: the mean over the
+    reduced axes); the statistics are recomputed from x here so that x's every path is differentiated.
+    """
+    ga, gb, gc = gouts
+    axes, ch = _bn_axes(len(x.shape), data_format)
+    axes = list(axes)
+    bs = _bshape(len(x.shape), ch, scale.shape[0])
+    s, gb, gc = S.reshape(scale, bs), S.reshape(gb, bs), S.reshape(gc, bs)
+
+    def mean(t):
+        return R.mean(t, axis=axes, keepdim=True)
+    if not training or use_global_stats:  # dx = g * scale * inv with constant statistics: bilinear
+        inv = S.reshape(saved_inv, bs)
+        xhat = (x - S.reshape(saved_mean, bs)) * inv
+        return gb * g * inv, R.sum(ga * g * inv, axis=axes), None, None, ga * s * inv + gb * xhat + gc
+    xc = x - mean(x)
+    inv = M.rsqrt(mean(xc * xc) + epsilon)
+    xhat = xc * inv
+
+    def proj(v):
+        return v - mean(v) - xhat * mean(v * xhat)
+    pg, pa = proj(g), proj(ga)
+    dx = gb * inv * pg - s * inv * inv * (xhat * mean(ga * pg) + mean(g * xhat) * pa + mean(ga * xhat) * pg)
+    return dx, R.sum(ga * inv * pg, axis=axes), None, None, s * inv * pa + gb * xhat + gc
+
+
 BATCH_NORM_GRAD = defop("batch_norm_grad", _bn_grad_impl,
                         inputs=("x", "scale", "saved_mean", "saved_inv_std", "out_grad"),
                         outputs=("x_grad", "scale_grad", "bias_grad"),
-                        infer=lambda m, **a: [(m[0][0], m[4][1]), m[1], m[1]])
+                        infer=lambda m, **a: [(m[0][0], m[4][1]), m[1], m[1]], grad=_bn_grad_grad)
 
 
 def _bn_infer(m, **a):

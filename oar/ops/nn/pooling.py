@@ -3,6 +3,7 @@ Kernels live in `oar.kernels.pool`."""
 from ...framework import dtype as D
 from ...kernels import pool as P
 from ...ops import manipulation as S
+from ...ops import math as M
 from ...ops.registry import apply, defop
 from .conv import _from_channels_first, _to_channels_first, _tuple, padding_attrs, resolve_pads
 
@@ -39,13 +40,26 @@ def _avg_grad_impl(x, g, ksize, strides, paddings, padding_algorithm, ceil_mode,
     return P.avg_pool_grad(x.shape, g, ksize, strides, pads, ceil_mode, exclusive)
 
 
+def _max_gather_impl(g, idx, ksize, strides, paddings, padding_algorithm, ceil_mode):
+    pads = _pads(g.shape[2:], ksize, strides, padding_algorithm, paddings)
+    return P.max_pool_gather(g, idx, ksize, strides, pads, ceil_mode)
+
+
+# max pooling's backward scatters g to each window's argmax; its adjoint, the gather, closes the pair under
+# differentiation (second and higher order); x, through the argmax, is piecewise constant: a zero gradient
 MAX_POOL_GRAD = defop("max_pool2d_grad", _max_grad_impl, inputs=("x", "mask", "out_grad"),
-                      infer=lambda m, **a: [(m[0][0], m[2][1])])
+                      infer=lambda m, **a: [(m[0][0], m[2][1])],
+                      grad=lambda gg, dx, x, idx, g, **a: (M.zeros_like(x), None, apply(MAX_POOL_GATHER, (gg, idx), a)))
+MAX_POOL_GATHER = defop("max_pool2d_gather", _max_gather_impl, inputs=("x_grad", "mask"), nondiff=(1,),
+                        infer=lambda m, **a: [(m[1][0], m[0][1])],
+                        grad=lambda gg, out, g, idx, **a: (apply(MAX_POOL_GRAD, (g, idx, gg), a), None))
 MAX_POOL = defop("max_pool2d", _max_impl, outputs=("out", "mask"), nondiff_out=(1,),
                  infer=lambda m, **a: _pool_infer(m, n_out=2, **a),
                  grad=lambda g, out, x, **a: apply(MAX_POOL_GRAD, (x, out[1], g[0]), a))
+# average pooling is linear: its backward's gradient is the pooling again (x gives only the shape)
 AVG_POOL_GRAD = defop("avg_pool2d_grad", _avg_grad_impl, inputs=("x", "out_grad"),
-                      infer=lambda m, **a: [(m[0][0], m[1][1])])
+                      infer=lambda m, **a: [(m[0][0], m[1][1])],
+                      grad=lambda gg, dx, x, g, **a: (None, apply(AVG_POOL, (gg,), a)))
 AVG_POOL = defop("avg_pool2d", _avg_impl, infer=_pool_infer,
                  grad=lambda g, out, x, **a: apply(AVG_POOL_GRAD, (x, g), a))
 
@@ -172,12 +186,19 @@ def _adaptive_infer(m, output_size, n_out=1):
 
 
 ADAPTIVE_AVG_GRAD = defop("adaptive_avg_pool_grad", lambda x, g, output_size: P.adaptive_avg_pool_grad(
-    x.shape, g, output_size), inputs=("x", "out_grad"), infer=lambda m, **a: [(m[0][0], m[1][1])])
+    x.shape, g, output_size), inputs=("x", "out_grad"), infer=lambda m, **a: [(m[0][0], m[1][1])],
+    grad=lambda gg, dx, x, g, output_size: (None, apply(ADAPTIVE_AVG, (gg,), {"output_size": output_size})))
 ADAPTIVE_AVG = defop("adaptive_avg_pool", lambda x, output_size: P.adaptive_avg_pool(x, output_size),
                      infer=_adaptive_infer, grad=lambda g, out, x, output_size: apply(
                          ADAPTIVE_AVG_GRAD, (x, g), {"output_size": output_size}))
 ADAPTIVE_MAX_GRAD = defop("adaptive_max_pool2d_grad", lambda x, idx, g, output_size: P.adaptive_max_pool2d_grad(
-    x.shape, idx, g), inputs=("x", "mask", "out_grad"), infer=lambda m, **a: [(m[0][0], m[2][1])])
+    x.shape, idx, g), inputs=("x", "mask", "out_grad"), infer=lambda m, **a: [(m[0][0], m[2][1])],
+    grad=lambda gg, dx, x, idx, g, output_size: (M.zeros_like(x), None, apply(
+        ADAPTIVE_MAX_GATHER, (gg, idx), {"output_size": output_size})))
+ADAPTIVE_MAX_GATHER = defop("adaptive_max_pool2d_gather", lambda g, idx, output_size: P.adaptive_max_pool2d_gather(
+    g, idx), inputs=("x_grad", "mask"), nondiff=(1,), infer=lambda m, **a: [(m[1][0], m[0][1])],
+    grad=lambda gg, out, g, idx, output_size: (apply(ADAPTIVE_MAX_GRAD, (g, idx, gg), {"output_size": output_size}),
+                                               None))
 ADAPTIVE_MAX = defop("adaptive_max_pool2d", lambda x, output_size: P.adaptive_max_pool2d(x, output_size),
                      outputs=("out", "mask"), nondiff_out=(1,), infer=lambda m, output_size: _adaptive_infer(
                          m, output_size, 2),

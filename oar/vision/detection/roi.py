@@ -175,8 +175,23 @@ def _roi_pool_backward(g, arg, x, boxes_num):
     return gx.reshape(x.shape)
 
 
+def _roi_pool_gather(gx, arg, boxes_num):
+    """The adjoint of `_roi_pool_backward`: per box and bin, `gx` (x-shaped) at the bin's argmax (0 if empty)."""
+    N, C = gx.shape[:2]
+    flat = gx.reshape(N, C, -1)[_batch_index(boxes_num, arg.shape[0])]
+    a = arg.reshape(arg.shape[0], C, -1)
+    return (np.take_along_axis(flat, np.maximum(a, 0), axis=-1) * (a >= 0)).reshape(arg.shape).astype(gx.dtype)
+
+
+# the scatter to each bin's argmax and its adjoint gather: each is the other's gradient (x gives only the shape)
 ROI_POOL_GRAD = defop("roi_pool_grad", _roi_pool_backward, inputs=("grad", "argmax", "x", "boxes_num"),
-                      nondiff=(0, 1, 2, 3), infer=lambda m: [m[2]])
+                      nondiff=(1, 2, 3), infer=lambda m: [m[2]],
+                      grad=lambda gg, gx, g, arg, x, boxes_num: (
+                          apply(ROI_POOL_GATHER, (gg, arg, boxes_num)), None, None, None))
+ROI_POOL_GATHER = defop("roi_pool_gather", _roi_pool_gather, inputs=("x_grad", "argmax", "boxes_num"),
+                        nondiff=(1, 2), infer=lambda m: [(m[1][0], m[0][1])],
+                        grad=lambda gg, out, gx, arg, boxes_num: (
+                            apply(ROI_POOL_GRAD, (gg, arg, gx, boxes_num)), None, None))
 ROI_POOL = defop("roi_pool", _roi_pool, inputs=("x", "boxes", "boxes_num"), outputs=("out", "argmax"),
                  nondiff=(1, 2), nondiff_out=(1,),
                  infer=lambda m, **a: [_roi_infer(m, **a)[0], (_roi_infer(m, **a)[0][0], D.int64)],
@@ -236,7 +251,9 @@ def _psroi(x, g, boxes, boxes_num, ph, pw, scale, backward):
 
 PSROI_POOL_GRAD = defop("psroi_pool_grad", lambda g, x, boxes, boxes_num, pooled_height, pooled_width,
                         spatial_scale: _psroi(x, g, boxes, boxes_num, pooled_height, pooled_width, spatial_scale, True),
-                        inputs=("grad", "x", "boxes", "boxes_num"), nondiff=(1, 2, 3), infer=lambda m, **a: [m[1]])
+                        inputs=("grad", "x", "boxes", "boxes_num"), nondiff=(1, 2, 3), infer=lambda m, **a: [m[1]],
+                        grad=lambda gg, gx, g, x, boxes, boxes_num, **a: (  # linear in g: the pooling again
+                            apply(PSROI_POOL, (gg, boxes, boxes_num), a), None, None, None))
 PSROI_POOL = defop("psroi_pool", lambda x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale: _psroi(
     x, x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale, False),
     inputs=("x", "boxes", "boxes_num"), nondiff=(1, 2),
