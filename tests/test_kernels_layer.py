@@ -10,6 +10,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "oar"
 # Op modules whose NumPy compute has moved to oar/kernels: they may name dtypes and read metadata only.
 KERNEL_ONLY = [
     "ops/math.py",
+    "ops/reduction.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
