@@ -11,6 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "oar"
 KERNEL_ONLY = [
     "ops/math.py",
     "ops/reduction.py",
+    "ops/logic.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
