@@ -12,6 +12,7 @@ KERNEL_ONLY = [
     "ops/math.py",
     "ops/reduction.py",
     "ops/logic.py",
+    "ops/manipulation.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
