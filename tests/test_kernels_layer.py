@@ -15,6 +15,12 @@ KERNEL_ONLY = [
     "ops/manipulation.py",
     "ops/special.py",
     "ops/search.py",
+    "ops/linalg.py",
+    "ops/linalg_decomp.py",
+    "ops/linalg_norm.py",
+    "ops/linalg_solve.py",
+    "ops/linalg_util.py",
+    "ops/matrix.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
