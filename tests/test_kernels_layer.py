@@ -21,6 +21,7 @@ KERNEL_ONLY = [
     "ops/linalg_solve.py",
     "ops/linalg_util.py",
     "ops/matrix.py",
+    "ops/stat.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
