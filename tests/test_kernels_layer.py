@@ -22,6 +22,10 @@ KERNEL_ONLY = [
     "ops/linalg_util.py",
     "ops/matrix.py",
     "ops/stat.py",
+    "ops/indexing.py",
+    "ops/creation.py",
+    "ops/complex.py",
+    "ops/random.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
