@@ -26,6 +26,8 @@ KERNEL_ONLY = [
     "ops/creation.py",
     "ops/complex.py",
     "ops/random.py",
+    "ops/fft.py",
+    "ops/signal.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
