@@ -28,6 +28,8 @@ KERNEL_ONLY = [
     "ops/random.py",
     "ops/fft.py",
     "ops/signal.py",
+    "ops/subscript.py",
+    "ops/dynamic_shape.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.

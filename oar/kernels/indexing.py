@@ -77,3 +77,41 @@ def one_hot(x, num_classes):
     if x.size and (x.min() < 0 or x.max() >= num_classes):
         raise ValueError(f"one_hot: labels must be in [0, {num_classes}), got min {x.min()} max {x.max()}")
     return (x[..., None] == np.arange(num_classes)).astype(np.float32)
+
+
+def decode_index(spec, arrays):
+    """The NumPy index of an encoded subscript `spec` (see `oar.ops.subscript.encode_index`) and its index arrays."""
+    it = iter(arrays)
+    out = []
+    for s in spec:
+        k = s[0]
+        if k == "i":
+            out.append(s[1])
+        elif k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        elif k == "S":
+            out.append(slice(*[int(next(it).reshape(-1)[0]) if p == "t" else p for p in s[1:]]))
+        else:
+            a = next(it)
+            out.append(a.item() if a.ndim == 0 and a.dtype.kind in "iu" else a)
+    return tuple(out)
+
+
+def getitem(x, *idx, spec):
+    return np.asarray(x[decode_index(spec, idx)])
+
+
+def getitem_grad(x, g, *idx, spec):
+    gx = np.zeros_like(x, dtype=g.dtype)
+    np.add.at(gx, decode_index(spec, idx), g)
+    return gx
+
+
+def setitem(x, v, *idx, spec):
+    out = x.copy()
+    out[decode_index(spec, idx)] = v
+    return out

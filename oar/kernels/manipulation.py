@@ -150,3 +150,9 @@ def arange_repeated(n, repeats):
 def repeat_count(x, repeats, axis):
     """The length of `repeat_index`'s result (an upper bound for the output budget)."""
     return int(np.sum(repeats, dtype=np.float64)) if repeats.ndim else x.shape[axis] * abs(int(repeats))
+
+
+def reshape_dynamic(x, shape, static_shape):
+    """`reshape` to a target given as an int array (0 copies the input dim)."""
+    target = [x.shape[i] if s == 0 else int(s) for i, s in enumerate(shape.tolist())]
+    return x.reshape(target)
