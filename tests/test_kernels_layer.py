@@ -33,6 +33,7 @@ KERNEL_ONLY = [
     "ops/metric.py",
     "ops/quant.py",
     "ops/common.py",
+    "ops/rearrange.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.

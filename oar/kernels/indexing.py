@@ -115,3 +115,14 @@ def setitem(x, v, *idx, spec):
     out = x.copy()
     out[decode_index(spec, idx)] = v
     return out
+
+
+def window_index(windows, size, step):
+    """The flat int64 gather index of `windows` sliding windows of `size` elements every `step`."""
+    return (np.arange(windows)[:, None] * step + np.arange(size)).reshape(-1).astype(np.int64)
+
+
+def strided_index(shape, stride, offset):
+    """The int64 array of `shape` holding ``offset + sum(i_k * stride[k])`` at each index i (element strides)."""
+    return int(offset) + sum(np.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
+                             for d, (s, st) in enumerate(zip(shape, stride))) + np.zeros(shape, np.int64)

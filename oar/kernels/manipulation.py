@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from ..framework import dtype as D
+
 
 def reshape_target(ins, shape):
     """Paddle's reshape target for an input of shape `ins`: 0 copies the input dim, one -1 is inferred from the
@@ -156,3 +158,8 @@ def reshape_dynamic(x, shape, static_shape):
     """`reshape` to a target given as an int array (0 copies the input dim)."""
     target = [x.shape[i] if s == 0 else int(s) for i, s in enumerate(shape.tolist())]
     return x.reshape(target)
+
+
+def view_dtype(x, dtype):
+    """The bytes of `x` read as `dtype` (the last dim rescaled by the item sizes)."""
+    return x.view(D.np_dtype(dtype))

@@ -81,3 +81,20 @@ def searchsorted(sorted_sequence, values, out_int32, right):
                       zip(sorted_sequence.reshape(-1, sorted_sequence.shape[-1]),
                           values.reshape(-1, values.shape[-1]))]).reshape(values.shape)
     return r.astype(np.int32 if out_int32 else np.int64)
+
+
+def unique_consecutive(x, return_inverse, return_counts, axis, dtype):
+    a = x.reshape(-1) if axis is None else np.moveaxis(x, axis, 0)
+    if a.shape[0] == 0:
+        keep = np.zeros(0, bool)
+    else:
+        flat = a.reshape(a.shape[0], -1)
+        keep = np.concatenate([[True], (flat[1:] != flat[:-1]).any(axis=1)])
+    out = a[keep] if axis is None else np.moveaxis(a[keep], 0, axis)
+    res = [np.ascontiguousarray(out)]
+    if return_inverse:
+        res.append((np.cumsum(keep) - 1).astype(D.np_dtype(dtype)))
+    if return_counts:
+        starts = np.flatnonzero(keep)
+        res.append(np.diff(np.append(starts, a.shape[0])).astype(D.np_dtype(dtype)))
+    return tuple(res)
