@@ -34,6 +34,9 @@ KERNEL_ONLY = [
     "ops/quant.py",
     "ops/common.py",
     "ops/rearrange.py",
+    "ops/nn/common.py",
+    "ops/nn/conv.py",
+    "ops/nn/pooling.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
