@@ -37,6 +37,9 @@ KERNEL_ONLY = [
     "ops/nn/common.py",
     "ops/nn/conv.py",
     "ops/nn/pooling.py",
+    "nn/functional/loss.py",
+    "nn/functional/attention.py",
+    "optimizer/update_ops.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
