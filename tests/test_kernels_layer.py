@@ -40,6 +40,7 @@ KERNEL_ONLY = [
     "nn/functional/loss.py",
     "nn/functional/attention.py",
     "optimizer/update_ops.py",
+    "optimizer/multi_tensor.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
