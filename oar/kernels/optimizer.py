@@ -1,4 +1,5 @@
-"""Optimizer update kernels: ``(param, grad, *accumulators, lr, **hyper) -> (param_out, *accumulators_out)``, each\nresult in the dtype of the value it replaces."""
+"""Optimizer update kernels: ``(param, grad, *accumulators, lr, **hyper) -> (param_out, *accumulators_out)``, each
+result in the dtype of the value it replaces."""
 import numpy as np
 
 

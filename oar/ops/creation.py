@@ -19,7 +19,8 @@ def _full_infer(m, shape, value, dtype):
 
 FULL = defop("full", _full, inputs=(),
              infer=_full_infer)
-ASSIGN_VALUE = defop("assign_value", _assign_value, inputs=(), infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
+ASSIGN_VALUE = defop("assign_value", _assign_value, inputs=(),
+                     infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
 
 
 def _static_const(value, dtype):
