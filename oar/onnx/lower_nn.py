@@ -154,7 +154,7 @@ def _separable(ctx, op, x, mats):
 
 
 def _interp(ctx, op):
-    from ..ops.nn.common import _interp_matrix
+    from ..kernels.nn import interp_matrix as _interp_matrix
     a = op.attrs
     shape, dt = ctx.in_meta(op, "x")
     nd = len(a["out_size"])

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import STATE
+from ..kernels.reduction import axis_tuple  # noqa: F401  (re-exported for the op families)
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
 from .registry import apply
@@ -117,11 +118,6 @@ def norm_axis1(axis, ndim):
     if ndim and not -ndim <= a < ndim:
         raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
     return a % ndim if ndim else 0
-
-
-def axis_tuple(axis):
-    """Axis attrs are lists once a Program went through JSON; NumPy reductions want a tuple."""
-    return tuple(axis) if type(axis) is list else axis
 
 
 def to_int_list(v, what="shape"):

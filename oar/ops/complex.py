@@ -1,25 +1,23 @@
 """Complex tensors: building them (complex, polar, as_complex), taking them apart (real, imag, angle, as_real) and
 conj. Gradients: real/imag/complex/as_real/as_complex move gradients between the real and complex views (Paddle's
 convention: the gradient of a real loss w.r.t. a complex input is ``dL/dRe + i dL/dIm``)."""
-import numpy as np
-
 from ..framework import dtype as D
 from .common import binary, infer_broadcast, public_api
+from ..kernels.complex import (COMPLEX_OF as _COMPLEX_OF, REAL_OF as _REAL_OF, angle as _angle,
+                               as_complex as _as_complex, as_real as _as_real, complex as _complex, conj as _conj,
+                               imag as _imag, real as _real)
 from .registry import apply, defop
-
-_REAL_OF = {"complex64": D.float32, "complex128": D.float64}
-_COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
 
 
 def _real_meta(m):
     return [(m[0][0], _REAL_OF.get(m[0][1].name, m[0][1]))]
 
 
-REAL = defop("real", lambda x: np.real(x).copy(), infer=_real_meta,  # copy(): 0-D stays 0-D
+REAL = defop("real", _real, infer=_real_meta,
              grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g)
-IMAG = defop("imag", lambda x: np.imag(x).copy() if x.dtype.kind == "c" else np.zeros_like(x),
+IMAG = defop("imag", _imag,
              infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None)
-CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g))
+CONJ = defop("conj", _conj, grad=lambda g, out, x: conj(g))
 
 
 def _angle_grad(g, out, x):
@@ -30,16 +28,16 @@ def _angle_grad(g, out, x):
     return complex(-im * g / r2, re * g / r2)
 
 
-ANGLE = defop("angle", lambda x: np.angle(x).astype(_REAL_OF.get(str(x.dtype), D.convert_dtype(x.dtype)).np),
+ANGLE = defop("angle", _angle,
               infer=_real_meta, grad=_angle_grad)
-COMPLEX = defop("complex", lambda real, imag: (real + 1j * imag).astype(_COMPLEX_OF[str(real.dtype)].np),
+COMPLEX = defop("complex", _complex,
                 inputs=("real", "imag"),
                 infer=lambda m: [(infer_broadcast(m)[0][0], _COMPLEX_OF[m[0][1].name])],
                 grad=lambda g, out, re, im: (_unb(real(g), re), _unb(imag(g), im)))
-AS_COMPLEX = defop("as_complex", lambda x: np.ascontiguousarray(x).view(_COMPLEX_OF[str(x.dtype)].np)[..., 0],
+AS_COMPLEX = defop("as_complex", _as_complex,
                    infer=lambda m: [(m[0][0][:-1], _COMPLEX_OF[m[0][1].name])],
                    grad=lambda g, out, x: as_real(g))
-AS_REAL = defop("as_real", lambda x: np.stack([x.real, x.imag], -1),
+AS_REAL = defop("as_real", _as_real,
                 infer=lambda m: [(list(m[0][0]) + [2], _REAL_OF[m[0][1].name])],
                 grad=lambda g, out, x: as_complex(g))
 

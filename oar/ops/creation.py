@@ -3,6 +3,8 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, to_int_list
+from ..kernels.creation import (arange as _arange, arange_length as _arange_length, assign_value as _assign_value,
+                                eye as _eye, full as _full, is_uniform as _is_uniform, linspace as _linspace)
 from .registry import apply, bounds_output, defop
 
 
@@ -15,15 +17,15 @@ def _full_infer(m, shape, value, dtype):
     return [(list(shape), D.convert_dtype(dtype))]
 
 
-FULL = defop("full", lambda shape, value, dtype: np.full(shape, value, D.np_dtype(dtype)), inputs=(),
+FULL = defop("full", _full, inputs=(),
              infer=_full_infer)
-ASSIGN_VALUE = defop("assign_value", lambda shape, values, dtype: np.asarray(values, D.np_dtype(dtype)).reshape(
-    shape), inputs=(), infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
+ASSIGN_VALUE = defop("assign_value", _assign_value, inputs=(),
+                     infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
 
 
 def _static_const(value, dtype):
     a = np.asarray(value, dtype=D.np_dtype(dtype))
-    if a.ndim == 0 or (a.size and np.all(a == a.flat[0])):
+    if _is_uniform(a):
         v = a.flat[0].item() if a.size else 0
         return apply(FULL, (), {"shape": list(a.shape), "value": v, "dtype": D.convert_dtype(dtype).name})
     return apply(ASSIGN_VALUE, (), {"shape": list(a.shape), "values": a.reshape(-1).tolist(),
@@ -104,10 +106,10 @@ def empty_like(x, dtype=None, name=None):
 
 
 def _arange_infer(m, start, end, step, dtype):
-    return [([max(0, int(np.ceil((end - start) / step)))], D.convert_dtype(dtype))]
+    return [([_arange_length(start, end, step)], D.convert_dtype(dtype))]
 
 
-ARANGE = defop("arange", lambda start, end, step, dtype: np.arange(start, end, step, dtype=D.np_dtype(dtype)),
+ARANGE = defop("arange", _arange,
                inputs=(), infer=_arange_infer)
 
 
@@ -134,7 +136,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return apply(ARANGE, (), {"start": start, "end": end, "step": step, "dtype": D.convert_dtype(dtype).name})
 
 
-LINSPACE = defop("linspace", lambda start, stop, num, dtype: np.linspace(start, stop, num).astype(D.np_dtype(dtype)),
+LINSPACE = defop("linspace", _linspace,
                  inputs=(), infer=lambda m, start, stop, num, dtype: [([num], D.convert_dtype(dtype))])
 
 
@@ -149,7 +151,7 @@ def linspace(start, stop, num, dtype=None, name=None):
                                 "dtype": _dtype_or_default(dtype).name})
 
 
-EYE = defop("eye", lambda num_rows, num_columns, dtype: np.eye(num_rows, num_columns, dtype=D.np_dtype(dtype)),
+EYE = defop("eye", _eye,
             inputs=(), infer=lambda m, num_rows, num_columns, dtype: [([num_rows, num_columns],
                                                                          D.convert_dtype(dtype))])
 bounds_output(FULL, ARANGE, LINSPACE, EYE)  # a model file's attributes must not allocate without limit

@@ -11,6 +11,9 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import STATE
+from ..kernels.creation import (arange_dynamic as _arange_dyn, arange_dynamic_count as _arange_dynamic_count,
+                                full_dynamic as _full_dynamic, full_dynamic_count as _full_dynamic_count)
+from ..kernels.manipulation import reshape_dynamic as _reshape_dyn
 from .registry import apply, bounds_output, defop
 
 
@@ -42,11 +45,6 @@ def _eager_ints(items):
     return [int(np.asarray(s._data).reshape(-1)[0]) if hasattr(s, "_data") else int(s) for s in items]
 
 
-def _reshape_dyn(x, shape, static_shape):
-    target = [x.shape[i] if s == 0 else int(s) for i, s in enumerate(shape.tolist())]
-    return x.reshape(target)
-
-
 def _reshape_dyn_infer(m, static_shape):
     ins = m[0][0]
     out = [ins[i] if s == 0 and i < len(ins) else s for i, s in enumerate(static_shape)]
@@ -74,8 +72,7 @@ def reshape_dynamic(x, shape):
     return apply(RESHAPE_DYNAMIC, (x, st), {"static_shape": static})
 
 
-FULL_DYNAMIC = defop("full_dynamic", lambda shape, value, dtype, static_shape: np.full(
-    [int(s) for s in np.asarray(shape).reshape(-1)], value, D.np_dtype(dtype)), inputs=("shape",),
+FULL_DYNAMIC = defop("full_dynamic", _full_dynamic, inputs=("shape",),
     infer=lambda m, value, dtype, static_shape: [(list(static_shape) if static_shape else
                                                   [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))])
 
@@ -91,16 +88,10 @@ def full_dynamic(shape, fill_value, dtype):
     return apply(FULL_DYNAMIC, (st,), {"value": fill_value, "dtype": dt.name, "static_shape": static})
 
 
-def _arange_dyn(start, end, step, dtype):
-    return np.arange(np.asarray(start).reshape(()), np.asarray(end).reshape(()), np.asarray(step).reshape(()),
-                     dtype=D.np_dtype(dtype))
-
-
 ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "step"),
                        infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))])
-bounds_output(FULL_DYNAMIC, elements=lambda shape, **a: int(np.prod(np.abs(np.asarray(shape, np.float64)))))
-bounds_output(ARANGE_DYNAMIC, elements=lambda start, end, step, **a: int(np.ceil(abs(
-    (float(np.asarray(end).reshape(())) - float(np.asarray(start).reshape(()))) / float(np.asarray(step).reshape(()))))))
+bounds_output(FULL_DYNAMIC, elements=_full_dynamic_count)
+bounds_output(ARANGE_DYNAMIC, elements=_arange_dynamic_count)
 
 
 def arange_dynamic(start, end, step, dtype=None):

@@ -15,42 +15,11 @@ from ..framework import dtype as D
 from .common import const, operand
 from .complex import real, complex as make_complex
 from .math import cast
+from ..kernels.fft import (SWAP_NORM as _SWAP, c2r as _c2r, c2c as _c2c, complex_dtype, fftfreq as _fftfreq,
+                           half_spectrum_weights as _half_spectrum_weights, r2c as _r2c, real_dtype)
 from .registry import apply, defop
 
 _NORMS = ("backward", "forward", "ortho")
-_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-
-
-def complex_dtype(dt):
-    return D.complex128 if D.convert_dtype(dt) in (D.float64, D.complex128) else D.complex64
-
-
-def real_dtype(dt):
-    return D.float64 if D.convert_dtype(dt) in (D.float64, D.complex128) else D.float32
-
-
-# ---- kernels ---------------------------------------------------------------------------------------------------------
-def _c2c(x, axes, normalization, forward):
-    f = np.fft.fftn if forward else np.fft.ifftn
-    return f(x, axes=axes, norm=normalization).astype(x.dtype, copy=False)
-
-
-def _r2c(x, axes, normalization, forward, onesided):
-    c = complex_dtype(x.dtype).np
-    if not onesided:
-        return (np.fft.fftn if forward else np.fft.ifftn)(x, axes=axes, norm=normalization).astype(c, copy=False)
-    if forward:
-        return np.fft.rfftn(x, axes=axes, norm=normalization).astype(c, copy=False)
-    return np.conj(np.fft.rfftn(x, axes=axes, norm=_SWAP[normalization])).astype(c, copy=False)
-
-
-def _c2r(x, axes, normalization, forward, last_dim_size):
-    s = [x.shape[a] for a in axes[:-1]] + [last_dim_size]
-    if forward:  # hfft: the Hermitian signal's forward transform
-        out = np.fft.irfftn(np.conj(x), s=s, axes=axes, norm=_SWAP[normalization])
-    else:
-        out = np.fft.irfftn(x, s=s, axes=axes, norm=normalization)
-    return out.astype(real_dtype(x.dtype).np, copy=False)
 
 
 # ---- shape rules -----------------------------------------------------------------------------------------------------
@@ -89,21 +58,14 @@ def _c2r_grad(g, out, x, axes, normalization, forward, last_dim_size):
     half = apply(FFT_R2C, (g,), {"axes": axes, "normalization": _SWAP[normalization], "forward": not forward,
                                  "onesided": True})
     # each bin of the half spectrum stands for itself and its mirror, except DC and (even sizes) Nyquist
-    w = np.full(last_dim_size // 2 + 1, 2.0)
-    w[0] = 1.0
-    if last_dim_size % 2 == 0:
-        w[-1] = 1.0
-    shape = [1] * g.ndim
-    shape[axes[-1]] = w.size
-    return half * const(w.reshape(shape), real_dtype(x.dtype))
+    return half * const(_half_spectrum_weights(last_dim_size, g.ndim, axes[-1]), real_dtype(x.dtype))
 
 
 FFT_C2C = defop("fft_c2c", _c2c, infer=_c2c_infer, grad=_c2c_grad)
 FFT_R2C = defop("fft_r2c", _r2c, infer=_r2c_infer, grad=_r2c_grad)
 FFT_C2R = defop("fft_c2r", _c2r, infer=_c2r_infer, grad=_c2r_grad)
 
-FFTFREQ = defop("fftfreq", lambda n, d, dtype, onesided: (np.fft.rfftfreq if onesided else np.fft.fftfreq)(n, d).astype(
-    D.np_dtype(dtype)), inputs=(), infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n],
+FFTFREQ = defop("fftfreq", _fftfreq, inputs=(), infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n],
                                                                              D.convert_dtype(dtype))])
 
 

@@ -4,11 +4,12 @@ take_along_axis, put_along_axis, one_hot, masked_fill.
 Index inputs are never differentiable (`nondiff`). Each gather's gradient is the matching scatter-add, and each
 scatter-add's gradient is the matching gather, so higher orders work too.
 """
-import numpy as np
-
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
+from ..kernels.indexing import (gather as _gather, gather_nd as _gather_nd, index_add as _index_add,
+                                one_hot as _one_hot, put_along_axis as _put_along_axis, scatter as _scatter,
+                                scatter_nd_add as _scatter_nd_add, take_along_axis as _take_along_axis)
 from .registry import apply, bounds_output, defop
 
 
@@ -56,25 +57,9 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
 
 # ---- gather / index_select / index_add -----------------------------------------------------------------------
 
-def _index_add(x, index, value, axis):
-    out = x.copy()
-    idx = index.reshape(-1)
-    value = value.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
-    np.add.at(np.moveaxis(out, axis, 0), idx, np.moveaxis(value, axis, 0))
-    return out
-
-
 def _gather_infer(m, axis):
     xs, ishape = m[0][0], m[1][0]
     return [(list(xs[:axis]) + list(ishape) + list(xs[axis + 1:]), m[0][1])]
-
-
-def _gather(x, index, axis):
-    n = x.shape[axis] if x.ndim else 1
-    if index.size and (index.max() >= n or index.min() < -n):
-        raise IndexError(f"gather: index values must be in [{-n}, {n}) for axis {axis} of input shape "
-                         f"{list(x.shape)}, got min {index.min()} max {index.max()}")
-    return np.take(x, index, axis=axis)
 
 
 GATHER = defop("gather", _gather, inputs=("x", "index"), nondiff=(1,),
@@ -126,25 +111,6 @@ def index_add(x, index, axis, value, name=None):
 
 
 # ---- gather_nd / scatter_nd_add ----------------------------------------------------------------------------------
-
-def _nd_index(index):
-    return tuple(np.moveaxis(index, -1, 0)) if index.shape[-1] else ()
-
-
-def _gather_nd(x, index):
-    if index.shape[-1] == 0:
-        return np.broadcast_to(x, index.shape[:-1] + x.shape).copy()
-    return x[_nd_index(index)]
-
-
-def _scatter_nd_add(x, index, updates):
-    out = x.copy()
-    if index.shape[-1] == 0:
-        out += updates.reshape((-1,) + x.shape).sum(0)
-    else:
-        np.add.at(out, _nd_index(index), updates)
-    return out
-
 
 def _gather_nd_infer(m):
     xs, ishape = m[0][0], m[1][0]
@@ -205,18 +171,6 @@ def scatter_nd(index, updates, shape, name=None):
 
 # ---- scatter (rows along axis 0) ---------------------------------------------------------------------------------
 
-def _scatter(x, index, updates, overwrite):
-    out = x.copy()
-    idx = index.reshape(-1)
-    updates = updates.reshape((idx.size,) + x.shape[1:])
-    if overwrite:
-        out[idx] = updates
-    else:
-        out[idx] = 0
-        np.add.at(out, idx, updates)
-    return out
-
-
 def _scatter_grad(g, out, x, index, updates, overwrite):
     gx = apply(SCATTER, (g, index, zeros_like(updates)), {"overwrite": True})
     return gx, None, apply(GATHER, (g, index), {"axis": 0})
@@ -241,26 +195,6 @@ def scatter(x, index, updates, overwrite=True, name=None):
 
 # ---- take_along_axis / put_along_axis --------------------------------------------------------------------------
 
-def _along(idx, axis):
-    """A full fancy index that addresses ``idx`` along `axis` and every other position as-is."""
-    grids = list(np.ogrid[tuple(np.s_[:n] for n in idx.shape)])
-    grids[axis] = idx
-    return tuple(grids)
-
-
-def _put_along_axis(arr, indices, values, axis, reduce):
-    out = arr.copy()
-    values = np.broadcast_to(values, indices.shape)
-    where_ = _along(indices, axis)
-    if reduce == "assign":
-        out[where_] = values
-    elif reduce == "add":
-        np.add.at(out, where_, values)
-    else:
-        np.multiply.at(out, where_, values)
-    return out
-
-
 def _put_grad(g, out, arr, indices, values, axis, reduce):
     if reduce not in ("assign", "add"):
         raise NotImplementedError(f"put_along_axis: no gradient for reduce={reduce!r}")
@@ -271,7 +205,7 @@ def _put_grad(g, out, arr, indices, values, axis, reduce):
 
 
 TAKE_ALONG_AXIS = defop(
-    "take_along_axis", lambda arr, indices, axis: np.take_along_axis(arr, indices, axis), inputs=("arr", "indices"),
+    "take_along_axis", _take_along_axis, inputs=("arr", "indices"),
     nondiff=(1,), infer=lambda m, axis: [(m[1][0], m[0][1])],
     grad=lambda g, out, arr, indices, axis: (apply(PUT_ALONG_AXIS, (zeros_like(arr), indices, g),
                                                    {"axis": axis, "reduce": "add"}), None))
@@ -336,12 +270,6 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
 
 
 # ---- one_hot / masked_fill ---------------------------------------------------------------------------------------
-
-def _one_hot(x, num_classes):
-    if x.size and (x.min() < 0 or x.max() >= num_classes):
-        raise ValueError(f"one_hot: labels must be in [0, {num_classes}), got min {x.min()} max {x.max()}")
-    return (x[..., None] == np.arange(num_classes)).astype(np.float32)
-
 
 ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)])
 bounds_output(ONE_HOT)

@@ -1,31 +1,10 @@
 """Linear algebra: matmul (with transpose flags and batching), mm, bmm, dot, outer, t, inverse, einsum, add_n."""
-import numpy as np
-
 from ..framework import dtype as D
 from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
 from .math import add, cast, expand_as, square, unbroadcast
 from .reduction import sum
+from ..kernels.linalg import einsum as _einsum, inverse as _inverse, matmul as _matmul, matmul_check as _matmul_check
 from .registry import apply, defop
-
-
-def _matmul(x, y, transpose_x, transpose_y):
-    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
-    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
-    try:
-        return np.matmul(a, b)
-    except ValueError:  # explain in the user's terms; checking only on failure keeps the hot path lean
-        _matmul_check(list(x.shape), list(y.shape), transpose_x, transpose_y)
-        raise
-
-
-def _matmul_check(xs, ys, transpose_x, transpose_y):
-    if not xs or not ys:
-        raise ValueError(f"matmul needs inputs with at least 1 dim, got shapes {xs} and {ys}")
-    k1 = xs[-2] if transpose_x and len(xs) >= 2 else xs[-1]
-    k2 = ys[-1] if transpose_y and len(ys) >= 2 else (ys[-2] if len(ys) >= 2 else ys[0])
-    if k1 != k2 and k1 != -1 and k2 != -1:
-        raise ValueError(f"matmul: the inner dimensions of x (shape {xs}{', transposed' if transpose_x else ''}) "
-                         f"and y (shape {ys}{', transposed' if transpose_y else ''}) differ: {k1} vs {k2}")
 
 
 def _matmul_infer(m, transpose_x, transpose_y):
@@ -153,13 +132,6 @@ def t(input, name=None):
     return input if input.ndim < 2 else transpose(input, [1, 0])
 
 
-def _inverse(x):
-    try:
-        return np.linalg.inv(x)
-    except np.linalg.LinAlgError as e:
-        raise ValueError(f"inverse: the matrix is singular ({e})") from None
-
-
 def _inverse_grad(g, out, x):
     from .linalg_util import mH  # conjugate transposes: complex matrices too
     return -matmul(matmul(mH(out), g), mH(out))
@@ -176,10 +148,6 @@ def inverse(x, name=None):
         [[0.5, 0.0], [0.0, 0.25]]
     """
     return apply(INVERSE, (x,))
-
-
-def _einsum(*xs, equation):
-    return np.asarray(np.einsum(equation, *xs, optimize=len(xs) > 2))
 
 
 def _einsum_grad(g, out, *xs, equation):

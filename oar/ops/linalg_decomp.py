@@ -5,33 +5,19 @@ matrix-calculus results for real inputs, written with other ops (matmul, inverse
 backward programs and higher-order graphs. Eigenvectors and singular vectors are defined up to sign; their
 gradients are those of LAPACK's choice (continuous away from repeated eigen/singular values).
 """
-import warnings
-
-import numpy as np
-
 from ..framework import dtype as D
 from .common import public_api, operand, const
 from .linalg import matmul, inverse
-from .linalg_util import (mT, mH, tri, diag_embed, diagonal, eye_like, square_check, matrix_check, scipy_linalg,
+from .linalg_util import (mT, mH, tri, diag_embed, diagonal, eye_like, square_check, matrix_check,
                           real_grad)
 from .manipulation import unsqueeze, stack
+from ..kernels.linalg import (cholesky as _cholesky, complex_of as _complex_of, det as _det, eig as _eig, eigh as _eigh,
+                              eye as _eye, lu as _lu, pivots_to_perm as _pivots_to_perm, qr as _qr, slogdet as _slogdet,
+                              svd as _svd)
 from .registry import apply, defop
 
 
-def _lapack(name, fn):
-    """Runs a LAPACK call, turning its errors into ValueErrors that say which decomposition failed."""
-    try:
-        return fn()
-    except np.linalg.LinAlgError as e:
-        raise ValueError(f"{name}: {e}") from None
-
-
 # ---- cholesky -----------------------------------------------------------------------------------------------------
-def _cholesky(x, upper):
-    low = _lapack("cholesky (the matrix must be symmetric positive-definite)", lambda: np.linalg.cholesky(x))
-    return np.ascontiguousarray(np.swapaxes(low, -1, -2).conj()) if upper else low
-
-
 def _cholesky_grad(g, out, x, upper):
     # A = L L^H: gA = L^-H Phi(L^H gL) L^-1, Phi = lower triangle with half the diagonal, made Hermitian
     low, gl = (mH(out), mH(g)) if upper else (out, g)
@@ -68,7 +54,7 @@ def _conj(t):
     return conj(t)
 
 
-DET = defop("determinant", lambda x: np.asarray(np.linalg.det(x)),
+DET = defop("determinant", _det,
             infer=lambda m: [(list(m[0][0][:-2]), m[0][1])], grad=_det_grad)
 
 
@@ -80,11 +66,6 @@ def det(x, name=None):
         -2.0
     """
     return apply(DET, (square_check(x, "det"),))
-
-
-def _slogdet(x):
-    sign, logabs = np.linalg.slogdet(x)
-    return np.asarray(sign), np.asarray(logabs)
 
 
 SLOGDET = defop("slogdeterminant", _slogdet, outputs=("sign", "logabsdet"), nondiff_out=(0,),
@@ -116,7 +97,7 @@ def _eigh_grad(g, out, x, UPLO):
     return 0.5 * (a + mH(a))
 
 
-EIGH = defop("eigh", lambda x, UPLO: tuple(_lapack("eigh", lambda: np.linalg.eigh(x, UPLO=UPLO))),
+EIGH = defop("eigh", _eigh,
              outputs=("eigenvalues", "eigenvectors"),
              infer=lambda m, UPLO: [(list(m[0][0][:-1]), _real_of(m[0][1])), m[0]], grad=_eigh_grad)
 
@@ -153,16 +134,6 @@ def eigvalsh(x, UPLO="L", name=None):
 
 
 # ---- general eigendecomposition (complex results) --------------------------------------------------------------------
-def _complex_of(dt):
-    return D.complex128 if np.dtype(dt) in (np.float64, np.complex128) else D.complex64
-
-
-def _eig(x):
-    w, v = _lapack("eig", lambda: np.linalg.eig(x))
-    c = _complex_of(x.dtype).np
-    return w.astype(c), v.astype(c)
-
-
 def _eig_infer(m):
     c = _complex_of(D.np_dtype(m[0][1]))
     return [(list(m[0][0][:-1]), c), (m[0][0], c)]
@@ -211,11 +182,6 @@ def eigvals(x, name=None):
 
 
 # ---- singular value decomposition ---------------------------------------------------------------------------------
-def _svd(x, full_matrices):
-    u, s, vh = _lapack("svd", lambda: np.linalg.svd(x, full_matrices=full_matrices))
-    return u, s, vh
-
-
 def _svd_infer(m, full_matrices):
     shape, dt = m[0]
     a, b = shape[-2], shape[-1]
@@ -270,11 +236,6 @@ def svd(x, full_matrices=False, name=None):
 
 
 # ---- QR -------------------------------------------------------------------------------------------------------------
-def _qr(x, mode):
-    q, r = _lapack("qr", lambda: np.linalg.qr(x, mode="complete" if mode == "complete" else "reduced"))
-    return q, r
-
-
 def _qr_infer(m, mode):
     shape, dt = m[0]
     a, b = shape[-2], shape[-1]
@@ -320,24 +281,6 @@ def qr(x, mode="reduced", name=None):
 
 
 # ---- LU ------------------------------------------------------------------------------------------------------------
-def _lu(x):
-    lu_factor = scipy_linalg("paddle.linalg.lu").lu_factor
-    batch, (m, n) = x.shape[:-2], x.shape[-2:]
-    k = min(m, n)
-    lu_out = np.empty(x.shape, x.dtype)
-    piv = np.empty(batch + (k,), np.int32)
-    info = np.zeros(batch, np.int32)
-    for idx in np.ndindex(*batch):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a singular U: `infos` says so, as in Paddle
-            lu_mat, p = lu_factor(x[idx], check_finite=False)
-        lu_out[idx] = lu_mat
-        piv[idx] = p[:k] + 1  # LAPACK's 1-based pivots, as Paddle returns them
-        diag = np.abs(np.diagonal(lu_mat)[:k])
-        info[idx] = int(np.argmax(diag == 0)) + 1 if np.any(diag == 0) else 0
-    return lu_out, piv, info
-
-
 def _lu_infer(m):
     shape, dt = m[0]
     a, b = shape[-2], shape[-1]
@@ -377,18 +320,6 @@ def lu(x, pivot=True, get_infos=False, name=None):
     return out if get_infos else out[:2]
 
 
-def _pivots_to_perm(piv, n, dtype):
-    batch = piv.shape[:-1]
-    out = np.empty(batch + (n, n), D.np_dtype(dtype))
-    for idx in np.ndindex(*batch):
-        order = np.arange(n)
-        for i, p in enumerate(piv[idx]):
-            j = int(p) - 1
-            order[i], order[j] = order[j], order[i]
-        out[idx] = np.eye(n)[:, order]  # x = P L U: row i of L U is row order[i] of x
-    return out
-
-
 PIVOTS_TO_PERM = defop("lu_pivots_to_permutation", _pivots_to_perm, inputs=("pivots",),
                        infer=lambda m, n, dtype: [(list(m[0][0][:-1]) + [n, n], D.convert_dtype(dtype))])
 
@@ -416,7 +347,7 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
     if unpack_ludata:
         from .indexing import slice as _slice
         low = tri(x, True, -1)
-        low = _slice(low, [x.ndim - 1], [0], [k]) + const(np.eye(m, k), x.dtype)
+        low = _slice(low, [x.ndim - 1], [0], [k]) + const(_eye(m, k), x.dtype)
         u = _slice(tri(x, False), [x.ndim - 2], [0], [k])
         l_ = low
     if unpack_pivots:

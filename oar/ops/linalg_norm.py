@@ -6,8 +6,6 @@ come from those ops; `cross` is one op with its own rule.
 """
 import builtins
 
-import numpy as np
-
 from .common import public_api, operand, norm_axis, infer_broadcast
 from .linalg import matmul, inverse
 from .linalg_decomp import svd, qr
@@ -15,6 +13,7 @@ from .linalg_util import mT, eye_like, matrix_check, square_check
 from .manipulation import transpose, unsqueeze, reshape
 from .math import abs, cast, pow, sqrt, unbroadcast
 from .reduction import sum, max, min, mean
+from ..kernels.linalg import cross as _cross, ones_column as _ones_column
 from .registry import apply, defop
 
 _INF = float("inf")
@@ -210,7 +209,7 @@ def _cross_grad(g, out, x, y, axis):
             unbroadcast(apply(CROSS, (g, cj(x)), {"axis": axis}), y))
 
 
-CROSS = defop("cross", lambda x, y, axis: np.cross(x, y, axis=axis), inputs=("x", "y"), infer=infer_broadcast,
+CROSS = defop("cross", _cross, inputs=("x", "y"), infer=infer_broadcast,
               grad=_cross_grad)
 
 
@@ -260,11 +259,7 @@ def _householder_q(x, tau, m):
     q = None
     for i in range(tau.shape[-1]):
         col = _slice(x, [x.ndim - 1], [i], [i + 1])  # [..., M, 1]
-        mask_below = np.zeros((m, 1))
-        mask_below[i + 1:] = 1.0
-        unit = np.zeros((m, 1))
-        unit[i] = 1.0
-        v = col * const(mask_below, x.dtype) + const(unit, x.dtype)
+        v = col * const(_ones_column(m, i + 1, m), x.dtype) + const(_ones_column(m, i, i + 1), x.dtype)
         t = unsqueeze(_slice(tau, [tau.ndim - 1], [i], [i + 1]), -1)  # [..., 1, 1]
         h = eye_like(m, x.dtype) - t * matmul(v, v, transpose_y=True)
         q = h if q is None else matmul(q, h)

@@ -9,17 +9,11 @@ import numpy as np
 from ..framework import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
-from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check, scipy_linalg
+from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check
 from .manipulation import concat, unsqueeze, squeeze
 from .math import unbroadcast
+from ..kernels.linalg import expm as _expm, lstsq as _lstsq, matrix_rank as _matrix_rank, pinv as _pinv, solve as _solve
 from .registry import apply, defop
-
-
-def _solve(x, y):
-    try:
-        return np.linalg.solve(x, y)
-    except np.linalg.LinAlgError as e:
-        raise ValueError(f"solve: the matrix is singular ({e})") from None
 
 
 def _solve_infer(m):
@@ -99,13 +93,6 @@ def _pinv_grad(g, p, x, rcond, hermitian):
     return t1 + t2 + t3
 
 
-def _pinv(x, rcond, hermitian):
-    try:
-        return np.linalg.pinv(x, rcond=rcond, hermitian=hermitian)
-    except np.linalg.LinAlgError as e:
-        raise ValueError(f"pinv: the SVD did not converge ({e})") from None
-
-
 PINV = defop("pinv", _pinv, infer=lambda m, rcond, hermitian: [(list(m[0][0][:-2]) + [m[0][0][-1], m[0][0][-2]],
                                                                  m[0][1])], grad=_pinv_grad)
 
@@ -122,29 +109,6 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 
 # ---- least squares ---------------------------------------------------------------------------------------------------
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
-
-
-def _lstsq(x, y, rcond, driver):
-    batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    x = np.broadcast_to(x, batch + x.shape[-2:])
-    y = np.broadcast_to(y, batch + y.shape[-2:])
-    m, n, k = x.shape[-2], x.shape[-1], y.shape[-1]
-    sol = np.empty(batch + (n, k), x.dtype)
-    ranks = np.empty(batch, np.int32)
-    svals = np.empty(batch + (min(m, n),), x.dtype)
-    res = np.empty(batch + (k,), x.dtype)
-    full = True
-    for idx in np.ndindex(*batch):
-        s_, r_, rank, sv = np.linalg.lstsq(x[idx], y[idx], rcond=rcond)
-        sol[idx], ranks[idx], svals[idx] = s_, rank, sv
-        full = full and rank == n
-        if m > n and rank == n:
-            res[idx] = r_
-    if not (m > n and full):
-        res = np.empty(batch + (0,), x.dtype)
-    if driver not in ("gelsd", "gelss"):  # Paddle returns singular values only for the SVD-based drivers
-        svals = np.empty(batch + (0,), x.dtype)
-    return sol, res, ranks, svals
 
 
 def _lstsq_infer(m, rcond, driver):
@@ -182,10 +146,6 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
 
 
 # ---- matrix functions ------------------------------------------------------------------------------------------------
-def _expm(x):
-    return np.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
-
-
 def _expm_grad(g, out, x):
     # the adjoint of the Frechet derivative: the top-right block of exp([[A^H, G], [0, A^H]])
     n = x.shape[-1]
@@ -230,16 +190,6 @@ def matrix_power(x, n, name=None):
         if n:
             base = matmul(base, base)
     return result
-
-
-def _matrix_rank(x, tol, hermitian):
-    if hermitian:
-        s = np.abs(np.linalg.eigvalsh(x))
-    else:
-        s = np.linalg.svd(x, compute_uv=False)
-    if tol is None:
-        tol = s.max(axis=-1, keepdims=True) * max(x.shape[-2:]) * np.finfo(x.dtype).eps
-    return np.asarray((s > tol).sum(axis=-1), np.int64)
 
 
 MATRIX_RANK = defop("matrix_rank", _matrix_rank, infer=lambda m, tol, hermitian: [(list(m[0][0][:-2]), D.int64)])

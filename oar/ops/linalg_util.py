@@ -1,8 +1,7 @@
 """Small matrix helpers for the linear-algebra gradient rules, built from existing ops (so they run eagerly, in
 static programs and at higher orders): last-two-axes transpose, triangle masks, diagonals, identities."""
-import numpy as np
-
 from .common import const, operand
+from ..kernels.linalg import eye, tri_ones
 from .manipulation import transpose, unsqueeze
 from .reduction import sum
 
@@ -25,12 +24,12 @@ def mH(x):
 def tri(x, lower, k=0):
     """The lower (``tril(x, k)``) or upper (``triu(x, k)``) triangle of the last two axes, as a masked product."""
     m, n = x.shape[-2], x.shape[-1]
-    mask = np.tril(np.ones((m, n)), k) if lower else np.triu(np.ones((m, n)), k)
+    mask = tri_ones(m, n, k, lower)
     return x * const(mask, x.dtype)
 
 
 def eye_like(n, dtype):
-    return const(np.eye(n), dtype)
+    return const(eye(n), dtype)
 
 
 def diag_embed(v):
@@ -55,15 +54,6 @@ def matrix_check(x, what):
     if x.ndim < 2:
         raise ValueError(f"{what} expects matrices of shape [..., M, N], got shape {x.shape}")
     return x
-
-
-def scipy_linalg(what):
-    """scipy.linalg, or an error that says which extra to install."""
-    try:
-        import scipy.linalg
-    except ImportError:
-        raise RuntimeError(f"{what} needs SciPy for its kernel: pip install 'oar[scipy]' (or scipy)") from None
-    return scipy.linalg
 
 
 def real_grad(name):

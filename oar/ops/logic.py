@@ -1,10 +1,14 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
-import numpy as np
-
 from ..framework import dtype as D
-from .common import (public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
+from .common import (public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
                      operand)
 from .math import _infer_reduce
+from ..kernels.logic import (all as _all, any as _any, bitwise_and as _bitwise_and, bitwise_not as _bitwise_not,
+                           bitwise_or as _bitwise_or, bitwise_xor as _bitwise_xor, equal as _equal,
+                           greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
+                           less_equal as _less_equal, less_than as _less_than, logical_and as _logical_and,
+                           logical_not as _logical_not, logical_or as _logical_or, logical_xor as _logical_xor,
+                           not_equal as _not_equal)
 from .registry import apply, defop
 
 
@@ -31,12 +35,12 @@ def _cmp(name, impl):
     return op, fn
 
 
-EQUAL, equal = _cmp("equal", np.equal)
-NOT_EQUAL, not_equal = _cmp("not_equal", np.not_equal)
-LESS_THAN, less_than = _cmp("less_than", np.less)
-LESS_EQUAL, less_equal = _cmp("less_equal", np.less_equal)
-GREATER_THAN, greater_than = _cmp("greater_than", np.greater)
-GREATER_EQUAL, greater_equal = _cmp("greater_equal", np.greater_equal)
+EQUAL, equal = _cmp("equal", _equal)
+NOT_EQUAL, not_equal = _cmp("not_equal", _not_equal)
+LESS_THAN, less_than = _cmp("less_than", _less_than)
+LESS_EQUAL, less_equal = _cmp("less_equal", _less_equal)
+GREATER_THAN, greater_than = _cmp("greater_than", _greater_than)
+GREATER_EQUAL, greater_equal = _cmp("greater_equal", _greater_equal)
 
 
 def _logic(name, impl, bitwise=False):
@@ -52,14 +56,14 @@ def _logic(name, impl, bitwise=False):
     return op, fn
 
 
-LOGICAL_AND, logical_and = _logic("logical_and", np.logical_and)
-LOGICAL_OR, logical_or = _logic("logical_or", np.logical_or)
-LOGICAL_XOR, logical_xor = _logic("logical_xor", np.logical_xor)
-BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True)
-BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True)
-BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True)
-LOGICAL_NOT = defop("logical_not", np.logical_not, infer=infer_bool)
-BITWISE_NOT = defop("bitwise_not", np.invert)
+LOGICAL_AND, logical_and = _logic("logical_and", _logical_and)
+LOGICAL_OR, logical_or = _logic("logical_or", _logical_or)
+LOGICAL_XOR, logical_xor = _logic("logical_xor", _logical_xor)
+BITWISE_AND, bitwise_and = _logic("bitwise_and", _bitwise_and, True)
+BITWISE_OR, bitwise_or = _logic("bitwise_or", _bitwise_or, True)
+BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", _bitwise_xor, True)
+LOGICAL_NOT = defop("logical_not", _logical_not, infer=infer_bool)
+BITWISE_NOT = defop("bitwise_not", _bitwise_not)
 
 
 def logical_not(x, out=None, name=None):
@@ -86,9 +90,9 @@ def _infer_all(m, axis, keepdim):
     return [(_infer_reduce(m, axis, keepdim)[0][0], D.bool_)]
 
 
-ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=axis_tuple(axis), keepdims=keepdim)),
+ALL = defop("all", _all,
             infer=_infer_all)
-ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=axis_tuple(axis), keepdims=keepdim)),
+ANY = defop("any", _any,
             infer=_infer_all)
 
 
@@ -112,7 +116,7 @@ def any(x, axis=None, keepdim=False, name=None):
     return apply(ANY, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
-ISCLOSE = defop("isclose", lambda x, y, rtol, atol, equal_nan: np.isclose(x, y, rtol, atol, equal_nan),
+ISCLOSE = defop("isclose", _isclose,
                 inputs=("x", "y"), infer=infer_broadcast_bool)
 
 

@@ -7,39 +7,29 @@ from ..framework import dtype as D
 from . import subscript
 from .common import public_api, const, operand, to_int_list
 from .math import unbroadcast, expand_as, zeros_like, cast
+from ..kernels.manipulation import (PAD_MODES as _PAD_MODES, arange_repeated as _arange_repeated,
+                                    broadcast_to as _broadcast_to, concat as _concat, flatten as _flatten,
+                                    flip as _flip, numel as _numel, pad as _pad, pad_grad as _pad_grad_impl,
+                                    repeat_count as _repeat_count, repeat_index as _repeat_index,
+                                    reshape as _reshape, reshape_as as _reshape_as,
+                                    reshape_target as _reshape_target, roll as _roll, shape as _shape,
+                                    split as _split, split_like as _split_like, split_sizes as _split_sizes,
+                                    squeeze as _squeeze, tile as _tile, tile_grad as _tile_grad_impl,
+                                    transpose as _transpose, unsqueeze as _unsqueeze)
 from .registry import apply, bounds_output, defop, infer_meta
 
 # ---- reshape family --------------------------------------------------------------------------------------------
 
 
-def _reshape(x, shape):
-    try:
-        return x.reshape([x.shape[i] if s == 0 else s for i, s in enumerate(shape)])
-    except ValueError:  # explain in the user's terms (checked only on failure: reshape is on the hot path)
-        _reshape_infer([(x.shape, None)], shape)
-        raise
-
-
 def _reshape_infer(m, shape):
     """Paddle's reshape target: 0 copies the input dim, one -1 is inferred from the element count."""
-    ins = m[0][0]
-    out = [ins[i] if s == 0 else s for i, s in enumerate(shape)]
-    if out.count(-1) == 1 and -1 not in ins:
-        known = int(np.prod([d for d in out if d != -1]))
-        total = int(np.prod(ins))
-        if known == 0 or total % known:
-            raise ValueError(f"reshape: cannot reshape a tensor of shape {ins} into {shape}")
-        out[out.index(-1)] = total // known
-    elif -1 not in out and -1 not in ins and int(np.prod(out)) != int(np.prod(ins)):
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {ins} ({int(np.prod(ins))} elements) "
-                         f"into {shape} ({int(np.prod(out))} elements)")
-    return [(out, m[0][1])]
+    return [(_reshape_target(m[0][0], shape), m[0][1])]
 
 
 RESHAPE = defop("reshape", _reshape, infer=_reshape_infer,
                 grad=lambda g, out, x, shape: reshape_as(g, x))
 
-RESHAPE_AS = defop("reshape_as", lambda x, y: x.reshape(y.shape), inputs=("x", "y"), nondiff=(1,),
+RESHAPE_AS = defop("reshape_as", _reshape_as, inputs=("x", "y"), nondiff=(1,),
                    infer=lambda m: [(m[1][0], m[0][1])], grad=lambda g, out, x, y: (reshape_as(g, x), None))
 
 
@@ -63,10 +53,6 @@ def reshape(x, shape, name=None):
         from .dynamic_shape import reshape_dynamic
         return reshape_dynamic(x, shape)
     return apply(RESHAPE, (x,), {"shape": [int(s) for s in shape]})
-
-
-def _flatten(x, start_axis, stop_axis):
-    return x.reshape(x.shape[:start_axis] + (-1,) + x.shape[stop_axis + 1:])
 
 
 FLATTEN = defop("flatten", _flatten, grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
@@ -95,8 +81,8 @@ def _transpose_infer(m, perm):
     return [([s[p] for p in perm], m[0][1])]
 
 
-TRANSPOSE = defop("transpose", lambda x, perm: np.transpose(x, perm), infer=_transpose_infer,
-                  grad=lambda g, out, x, perm: transpose(g, list(np.argsort(perm))))
+TRANSPOSE = defop("transpose", _transpose, infer=_transpose_infer,
+                  grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)))
 
 
 def transpose(x, perm, name=None):
@@ -151,7 +137,7 @@ def squeeze(x, axis=None, name=None):
     return reshape(x, shape)
 
 
-SQUEEZE = defop("squeeze", lambda x, axis: np.squeeze(x, tuple(axis)), grad=lambda g, out, x, axis: reshape_as(g, x))
+SQUEEZE = defop("squeeze", _squeeze, grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
 def unsqueeze(x, axis, name=None):
@@ -172,13 +158,8 @@ def unsqueeze(x, axis, name=None):
     return reshape(x, shape)
 
 
-UNSQUEEZE = defop("unsqueeze", lambda x, axis: np.expand_dims(x, axis),
+UNSQUEEZE = defop("unsqueeze", _unsqueeze,
                   grad=lambda g, out, x, axis: reshape_as(g, x))
-
-
-def _broadcast_to(x, shape):
-    shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
-    return np.broadcast_to(x, shape)
 
 
 BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
@@ -226,14 +207,7 @@ def _tile_grad(g, out, x, repeat_times):
     return reshape_as(gg, x)
 
 
-def _tile_grad_impl(g, x, repeat_times):
-    inter = []
-    for r, d in zip(repeat_times, (1,) * (g.ndim - x.ndim) + x.shape):
-        inter += [r, d]
-    return g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2))).reshape(x.shape)
-
-
-TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
+TILE = defop("tile", _tile, grad=_tile_grad)
 # np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
 bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
 TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
@@ -260,10 +234,9 @@ def _concat_grad(g, out, *xs, axis):
     return tuple(apply(SPLIT_LIKE, (g,) + tuple(xs), {"axis": axis}))
 
 
-CONCAT = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), inputs=("x",), variadic=True,
+CONCAT = defop("concat", _concat, inputs=("x",), variadic=True,
                infer=_concat_infer, grad=_concat_grad)
-SPLIT_LIKE = defop("split_like", lambda g, *xs, axis: tuple(np.split(g, np.cumsum([x.shape[axis] for x in xs])[:-1],
-                                                                     axis=axis)),
+SPLIT_LIKE = defop("split_like", _split_like,
                    inputs=("x",), outputs=("out*",), variadic=True,
                    infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]])
 
@@ -296,29 +269,6 @@ def stack(x, axis=0, name=None):
     nd = xs[0].ndim + 1
     a = int(axis) % nd
     return concat([unsqueeze(v, a) for v in xs], axis=a)
-
-
-def _split_sizes(n, sections, num, axis):
-    """The part sizes along a dim of size `n`: `num` equal parts, or `sections` with at most one -1."""
-    if num:
-        if n % num:
-            raise ValueError(f"split: dim {axis} of size {n} does not divide into {num} equal parts")
-        return [n // num] * num
-    if -1 in sections:
-        rest = n - (sum(sections) + 1)
-        if rest < 0:
-            raise ValueError(f"split: sections {sections} need more than the {n} elements of dim {axis}")
-        sections = list(sections)
-        sections[sections.index(-1)] = rest
-    elif sum(sections) != n:
-        raise ValueError(f"split: sections {sections} do not add up to dim {axis} of size {n}")
-    return sections
-
-
-def _split(x, sections, axis, num=0):
-    if num or -1 in sections or sum(sections) != x.shape[axis]:  # sizes set at run time (unknown dims at build)
-        sections = _split_sizes(x.shape[axis], sections, num, axis)
-    return tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis))
 
 
 def _split_infer(m, sections, axis, num=0):
@@ -419,8 +369,8 @@ def unbind(input, axis=0):
 
 # ---- shape queries ---------------------------------------------------------------------------------------------
 
-SHAPE = defop("shape", lambda x: np.asarray(x.shape, dtype=np.int64), infer=lambda m: [([len(m[0][0])], D.int64)])
-NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambda m: [([], D.int64)])
+SHAPE = defop("shape", _shape, infer=lambda m: [([len(m[0][0])], D.int64)])
+NUMEL = defop("numel", _numel, infer=lambda m: [([], D.int64)])
 
 
 def shape(input):
@@ -450,7 +400,7 @@ def _axes(axis, ndim):
     return [int(a) % max(ndim, 1) for a in axes]
 
 
-FLIP = defop("flip", lambda x, axis: np.flip(x, axis).copy(), grad=lambda g, out, x, axis: apply(FLIP, (g,),
+FLIP = defop("flip", _flip, grad=lambda g, out, x, axis: apply(FLIP, (g,),
                                                                                                   {"axis": axis}))
 
 
@@ -462,12 +412,6 @@ def flip(x, axis, name=None):
         [[2, 1], [4, 3]]
     """
     return apply(FLIP, (x,), {"axis": _axes(axis, x.ndim)})
-
-
-def _roll(x, shifts, axis):
-    if axis is None:
-        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
-    return np.roll(x, shifts, axis)
 
 
 ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,), {
@@ -489,29 +433,6 @@ def roll(x, shifts, axis=None, name=None):
         if len(axis) != len(shifts):
             raise ValueError(f"roll: {len(shifts)} shifts given for {len(axis)} axes")
     return apply(ROLL, (x,), {"shifts": shifts, "axis": axis})
-
-
-_NP_PAD_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
-
-
-def _pad(x, pad_width, mode, value):
-    if mode == "constant":
-        return np.pad(x, pad_width, mode="constant", constant_values=value)
-    return np.pad(x, pad_width, mode=_NP_PAD_MODE[mode])
-
-
-def _pad_grad_impl(x, g, pad_width, mode):
-    """Adds each output position's gradient to the input position it was copied from."""
-    src = np.arange(x.size).reshape(x.shape)
-    src = np.pad(src, pad_width, mode="constant", constant_values=-1) if mode == "constant" else \
-        np.pad(src, pad_width, mode=_NP_PAD_MODE[mode])
-    keep = src.reshape(-1) >= 0
-    idx, w = src.reshape(-1)[keep], g.reshape(-1)[keep]
-    if np.iscomplexobj(w):  # bincount takes real weights only
-        gx = np.bincount(idx, w.real, x.size) + 1j * np.bincount(idx, w.imag, x.size)
-    else:
-        gx = np.bincount(idx, weights=w, minlength=x.size)
-    return gx.astype(g.dtype, copy=False).reshape(x.shape)
 
 
 def _pad_infer(m, pad_width, mode, value):
@@ -540,8 +461,8 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     """
     p = to_int_list(pad, "pad")
     nd = x.ndim
-    if mode not in _NP_PAD_MODE:
-        raise ValueError(f"pad: mode must be one of {sorted(_NP_PAD_MODE)}, got {mode!r}")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be one of {sorted(_PAD_MODES)}, got {mode!r}")
     if len(p) % 2:
         raise ValueError(f"pad: needs an even number of entries, got {p}")
     if len(p) == 2 * nd and mode == "constant":
@@ -558,14 +479,9 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     return apply(PAD, (x,), {"pad_width": width, "mode": mode, "value": float(value)})
 
 
-def _repeat_index(x, repeats, axis):
-    return np.repeat(np.arange(x.shape[axis]), repeats.reshape(-1) if repeats.ndim else int(repeats))
-
-
 REPEAT_INDEX = defop("repeat_index", _repeat_index, inputs=("x", "repeats"), nondiff=(0, 1),
                      infer=lambda m, axis: [([-1], D.int64)])
-bounds_output(REPEAT_INDEX, elements=lambda x, repeats, axis: int(np.sum(repeats, dtype=np.float64)) if repeats.ndim
-              else x.shape[axis] * abs(int(repeats)))
+bounds_output(REPEAT_INDEX, elements=_repeat_count)
 
 
 def repeat_interleave(x, repeats, axis=None, name=None):
@@ -581,7 +497,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         x, axis = flatten(x), 0
     axis = int(axis) % x.ndim
     if isinstance(repeats, (int, np.integer)) and x.shape[axis] != -1:  # the index is a known constant
-        index = const(np.repeat(np.arange(x.shape[axis]), int(repeats)), D.int64)
+        index = const(_arange_repeated(x.shape[axis], int(repeats)), D.int64)
     else:  # computed when the program runs (repeats given as a tensor, or an unknown dim)
         index = apply(REPEAT_INDEX, (x, operand(repeats)), {"axis": axis})
     return gather(x, index, axis)

@@ -6,6 +6,20 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
+from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin as _asin, atan as _atan,
+                                   atan2 as _atan2, cast as _cast, ceil as _ceil, clip as _clip, cos as _cos,
+                                   cosh as _cosh, erf as _erf, exp as _exp, expand_as as _expand_as,
+                                   expm1 as _expm1, floor as _floor, floor_divide as _floor_divide, fmax as _fmax,
+                                   fmin as _fmin, isfinite as _isfinite, isinf as _isinf, isnan as _isnan,
+                                   log as _log, log1p as _log1p, log2 as _log2, log10 as _log10,
+                                   maximum as _maximum, minimum as _minimum, multiply as _multiply,
+                                   nan_to_num as _nan_to_num, negative as _neg, power as _power,
+                                   reciprocal as _reciprocal, reduce_as as _reduce_as, remainder as _remainder,
+                                   round_half_away as _round_half_away, rsqrt as _rsqrt, scale as _scale,
+                                   sigmoid as _sigmoid, sign as _sign, sin as _sin, sinh as _sinh, sqrt as _sqrt,
+                                   square as _square, subtract as _subtract, tan as _tan, tanh as _tanh,
+                                   true_divide as _true_divide, trunc as _trunc, where as _where,
+                                   zeros_like as _zeros_like)
 from .common import public_api, EMPTY, binary, broadcast_shapes, infer_broadcast, infer_same, norm_axis, operand
 from .registry import apply, defop
 
@@ -20,28 +34,9 @@ def unbroadcast(g, x):
     return apply(REDUCE_AS, (g, x))
 
 
-def _reduce_as(g, x):
-    if g.shape == x.shape:  # static programs cannot always prove this at build time
-        return g
-    nd = g.ndim - x.ndim
-    if g.shape[nd:] == x.shape:  # only leading dims were added (a bias): one plain sum
-        return np.add.reduce(g, axis=tuple(range(nd)))
-    axes = tuple(range(nd)) + tuple(i + nd for i, (a, b) in enumerate(zip(x.shape, g.shape[nd:])) if a == 1 != b)
-    r = g.sum(axis=axes, keepdims=True) if axes else g
-    return r.reshape(x.shape)
-
-
 REDUCE_AS = defop("reduce_as", _reduce_as, inputs=("x", "target"), nondiff=(1,),
                   infer=lambda m: [(m[1][0], m[0][1])],
                   grad=lambda g, out, x, target: (expand_as(g, x), None))
-
-
-def _expand_as(x, y):
-    if y.size > 4096:
-        return np.broadcast_to(x, y.shape)  # a view: no copy of large results
-    out = np.empty(y.shape, x.dtype)  # small: a copy is cheaper than broadcast_to's Python wrapper
-    out[...] = x
-    return out
 
 
 EXPAND_AS = defop("expand_as", _expand_as, inputs=("x", "y"), nondiff=(1,),
@@ -60,10 +55,6 @@ def expand_as(x, y, name=None):
 
 
 # ---- cast ----------------------------------------------------------------------------------------------------
-
-def _cast(x, dtype):
-    return x.astype(D.np_dtype(dtype), copy=False)
-
 
 CAST = defop("cast", _cast, infer=lambda m, dtype: [(m[0][0], D.convert_dtype(dtype))],
              grad=lambda g, out, x, dtype: cast(g, x.dtype) if x.dtype.kind in "fc" else None)
@@ -90,11 +81,11 @@ def _bin(name, impl, grad, nondiff=()):
 
 # Gradient rules skip inputs with stop_gradient (constants, data): fewer ops on the eager hot path and in
 # static backward programs alike.
-ADD = _bin("add", np.add, lambda g, out, x, y: (
+ADD = _bin("add", _add, lambda g, out, x, y: (
     None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(g, y)))
-SUBTRACT = _bin("subtract", np.subtract, lambda g, out, x, y: (
+SUBTRACT = _bin("subtract", _subtract, lambda g, out, x, y: (
     None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(-g, y)))
-MULTIPLY = _bin("multiply", np.multiply, lambda g, out, x, y: (
+MULTIPLY = _bin("multiply", _multiply, lambda g, out, x, y: (
     None if x.stop_gradient else unbroadcast(g * _conj_operand(y), x),
     None if y.stop_gradient else unbroadcast(g * _conj_operand(x), y)))
 
@@ -108,20 +99,14 @@ def _conj_operand(t):
     return conj(t)
 
 
-def _true_divide(x, y):
-    if x.dtype.kind in "iub":  # Paddle: integer division of tensors gives a float result
-        return np.true_divide(x, y, dtype=D.default_float().np)
-    return np.true_divide(x, y)
-
-
 DIVIDE = defop("divide", _true_divide, inputs=("x", "y"),
                infer=lambda m: [(broadcast_shapes(m[0][0], m[1][0]),
                                  m[0][1] if m[0][1].kind in "fc" else D.default_float())],
                grad=lambda g, out, x, y: (None if x.stop_gradient else unbroadcast(g / _conj_operand(y), x),
                                           None if y.stop_gradient else unbroadcast(
                                               -g * _conj_operand(out / y), y)))
-FLOOR_DIVIDE = _bin("floor_divide", np.floor_divide, None)
-REMAINDER = _bin("remainder", np.mod, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
+FLOOR_DIVIDE = _bin("floor_divide", _floor_divide, None)
+REMAINDER = _bin("remainder", _remainder, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
 
 
 def _pow_grad(g, out, x, y):
@@ -130,7 +115,7 @@ def _pow_grad(g, out, x, y):
     return unbroadcast(gx, x), (unbroadcast(gy, y) if gy is not None else None)
 
 
-POW = _bin("elementwise_pow", np.power, _pow_grad)
+POW = _bin("elementwise_pow", _power, _pow_grad)
 
 
 def _select_grad(g, x_wins, x, y):
@@ -139,11 +124,11 @@ def _select_grad(g, x_wins, x, y):
         (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
 
 
-MAXIMUM = _bin("maximum", np.maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y))
-MINIMUM = _bin("minimum", np.minimum, lambda g, out, x, y: _select_grad(g, x <= y, x, y))
-FMAX = _bin("fmax", np.fmax, None)
-FMIN = _bin("fmin", np.fmin, None)
-ATAN2 = _bin("atan2", np.arctan2, lambda g, out, x, y: (
+MAXIMUM = _bin("maximum", _maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y))
+MINIMUM = _bin("minimum", _minimum, lambda g, out, x, y: _select_grad(g, x <= y, x, y))
+FMAX = _bin("fmax", _fmax, None)
+FMIN = _bin("fmin", _fmin, None)
+ATAN2 = _bin("atan2", _atan2, lambda g, out, x, y: (
     unbroadcast(g * y / (x * x + y * y), x), unbroadcast(-g * x / (x * x + y * y), y)))
 
 
@@ -307,65 +292,41 @@ def _un(name, impl, grad, infer=infer_same):
     return op, fn
 
 
-def _round_half_away(x):
-    """Paddle rounds halves away from zero (numpy's `round` rounds them to even)."""
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x)).astype(x.dtype, copy=False)
-
-
-def _erf(x):
-    if x.dtype == np.float64 or x.dtype.kind != "f":  # exact, elementwise
-        return np.vectorize(_math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
-    # float32/16: Abramowitz & Stegun 7.1.26 (abs error < 1.5e-7, about float32's resolution), vectorized
-    a = np.abs(x.astype(np.float64))
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return (np.sign(x) * (1.0 - poly * np.exp(-a * a))).astype(x.dtype)
-
-
-NEG, neg = _un("neg", np.negative, lambda g, out, x: -g)
-EXP, exp = _un("exp", np.exp, lambda g, out, x: g * out)
-EXPM1, expm1 = _un("expm1", np.expm1, lambda g, out, x: g * (out + 1))
-LOG, log = _un("log", np.log, lambda g, out, x: g / x)
-LOG2, log2 = _un("log2", np.log2, lambda g, out, x: g / (x * _math.log(2.0)))
-LOG10, log10 = _un("log10", np.log10, lambda g, out, x: g / (x * _math.log(10.0)))
-LOG1P, log1p = _un("log1p", np.log1p, lambda g, out, x: g / (x + 1))
-SQRT, sqrt = _un("sqrt", np.sqrt, lambda g, out, x: g * 0.5 / out)
-RSQRT, rsqrt = _un("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: g * -0.5 * out / x)
-SQUARE, square = _un("square", np.square, lambda g, out, x: g * 2 * x)
-ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
+NEG, neg = _un("neg", _neg, lambda g, out, x: -g)
+EXP, exp = _un("exp", _exp, lambda g, out, x: g * out)
+EXPM1, expm1 = _un("expm1", _expm1, lambda g, out, x: g * (out + 1))
+LOG, log = _un("log", _log, lambda g, out, x: g / x)
+LOG2, log2 = _un("log2", _log2, lambda g, out, x: g / (x * _math.log(2.0)))
+LOG10, log10 = _un("log10", _log10, lambda g, out, x: g / (x * _math.log(10.0)))
+LOG1P, log1p = _un("log1p", _log1p, lambda g, out, x: g / (x + 1))
+SQRT, sqrt = _un("sqrt", _sqrt, lambda g, out, x: g * 0.5 / out)
+RSQRT, rsqrt = _un("rsqrt", _rsqrt, lambda g, out, x: g * -0.5 * out / x)
+SQUARE, square = _un("square", _square, lambda g, out, x: g * 2 * x)
+ABS, abs = _un("abs", _abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
                infer=lambda m: [(m[0][0], {D.complex64: D.float32, D.complex128: D.float64}.get(m[0][1], m[0][1]))])
-SIGN, sign = _un("sign", np.sign, lambda g, out, x: zeros_like(g))
-SIN, sin = _un("sin", np.sin, lambda g, out, x: g * cos(x))
-COS, cos = _un("cos", np.cos, lambda g, out, x: -g * sin(x))
-TAN, tan = _un("tan", np.tan, lambda g, out, x: g * (1 + out * out))
-ASIN, asin = _un("asin", np.arcsin, lambda g, out, x: g * rsqrt(1 - x * x))
-ACOS, acos = _un("acos", np.arccos, lambda g, out, x: -g * rsqrt(1 - x * x))
-ATAN, atan = _un("atan", np.arctan, lambda g, out, x: g / (1 + x * x))
-SINH, sinh = _un("sinh", np.sinh, lambda g, out, x: g * cosh(x))
-COSH, cosh = _un("cosh", np.cosh, lambda g, out, x: g * sinh(x))
-TANH, tanh = _un("tanh", np.tanh, lambda g, out, x: g * (1 - out * out))
-SIGMOID, sigmoid = _un("sigmoid", lambda x: (np.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f"
-                       else 1 / (1 + np.exp(-x)), lambda g, out, x: g * out * (1 - out))
+SIGN, sign = _un("sign", _sign, lambda g, out, x: zeros_like(g))
+SIN, sin = _un("sin", _sin, lambda g, out, x: g * cos(x))
+COS, cos = _un("cos", _cos, lambda g, out, x: -g * sin(x))
+TAN, tan = _un("tan", _tan, lambda g, out, x: g * (1 + out * out))
+ASIN, asin = _un("asin", _asin, lambda g, out, x: g * rsqrt(1 - x * x))
+ACOS, acos = _un("acos", _acos, lambda g, out, x: -g * rsqrt(1 - x * x))
+ATAN, atan = _un("atan", _atan, lambda g, out, x: g / (1 + x * x))
+SINH, sinh = _un("sinh", _sinh, lambda g, out, x: g * cosh(x))
+COSH, cosh = _un("cosh", _cosh, lambda g, out, x: g * sinh(x))
+TANH, tanh = _un("tanh", _tanh, lambda g, out, x: g * (1 - out * out))
+SIGMOID, sigmoid = _un("sigmoid", _sigmoid, lambda g, out, x: g * out * (1 - out))
 ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x))
-FLOOR, floor = _un("floor", np.floor, lambda g, out, x: zeros_like(g))
-CEIL, ceil = _un("ceil", np.ceil, lambda g, out, x: zeros_like(g))
+FLOOR, floor = _un("floor", _floor, lambda g, out, x: zeros_like(g))
+CEIL, ceil = _un("ceil", _ceil, lambda g, out, x: zeros_like(g))
 ROUND, round = _un("round", _round_half_away, lambda g, out, x: zeros_like(g))
-TRUNC, trunc = _un("trunc", np.trunc, lambda g, out, x: zeros_like(g))
-RECIPROCAL, reciprocal = _un("reciprocal", np.reciprocal, lambda g, out, x: -g * out * out)
-ISNAN, isnan = _un("isnan", np.isnan, None, infer=lambda m: [(m[0][0], D.bool_)])
-ISINF, isinf = _un("isinf", np.isinf, None, infer=lambda m: [(m[0][0], D.bool_)])
-ISFINITE, isfinite = _un("isfinite", np.isfinite, None, infer=lambda m: [(m[0][0], D.bool_)])
+TRUNC, trunc = _un("trunc", _trunc, lambda g, out, x: zeros_like(g))
+RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out)
+ISNAN, isnan = _un("isnan", _isnan, None, infer=lambda m: [(m[0][0], D.bool_)])
+ISINF, isinf = _un("isinf", _isinf, None, infer=lambda m: [(m[0][0], D.bool_)])
+ISFINITE, isfinite = _un("isfinite", _isfinite, None, infer=lambda m: [(m[0][0], D.bool_)])
 
 
-def _scale(x, scale, bias, bias_after_scale):
-    if bias == 0.0:
-        return x * scale
-    return x * scale + bias if bias_after_scale else (x + bias) * scale
-
-
-SCALE = defop("scale", lambda x, scale, bias, bias_after_scale: _scale(x, scale, bias, bias_after_scale).astype(
-    x.dtype, copy=False), grad=lambda g, out, x, scale, bias, bias_after_scale: scale_(g, scale))
+SCALE = defop("scale", _scale, grad=lambda g, out, x, scale, bias, bias_after_scale: scale_(g, scale))
 
 
 def scale_(x, scale):
@@ -391,10 +352,6 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     return apply(SCALE, (x,), {"scale": float(scale), "bias": float(bias), "bias_after_scale": bias_after_scale})
 
 
-def _clip(x, min, max):
-    return np.clip(x, min, max).astype(x.dtype, copy=False)
-
-
 CLIP = defop("clip", _clip, grad=lambda g, out, x, min, max: g * cast((x >= min) & (x <= max), g.dtype))
 
 
@@ -413,10 +370,6 @@ def clip(x, min=None, max=None, name=None):
     return apply(CLIP, (x,), {"min": lo, "max": hi})
 
 
-def _nan_to_num(x, nan, posinf, neginf):
-    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
-
-
 NAN_TO_NUM = defop("nan_to_num", _nan_to_num,
                    grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype))
 
@@ -429,10 +382,6 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
         [0.0, 1.0, 9.0]
     """
     return apply(NAN_TO_NUM, (x,), {"nan": float(nan), "posinf": posinf, "neginf": neginf})
-
-
-def _where(c, x, y):
-    return np.where(c, x, y)
 
 
 WHERE = defop("where", _where, inputs=("condition", "x", "y"), nondiff=(0,),
@@ -464,10 +413,6 @@ def where(condition, x=None, y=None, name=None):
 
 
 # ---- constants used by gradient rules (defined here to avoid a cycle with creation.py) ----------------------
-
-def _zeros_like(x):
-    return np.zeros_like(x)
-
 
 ZEROS_LIKE = defop("zeros_like", _zeros_like)
 

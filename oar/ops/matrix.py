@@ -2,30 +2,23 @@
 index forms, trace, kron, tensordot, inner, mv, addmm, dist/cdist, renorm, vander.
 
 Kernels are NumPy; diagonal and the triangles have gradient rules written with other ops, the rest are composed."""
-import builtins
-
-import numpy as np
-
 from ..framework import dtype as D
 from .common import norm_axis1, public_api, to_int_list
 from .linalg import einsum, matmul
 from .manipulation import reshape, transpose, unsqueeze, flatten
 from .math import abs, cast, pow, where, zeros_like
 from .reduction import max as _max, min as _min, sum as _sum
+from ..kernels.linalg import (diag_embed as _diag_embed_impl, diagonal as _diagonal,
+                              diagonal_grad as _diagonal_grad_impl, tri_indices as _tri_indices_impl, tril as _tril,
+                              triu as _triu)
 from .registry import apply, defop
 
 
 # ---- triangles -------------------------------------------------------------------------------------------------
 
-def _tri_mask(shape, diagonal, lower):
-    rows, cols = shape[-2], shape[-1]
-    keep = np.tri(rows, cols, diagonal, dtype=bool)
-    return keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
-
-
-TRIL = defop("tril", lambda x, diagonal: np.where(_tri_mask(x.shape, diagonal, True), x, np.zeros((), x.dtype)),
+TRIL = defop("tril", _tril,
              grad=lambda g, out, x, diagonal: tril(g, diagonal))
-TRIU = defop("triu", lambda x, diagonal: np.where(_tri_mask(x.shape, diagonal, False), x, np.zeros((), x.dtype)),
+TRIU = defop("triu", _triu,
              grad=lambda g, out, x, diagonal: triu(g, diagonal))
 
 
@@ -54,11 +47,6 @@ def triu(x, diagonal=0, name=None):
     """
     _check_matrix(x, "triu")
     return apply(TRIU, (x,), {"diagonal": int(diagonal)})
-
-
-def _tri_indices_impl(row, col, offset, dtype, lower):
-    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    return np.stack([r, c]).astype(D.np_dtype(dtype))
 
 
 TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=())
@@ -91,19 +79,6 @@ def triu_indices(row, col=None, offset=0, dtype="int64"):
 
 # ---- diagonals ---------------------------------------------------------------------------------------------------
 
-def _diagonal(x, offset, axis1, axis2):
-    return np.ascontiguousarray(np.diagonal(x, offset, axis1, axis2))
-
-
-def _diagonal_grad_impl(g, x, offset, axis1, axis2):
-    out = np.zeros(x.shape, g.dtype)
-    idx = np.arange(g.shape[-1])
-    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
-    moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
-    moved[..., rows, cols] = g
-    return out
-
-
 DIAGONAL_GRAD = defop("diagonal_grad", _diagonal_grad_impl, inputs=("grad", "x"), nondiff=(1,),
                       infer=lambda m, offset, axis1, axis2: [(m[1][0], m[0][1])],
                       grad=lambda g, out, grad, x, offset, axis1, axis2: (
@@ -126,15 +101,6 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     if a1 == a2:
         raise ValueError(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2}")
     return apply(DIAGONAL, (x,), {"offset": int(offset), "axis1": a1, "axis2": a2})
-
-
-def _diag_embed_impl(x, offset, padding_value):
-    n = x.shape[-1] + builtins.abs(offset)
-    out = np.full(x.shape[:-1] + (n, n), padding_value, x.dtype)
-    idx = np.arange(x.shape[-1])
-    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
-    out[..., rows, cols] = x
-    return out
 
 
 DIAG_EMBED = defop("diag_embed_last", _diag_embed_impl,

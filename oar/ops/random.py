@@ -1,9 +1,9 @@
-"""Random creation ops. Every kernel draws from `oar.framework.state.rng()`, so `oar.seed(n)` makes them
-reproducible (in eager mode and when a static program runs)."""
-import numpy as np
-
+"""Random creation ops. Each kernel (`oar/kernels/random.py`) draws from the generator the op passes it,
+`oar.framework.state.rng()`, so `oar.seed(n)` makes them reproducible (in eager mode and when a static program
+runs)."""
 from ..framework import dtype as D
 from ..framework.state import rng
+from ..kernels import random as kernels
 from .common import operand, to_int_list
 from .registry import apply, bounds_output, defop
 
@@ -20,21 +20,21 @@ def _shape_infer(m, shape, dtype, **kw):
 
 
 def _uniform(shape, dtype, min, max):
-    return rng().uniform(min, max, shape).astype(D.np_dtype(dtype))
+    return kernels.uniform(rng(), shape, dtype, min, max)
 
 
 def _gaussian(shape, dtype, mean, std):
-    return rng().normal(mean, std, shape).astype(D.np_dtype(dtype))
+    return kernels.gaussian(rng(), shape, dtype, mean, std)
 
 
 def _randint(shape, dtype, low, high):
-    return rng().integers(low, high, shape).astype(D.np_dtype(dtype))
+    return kernels.randint(rng(), shape, dtype, low, high)
 
 
 UNIFORM = defop("uniform_random", _uniform, inputs=(), infer=_shape_infer, random=True)
 GAUSSIAN = defop("gaussian_random", _gaussian, inputs=(), infer=_shape_infer, random=True)
 RANDINT = defop("randint", _randint, inputs=(), infer=_shape_infer, random=True)
-RANDPERM = defop("randperm", lambda n, dtype: rng().permutation(n).astype(D.np_dtype(dtype)), inputs=(),
+RANDPERM = defop("randperm", lambda n, dtype: kernels.randperm(rng(), n, dtype), inputs=(),
                  infer=lambda m, n, dtype: [([n], D.convert_dtype(dtype))], random=True)
 
 
@@ -176,7 +176,7 @@ def randperm(n, dtype="int64", name=None):
 # ---- ops with a tensor input -----------------------------------------------------------------------------------
 
 def _bernoulli(x):
-    return (rng().random(x.shape) < x).astype(x.dtype)
+    return kernels.bernoulli(rng(), x)
 
 
 BERNOULLI = defop("bernoulli", _bernoulli, random=True)
@@ -194,13 +194,7 @@ def bernoulli(x, name=None):
 
 
 def _multinomial(x, num_samples, replacement):
-    p = x.reshape(-1, x.shape[-1]).astype(np.float64)
-    if (p < 0).any() or not np.isfinite(p).all():
-        raise ValueError("multinomial: probabilities must be finite and non-negative")
-    p = p / p.sum(axis=1, keepdims=True)
-    g = rng()
-    rows = [g.choice(p.shape[1], num_samples, replace=replacement, p=row) for row in p]
-    return np.asarray(rows, np.int64).reshape(x.shape[:-1] + (num_samples,))
+    return kernels.multinomial(rng(), x, num_samples, replacement)
 
 
 MULTINOMIAL = defop("multinomial", _multinomial,
@@ -224,7 +218,7 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
 
 
 def _poisson(x):
-    return rng().poisson(x).astype(x.dtype)
+    return kernels.poisson(rng(), x)
 
 
 POISSON = defop("poisson", _poisson, random=True)

@@ -3,6 +3,9 @@ h/v/dsplit, unflatten, view/view_as, unfold (sliding windows), meshgrid, broadca
 index_sample, index_put, take, shard_index, unique_consecutive, logspace, rank, is_empty.
 
 Composed ops get gradients, static mode and export from their parts; unique_consecutive is the one kernel here."""
+import itertools
+import math
+
 import numpy as np
 
 from ..framework import dtype as D
@@ -11,6 +14,9 @@ from .creation import full, linspace
 from .indexing import gather, scatter_nd_add, take_along_axis
 from .manipulation import broadcast_to, flatten, moveaxis, reshape, stack
 from .math import cast, pow, remainder, floor_divide, where
+from ..kernels.indexing import strided_index as _strided_index, window_index as _window_index
+from ..kernels.manipulation import view_dtype as _view_dtype
+from ..kernels.search import unique_consecutive as _unique_consecutive
 from .registry import apply, defop
 from .subscript import tensor_getitem, setitem
 
@@ -35,7 +41,7 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
         if k <= 0:
             raise ValueError(f"tensor_split: the number of parts must be positive, got {k}")
         sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
-        cuts = list(np.cumsum([0] + sizes))
+        cuts = [0] + list(itertools.accumulate(sizes))
     else:
         cuts = [0] + to_int_list(num_or_indices, "indices") + [n]
     return [_take_range(x, axis, a, max(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
@@ -89,7 +95,7 @@ def unflatten(x, axis, shape, name=None):
     return reshape(x, x.shape[:axis] + shape + x.shape[axis + 1:])
 
 
-VIEW_DTYPE = defop("view_dtype", lambda x, dtype: x.view(D.np_dtype(dtype)),
+VIEW_DTYPE = defop("view_dtype", _view_dtype,
                    infer=lambda m, dtype: [(list(m[0][0][:-1]) + [m[0][0][-1] * m[0][1].np.itemsize //
                                             D.convert_dtype(dtype).np.itemsize], D.convert_dtype(dtype))])
 
@@ -130,8 +136,7 @@ def unfold(x, axis, size, step, name=None):
     if size <= 0 or step <= 0 or size > n:
         raise ValueError(f"unfold: need 0 < size <= {n} and step > 0, got size={size}, step={step}")
     windows = (n - size) // step + 1
-    idx = (np.arange(windows)[:, None] * step + np.arange(size)).reshape(-1)
-    picked = gather(x, operand(idx.astype(np.int64)), axis=axis)
+    picked = gather(x, operand(_window_index(windows, size, step)), axis=axis)
     shaped = reshape(picked, x.shape[:axis] + [windows, size] + x.shape[axis + 1:])
     return moveaxis(shaped, axis + 1, -1)
 
@@ -147,14 +152,13 @@ def as_strided(x, shape, stride, offset=0, name=None):
     shape, stride = to_int_list(shape), to_int_list(stride, "stride")
     if len(shape) != len(stride):
         raise ValueError(f"as_strided: shape {shape} and stride {stride} need the same length")
-    n = int(np.prod(x.shape))
-    idx = int(offset) + sum(np.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
-                            for d, (s, st) in enumerate(zip(shape, stride))) + np.zeros(shape, np.int64)
+    n = math.prod(x.shape)
+    idx = _strided_index(shape, stride, offset)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"as_strided: shape {shape}, stride {stride}, offset {offset} reach outside the {n} "
                          f"elements of x")
     flat = flatten(x) if x.ndim != 1 else x
-    return reshape(gather(flat, operand(idx.reshape(-1).astype(np.int64))), shape)
+    return reshape(gather(flat, operand(idx.reshape(-1))), shape)
 
 
 def meshgrid(*args, **kwargs):
@@ -268,7 +272,7 @@ def take(x, index, mode="raise", name=None):
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     flat = flatten(x) if x.ndim != 1 else x
-    n = int(np.prod(x.shape)) if -1 not in x.shape else -1
+    n = math.prod(x.shape) if -1 not in x.shape else -1
     idx = cast(index, "int64")
     if mode == "raise":
         data = getattr(idx, "_data", None)
@@ -297,28 +301,11 @@ def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
     return where(inside, remainder(input, operand(size, input)), full(input.shape, ignore_value, input.dtype))
 
 
-def _unique_consecutive(x, return_inverse, return_counts, axis, dtype):
-    a = x.reshape(-1) if axis is None else np.moveaxis(x, axis, 0)
-    if a.shape[0] == 0:
-        keep = np.zeros(0, bool)
-    else:
-        flat = a.reshape(a.shape[0], -1)
-        keep = np.concatenate([[True], (flat[1:] != flat[:-1]).any(axis=1)])
-    out = a[keep] if axis is None else np.moveaxis(a[keep], 0, axis)
-    res = [np.ascontiguousarray(out)]
-    if return_inverse:
-        res.append((np.cumsum(keep) - 1).astype(D.np_dtype(dtype)))
-    if return_counts:
-        starts = np.flatnonzero(keep)
-        res.append(np.diff(np.append(starts, a.shape[0])).astype(D.np_dtype(dtype)))
-    return tuple(res)
-
-
 def _unique_consecutive_infer(m, return_inverse, return_counts, axis, dtype):
     shape, dt = m[0]
     out = [([-1] if axis is None else [-1 if i == axis else d for i, d in enumerate(shape)], dt)]
     if return_inverse:
-        out.append(([int(np.prod(shape)) if -1 not in shape else -1] if axis is None else [shape[axis]],
+        out.append(([math.prod(shape) if -1 not in shape else -1] if axis is None else [shape[axis]],
                     D.convert_dtype(dtype)))
     if return_counts:
         out.append(([-1], D.convert_dtype(dtype)))
@@ -376,7 +363,7 @@ def is_empty(x, name=None):
     if -1 in x.shape:
         from .manipulation import numel
         return numel(x) == 0
-    return full([], int(np.prod(x.shape)) == 0, "bool")
+    return full([], math.prod(x.shape) == 0, "bool")
 
 
 def tolist(x):

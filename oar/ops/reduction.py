@@ -2,11 +2,11 @@
 import builtins
 import math as _math
 
-import numpy as np
-
 from ..framework import dtype as D
-from .common import public_api, axis_tuple, norm_axis
+from .common import public_api, norm_axis
 from .math import add, cast, exp, expand_as, isfinite, log, maximum, sqrt, where
+from ..kernels.reduction import (cumprod as _cumprod, cumsum as _cumsum, logsumexp as _logsumexp, max as _max,
+                                 mean as _mean, mean_grad as _mean_grad, min as _min, prod as _prod, sum as _sum)
 from .registry import apply, defop
 
 
@@ -25,14 +25,6 @@ def _infer_reduce(m, axis, keepdim, **kw):
         return [([1] * len(shape) if keepdim else [], dt)]
     return [([1 if i in axis else d for i, d in enumerate(shape)] if keepdim else
              [d for i, d in enumerate(shape) if i not in axis], dt)]
-
-
-def _sum(x, axis, keepdim, dtype):
-    axis = axis_tuple(axis)
-    r = np.sum(x, axis=axis, keepdims=keepdim, dtype=D.np_dtype(dtype) if dtype else None)
-    if dtype is None and x.dtype.kind in "bi" and x.dtype != np.int64:
-        r = r.astype(np.int64)  # Paddle sums bool/int32 into int64
-    return np.asarray(r)
 
 
 def _sum_infer(m, axis, keepdim, dtype):
@@ -57,24 +49,6 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     axis = norm_axis(axis, x.ndim)
     return apply(SUM, (x,), {"axis": axis, "keepdim": bool(keepdim), "dtype": D.convert_dtype(dtype).name if dtype
                              else None})
-
-
-def _mean(x, axis, keepdim):
-    if x.dtype.kind not in "fc":
-        x = x.astype(np.float32)
-    n = x.size if axis is None else _math.prod([x.shape[a] for a in axis])
-    s = np.add.reduce(x, axis=axis_tuple(axis), keepdims=keepdim)  # np.mean's Python wrapper costs more than the sum
-    return np.asarray(np.true_divide(s, n, dtype=x.dtype) if n else s * np.nan)
-
-
-def _mean_grad(g, x, axis, keepdim):
-    # g * (1/n) broadcast back to x's shape, as one kernel: the gradient of every `loss.mean()`
-    if not keepdim and axis is not None and g.ndim != x.ndim:
-        g = np.expand_dims(g, axis_tuple(axis))
-    r = g.size / x.size if x.size else 0.0
-    out = np.empty(x.shape, g.dtype)
-    out[...] = g * r
-    return out
 
 
 MEAN_GRAD = defop("mean_grad", _mean_grad, inputs=("out_grad", "x"), nondiff=(1,),
@@ -102,9 +76,9 @@ def _extreme_grad(g, out, x, axis, keepdim):
     return _keep(g, x, axis, keepdim) * mask / count
 
 
-MAX = defop("max", lambda x, axis, keepdim: np.asarray(np.max(x, axis=axis_tuple(axis), keepdims=keepdim)),
+MAX = defop("max", _max,
             infer=_infer_reduce, grad=_extreme_grad)
-MIN = defop("min", lambda x, axis, keepdim: np.asarray(np.min(x, axis=axis_tuple(axis), keepdims=keepdim)),
+MIN = defop("min", _min,
             infer=_infer_reduce, grad=_extreme_grad)
 
 
@@ -133,7 +107,7 @@ def min(x, axis=None, keepdim=False, name=None):
 amax, amin = max, min
 
 
-PROD = defop("prod", lambda x, axis, keepdim: np.asarray(np.prod(x, axis=axis_tuple(axis), keepdims=keepdim)),
+PROD = defop("prod", _prod,
              infer=_infer_reduce,
              grad=lambda g, out, x, axis, keepdim: _keep(g * out, x, axis, keepdim) / x)
 
@@ -148,14 +122,6 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     if dtype is not None:
         x = cast(x, dtype)
     return apply(PROD, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
-
-
-def _logsumexp(x, axis, keepdim):
-    axis = axis_tuple(axis)
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-    return np.asarray(r if keepdim else (np.squeeze(r, axis=axis) if axis is not None else r.reshape(())))
 
 
 LOGSUMEXP = defop("logsumexp", _logsumexp, infer=_infer_reduce,
@@ -187,7 +153,7 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     ddof = 1 if unbiased else 0
     dims = x.shape if ax is None else [x.shape[a] for a in ax]
     if -1 not in dims:
-        return s / builtins.max(int(np.prod(dims)) - ddof, 1)
+        return s / builtins.max(_math.prod(dims) - ddof, 1)
     # a dim unknown until a static program runs: count the reduced elements then
     from .manipulation import numel
     n = cast(numel(x), s.dtype) / cast(numel(s), s.dtype)
@@ -203,16 +169,6 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
         (1.291, 1.118)
     """
     return sqrt(var(x, axis, unbiased, keepdim))
-
-
-def _cumsum(x, axis, reverse=False):
-    if x.ndim == 0 and axis is not None:  # Paddle: a 0-D input along its axis stays 0-D (NumPy gives [1])
-        return x.copy()
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if reverse:
-        return np.flip(np.cumsum(np.flip(x, axis), axis=axis), axis)
-    return np.cumsum(x, axis=axis)
 
 
 CUMSUM = defop("cumsum", _cumsum,
@@ -242,7 +198,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
                                 "reverse": False})
 
 
-CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim) if x.ndim else x.copy(),
+CUMPROD = defop("cumprod", _cumprod,
                 grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x)
 
 

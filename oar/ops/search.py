@@ -1,31 +1,24 @@
 """Searching and sorting: argmax/argmin, sort/argsort/topk, unique, nonzero, masked_select."""
-import numpy as np
+import math as _math
 
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand
 from .math import _infer_reduce, unbroadcast, zeros_like
+from ..kernels.search import (argmax as _argmax, argmin as _argmin,
+                              masked_select as _masked_select, masked_select_grad as _masked_select_grad_impl,
+                              nonzero as _nonzero, searchsorted as _searchsorted, sort as _sort, topk as _topk,
+                              unique as _unique)
 from .registry import apply, defop
 
 
 # ---- argmax / argmin ---------------------------------------------------------------------------------------
 
-def _arg(fn):
-    def kernel(x, axis, keepdim, dtype):
-        if axis is None:
-            r = fn(x.reshape(-1))
-            r = np.asarray(r).reshape([1] * x.ndim if keepdim else [])
-        else:
-            r = fn(x, axis=axis[0], keepdims=keepdim)
-        return np.asarray(r, dtype=D.np_dtype(dtype))
-    return kernel
-
-
 def _arg_infer(m, axis, keepdim, dtype):
     return [(_infer_reduce(m, axis, keepdim)[0][0], D.convert_dtype(dtype))]
 
 
-ARGMAX = defop("argmax", _arg(np.argmax), infer=_arg_infer)
-ARGMIN = defop("argmin", _arg(np.argmin), infer=_arg_infer)
+ARGMAX = defop("argmax", _argmax, infer=_arg_infer)
+ARGMIN = defop("argmin", _argmin, infer=_arg_infer)
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
@@ -51,21 +44,6 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
 
 
 # ---- sort / argsort / topk -----------------------------------------------------------------------------------
-
-def _argsort_np(x, axis, descending):
-    if x.ndim == 0:
-        return np.zeros((), np.int64)
-    if descending:
-        key = -x.astype(np.int64) if x.dtype.kind in "ub" else -x
-        return np.argsort(key, axis=axis, kind="stable")
-    return np.argsort(x, axis=axis, kind="stable")
-
-
-def _sort(x, axis, descending):
-    idx = _argsort_np(x, axis, descending)
-    vals = np.take_along_axis(x, idx, axis=axis) if x.ndim else x.copy()
-    return vals, idx.astype(np.int64)
-
 
 def _scatter_back(g, idx, x, axis):
     """Gradient of ``take_along_axis(x, idx, axis)``: `g` added into zeros of x's shape at `idx`."""
@@ -98,14 +76,6 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
         [0, 2, 1]
     """
     return apply(SORT, (x,), {"axis": norm_axis1(axis, x.ndim), "descending": bool(descending)})[1]
-
-
-def _topk(x, k, axis, largest, sorted):
-    if x.ndim == 0:
-        return x.copy(), np.zeros((), np.int64)
-    idx = _argsort_np(x, axis, largest)
-    idx = np.take(idx, np.arange(k), axis=axis)
-    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
 
 
 def _topk_infer(m, k, axis, largest, sorted):
@@ -155,21 +125,6 @@ def kthvalue(x, k, axis=-1, keepdim=False, name=None):
 
 # ---- unique / nonzero / masked_select (data-dependent output sizes: -1 in infer) ------------------------------
 
-def _unique(x, return_index, return_inverse, return_counts, axis, dtype):
-    res = np.unique(x if axis is not None else x.reshape(-1), return_index=True, return_inverse=True,
-                    return_counts=True, axis=axis)
-    out, index, inverse, counts = res
-    it = D.np_dtype(dtype)
-    outs = [out]
-    if return_index:
-        outs.append(index.astype(it))
-    if return_inverse:
-        outs.append(inverse.reshape(-1).astype(it))
-    if return_counts:
-        outs.append(counts.astype(it))
-    return tuple(outs)
-
-
 def _unique_infer(m, return_index, return_inverse, return_counts, axis, dtype):
     s, dt = m[0]
     it = D.convert_dtype(dtype)
@@ -177,7 +132,7 @@ def _unique_infer(m, return_index, return_inverse, return_counts, axis, dtype):
     if return_index:
         out.append(([-1], it))
     if return_inverse:
-        n = int(np.prod(s)) if axis is None and -1 not in s else (s[axis] if axis is not None else -1)
+        n = _math.prod(s) if axis is None and -1 not in s else (s[axis] if axis is not None else -1)
         out.append(([n], it))
     if return_counts:
         out.append(([-1], it))
@@ -201,7 +156,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-NONZERO = defop("nonzero", lambda x: np.argwhere(x).astype(np.int64),
+NONZERO = defop("nonzero", _nonzero,
                 infer=lambda m: [([-1, len(m[0][0])], D.int64)])
 
 
@@ -221,18 +176,6 @@ def nonzero(x, as_tuple=False, name=None):
         return out
     from .indexing import slice as _slice
     return tuple(_slice(out, [1], [i], [i + 1]) for i in range(max(x.ndim, 1)))
-
-
-def _masked_select(x, mask):
-    x, mask = np.broadcast_arrays(x, mask)
-    return x[mask]
-
-
-def _masked_select_grad_impl(x, mask, g):
-    shape = np.broadcast_shapes(x.shape, mask.shape)
-    out = np.zeros(shape, g.dtype)
-    out[np.broadcast_to(mask, shape)] = g
-    return out
 
 
 def _masked_select_grad(g, out, x, mask):
@@ -259,17 +202,6 @@ def masked_select(x, mask, name=None):
     if mask.dtype.kind != "b":
         raise TypeError(f"masked_select: mask must be bool, got {mask.dtype.name}")
     return apply(MASKED_SELECT, (x, mask))
-
-
-def _searchsorted(sorted_sequence, values, out_int32, right):
-    side = "right" if right else "left"
-    if sorted_sequence.ndim == 1:
-        r = np.searchsorted(sorted_sequence, values, side=side)
-    else:
-        r = np.stack([np.searchsorted(s, v, side=side) for s, v in
-                      zip(sorted_sequence.reshape(-1, sorted_sequence.shape[-1]),
-                          values.reshape(-1, values.shape[-1]))]).reshape(values.shape)
-    return r.astype(np.int32 if out_int32 else np.int64)
 
 
 SEARCHSORTED = defop("searchsorted", _searchsorted, inputs=("sorted_sequence", "values"),

@@ -4,39 +4,18 @@
 other's gradient. `stft` is pad -> frame -> window -> FFT and `istft` is inverse FFT -> window -> overlap_add ->
 divide by the summed squared window, so both are differentiable through those ops.
 """
-import numpy as np
-
 from ..framework.state import STATE
 from .common import operand, const
 from .fft import c2c, r2c, c2r
 from .manipulation import pad, transpose, unsqueeze, squeeze, tile
+from ..kernels.creation import full as _full
+from ..kernels.signal import frame as _frame, min_abs as _min_abs, overlap_add as _overlap_add
 from .registry import apply, defop
 
 
 def _check_axis(axis):
     if axis not in (0, -1):
         raise ValueError(f"Unexpected axis: {axis}. It should be 0 or -1.")
-
-
-def _frame(x, frame_length, hop_length, axis):
-    win = np.lib.stride_tricks.sliding_window_view(x, frame_length, axis=axis)
-    if axis == -1:  # [..., num_frames, frame_length] -> [..., frame_length, num_frames]
-        return np.ascontiguousarray(np.swapaxes(win[..., ::hop_length, :], -1, -2))
-    return np.ascontiguousarray(np.moveaxis(win[::hop_length], -1, 1))  # [num_frames, frame_length, ...]
-
-
-def _overlap_add(x, hop_length, axis):
-    if axis == -1:
-        frame_length, n = x.shape[-2], x.shape[-1]
-        out = np.zeros(x.shape[:-2] + ((n - 1) * hop_length + frame_length,), x.dtype)
-        for i in range(n):
-            out[..., i * hop_length:i * hop_length + frame_length] += x[..., :, i]
-        return out
-    n, frame_length = x.shape[0], x.shape[1]
-    out = np.zeros(((n - 1) * hop_length + frame_length,) + x.shape[2:], x.dtype)
-    for i in range(n):
-        out[i * hop_length:i * hop_length + frame_length] += x[i]
-    return out
 
 
 def _frame_infer(m, frame_length, hop_length, axis):
@@ -111,7 +90,7 @@ def overlap_add(x, hop_length, axis=-1, name=None):
 
 def _window(window, win_length, n_fft, dtype):
     if window is None:
-        window = const(np.ones(win_length), dtype)
+        window = const(_full([win_length], 1.0, "float64"), dtype)
     else:
         window = operand(window)
         if window.ndim != 1 or window.shape[0] != win_length:
@@ -217,7 +196,7 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
         raise ValueError(f"length ({length}) is longer than the signal the frames cover ({total - start})")
     from .indexing import slice as _slice
     env = _slice(env, [0], [start], [end])
-    if not STATE.static and np.abs(env.numpy()).min() < 1e-11:  # a static program checks nothing at build time
+    if not STATE.static and _min_abs(env.numpy()) < 1e-11:  # a static program checks nothing at build time
         raise ValueError("istft: the window's overlap-add has zeros (the NOLA condition fails); use another window "
                          "or a smaller hop_length")
     y = _slice(y, [1], [start], [end]) / env

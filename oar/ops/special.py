@@ -5,20 +5,14 @@ Kernels use `scipy.special` when it is installed (the optional `oar[special]` ex
 only i1, i0e and i1e need SciPy. Gradient rules are written with other ops."""
 import math as _math
 
-import numpy as np
-
 from ..framework import dtype as D
 from .common import binary, infer_broadcast, infer_same, operand, public_api
 from .math import abs, cast, exp, log1p, maximum, sign, tanh, trunc, unbroadcast, where, zeros_like
+from ..kernels.special import (acosh as _acosh, asinh as _asinh, atanh as _atanh, bessel as _bessel,
+                               digamma as _digamma, erfinv as _erfinv, frexp as _frexp, gcd as _gcd,
+                               heaviside as _heaviside, i0 as _i0, lcm as _lcm, lgamma as _lgamma, logit as _logit,
+                               nextafter as _nextafter, polygamma as _polygamma)
 from .registry import apply, defop
-
-
-def _scipy_special():
-    try:
-        import scipy.special
-    except ImportError:
-        raise ImportError("this function needs SciPy: pip install 'oar[special]' (or pip install scipy)") from None
-    return scipy.special
 
 
 def _float_input(x):
@@ -39,87 +33,7 @@ def _unary(name, impl, grad, example, infer=infer_same):
     return op, fn
 
 
-def _vectorized(f):
-    def kernel(x):
-        return np.vectorize(f, otypes=[x.dtype])(x) if x.size else x.copy()
-    return kernel
-
-
 # ---- the gamma family ------------------------------------------------------------------------------------------
-
-def _digamma(x):
-    try:
-        from scipy.special import digamma as psi
-    except ImportError:
-        return _digamma_series(x)
-    return psi(x).astype(x.dtype)
-
-
-def _digamma_series(x):
-    """psi(x) without SciPy: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 12, then the asymptotic series
-    (abs. error < 1e-15); the reflection formula for x < 0.5."""
-    x64 = np.asarray(x, np.float64)
-    neg = x64 < 0.5
-    z = np.where(neg, 1.0 - x64, x64)
-    acc = np.zeros_like(z)
-    for _ in range(12):
-        small = z < 12
-        acc = acc - np.where(small, 1.0 / np.where(small, z, 1.0), 0.0)
-        z = np.where(small, z + 1, z)
-    r = 1.0 / (z * z)
-    series = np.log(z) - 0.5 / z - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r / 132))))
-    out = acc + series
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(neg, out - np.pi / np.tan(np.pi * x64), out)
-        out = np.where((x64 <= 0) & (x64 == np.floor(x64)), np.nan, out)
-    return out.astype(x.dtype)
-
-
-def _polygamma(x, n):
-    if n == 0:
-        return _digamma(x)
-    try:
-        from scipy.special import polygamma as pg
-    except ImportError:
-        return _polygamma_series(x, n)
-    return pg(n, x).astype(x.dtype)
-
-
-_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)  # Bernoulli numbers B2, B4, ..., B14
-
-
-def _polygamma_series(x, n):
-    """psi^(n)(x) for n >= 1 and x > 0 without SciPy: recurrence up to x >= 20, then the asymptotic series
-    (NaN for x <= 0)."""
-    x64 = np.asarray(x, np.float64)
-    z = np.where(x64 > 0, x64, np.nan)
-    sign = -1.0 if n % 2 == 0 else 1.0  # (-1) ** (n + 1)
-    fact = _math.factorial
-    acc = np.zeros_like(z)
-    for _ in range(20):
-        small = z < 20
-        acc = acc + np.where(small, fact(n) / np.where(small, z, 1.0) ** (n + 1), 0.0)
-        z = np.where(small, z + 1, z)
-    tail = fact(n - 1) / z ** n + fact(n) / (2 * z ** (n + 1))
-    for k, b in enumerate(_B2K, start=1):
-        tail = tail + b * fact(2 * k + n - 1) / (fact(2 * k) * z ** (2 * k + n))
-    return (sign * (acc + tail)).astype(x.dtype)
-
-
-def _lgamma1(v):
-    try:
-        return _math.lgamma(v)
-    except ValueError:  # the poles at 0, -1, -2, ...
-        return _math.inf
-
-
-def _lgamma(x):
-    try:
-        from scipy.special import gammaln
-    except ImportError:
-        return _vectorized(_lgamma1)(x)
-    return gammaln(x).astype(x.dtype)
-
 
 LGAMMA, lgamma = _unary("lgamma", _lgamma, lambda g, out, x: g * digamma(x),
                         ("[0.5, 3.0]", "[0.5724, 0.6931]"))
@@ -150,50 +64,11 @@ def gammaln(x, name=None):
     return lgamma(x)
 
 
-def _erfinv(x):
-    try:
-        from scipy.special import erfinv as f
-    except ImportError:
-        return _erfinv_newton(x)
-    return f(x).astype(x.dtype)
-
-
-def _erfinv_newton(x):
-    """erfinv without SciPy: Giles' single-precision approximation, then Newton steps on math.erf."""
-    y = np.asarray(x, np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _erfinv_steps(y).astype(x.dtype)
-
-
-def _erfinv_steps(y):
-    w = -np.log((1.0 - y) * (1.0 + y))
-    small = w < 5.0
-    ws = np.where(small, w - 2.5, np.sqrt(np.abs(w)) - 3.0)
-    p_small = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-               -0.00417768164, 0.246640727, 1.50140941]
-    p_large = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-               0.00943887047, 1.00167406, 2.83297682]
-    ps, pl = p_small[0], p_large[0]
-    for a, b in zip(p_small[1:], p_large[1:]):
-        ps, pl = a + ps * ws, b + pl * ws
-    r = np.where(small, ps, pl) * y
-    erf = np.vectorize(_math.erf, otypes=[np.float64])
-    for _ in range(3):
-        inside = np.abs(y) < 1
-        step = (erf(np.where(inside, r, 0.0)) - y) / (2 / _math.sqrt(_math.pi) * np.exp(-r * r))
-        r = np.where(inside, r - step, r)
-    return np.where(y == 1, np.inf, np.where(y == -1, -np.inf, r))
-
-
 ERFINV, erfinv = _unary("erfinv", _erfinv,
                         lambda g, out, x: g * (_math.sqrt(_math.pi) / 2) * exp(out * out),
                         ("[0.0, 0.5]", "[0.0, 0.4769]"))
 
 # ---- modified Bessel functions of the first kind -----------------------------------------------------------------
-
-
-def _bessel(name):
-    return lambda x: getattr(_scipy_special(), name)(x).astype(x.dtype)
 
 
 def _i1_grad(g, out, x):
@@ -207,7 +82,7 @@ def _i1e_grad(g, out, x):
     return g * where(x == 0, zeros_like(x) + 0.5, i0e(x) - out * (sign(x) + 1 / safe))
 
 
-I0, i0 = _unary("i0", lambda x: np.i0(x).astype(x.dtype), lambda g, out, x: g * i1(x),
+I0, i0 = _unary("i0", _i0, lambda g, out, x: g * i1(x),
                 ("[0.0, 1.0]", "[1.0, 1.2661]"))
 I0E, i0e = _unary("i0e", _bessel("i0e"), lambda g, out, x: g * (i1e(x) - sign(x) * out),
                   ("[0.0, 1.0]", "[1.0, 0.4658]"))
@@ -216,21 +91,14 @@ I1E, i1e = _unary("i1e", _bessel("i1e"), _i1e_grad, ("[0.0, 1.0]", "[0.0, 0.2079
 
 # ---- inverse hyperbolic functions ----------------------------------------------------------------------------------
 
-ASINH, asinh = _unary("asinh", np.arcsinh, lambda g, out, x: g / (x * x + 1) ** 0.5,
+ASINH, asinh = _unary("asinh", _asinh, lambda g, out, x: g / (x * x + 1) ** 0.5,
                       ("[0.0, 1.0]", "[0.0, 0.8814]"))
-ACOSH, acosh = _unary("acosh", np.arccosh, lambda g, out, x: g / (x * x - 1) ** 0.5,
+ACOSH, acosh = _unary("acosh", _acosh, lambda g, out, x: g / (x * x - 1) ** 0.5,
                       ("[1.0, 2.0]", "[0.0, 1.317]"))
-ATANH, atanh = _unary("atanh", np.arctanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"))
+ATANH, atanh = _unary("atanh", _atanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"))
 
 
 # ---- composed elementwise functions ------------------------------------------------------------------------------
-
-def _logit(x, eps):
-    if eps is not None:
-        x = np.clip(x, eps, 1 - eps)
-    with np.errstate(divide="ignore"):
-        return np.log(x / (1 - x))
-
 
 def _logit_grad(g, out, x, eps):
     inside = (x >= eps) & (x <= 1 - eps) if eps is not None else (x >= 0) & (x <= 1)
@@ -329,7 +197,7 @@ def _heaviside_grad(g, out, x, y):
     return None, (None if y.stop_gradient else unbroadcast(where(x == 0, g, zeros_like(g)), y))
 
 
-HEAVISIDE = defop("elementwise_heaviside", np.heaviside, inputs=("x", "y"), nondiff=(0,),
+HEAVISIDE = defop("elementwise_heaviside", _heaviside, inputs=("x", "y"), nondiff=(0,),
                   infer=infer_broadcast, grad=_heaviside_grad)
 
 
@@ -343,7 +211,7 @@ def heaviside(x, y, name=None):
     return binary(HEAVISIDE, x, y)
 
 
-NEXTAFTER = defop("nextafter", np.nextafter, inputs=("x", "y"),
+NEXTAFTER = defop("nextafter", _nextafter, inputs=("x", "y"),
                   infer=infer_broadcast)
 
 
@@ -368,7 +236,7 @@ def ldexp(x, y, name=None):
     return x * (2.0 ** cast(operand(y, x), x.dtype))
 
 
-FREXP = defop("frexp", lambda x: tuple(a.astype(x.dtype) for a in np.frexp(x)), outputs=("mantissa", "exponent"),
+FREXP = defop("frexp", _frexp, outputs=("mantissa", "exponent"),
               infer=lambda m: [m[0], m[0]])
 
 
@@ -383,8 +251,8 @@ def frexp(x, name=None):
     return apply(FREXP, (_float_input(x),))
 
 
-GCD = defop("gcd", np.gcd, inputs=("x", "y"), infer=infer_broadcast)
-LCM = defop("lcm", np.lcm, inputs=("x", "y"), infer=infer_broadcast)
+GCD = defop("gcd", _gcd, inputs=("x", "y"), infer=infer_broadcast)
+LCM = defop("lcm", _lcm, inputs=("x", "y"), infer=infer_broadcast)
 
 
 def gcd(x, y, name=None):

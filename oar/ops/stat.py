@@ -4,8 +4,6 @@ cummax/cummin, logcumsumexp, nansum/nanmean, count_nonzero, diff, trapezoid rule
 Most are composed from sort / take_along_axis / cumsum, so they get gradients, static mode and export for free;
 only the index-producing kernels (mode, cummax/cummin, histogram, bincount) are ops of their own."""
 
-import numpy as np
-
 from ..framework import dtype as D
 from .common import norm_axis, norm_axis1, operand, public_api
 from .indexing import take_along_axis
@@ -15,6 +13,9 @@ from .math import cast, exp, floor, isnan, minimum, maximum, round as _round, wh
 from .reduction import cumsum, max as _max, sum as _sum
 from .registry import apply, defop
 from .search import searchsorted, sort
+from ..kernels.stat import (bincount as _bincount, cum_index as _cum_index, histogram as _histogram,
+                            logcumsumexp as _logcumsumexp, logcumsumexp_grad as _logcumsumexp_grad_impl,
+                            mode_index as _mode_index)
 
 
 def _to_last(x, axis):
@@ -132,17 +133,6 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
 
 # ---- index-producing kernels: the values are then picked with take_along_axis (which carries the gradient) -------
 
-def _mode_index(x, axis):
-    """Index (kept as a size-1 `axis`) of the last occurrence of the most frequent value, smallest on ties."""
-    xs = np.moveaxis(x, axis, -1)
-    flat = xs.reshape(-1, xs.shape[-1])
-    idx = np.empty(flat.shape[0], np.int64)
-    for r, row in enumerate(flat):
-        vals, counts = np.unique(row, return_counts=True)
-        idx[r] = np.flatnonzero(row == vals[np.argmax(counts)])[-1]
-    return np.moveaxis(idx.reshape(xs.shape[:-1] + (1,)), -1, axis)
-
-
 MODE_INDEX = defop("mode_index", _mode_index, infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
 
 
@@ -162,16 +152,6 @@ def mode(x, axis=-1, keepdim=False, name=None):
     if not keepdim:
         val, idx = squeeze(val, axis), squeeze(idx, axis)
     return val, idx
-
-
-def _cum_index(x, axis, largest):
-    if x.ndim == 0:
-        return np.zeros((), np.int64)
-    run = (np.maximum if largest else np.minimum).accumulate(x, axis=axis)
-    shape = [1] * x.ndim
-    shape[axis] = x.shape[axis]
-    pos = np.arange(x.shape[axis], dtype=np.int64).reshape(shape)
-    return np.maximum.accumulate(np.where(x == run, pos, 0), axis=axis)
 
 
 CUM_INDEX = defop("cum_extreme_index", lambda x, axis, largest: _cum_index(x, axis, largest),
@@ -209,16 +189,6 @@ def cummin(x, axis=None, dtype="int64", name=None):
     return _cum_extreme(x, axis, dtype, False)
 
 
-def _logcumsumexp_grad_impl(g, x, out, axis):
-    """sum_{j >= i} g_j exp(x_i - out_j), in log space with the signs of g apart (no overflow for large x)."""
-    with np.errstate(divide="ignore"):
-        parts = []
-        for gs in (np.maximum(g, 0), np.maximum(-g, 0)):
-            terms = np.flip(np.log(gs) - out, axis)
-            parts.append(np.exp(x + np.flip(np.logaddexp.accumulate(terms, axis=axis), axis)))
-    return (parts[0] - parts[1]).astype(x.dtype)
-
-
 def _logcumsumexp_grad_grad(gg, dx, g, x, out, axis):
     """dx_i = exp(x_i) * sum_{j >= i} g_j exp(-out_j); with Q_j = sum_{i <= j} gg_i exp(x_i - out_j), the gradients
     are Q for g, -g Q for out (which reaches x through the forward) and gg dx for x directly."""
@@ -229,7 +199,7 @@ def _logcumsumexp_grad_grad(gg, dx, g, x, out, axis):
 
 LOGCUMSUMEXP_GRAD = defop("logcumsumexp_grad", _logcumsumexp_grad_impl, inputs=("grad", "x", "out"),
                           infer=lambda m, axis: [m[1]], grad=_logcumsumexp_grad_grad)
-LOGCUMSUMEXP = defop("logcumsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis=axis),
+LOGCUMSUMEXP = defop("logcumsumexp", _logcumsumexp,
                      grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}))
 
 
@@ -345,13 +315,6 @@ def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
 
 # ---- counting kernels (no gradient) ------------------------------------------------------------------------------
 
-def _histogram(x, bins, min, max):
-    lo, hi = (float(x.min()), float(x.max())) if min == 0 and max == 0 and x.size else (min, max)
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1  # Paddle widens an empty range
-    return np.histogram(x, bins=bins, range=(lo, hi))[0].astype(np.int64)
-
-
 HISTOGRAM = defop("histogram", _histogram, infer=lambda m, bins, min, max: [([bins], D.int64)])
 
 
@@ -365,14 +328,6 @@ def histogram(input, bins=100, min=0, max=0, name=None):
     if max < min:
         raise ValueError(f"histogram: max ({max}) must not be less than min ({min})")
     return apply(HISTOGRAM, (input,), {"bins": int(bins), "min": float(min), "max": float(max)})
-
-
-def _bincount(x, *weights, minlength):
-    if x.size and x.min() < 0:
-        raise ValueError("bincount: the input must be non-negative")
-    w = weights[0] if weights else None
-    out = np.bincount(x.reshape(-1), None if w is None else w.reshape(-1), minlength=minlength)
-    return out.astype(w.dtype if w is not None and w.dtype.kind == "f" else np.int64 if w is None else out.dtype)
 
 
 BINCOUNT = defop("bincount", _bincount, inputs=("x", "weights"), variadic=True,

@@ -12,6 +12,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import const, operand
 from .math import cast, unbroadcast, zeros_like
+from ..kernels.indexing import getitem as _getitem, getitem_grad as _getitem_grad_impl, setitem as _setitem
 from .registry import apply, defop, infer_meta
 
 
@@ -55,39 +56,8 @@ def encode_index(index):
     return spec, tensors
 
 
-def decode_index(spec, arrays):
-    it = iter(arrays)
-    out = []
-    for s in spec:
-        k = s[0]
-        if k == "i":
-            out.append(s[1])
-        elif k == "s":
-            out.append(slice(s[1], s[2], s[3]))
-        elif k == "n":
-            out.append(None)
-        elif k == "e":
-            out.append(Ellipsis)
-        elif k == "S":
-            out.append(slice(*[int(next(it).reshape(-1)[0]) if p == "t" else p for p in s[1:]]))
-        else:
-            a = next(it)
-            out.append(a.item() if a.ndim == 0 and a.dtype.kind in "iu" else a)
-    return tuple(out)
-
-
-def _getitem(x, *idx, spec):
-    return np.asarray(x[decode_index(spec, idx)])
-
-
 def _getitem_grad(g, out, x, *idx, spec):
     return (apply(GETITEM_GRAD, (x, g) + idx, {"spec": spec}),) + (None,) * len(idx)
-
-
-def _getitem_grad_impl(x, g, *idx, spec):
-    gx = np.zeros_like(x, dtype=g.dtype)
-    np.add.at(gx, decode_index(spec, idx), g)
-    return gx
 
 
 def _getitem_infer(m, spec):
@@ -140,12 +110,6 @@ GETITEM_GRAD = defop("getitem_grad", _getitem_grad_impl, inputs=("x",), variadic
 
 def getitem(x, spec, tensors):
     return apply(GETITEM, (x,) + tuple(tensors), {"spec": spec})
-
-
-def _setitem(x, v, *idx, spec):
-    out = x.copy()
-    out[decode_index(spec, idx)] = v
-    return out
 
 
 def _setitem_grad(g, out, x, v, *idx, spec):

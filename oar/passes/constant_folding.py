@@ -8,6 +8,8 @@ result is unchanged; random ops, ops with side effects or sub-blocks, and result
 Example:
     >>> p = constant_folding(program)   # e.g. transpose(weight) becomes a weight of its own
 """
+import math
+
 import numpy as np
 
 from ..tensor.tensor import Tensor
@@ -60,5 +62,5 @@ def constant_folding(program, keep=(), max_elements=1 << 22):
 def _total(op):
     shape = op.attrs.get("shape")
     if isinstance(shape, list) and all(isinstance(s, int) for s in shape):
-        return int(np.prod(shape)) if shape else 1
+        return math.prod(shape)
     return 0

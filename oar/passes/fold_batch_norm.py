@@ -16,6 +16,7 @@ Example:
 """
 import numpy as np
 
+from ..kernels.norm import batch_norm_affine
 from ..tensor.tensor import Tensor
 from .graph import arg_names, bound_value, consumers, opdef, out_names
 
@@ -62,10 +63,7 @@ def _try_fold(p, bn, producers, readers, keep):
         return False
     eps = float(bn.attrs.get("epsilon", bn.attrs.get("eps", 1e-5)))
     c = vals["mean"].shape[0]
-    gamma_v = vals["gamma"] if vals["gamma"] is not None else np.ones(c, vals["mean"].dtype)
-    beta_v = vals["beta"] if vals["beta"] is not None else np.zeros(c, vals["mean"].dtype)
-    scale = gamma_v / np.sqrt(vals["var"] + eps)
-    shift = beta_v - vals["mean"] * scale
+    scale, shift = batch_norm_affine(vals["mean"], vals["var"], vals["gamma"], vals["beta"], eps)
     rank = len(gb.vars[x].shape)
     # walk back: optional per-channel bias add, then the conv / matmul
     chain, cur, bias_add = [], x, None

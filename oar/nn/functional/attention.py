@@ -1,6 +1,5 @@
 """Attention helpers shared by `MultiHeadAttention` and the Transformer layers."""
-import numpy as np
-
+from ...kernels.linalg import tri_ones
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops.common import operand
@@ -33,8 +32,7 @@ def attention(q, k, v, attn_mask=None, dropout_p=0.0, training=True, is_causal=F
     scores = M.matmul(q * (float(d) ** -0.5), k, transpose_y=True)
     if is_causal:
         lq, lk = scores.shape[-2], scores.shape[-1]
-        scores = scores + operand(np.triu(np.full((lq, lk), -1e9, np.float32), 1).astype(
-            scores.dtype.np), scores)
+        scores = scores + operand((tri_ones(lq, lk, 1, False) * -1e9).astype(scores.dtype.np), scores)
     if attn_mask is not None:
         scores = scores + mask_to_bias(attn_mask, scores.dtype)
     w = softmax(scores, axis=-1)

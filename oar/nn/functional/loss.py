@@ -1,6 +1,4 @@
 """Losses. `softmax_with_cross_entropy` and `warpctc` are fused ops; the rest compose other ops."""
-import numpy as np
-
 from ...framework import dtype as D
 from ...framework.state import STATE
 from ...ops import logic as L
@@ -8,9 +6,11 @@ from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops import reduction as R
 from ...ops.common import operand
+from ...kernels.loss import (count_valid as _count_valid, has as _has, swce as _swce, swce_grad as _swce_grad_impl,
+                             warpctc as _warpctc)
 from ...ops.registry import apply, defop
 from ...tensor.tensor import Tensor
-from ...ops.nn.activation import _log_softmax, log_sigmoid, relu, softmax
+from ...ops.nn.activation import log_sigmoid, relu, softmax
 from ...ops.nn.common import cosine_similarity, one_hot
 
 
@@ -25,79 +25,6 @@ def _reduce(loss, reduction):
 
 
 # ---- softmax cross entropy (fused) ------------------------------------------------------------------------------
-
-def _pick(a, idx, axis):
-    """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis."""
-    if axis == a.ndim - 1:
-        c = a.shape[-1]
-        flat = a.reshape(-1, c)
-        return flat[np.arange(flat.shape[0]), idx.reshape(-1)].reshape(idx.shape)
-    return np.take_along_axis(a, idx, axis=axis)
-
-
-def _all_class_ids(label, n_cls):
-    """True when every label is in [0, n_cls): one reduction over the labels seen as unsigned (a negative label
-    becomes huge), the common case's whole check."""
-    if not label.size or label.dtype.kind != "i":
-        return not label.size
-    return int(label.view(label.dtype.str.replace("i", "u")).max()) < n_cls
-
-
-def _hard_index(label, ignore_index, n_cls):
-    """(mask of non-ignored labels or None when none is ignored, labels safe to index with)."""
-    if (ignore_index < 0 or ignore_index >= n_cls) and _all_class_ids(label, n_cls):
-        return None, label
-    lo, hi = (label.min(), label.max()) if label.size else (0, 0)
-    if lo > ignore_index or hi < ignore_index:
-        mask, safe = None, label
-    else:
-        mask = label != ignore_index
-        safe = np.where(mask, label, 0)
-        lo, hi = (safe.min(), safe.max()) if safe.size else (0, 0)
-    if lo < 0 or hi >= n_cls:
-        raise IndexError(f"labels must be in [0, {n_cls}) or equal ignore_index={ignore_index}, "
-                         f"got values in [{label.min()}, {label.max()}]")
-    return mask, safe
-
-
-def _softmax_parts(x, axis):
-    """(shifted logits, exp of them, their sum): the pieces both the loss and its gradient need."""
-    sh = x - x.max(axis=axis, keepdims=True)
-    e = np.exp(sh)
-    return sh, e, e.sum(axis=axis, keepdims=True)
-
-
-def _swce(logits, label, soft_label, ignore_index, axis):
-    """(loss, softmax): the softmax is a second output so the gradient need not recompute it."""
-    sh, e, se = _softmax_parts(logits, axis)
-    softmax = e / se
-    if soft_label:
-        loss = -(label * (sh - np.log(se))).sum(axis=axis, keepdims=True)
-        return loss.astype(logits.dtype, copy=False), softmax
-    mask, safe = _hard_index(label, ignore_index, logits.shape[axis])
-    loss = np.log(se) - _pick(sh, safe, axis)  # -log_softmax at the label, without the full log_softmax
-    if mask is not None:
-        loss = loss * mask
-    return loss.astype(logits.dtype, copy=False), softmax
-
-
-def _swce_grad_impl(softmax, label, g, soft_label, ignore_index, axis):
-    if soft_label:
-        d = softmax * label.sum(axis=axis, keepdims=True) - label
-        return (d * g).astype(softmax.dtype, copy=False)
-    n_cls = softmax.shape[axis]
-    ignorable = 0 <= ignore_index < n_cls or not _all_class_ids(label, n_cls)
-    mask = label != ignore_index if ignorable else None
-    safe = label if mask is None else np.where(mask, label, 0)  # labels were range-checked by the forward
-    d = softmax.copy()
-    if axis == d.ndim - 1:
-        flat = d.reshape(-1, d.shape[-1])
-        flat[np.arange(flat.shape[0]), safe.reshape(-1)] -= 1
-    else:
-        np.put_along_axis(d, safe, np.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
-    d *= g if mask is None else g * mask
-    return d
-
 
 def _swce_infer(m, soft_label, ignore_index, axis):
     shape = list(m[0][0])
@@ -254,19 +181,8 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     return M.sum(loss) / denom
 
 
-def _count_valid(label, ignore_index, dtype):
-    n = np.count_nonzero(label != ignore_index)
-    return np.asarray(max(n, 1), dtype=dtype)  # all ignored: the summed loss is 0, and so is the mean
-
-
 COUNT_VALID = defop("count_valid", _count_valid, inputs=("label",), infer=lambda m, ignore_index, dtype: [
     ([], D.convert_dtype(dtype))])
-
-
-def _has(a, value):
-    if value < 0 and a.size and a.min() >= 0:
-        return False
-    return bool((a == value).any())
 
 
 def _from_class_last(x, axis, ndim):
@@ -459,66 +375,6 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
 
 
 # ---- CTC ----------------------------------------------------------------------------------------------------------
-
-def _lse(*arrs):
-    m = np.maximum.reduce(arrs)
-    safe = np.where(np.isfinite(m), m, 0)
-    with np.errstate(divide="ignore"):  # log(0) = -inf marks unreachable states
-        return safe + np.log(sum(np.exp(a - safe) for a in arrs))
-
-
-def _ctc_one(lp, lab, blank):
-    """Loss and d(loss)/d(logits) of one sequence; `lp` is [T, C] log-softmax."""
-    t_len = lp.shape[0]
-    ext = np.full(2 * len(lab) + 1, blank, np.int64)
-    ext[1::2] = lab
-    s_len = len(ext)
-    skip = np.zeros(s_len, bool)
-    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
-    ninf = -np.inf
-    alpha = np.full((t_len, s_len), ninf)
-    beta = np.full((t_len, s_len), ninf)
-    em = lp[:, ext]
-    alpha[0, 0] = em[0, 0]
-    if s_len > 1:
-        alpha[0, 1] = em[0, 1]
-    for t in range(1, t_len):
-        a = alpha[t - 1]
-        a1 = np.concatenate([[ninf], a[:-1]])
-        a2 = np.where(skip, np.concatenate([[ninf, ninf], a[:-2]]), ninf)
-        alpha[t] = _lse(a, a1, a2) + em[t]
-    beta[-1, -1] = em[-1, -1]
-    if s_len > 1:
-        beta[-1, -2] = em[-1, -2]
-    skip_next = np.zeros(s_len, bool)
-    skip_next[:-2] = skip[2:]
-    for t in range(t_len - 2, -1, -1):
-        b = beta[t + 1]
-        b1 = np.concatenate([b[1:], [ninf]])
-        b2 = np.where(skip_next, np.concatenate([b[2:], [ninf, ninf]]), ninf)
-        beta[t] = _lse(b, b1, b2) + em[t]
-    ll = _lse(alpha[-1, -1], alpha[-1, -2]) if s_len > 1 else alpha[-1, -1]
-    gamma = alpha + beta - em  # log of the posterior mass through (t, s), times P
-    grad = np.exp(lp)
-    post = np.full((t_len, lp.shape[1]), ninf)
-    for s in range(s_len):
-        post[:, ext[s]] = _lse(post[:, ext[s]], gamma[:, s])
-    grad = grad - np.exp(post - ll)
-    return -ll, grad
-
-
-def _warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
-    t_max, n, c = logits.shape
-    loss = np.zeros((n, 1), logits.dtype)
-    grad = np.zeros_like(logits)
-    for i in range(n):
-        t_i, l_i = int(logits_length[i]), int(labels_length[i])
-        lp = _log_softmax(logits[:t_i, i].astype(np.float64), -1)
-        li, gi = _ctc_one(lp, label[i, :l_i], blank)
-        loss[i, 0] = li
-        grad[:t_i, i] = gi / t_i if norm_by_times else gi
-    return loss, grad
-
 
 WARPCTC = defop("warpctc", _warpctc, inputs=("logits", "label", "logits_length", "labels_length"),
                 outputs=("loss", "warpctc_grad"), nondiff=(1, 2, 3), nondiff_out=(1,),

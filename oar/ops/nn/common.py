@@ -1,12 +1,13 @@
 """Common functional layers: linear, bilinear, dropout, embedding, one_hot, pad, interpolate, pixel_shuffle."""
-import numpy as np
-
 from ...framework.state import rng
 from ...ops import indexing as _indexing
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops.common import operand, to_int_list
 from ...ops.registry import apply, defop
+from ...kernels import nn as nn_kernels
+from ...kernels.nn import (embedding as _embedding, embedding_grad as _embedding_grad_impl, interp as _interp,
+                           interp_grad as _interp_grad_impl)
 
 
 def linear(x, weight, bias=None, name=None):
@@ -35,24 +36,7 @@ def bilinear(x1, x2, weight, bias=None, name=None):
 # ---- dropout ------------------------------------------------------------------------------------------------
 
 def _dropout(x, p, training, mode, axis):
-    keep = 1.0 - p
-    if not training:
-        scale = 1.0 if mode == "upscale_in_train" else keep
-        return (x if scale == 1.0 else (x * scale).astype(x.dtype, copy=False)), \
-            np.broadcast_to(np.asarray(scale, x.dtype), x.shape)
-    if axis is None:
-        shape = x.shape
-    else:
-        shape = [s if i in axis else 1 for i, s in enumerate(x.shape)]
-    if p >= 1.0:
-        mask = np.zeros(shape, x.dtype)
-    else:
-        draw = rng().random(shape, dtype=np.float32 if x.dtype != np.float64 else np.float64)
-        mask = (draw >= p).astype(x.dtype)
-        if mode == "upscale_in_train":
-            mask *= np.asarray(1.0 / keep, x.dtype)
-    mask = np.broadcast_to(mask, x.shape)
-    return x * mask, mask
+    return nn_kernels.dropout(rng(), x, p, training, mode, axis)
 
 
 DROPOUT = defop("dropout", _dropout, outputs=("out", "mask"), nondiff_out=(1,), random=True,
@@ -130,28 +114,11 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
 
 # ---- embedding (one_hot and pad are the core ops, re-exported) --------------------------------------------------
 
-def _embedding_grad_impl(ids, g, weight, padding_idx):
-    dw = np.zeros(weight.shape, g.dtype)
-    np.add.at(dw, ids.reshape(-1), g.reshape(-1, weight.shape[-1]))
-    if padding_idx is not None and padding_idx >= 0:
-        dw[padding_idx] = 0
-    return dw
-
-
 # linear in out_grad (weight gives only the shape): its gradient is the lookup again
 EMBEDDING_GRAD = defop("embedding_grad", _embedding_grad_impl, inputs=("ids", "out_grad", "weight"), nondiff=(0, 2),
                        infer=lambda m, padding_idx: [(m[2][0], m[1][1])],
                        grad=lambda gg, dw, ids, g, w, padding_idx: (
                            None, apply(EMBEDDING, (ids, gg), {"padding_idx": padding_idx}), None))
-
-
-def _embedding(ids, w, padding_idx):
-    if ids.size and (ids.min() < 0 or ids.max() >= w.shape[0]):
-        raise IndexError(f"embedding ids must be in [0, {w.shape[0]}), got values in [{ids.min()}, {ids.max()}]")
-    out = w[ids]
-    if padding_idx is not None and padding_idx >= 0:
-        out[ids == padding_idx] = 0
-    return out
 
 
 EMBEDDING = defop("embedding", _embedding, inputs=("ids", "weight"), nondiff=(0,),
@@ -183,53 +150,6 @@ pad = S.pad
 
 
 # ---- interpolation --------------------------------------------------------------------------------------------
-
-def _interp_matrix(size, out, mode, align_corners, align_mode, scale, dtype):
-    """``(out, size)`` matrix of a 1-D resampling; 2-D resampling applies one per axis."""
-    m = np.zeros((out, size), np.float64)
-    rows = np.arange(out)
-    if mode == "nearest":
-        if align_corners:
-            r = (size - 1) / (out - 1) if out > 1 else 0.0
-            src = np.round(rows * r).astype(int)
-        else:
-            r = 1.0 / scale if scale else size / out
-            src = np.floor(rows * r).astype(int)
-        m[rows, np.minimum(src, size - 1)] = 1.0
-        return m.astype(dtype)
-    if align_corners:
-        r = (size - 1) / (out - 1) if out > 1 else 0.0
-        src = rows * r
-    else:
-        r = 1.0 / scale if scale else size / out
-        src = (rows + 0.5) * r - 0.5 if align_mode == 0 else rows * r
-        src = np.maximum(src, 0.0)
-    lo = np.minimum(np.floor(src).astype(int), size - 1)
-    hi = np.minimum(lo + 1, size - 1)
-    frac = src - lo
-    np.add.at(m, (rows, lo), 1 - frac)
-    np.add.at(m, (rows, hi), frac)
-    return m.astype(dtype)
-
-
-def _resample(a, in_shape, out_size, mode, align_corners, align_mode, scales, contract):
-    """Applies the per-axis matrices to the trailing dims of `a`: ``contract=1`` maps input sizes to `out_size`
-    (the forward), ``contract=0`` maps them back (the gradient, the transposed matrices)."""
-    nd = len(out_size)
-    for k in range(nd):
-        ax = a.ndim - nd + k
-        m = _interp_matrix(in_shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], a.dtype)
-        a = np.moveaxis(np.tensordot(a, m, axes=([ax], [contract])), -1, ax)
-    return np.ascontiguousarray(a)
-
-
-def _interp(x, out_size, mode, align_corners, align_mode, scales):
-    return _resample(x, x.shape, out_size, mode, align_corners, align_mode, scales, 1)
-
-
-def _interp_grad_impl(x, g, out_size, mode, align_corners, align_mode, scales):
-    return _resample(g, x.shape, out_size, mode, align_corners, align_mode, scales, 0)
-
 
 def _interp_infer(m, out_size, **a):
     shape = list(m[0][0])

@@ -1,0 +1,99 @@
+"""Elementwise kernels: arithmetic, unary math, casts, clipping, selection, broadcasting to a shape.
+
+Where NumPy's ufunc is the kernel it is bound by name (no wrapper call on the eager hot path); a backend that
+plugs in another array library rebinds these names."""
+import math
+
+import numpy as np
+
+from ..framework import dtype as D
+
+add, subtract, multiply = np.add, np.subtract, np.multiply
+floor_divide, remainder, power = np.floor_divide, np.mod, np.power
+maximum, minimum, fmax, fmin, atan2 = np.maximum, np.minimum, np.fmax, np.fmin, np.arctan2
+negative, exp, expm1, log, log2, log10, log1p = np.negative, np.exp, np.expm1, np.log, np.log2, np.log10, np.log1p
+sqrt, square, abs, sign = np.sqrt, np.square, np.abs, np.sign
+sin, cos, tan, asin, acos, atan = np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan
+sinh, cosh, tanh = np.sinh, np.cosh, np.tanh
+floor, ceil, trunc, reciprocal = np.floor, np.ceil, np.trunc, np.reciprocal
+isnan, isinf, isfinite = np.isnan, np.isinf, np.isfinite
+
+
+def reduce_as(g, x):
+    """Sums `g` down to the shape of `x` (the adjoint of broadcasting)."""
+    if g.shape == x.shape:  # static programs cannot always prove this at build time
+        return g
+    nd = g.ndim - x.ndim
+    if g.shape[nd:] == x.shape:  # only leading dims were added (a bias): one plain sum
+        return np.add.reduce(g, axis=tuple(range(nd)))
+    axes = tuple(range(nd)) + tuple(i + nd for i, (a, b) in enumerate(zip(x.shape, g.shape[nd:])) if a == 1 != b)
+    r = g.sum(axis=axes, keepdims=True) if axes else g
+    return r.reshape(x.shape)
+
+
+def expand_as(x, y):
+    """`x` broadcast to the shape of `y`."""
+    if y.size > 4096:
+        return np.broadcast_to(x, y.shape)  # a view: no copy of large results
+    out = np.empty(y.shape, x.dtype)  # small: a copy is cheaper than broadcast_to's Python wrapper
+    out[...] = x
+    return out
+
+
+def cast(x, dtype):
+    return x.astype(D.np_dtype(dtype), copy=False)
+
+
+def true_divide(x, y):
+    if x.dtype.kind in "iub":  # Paddle: integer division of tensors gives a float result
+        return np.true_divide(x, y, dtype=D.default_float().np)
+    return np.true_divide(x, y)
+
+
+def rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+def sigmoid(x):
+    return (np.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f" else 1 / (1 + np.exp(-x))
+
+
+def round_half_away(x):
+    """Paddle rounds halves away from zero (numpy's `round` rounds them to even)."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x)).astype(x.dtype, copy=False)
+
+
+def erf(x):
+    if x.dtype == np.float64 or x.dtype.kind != "f":  # exact, elementwise
+        return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+    # float32/16: Abramowitz & Stegun 7.1.26 (abs error < 1.5e-7, about float32's resolution), vectorized
+    a = np.abs(x.astype(np.float64))
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return (np.sign(x) * (1.0 - poly * np.exp(-a * a))).astype(x.dtype)
+
+
+def scale(x, scale, bias, bias_after_scale):
+    """``x * scale + bias`` (or ``(x + bias) * scale``) in the dtype of `x`."""
+    if bias == 0.0:
+        r = x * scale
+    else:
+        r = x * scale + bias if bias_after_scale else (x + bias) * scale
+    return r.astype(x.dtype, copy=False)
+
+
+def clip(x, min, max):
+    return np.clip(x, min, max).astype(x.dtype, copy=False)
+
+
+def nan_to_num(x, nan, posinf, neginf):
+    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def where(c, x, y):
+    return np.where(c, x, y)
+
+
+def zeros_like(x):
+    return np.zeros_like(x)

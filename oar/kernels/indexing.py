@@ -1,0 +1,128 @@
+"""Indexing kernels: gather/scatter in their forms (along an axis, n-d, rows, along indices), one_hot."""
+import numpy as np
+
+
+def take_along_axis(arr, indices, axis):
+    return np.take_along_axis(arr, indices, axis)
+
+
+def index_add(x, index, value, axis):
+    out = x.copy()
+    idx = index.reshape(-1)
+    value = value.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
+    np.add.at(np.moveaxis(out, axis, 0), idx, np.moveaxis(value, axis, 0))
+    return out
+
+
+def gather(x, index, axis):
+    n = x.shape[axis] if x.ndim else 1
+    if index.size and (index.max() >= n or index.min() < -n):
+        raise IndexError(f"gather: index values must be in [{-n}, {n}) for axis {axis} of input shape "
+                         f"{list(x.shape)}, got min {index.min()} max {index.max()}")
+    return np.take(x, index, axis=axis)
+
+
+def nd_index(index):
+    return tuple(np.moveaxis(index, -1, 0)) if index.shape[-1] else ()
+
+
+def gather_nd(x, index):
+    if index.shape[-1] == 0:
+        return np.broadcast_to(x, index.shape[:-1] + x.shape).copy()
+    return x[nd_index(index)]
+
+
+def scatter_nd_add(x, index, updates):
+    out = x.copy()
+    if index.shape[-1] == 0:
+        out += updates.reshape((-1,) + x.shape).sum(0)
+    else:
+        np.add.at(out, nd_index(index), updates)
+    return out
+
+
+def scatter(x, index, updates, overwrite):
+    out = x.copy()
+    idx = index.reshape(-1)
+    updates = updates.reshape((idx.size,) + x.shape[1:])
+    if overwrite:
+        out[idx] = updates
+    else:
+        out[idx] = 0
+        np.add.at(out, idx, updates)
+    return out
+
+
+def along(idx, axis):
+    """A full fancy index that addresses ``idx`` along `axis` and every other position as-is."""
+    grids = list(np.ogrid[tuple(np.s_[:n] for n in idx.shape)])
+    grids[axis] = idx
+    return tuple(grids)
+
+
+def put_along_axis(arr, indices, values, axis, reduce):
+    out = arr.copy()
+    values = np.broadcast_to(values, indices.shape)
+    where_ = along(indices, axis)
+    if reduce == "assign":
+        out[where_] = values
+    elif reduce == "add":
+        np.add.at(out, where_, values)
+    else:
+        np.multiply.at(out, where_, values)
+    return out
+
+
+def one_hot(x, num_classes):
+    if x.size and (x.min() < 0 or x.max() >= num_classes):
+        raise ValueError(f"one_hot: labels must be in [0, {num_classes}), got min {x.min()} max {x.max()}")
+    return (x[..., None] == np.arange(num_classes)).astype(np.float32)
+
+
+def decode_index(spec, arrays):
+    """The NumPy index of an encoded subscript `spec` (see `oar.ops.subscript.encode_index`) and its index arrays."""
+    it = iter(arrays)
+    out = []
+    for s in spec:
+        k = s[0]
+        if k == "i":
+            out.append(s[1])
+        elif k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        elif k == "S":
+            out.append(slice(*[int(next(it).reshape(-1)[0]) if p == "t" else p for p in s[1:]]))
+        else:
+            a = next(it)
+            out.append(a.item() if a.ndim == 0 and a.dtype.kind in "iu" else a)
+    return tuple(out)
+
+
+def getitem(x, *idx, spec):
+    return np.asarray(x[decode_index(spec, idx)])
+
+
+def getitem_grad(x, g, *idx, spec):
+    gx = np.zeros_like(x, dtype=g.dtype)
+    np.add.at(gx, decode_index(spec, idx), g)
+    return gx
+
+
+def setitem(x, v, *idx, spec):
+    out = x.copy()
+    out[decode_index(spec, idx)] = v
+    return out
+
+
+def window_index(windows, size, step):
+    """The flat int64 gather index of `windows` sliding windows of `size` elements every `step`."""
+    return (np.arange(windows)[:, None] * step + np.arange(size)).reshape(-1).astype(np.int64)
+
+
+def strided_index(shape, stride, offset):
+    """The int64 array of `shape` holding ``offset + sum(i_k * stride[k])`` at each index i (element strides)."""
+    return int(offset) + sum(np.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
+                             for d, (s, st) in enumerate(zip(shape, stride))) + np.zeros(shape, np.int64)

@@ -1,0 +1,165 @@
+"""Shape and layout kernels: reshape, transpose, squeeze, broadcast, tile, concat/split, flip, roll, pad, repeat."""
+import math
+
+import numpy as np
+
+from ..framework import dtype as D
+
+
+def reshape_target(ins, shape):
+    """Paddle's reshape target for an input of shape `ins`: 0 copies the input dim, one -1 is inferred from the
+    element count; a clear ValueError when the counts cannot match."""
+    out = [ins[i] if s == 0 else s for i, s in enumerate(shape)]
+    if out.count(-1) == 1 and -1 not in ins:
+        known, total = math.prod(d for d in out if d != -1), math.prod(ins)
+        if known == 0 or total % known:
+            raise ValueError(f"reshape: cannot reshape a tensor of shape {list(ins)} into {shape}")
+        out[out.index(-1)] = total // known
+    elif -1 not in out and -1 not in ins and math.prod(out) != math.prod(ins):
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {list(ins)} ({math.prod(ins)} elements) "
+                         f"into {shape} ({math.prod(out)} elements)")
+    return out
+
+
+def reshape(x, shape):
+    try:
+        return x.reshape([x.shape[i] if s == 0 else s for i, s in enumerate(shape)])
+    except ValueError:  # explain in the user's terms (checked only on failure: reshape is on the hot path)
+        reshape_target(x.shape, shape)
+        raise
+
+
+def reshape_as(x, y):
+    return x.reshape(y.shape)
+
+
+def flatten(x, start_axis, stop_axis):
+    return x.reshape(x.shape[:start_axis] + (-1,) + x.shape[stop_axis + 1:])
+
+
+def transpose(x, perm):
+    return np.transpose(x, perm)
+
+
+def squeeze(x, axis):
+    return np.squeeze(x, tuple(axis))
+
+
+def unsqueeze(x, axis):
+    return np.expand_dims(x, axis)
+
+
+def broadcast_to(x, shape):
+    shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
+    return np.broadcast_to(x, shape)
+
+
+def tile(x, repeat_times):
+    return np.tile(x, repeat_times)
+
+
+def tile_grad(g, x, repeat_times):
+    """Sums the tiles of `g` back onto the shape of `x`."""
+    inter = []
+    for r, d in zip(repeat_times, (1,) * (g.ndim - x.ndim) + x.shape):
+        inter += [r, d]
+    return g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2))).reshape(x.shape)
+
+
+def concat(*xs, axis):
+    return np.concatenate(xs, axis=axis)
+
+
+def split_like(g, *xs, axis):
+    """Splits `g` along `axis` into parts as long as each of `xs` there."""
+    return tuple(np.split(g, np.cumsum([x.shape[axis] for x in xs])[:-1], axis=axis))
+
+
+def split_sizes(n, sections, num, axis):
+    """The part sizes along a dim of size `n`: `num` equal parts, or `sections` with at most one -1."""
+    if num:
+        if n % num:
+            raise ValueError(f"split: dim {axis} of size {n} does not divide into {num} equal parts")
+        return [n // num] * num
+    if -1 in sections:
+        rest = n - (sum(sections) + 1)
+        if rest < 0:
+            raise ValueError(f"split: sections {sections} need more than the {n} elements of dim {axis}")
+        sections = list(sections)
+        sections[sections.index(-1)] = rest
+    elif sum(sections) != n:
+        raise ValueError(f"split: sections {sections} do not add up to dim {axis} of size {n}")
+    return sections
+
+
+def split(x, sections, axis, num=0):
+    if num or -1 in sections or sum(sections) != x.shape[axis]:  # sizes set at run time (unknown dims at build)
+        sections = split_sizes(x.shape[axis], sections, num, axis)
+    return tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis))
+
+
+def shape(x):
+    return np.asarray(x.shape, dtype=np.int64)
+
+
+def numel(x):
+    return np.asarray(x.size, dtype=np.int64)
+
+
+def flip(x, axis):
+    return np.flip(x, axis).copy()
+
+
+def roll(x, shifts, axis):
+    if axis is None:
+        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return np.roll(x, shifts, axis)
+
+
+PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def pad(x, pad_width, mode, value):
+    if mode == "constant":
+        return np.pad(x, pad_width, mode="constant", constant_values=value)
+    return np.pad(x, pad_width, mode=PAD_MODES[mode])
+
+
+def pad_grad(x, g, pad_width, mode):
+    """Adds each output position's gradient to the input position it was copied from."""
+    src = np.arange(x.size).reshape(x.shape)
+    src = np.pad(src, pad_width, mode="constant", constant_values=-1) if mode == "constant" else \
+        np.pad(src, pad_width, mode=PAD_MODES[mode])
+    keep = src.reshape(-1) >= 0
+    idx, w = src.reshape(-1)[keep], g.reshape(-1)[keep]
+    if np.iscomplexobj(w):  # bincount takes real weights only
+        gx = np.bincount(idx, w.real, x.size) + 1j * np.bincount(idx, w.imag, x.size)
+    else:
+        gx = np.bincount(idx, weights=w, minlength=x.size)
+    return gx.astype(g.dtype, copy=False).reshape(x.shape)
+
+
+def repeat_index(x, repeats, axis):
+    """The gather index that repeats each slice of `x` along `axis` (`repeats`: a count or one per slice)."""
+    return arange_repeated(x.shape[axis], repeats.reshape(-1) if repeats.ndim else int(repeats))
+
+
+def arange_repeated(n, repeats):
+    """``[0, .., 0, 1, .., 1, ...]``: each of ``range(n)`` `repeats` times."""
+    return np.repeat(np.arange(n), repeats)
+
+
+def repeat_count(x, repeats, axis):
+    """The length of `repeat_index`'s result (an upper bound for the output budget)."""
+    return int(np.sum(repeats, dtype=np.float64)) if repeats.ndim else x.shape[axis] * abs(int(repeats))
+
+
+def reshape_dynamic(x, shape, static_shape):
+    """`reshape` to a target given as an int array (0 copies the input dim)."""
+    target = [x.shape[i] if s == 0 else int(s) for i, s in enumerate(shape.tolist())]
+    return x.reshape(target)
+
+
+def view_dtype(x, dtype):
+    """The bytes of `x` read as `dtype` (the last dim rescaled by the item sizes)."""
+    return x.view(D.np_dtype(dtype))

@@ -1,0 +1,38 @@
+"""Random kernels. Each takes the generator (`numpy.random.Generator`) it draws from as its first argument: the
+ops pass the framework's seeded generator, so kernels read no global state."""
+import numpy as np
+
+from ..framework import dtype as D
+
+
+def uniform(gen, shape, dtype, min, max):
+    return gen.uniform(min, max, shape).astype(D.np_dtype(dtype))
+
+
+def gaussian(gen, shape, dtype, mean, std):
+    return gen.normal(mean, std, shape).astype(D.np_dtype(dtype))
+
+
+def randint(gen, shape, dtype, low, high):
+    return gen.integers(low, high, shape).astype(D.np_dtype(dtype))
+
+
+def randperm(gen, n, dtype):
+    return gen.permutation(n).astype(D.np_dtype(dtype))
+
+
+def bernoulli(gen, x):
+    return (gen.random(x.shape) < x).astype(x.dtype)
+
+
+def multinomial(gen, x, num_samples, replacement):
+    p = x.reshape(-1, x.shape[-1]).astype(np.float64)
+    if (p < 0).any() or not np.isfinite(p).all():
+        raise ValueError("multinomial: probabilities must be finite and non-negative")
+    p = p / p.sum(axis=1, keepdims=True)
+    rows = [gen.choice(p.shape[1], num_samples, replace=replacement, p=row) for row in p]
+    return np.asarray(rows, np.int64).reshape(x.shape[:-1] + (num_samples,))
+
+
+def poisson(gen, x):
+    return gen.poisson(x).astype(x.dtype)
