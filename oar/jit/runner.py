@@ -26,6 +26,7 @@ from ..framework.state import STATE
 from ..ops.registry import apply, defop
 from ..static.budget import naming_source, swap
 from ..static.executor import compile_program
+from ..static.liveness import read_before_written
 
 # The ops' `runner` attribute is the ProgramRunner itself: whatever holds the op (a tape Node until backward has
 # run, a Program that calls a converted function) keeps its runner alive, and nothing else does.
@@ -166,12 +167,7 @@ class ProgramRunner:
         _sync_history(gb.ops[:n_fwd], self.program.global_block())
         gb.ops = grad_ops
         bp._bump()
-        written, free = set(), []
-        for op in grad_ops:
-            for n in op.input_names():
-                if n not in written and n not in free:
-                    free.append(n)
-            written.update(op.output_names())
+        free = read_before_written(grad_ops)  # what the backward reads from outside: inputs, seeds, forward values
         seed_names = [s.name for s in seeds]
         params = set(self.param_names)
         self.saved_names = [n for n in free if n not in params and n not in seed_names and n not in self.input_names

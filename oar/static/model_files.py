@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from ..framework import dtype as D
+from ..framework import safetensors_file
 from ..framework.safe_files import parse_cost, regular_file, write_files  # noqa: F401  (write_files: saves)
 from ..static import budget as B
 from ..static import serialize as S
@@ -53,15 +54,8 @@ def file_names(prefix, method="forward"):
 
 # ---- writing --------------------------------------------------------------------------------------------------
 def encode_weights(arrays):
-    """safetensors bytes of a name -> ndarray dict (bfloat16 stored as BF16)."""
-    from safetensors.numpy import save
-    out = {}
-    for n, a in arrays.items():
-        a = np.ascontiguousarray(a).reshape(np.shape(a))  # ascontiguousarray makes 0-d arrays 1-d
-        if a.dtype.name == "bfloat16":
-            a = a.view(np.uint16)
-        out[n] = a
-    return save(out)
+    """safetensors bytes of a name -> ndarray dict (bfloat16 as its raw 16 bits; the program declares the dtype)."""
+    return safetensors_file.encode(arrays)
 
 
 def _clipped(d):
