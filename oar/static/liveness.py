@@ -8,6 +8,7 @@ with side effects (print, assert, writes to persistable variables, control flow 
 needed.
 
 Example:
+    >>> from oar.static.liveness import needed_ops, read_before_written
     >>> oar.enable_static()
     >>> main = oar.static.Program()
     >>> with oar.static.program_guard(main):
