@@ -9,7 +9,7 @@ metadata holds ``"oar_format": "<version>"`` and ``"oar_structure"``: JSON descr
 - ``{"tuple": [...]}`` is a tuple.
 
 Changelog:
-    1 (2025-06-01): first version.
+    1 (2025-06-01): first version. bfloat16 leaves were written as U16 raw bits, now as BF16; both load.
 
 Example:
     >>> model = oar.nn.Linear(2, 3)
@@ -157,7 +157,7 @@ def _encode(obj, arrays, where):
             leaf["name"] = obj._name
         if a.dtype.kind not in "biuf" and a.dtype.name != "bfloat16":
             raise TypeError(f"oar.save: {where} has dtype {a.dtype}, which cannot be saved")
-        if a.dtype.name == "bfloat16":  # stored as its raw 16 bits (safetensors_file.encode)
+        if a.dtype.name == "bfloat16":  # stored as BF16; files of earlier oar hold its raw bits as U16
             leaf["dtype"] = "bfloat16"
         arrays[key] = a
         return leaf

@@ -134,3 +134,24 @@ def test_dropped_loaded_layers_are_freed(saved_model):
     held, alive = _returns(make_and_drop)
     assert not alive, f"{len(alive)} objects of dropped loaded layers still alive, e.g. {alive[0]}"
     assert held < MARGIN, f"{held / 2 ** 20:.1f} MB still held after dropping {N_MODELS} loaded layers"
+
+
+def test_converted_closures_are_freed():
+    """A converted function's twin lives on the function: a closure over a model dies with it."""
+    x = oar.ones([2, SIZE])
+
+    def make_and_drop():
+        layer = nn.Linear(SIZE, SIZE)
+
+        def f(v):
+            if v.mean() > 0:       # tensor-dependent: converted to a cond op
+                return layer(v)
+            return v
+
+        g = oar.jit.to_static(f)
+        assert g(x).shape == [2, SIZE]
+        return [weakref.ref(layer.weight), weakref.ref(f), weakref.ref(g)]
+
+    held, alive = _returns(make_and_drop)
+    assert not alive, f"{len(alive)} objects of dropped converted closures still alive, e.g. {alive[0]}"
+    assert held < MARGIN, f"{held / 2 ** 20:.1f} MB still held after dropping {N_MODELS} converted closures"
