@@ -155,3 +155,16 @@ def test_converted_closures_are_freed():
     held, alive = _returns(make_and_drop)
     assert not alive, f"{len(alive)} objects of dropped converted closures still alive, e.g. {alive[0]}"
     assert held < MARGIN, f"{held / 2 ** 20:.1f} MB still held after dropping {N_MODELS} converted closures"
+
+
+def test_a_copied_layer_converts_its_own_forward():
+    """The converted method is owned by the instance and left out of copies: a copy builds its own."""
+    import copy
+    x = oar.ones([2, SIZE])
+    net = Net()
+    out = net(x).numpy()
+    twin = copy.deepcopy(net)
+    assert twin.forward is not net.forward and twin.forward._layer is twin
+    np.testing.assert_array_equal(twin(x).numpy(), out)
+    twin.fc.weight.set_value(np.zeros([SIZE, SIZE], np.float32))
+    np.testing.assert_array_equal(net(x).numpy(), out)      # the original's program reads its own weights
