@@ -110,7 +110,7 @@ def test_dropped_predictors_are_freed(saved_model):
         p.run()
         out = p.get_output_handle(p.get_output_names()[0]).copy_to_cpu()
         assert out.shape == (2, SIZE)
-        return [weakref.ref(p), weakref.ref(h)]
+        return [weakref.ref(p), weakref.ref(h), weakref.ref(p.program), weakref.ref(p._compiled)]
 
     held, alive = _returns(make_and_drop)
     assert not alive, f"{len(alive)} objects of dropped predictors still alive, e.g. {alive[0]}"
