@@ -9,7 +9,7 @@ metadata holds ``"oar_format": "<version>"`` and ``"oar_structure"``: JSON descr
 - ``{"tuple": [...]}`` is a tuple.
 
 Changelog:
-    1 (2025-06-01): first version.
+    1 (2025-06-01): first version. bfloat16 leaves were written as U16 raw bits, now as BF16; both load.
 
 Example:
     >>> model = oar.nn.Linear(2, 3)
@@ -25,7 +25,8 @@ import os
 
 import numpy as np
 
-from .safe_files import parse_cost, regular_file, write_files
+from . import safetensors_file
+from .safe_files import parse_cost, regular_file
 
 FORMAT_VERSION = 1
 _MAGIC_KEY = "oar_format"
@@ -49,7 +50,6 @@ def save(obj, path, protocol=4, **configs):
     Example:
         >>> oar.save({"w": oar.ones([2]), "epoch": 3}, "ckpt.pdparams")
     """
-    from safetensors.numpy import save as encode
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"oar.save: path must be a file name, got {type(path).__name__}")
     path = os.fspath(path)
@@ -64,7 +64,7 @@ def save(obj, path, protocol=4, **configs):
     arrays = {}
     structure = _encode(obj, arrays, "obj")
     meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}
-    write_files({path: encode(arrays, metadata=meta)}, fsync=bool(configs.get("fsync", True)))
+    safetensors_file.write(path, arrays, metadata=meta, fsync=bool(configs.get("fsync", True)))
 
 
 def load(path, **configs):
@@ -110,7 +110,6 @@ def load(path, **configs):
 
 def _read(path):
     from safetensors import SafetensorError
-    from safetensors.numpy import load_file
     not_oar = (f"oar.load: {path!r} is not a file written by oar.save (or it is truncated or damaged)")
     try:
         with open(path, "rb") as f:
@@ -134,7 +133,11 @@ def _read(path):
         if version > FORMAT_VERSION:
             raise ValueError(f"oar.load: {path!r} has format version {version}; this oar reads up to "
                              f"{FORMAT_VERSION}; upgrade oar")
-        tensors = load_file(path)
+        tensors = safetensors_file.read_all(path)
+    except ValueError as e:
+        if not str(e).startswith(path):
+            raise
+        raise ValueError(f"{not_oar} ({e})") from None
     except (SafetensorError, json.JSONDecodeError, UnicodeDecodeError, OSError, RecursionError) as e:
         raise ValueError(f"{not_oar} ({e})") from None
     return meta, tensors
@@ -154,9 +157,9 @@ def _encode(obj, arrays, where):
             leaf["name"] = obj._name
         if a.dtype.kind not in "biuf" and a.dtype.name != "bfloat16":
             raise TypeError(f"oar.save: {where} has dtype {a.dtype}, which cannot be saved")
-        if a.dtype.name == "bfloat16":  # stored as its raw 16 bits
-            leaf["dtype"], a = "bfloat16", a.view(np.uint16)
-        arrays[key] = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes 0-D 1-D)
+        if a.dtype.name == "bfloat16":  # stored as BF16; files of earlier oar hold its raw bits as U16
+            leaf["dtype"] = "bfloat16"
+        arrays[key] = a
         return leaf
     if isinstance(obj, dict):
         items = []

@@ -11,7 +11,6 @@ import inspect
 import linecache
 import textwrap
 import types
-import weakref
 
 from . import log
 from .transformers import STEPS
@@ -19,7 +18,7 @@ from .transformers.base import HELPER_RE, Context, to_source
 
 CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
 _CODE_CACHE = {}             # original code object -> (new code, Converted template)
-_FN_CACHE = weakref.WeakKeyDictionary()
+_FN_KEY = "__oar_converted__"  # fn.__dict__ key: fn's Converted twin (owned by fn, so it dies with fn and its closure)
 
 
 class Converted:
@@ -39,8 +38,8 @@ class ConversionError(Exception):
 
 def convert_function(fn):
     """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError."""
-    hit = _FN_CACHE.get(fn)
-    if hit is not None:
+    hit = getattr(fn, "__dict__", {}).get(_FN_KEY)
+    if hit is not None and hit.fn.__wrapped_original__ is fn:  # (functools.wraps copies __dict__ to a wrapper)
         return hit
     if not isinstance(fn, types.FunctionType):
         raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
@@ -50,7 +49,7 @@ def convert_function(fn):
         entry = _CODE_CACHE[code] = _transform(fn)
     new_code, text, ctx = entry
     conv = Converted(_rebind(fn, new_code), text, ctx)
-    _FN_CACHE[fn] = conv
+    fn.__dict__[_FN_KEY] = conv
     return conv
 
 
@@ -187,6 +186,6 @@ def _rebind(fn, new_code):
     new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells))
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
-    new.__dict__.update(fn.__dict__)
+    new.__dict__.update((k, v) for k, v in fn.__dict__.items() if k != _FN_KEY)
     new.__wrapped_original__ = fn
     return new

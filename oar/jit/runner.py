@@ -20,8 +20,6 @@ Example:
     >>> net.weight.grad.shape
     [3, 2]
 """
-import itertools
-
 import numpy as np
 
 from ..framework.state import STATE
@@ -29,24 +27,25 @@ from ..ops.common import not_differentiable_again
 from ..ops.registry import apply, defop
 from ..static.budget import naming_source, swap
 from ..static.executor import compile_program
+from ..static.liveness import read_before_written
 
-RUNNERS = {}
-_ids = itertools.count()
+# The ops' `runner` attribute is the ProgramRunner itself: whatever holds the op (a tape Node until backward has
+# run, a Program that calls a converted function) keeps its runner alive, and nothing else does.
 
 
 def _fwd_impl(*arrays, runner, save):
-    return RUNNERS[runner].run_forward(arrays, save)
+    return runner.run_forward(arrays, save)
 
 
 def _fwd_infer(metas, runner, save):
-    r = RUNNERS[runner]
+    r = runner
     gb = r.program.global_block()
     out = [(list(gb.var(n).shape), gb.var(n).dtype) for n in r.output_names]
     return out + ([(list(gb.var(n).shape), gb.var(n).dtype) for n in r.saved_names] if save else [])
 
 
 def _fwd_grad(gouts, outs, *inputs, runner, save):
-    r = RUNNERS[runner]
+    r = runner
     mask = [not t.stop_gradient and t.dtype.kind in "fc" for t in inputs]
     n = len(r.output_names)
     want = [i for i, m in enumerate(mask) if m]
@@ -61,12 +60,11 @@ def _fwd_grad(gouts, outs, *inputs, runner, save):
 
 
 def _bwd_impl(*arrays, runner, want):
-    return RUNNERS[runner].run_backward(arrays, want)
+    return runner.run_backward(arrays, want)
 
 
 def _bwd_infer(metas, runner, want):
-    r = RUNNERS[runner]
-    return [r.in_meta(i) for i in want]
+    return [runner.in_meta(i) for i in want]
 
 
 RUN_PROGRAM = defop("run_program", _fwd_impl, inputs=("x",), outputs=("out*",), variadic=True, infer=_fwd_infer,
@@ -114,13 +112,14 @@ class ProgramRunner:
             for op in b.ops:
                 reads.update(op.input_names())
         self.param_names = [n for n in program.bound if n in gb.vars and n in reads]
-        self.id = next(_ids)
-        RUNNERS[self.id] = self
         self._fwd = {}
         self._bwd = None
         self._bwd_plans = {}
         self.saved_names = []
         self.budget = None  # a loaded model's oar.static.budget.Budget: applied to, and named in errors of, backward
+
+    def __repr__(self):  # as an op attribute in printed programs and error messages
+        return f"<ProgramRunner {self.output_names} at {id(self):#x}>"
 
     # ---- calling ------------------------------------------------------------------------------------------
     def __call__(self, *inputs):
@@ -135,7 +134,7 @@ class ProgramRunner:
                     break
         if save and self._bwd is None:
             self._build_backward()
-        outs = apply(RUN_PROGRAM, args, {"runner": self.id, "save": save})
+        outs = apply(RUN_PROGRAM, args, {"runner": self, "save": save})
         if not isinstance(outs, tuple):
             outs = (outs,)
         outs = list(outs[:len(self.output_names)])
@@ -171,12 +170,7 @@ class ProgramRunner:
         _sync_history(gb.ops[:n_fwd], self.program.global_block())
         gb.ops = grad_ops
         bp._bump()
-        written, free = set(), []
-        for op in grad_ops:
-            for n in op.input_names():
-                if n not in written and n not in free:
-                    free.append(n)
-            written.update(op.output_names())
+        free = read_before_written(grad_ops)  # what the backward reads from outside: inputs, seeds, forward values
         seed_names = [s.name for s in seeds]
         params = set(self.param_names)
         self.saved_names = [n for n in free if n not in params and n not in seed_names and n not in self.input_names

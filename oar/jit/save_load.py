@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ..framework import safetensors_file
 from ..passes.dead_code import dead_code_elimination
 from ..static.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
 from ..tensor.tensor import Tensor
@@ -392,9 +393,4 @@ def load_state_dict_from_prefix(path):
 
 
 def _read_all_weights(pdiparams):
-    from safetensors import safe_open
-    try:
-        with safe_open(pdiparams, framework="numpy") as f:
-            return {k: np.array(f.get_tensor(k)) for k in f.keys()}
-    except Exception as e:
-        raise ValueError(f"{pdiparams}: corrupted or truncated parameters file ({type(e).__name__}: {e})") from None
+    return safetensors_file.read_all(pdiparams, "parameters file")

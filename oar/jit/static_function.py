@@ -8,7 +8,6 @@ inside a fresh Program.
 import inspect
 import os
 import types
-import weakref
 
 import numpy as np
 
@@ -27,6 +26,9 @@ from .train_step import TrainCapture
 
 ENABLED = {"on": True}
 CHECK_CALLS = 3
+
+
+BOUND_KEY = "_oar_static_functions"  # instance.__dict__ key: {class-level StaticFunction: the instance's own}
 
 
 class StaticFunction:
@@ -61,7 +63,6 @@ class StaticFunction:
         self.program_cache = ProgramCache()
         self._check = check if check is not None else os.environ.get("OAR_TO_STATIC_CHECK", "") not in ("", "0")
         self._checks_left = CHECK_CALLS
-        self._bound = weakref.WeakKeyDictionary()
         self._last = None
         self._warned_eager = False
         self._conv = None
@@ -78,11 +79,16 @@ class StaticFunction:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        sf = self._bound.get(instance)
+        # The instance owns its converted method (programs, runners, plans): they die with it. (A mapping held
+        # here, even a weak-keyed one, would keep the instance alive through the value's `_layer`.)
+        d = getattr(instance, "__dict__", None)
+        owned = d.get(BOUND_KEY) if d is not None else {}
+        if owned is None:
+            owned = d[BOUND_KEY] = {}
+        sf = owned.get(self)
         if sf is None:
-            sf = StaticFunction(self._function, self._input_spec, self._build_strategy, check=self._check,
-                                layer=instance)
-            self._bound[instance] = sf
+            sf = owned[self] = StaticFunction(self._function, self._input_spec, self._build_strategy,
+                                              check=self._check, layer=instance)
         return sf
 
     @property

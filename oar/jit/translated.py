@@ -6,14 +6,13 @@ program, so loaded models both predict and fine-tune with eager optimizers.
 """
 import functools
 import keyword
-import weakref
 
 import numpy as np
 
 from ..nn.layer import Layer
 from ..tensor.tensor import Parameter, Tensor
 from ..static.budget import naming_source, swap
-from .runner import RUNNERS, ProgramRunner
+from .runner import ProgramRunner
 
 
 def pack_outputs(structure, outs):
@@ -142,8 +141,6 @@ class TranslatedLayer(Layer):
             runner = self._runners[key] = ProgramRunner(self._program_for(method), rec.input_names,
                                                         rec.output_names)
             runner.budget = self._budgets.get(method)
-            # the runner registry holds runners by id: free this one (its plans, folded constants) with the layer
-            weakref.finalize(self, RUNNERS.pop, runner.id, None)
         budget = self._budgets.get(method)
         prev = swap(budget)
         try:

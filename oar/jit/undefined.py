@@ -111,6 +111,7 @@ class MaybeUndefinedVar(Variable):
         var.__class__ = cls
         loc = _where()
         _INFO[id(var)] = (weakref.ref(var), flag, name, lines, set(), kind, loc[0] if loc else None)
+        weakref.finalize(var, _INFO.pop, id(var), None)  # the entry (its flag holds the Program) dies with var
         return var
 
     def _info(self):

@@ -391,8 +391,8 @@ class Layer:
 
     set_dict = load_dict = set_state_dict
 
-    def __getstate__(self):
-        return self.__dict__
+    def __getstate__(self):  # (copies and pickles leave out the converted methods: rebuilt on first call)
+        return {k: v for k, v in self.__dict__.items() if k != "_oar_static_functions"}
 
     def __setstate__(self, state):
         self.__dict__.update(state)

@@ -8,7 +8,7 @@ Sub-blocks are kept whole when their owning op is live.
 Example:
     >>> p = dead_code_elimination(program, keep=['fc.tmp_1'])
 """
-from .graph import names_read_inside
+from ..static.liveness import needed_ops, op_reads
 
 
 def dead_code_elimination(program, keep=()):
@@ -18,17 +18,12 @@ def dead_code_elimination(program, keep=()):
         raise ValueError("dead_code_elimination needs the names to keep (the fetched outputs)")
     p = program.clone()
     gb = p.global_block()
-    live = set(keep)
-    kept = []
-    for op in reversed(gb.ops):
-        if any(n in live for n in op.output_names()) or op.has_side_effects():
-            kept.append(op)
-            live.update(op.input_names())
-            live.update(names_read_inside(p, op))
+    kept = needed_ops(gb.ops, keep)
     removed_ops = len(gb.ops) - len(kept)
-    gb.ops = kept[::-1]
-    used = set(live)
+    gb.ops = kept
+    used = set(keep)
     for op in gb.ops:
+        used.update(op_reads(op))
         used.update(op.output_names())
     dropped = [n for n, v in gb.vars.items() if n not in used and not v.is_data]
     for n in dropped:

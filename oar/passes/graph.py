@@ -1,5 +1,6 @@
 """Small graph helpers shared by the passes: argument order, sub-blocks, readers and side effects."""
 from ..ops.registry import REGISTRY
+from ..static.liveness import last_reads, names_in_sub_blocks
 from ..static.printer import sub_blocks  # noqa: F401  (one definition of "which attrs are sub-blocks")
 
 
@@ -28,28 +29,9 @@ def out_names(op):
     return [op.outputs[s][0] for s in d.outputs if op.outputs.get(s)]
 
 
-def block_tree(program, idx):
-    """`idx` and every block nested in the ops of block `idx`."""
-    seen, todo = [], [idx]
-    while todo:
-        b = todo.pop()
-        if b in seen or b >= program.num_blocks:
-            continue
-        seen.append(b)
-        for op in program.block(b).ops:
-            todo.extend(sub_blocks(op))
-    return seen
-
-
 def names_read_inside(program, op):
     """Every variable name read or written by ops in the sub-blocks of `op` (they may use outer variables)."""
-    names = set()
-    for s in sub_blocks(op):
-        for b in block_tree(program, s):
-            for o in program.block(b).ops:
-                names.update(o.input_names())
-                names.update(o.output_names())
-    return names
+    return names_in_sub_blocks(op)
 
 
 def bound_value(program, name):
@@ -70,8 +52,4 @@ def consumers(program):
 
 def last_readers(block):
     """name -> the last op of `block` that reads it."""
-    out = {}
-    for op in block.ops:
-        for n in op.input_names():
-            out[n] = op
-    return out
+    return {n: block.ops[k] for n, k in last_reads(block.ops).items()}

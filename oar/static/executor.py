@@ -28,7 +28,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..ops.registry import REGISTRY
-from . import budget
+from . import budget, liveness
 from .ir import Program, Variable
 from .printer import format_op, sub_blocks
 from .scope import global_scope
@@ -60,16 +60,7 @@ class BlockCompiler:
 
     def prune(self, ops, feed_names, out_names):
         """The ops needed for `out_names` given `feed_names`, plus side-effecting ops (in order)."""
-        needed, fed = set(out_names) - set(feed_names), set(feed_names)
-        kept = []
-        for op in reversed(ops):
-            outs = op.output_names()
-            if self.has_side_effects(op) or any(n in needed for n in outs):
-                kept.append(op)
-                needed.difference_update(outs)
-                needed.update(n for n in op.input_names() if n not in fed)
-        kept.reverse()
-        return kept
+        return liveness.needed_ops(ops, out_names, feed_names, self.has_side_effects)
 
     # ---- code generation -----------------------------------------------------------------------------------
     def compile_block(self, block, in_names, out_names, allow_free=False, override=False):
@@ -82,12 +73,8 @@ class BlockCompiler:
             block = self.program.blocks[block]
         fed = set(in_names) if override else set()
         ops = self.prune(block.ops, fed, out_names)
-        defined, free = set(in_names), []
-        for op in ops:
-            for n in op.input_names():
-                if n not in defined and n not in free:
-                    free.append(n)
-            defined.update(op.output_names())
+        free = liveness.read_before_written(ops, in_names)
+        defined = set(in_names).union(*(op.output_names() for op in ops))
         for n in out_names:
             if n not in defined and n not in free:
                 free.append(n)
@@ -96,12 +83,8 @@ class BlockCompiler:
                                "a control-flow op must list every outer variable its sub-blocks read")
         local = _Locals()
         params = [local(n) for n in list(in_names) + free]
-        # last position at which each name is read
-        last = {}
-        for k, op in enumerate(ops):
-            for n in op.input_names():
-                last[n] = k
-        keep = set(out_names)
+        last = liveness.last_reads(ops)
+        keep = set(out_names) | fed
         fname = f"<oar plan {next(_ids)}: block {block.idx}>"
         lines = [f"def plan({', '.join(params)}):"]
         lineops, env, consts = {}, {}, {}
@@ -131,9 +114,7 @@ class BlockCompiler:
                     lhs = outs[0] + " = "
                 lines.append(f"    {lhs}{kname}({args})")
             lineops[len(lines)] = op
-            dead = [n for n in dict.fromkeys(op.input_names() + op.output_names())
-                    if last.get(n, -1) <= k and n not in keep and n not in fed]
-            dead = [local(n) for n in dead if n in local.map and local(n) != "_"]
+            dead = [local(n) for n in liveness.dies_at(ops, k, last, keep) if n in local.map and local(n) != "_"]
             if dead:
                 lines.append(f"    del {', '.join(dead)}")
         ret = ", ".join(local(n) for n in out_names)

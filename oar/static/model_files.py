@@ -8,9 +8,8 @@ from the files and check everything before use: a missing, truncated, corrupted 
 import json
 import os
 
-import numpy as np
-
 from ..framework import dtype as D
+from ..framework import safetensors_file
 from ..framework.safe_files import parse_cost, regular_file, write_files  # noqa: F401  (write_files: saves)
 from ..static import budget as B
 from ..static import serialize as S
@@ -53,15 +52,8 @@ def file_names(prefix, method="forward"):
 
 # ---- writing --------------------------------------------------------------------------------------------------
 def encode_weights(arrays):
-    """safetensors bytes of a name -> ndarray dict (bfloat16 stored as BF16)."""
-    from safetensors.numpy import save
-    out = {}
-    for n, a in arrays.items():
-        a = np.ascontiguousarray(a).reshape(np.shape(a))  # ascontiguousarray makes 0-d arrays 1-d
-        if a.dtype.name == "bfloat16":
-            a = a.view(np.uint16)
-        out[n] = a
-    return save(out)
+    """safetensors bytes of a name -> ndarray dict (bfloat16 as its raw 16 bits; the program declares the dtype)."""
+    return safetensors_file.encode(arrays)
 
 
 def _clipped(d):
@@ -202,28 +194,26 @@ def read_record(pdmodel, budget=None):
 def read_weights(pdiparams, expect):
     """Reads the weights named in `expect` (name -> Variable) from a safetensors file, checking each one's
     shape and dtype against the program before anything is allocated."""
-    from safetensors import safe_open
     if not os.path.lexists(pdiparams) and not expect:  # a program without parameters has no .pdiparams
         return {}
     regular_file(pdiparams, "parameters")
     out = {}
     try:
-        with safe_open(pdiparams, framework="numpy") as f:
+        with safetensors_file.SafetensorsFile(pdiparams) as f:
             keys = set(f.keys())
             for name, var in expect.items():
                 if name not in keys:
                     raise _bad(pdiparams, f"parameter {name!r} that the program reads is missing")
-                sl = f.get_slice(name)
-                shape, dt = list(sl.get_shape()), sl.get_dtype()
-                want = D.np_dtype(var.dtype) if var.dtype.name != "bfloat16" else np.dtype(np.uint16)
+                shape, dt = f.shape(name), f.dtype(name)
                 if len(shape) != len(var.shape) or any(a != b for a, b in zip(shape, var.shape) if b >= 0):
                     raise _bad(pdiparams, f"parameter {name!r} has shape {shape} but the program declares "
                                           f"{var.shape}")
-                a = f.get_tensor(name)
-                if a.dtype != want:
+                # (bfloat16 written by oar before BF16: its raw bits as uint16)
+                if dt != var.dtype.name and not (var.dtype.name == "bfloat16" and dt == "uint16"):
                     raise _bad(pdiparams, f"parameter {name!r} has dtype {dt} but the program declares "
                                           f"{var.dtype.name}")
-                out[name] = a.view(D.np_dtype(var.dtype)) if var.dtype.name == "bfloat16" else np.array(a)
+                a = f.get(name)
+                out[name] = a.view(D.np_dtype(var.dtype)) if dt == "uint16" != var.dtype.name else a
     except ValueError:
         raise
     except Exception as e:  # safetensors reports corruption with its own exception types

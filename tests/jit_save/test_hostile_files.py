@@ -81,7 +81,7 @@ def test_weight_dtype_mismatch(prefix, tmp_path):
     w = load_file(prefix + ".pdiparams")
     w["fc_0.w_0"] = w["fc_0.w_0"].astype("float64")
     save_file(w, prefix + ".pdiparams")
-    with pytest.raises(ValueError, match="dtype F64"):
+    with pytest.raises(ValueError, match="dtype float64 but the program declares float32"):
         load(prefix)
 
 
