@@ -4,7 +4,7 @@ import numpy as np
 from ..framework import dtype as D
 from ..framework.state import STATE
 from ..tensor.methods import TensorMethods
-from ..tensor.tensor import Tensor
+from . import registry
 from .registry import apply
 
 EMPTY = {}
@@ -27,7 +27,7 @@ def const(value, dtype):
     if STATE.static:
         from .creation import _static_const
         return _static_const(value, dtype)
-    return Tensor._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
+    return registry._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
 
 
 def operand(v, like=None):
@@ -92,7 +92,7 @@ def norm_axis(axis, ndim):
     if axis is None:
         return None
     if isinstance(axis, TensorMethods):
-        axis = axis.tolist() if isinstance(axis, Tensor) else axis
+        axis = axis.tolist() if isinstance(axis, registry.Tensor) else axis
     if isinstance(axis, (list, tuple)):
         if len(axis) == 0:
             return None
@@ -117,7 +117,7 @@ def axis_tuple(axis):
 
 def to_int_list(v, what="shape"):
     """A list of ints from a list/tuple of ints and one-element tensors (eager), or a 1-D int tensor."""
-    if isinstance(v, Tensor):
+    if isinstance(v, registry.Tensor):
         return [int(a) for a in v._data.reshape(-1)]
     if isinstance(v, (list, tuple)):
         return [int(a) for a in v]
