@@ -29,7 +29,8 @@ def to_params(*args):
         elif isinstance(a, (numbers.Real, list, tuple)):
             ts.append(to_tensor(np.asarray(a, D.default_float().np)))
         else:
-            raise TypeError(f"distribution parameters must be numbers, lists, arrays or Tensors, got {type(a).__name__}")
+            raise TypeError("distribution parameters must be numbers, lists, arrays or Tensors, "
+                            f"got {type(a).__name__}")
     ts = [t if t.dtype.kind == "f" else cast(t, D.default_float()) for t in ts]
     if any(t.dtype is D.float64 for t in ts):
         ts = [cast(t, "float64") for t in ts]

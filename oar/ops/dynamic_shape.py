@@ -100,7 +100,8 @@ ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "s
                        infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))])
 bounds_output(FULL_DYNAMIC, elements=lambda shape, **a: int(np.prod(np.abs(np.asarray(shape, np.float64)))))
 bounds_output(ARANGE_DYNAMIC, elements=lambda start, end, step, **a: int(np.ceil(abs(
-    (float(np.asarray(end).reshape(())) - float(np.asarray(start).reshape(()))) / float(np.asarray(step).reshape(()))))))
+    (float(np.asarray(end).reshape(())) - float(np.asarray(start).reshape(())))
+    / float(np.asarray(step).reshape(()))))))
 
 
 def arange_dynamic(start, end, step, dtype=None):

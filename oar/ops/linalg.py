@@ -3,7 +3,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
-from .math import add, cast, expand_as, square, unbroadcast
+from .math import add, cast, expand_as, unbroadcast
 from .reduction import sum
 from .registry import apply, defop
 

@@ -6,8 +6,8 @@ import numpy as np
 from ..framework import dtype as D
 from . import subscript
 from .common import public_api, const, operand, to_int_list
-from .math import unbroadcast, expand_as, zeros_like, cast
-from .registry import apply, bounds_output, defop, infer_meta
+from .math import unbroadcast, zeros_like, cast
+from .registry import apply, bounds_output, defop
 
 # ---- reshape family --------------------------------------------------------------------------------------------
 
@@ -235,7 +235,8 @@ def _tile_grad_impl(g, x, repeat_times):
 
 TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
 # np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
-bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
+bounds_output(TILE, elements=lambda x, repeat_times:
+              max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
 TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
                   infer=lambda m, repeat_times: [(m[1][0], m[0][1])],
                   grad=lambda gg, out, g, x, repeat_times: (tile(gg, repeat_times), None))

@@ -6,7 +6,7 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
-from .common import public_api, EMPTY, binary, broadcast_shapes, infer_broadcast, infer_same, norm_axis, operand
+from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
 from .registry import apply, defop
 
 # ---- gradient helpers (built from ops, so they work eagerly, statically and for higher orders) -------------
@@ -494,7 +494,7 @@ def ones_like(x, dtype=None, name=None):
 
 
 # Re-exported so `oar.ops.math.sum(...)` keeps working for the families that use math as their toolbox.
-from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min,  # noqa: E402
+from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min,  # noqa: E402,F401
                         prod, std, sum, var)
 from .linalg import add_n, bmm, dot, einsum, increment, inverse, matmul, mm, outer, t  # noqa: E402,F401
 

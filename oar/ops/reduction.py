@@ -6,7 +6,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, axis_tuple, norm_axis
-from .math import add, cast, exp, expand_as, isfinite, log, maximum, sqrt, where
+from .math import cast, exp, expand_as, maximum, sqrt
 from .registry import apply, defop
 
 

@@ -143,7 +143,8 @@ def _mode_index(x, axis):
     return np.moveaxis(idx.reshape(xs.shape[:-1] + (1,)), -1, axis)
 
 
-MODE_INDEX = defop("mode_index", _mode_index, infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
+MODE_INDEX = defop("mode_index", _mode_index,
+                   infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
 
 
 def mode(x, axis=-1, keepdim=False, name=None):

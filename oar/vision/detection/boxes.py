@@ -122,7 +122,8 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
                         -1)
         return out if var is None else out / var
     if code_type != "decode_center_size":
-        raise ValueError(f"box_coder: code_type must be 'encode_center_size' or 'decode_center_size', got {code_type!r}")
+        raise ValueError("box_coder: code_type must be 'encode_center_size' or 'decode_center_size', "
+                         f"got {code_type!r}")
     t = target_box if target_box.ndim == 3 else unsqueeze(target_box, 0 if axis == 0 else 1)
     if axis == 1:  # prior i goes with row i of target_box
         pcx, pcy, pw, ph = (unsqueeze(v, 1) for v in (pcx, pcy, pw, ph))
