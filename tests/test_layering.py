@@ -70,3 +70,15 @@ def test_code_lines_leave_out_docstrings_comments_and_blanks(tmp_path):
     path.write_text('"""Doc\n\nmore."""\n# a comment\n\ndef f():\n    """Doc."""\n    return 1  # why\n')
     assert layers.code_lines(path) == 2
     assert ast.parse(path.read_text())  # the sample is valid Python
+
+
+def test_size_report_fails_on_a_file_over_the_limit(tmp_path, monkeypatch, capsys):
+    import size_report
+    big = tmp_path / "big.py"
+    big.write_text("x = 1\n" * (size_report.LIMIT + 1))
+    monkeypatch.setattr(layers, "source_files", lambda: [big])
+    monkeypatch.setattr(layers, "ROOT", tmp_path)
+    assert size_report.main([]) == 1
+    assert "big.py: 601 lines of code" in capsys.readouterr().err
+    big.write_text("x = 1\n" * size_report.LIMIT)
+    assert size_report.main([]) == 0
