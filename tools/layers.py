@@ -2,8 +2,9 @@
 
 `LAYERS` lists oar's packages and modules from the bottom up; a module may import its own layer and the layers
 below it, never one above. `tests/test_layering.py` enforces that on every import statement, module-level or inside
-a function (`import oar.x`, `from .. import x`, `importlib.import_module("oar.x")`), and that the units of one layer
-import each other without a cycle. `docs/architecture.md` shows the same order.
+a function (`import oar.x`, `from .. import x`, `importlib.import_module("oar.x")`, and a string naming an oar module
+outside a docstring: a table of names imported by name), and that the layers import each other without a cycle.
+`docs/architecture.md` shows the same order.
 
 Run `python tools/layers.py` to print the layers, their code lines and the edges between them.
 """
@@ -99,13 +100,16 @@ def imports_of(path, text=None):
     for the file's contents when given."""
     module = module_name(path)
     is_package = path.name == "__init__.py"
-    found = []
+    found, seen = [], set()
 
     def add(node, target):
-        if target == "oar" or target.startswith("oar."):
+        if (target == "oar" or target.startswith("oar.")) and (node.lineno, target) not in seen:
+            seen.add((node.lineno, target))
             found.append(Import(path, node.lineno, target))
 
-    for node in ast.walk(ast.parse(path.read_text() if text is None else text, str(path))):
+    tree = ast.parse(path.read_text() if text is None else text, str(path))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree) if _has_docstring(node)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(node, alias.name)
@@ -116,6 +120,9 @@ def imports_of(path, text=None):
             for alias in node.names:  # `from pkg import sub` loads the submodule; `from pkg import name` loads pkg
                 sub = f"{base}.{alias.name}"
                 add(node, sub if alias.name != "*" and _is_module(sub) else base)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                and node.value.startswith("oar.") and not node.value.endswith(".") and _is_module(node.value):
+            add(node, node.value)  # a module named in a table of names that some code imports by name
         elif isinstance(node, ast.Call) and _is_import_call(node) and node.args:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
@@ -125,6 +132,12 @@ def imports_of(path, text=None):
                     name = _resolve_relative(module, is_package, level, name.lstrip(".") or None)
                 add(node, name)
     return found
+
+
+def _has_docstring(node):
+    return isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+        and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+        and isinstance(node.body[0].value.value, str)
 
 
 def _is_import_call(node):
@@ -140,11 +153,8 @@ def code_lines(path):
     tree = ast.parse(text)
     doc_lines = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                doc_lines.update(range(first.lineno, first.end_lineno + 1))
+        if _has_docstring(node):
+            doc_lines.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
     count = 0
     for i, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()

@@ -170,8 +170,9 @@ def _copy(a):
 
 
 # ---- validation -----------------------------------------------------------------------------------------------
-_OP_PACKAGES = ("oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes", "oar.amp",
-                "oar.vision", "oar.distributed", "oar.distribution")
+# The packages whose modules define ops. They sit above this module, so the top layer names them: oar/__init__.py
+# fills the list (docs/architecture.md, "Import layers").
+OP_PACKAGES = []
 _all_imported = False
 
 
@@ -186,7 +187,7 @@ def _registry(needed=None):
     if not _all_imported and (needed is None or any(t not in REGISTRY for t in needed)):
         import importlib
         import pkgutil
-        for pkg in _OP_PACKAGES:
+        for pkg in OP_PACKAGES:
             try:
                 mod = importlib.import_module(pkg)
             except Exception:  # an optional family that is missing or broken must not hide the real error
