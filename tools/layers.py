@@ -32,7 +32,8 @@ LAYERS = [
                   "oar.ops.method_table"]),
     ("jit", ["oar.jit"]),
     ("optimizer", ["oar.optimizer", "oar.amp"]),
-    ("io", ["oar.io", "oar.framework.io", "oar.framework.paddle_pickle", "oar.batch", "oar.distributed"]),
+    ("io", ["oar.io", "oar.framework.io", "oar.framework.paddle_pickle", "oar.batch", "oar.distributed",
+            "oar.dataset.download", "oar.dataset.common"]),
     ("apps", ["oar.metric", "oar.vision", "oar.text", "oar.hapi", "oar.callbacks", "oar.dataset",
               "oar.utils"]),
     ("deploy", ["oar.onnx", "oar.inference", "oar.serving", "oar.lite", "oar.cli", "oar.quantization"]),
@@ -231,6 +232,12 @@ def report(out=sys.stdout):
     unassigned = sorted({module_name(p) for p in source_files() if layer_of(module_name(p)) is None})
     if unassigned:
         print("not in any layer:", ", ".join(unassigned), file=out)
+    units = unit_graph(imports)
+    for name, _ in LAYERS:  # peers may import each other; a cycle among them is shown, not an error
+        peers = {a: {b for b in bs if _UNIT_LAYER[b] == name} for a, bs in units.items() if _UNIT_LAYER[a] == name}
+        cycle = find_cycle(peers)
+        if cycle:
+            print(f"peer cycle in {name}: {' -> '.join(cycle)}", file=out)
     up = upward_imports(imports)
     print(f"upward imports: {len(up)}", file=out)
     for imp, a, b in up:
