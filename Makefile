@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint size bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -18,6 +18,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/python tests/run_acceptance.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check oar tests bench tools
+
+size: $(STAMP)
+	$(BIN)/python tools/size_report.py
 
 bench: $(STAMP)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done

@@ -1,7 +1,6 @@
 """oar: write models as imperative Python, add `@oar.jit.to_static`, get a static graph that trains faster,
 saves to files that run with no Python source, and exports to ONNX. The API follows PaddlePaddle 2.x."""
-__version__ = "0.1.0"
-
+from .framework.info import VERSION as __version__
 from .framework import dtype as _dtype
 from .framework.dtype import (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, complex64,
                               complex128, get_default_dtype, set_default_dtype, DType)
@@ -71,6 +70,9 @@ for _k, _v in _device.METHODS.items():
     setattr(Tensor, _k, _v)
 
 from . import static  # noqa: E402
+from .static import serialize as _serialize  # noqa: E402  (a model file's op types: the packages that define ops)
+_serialize.OP_PACKAGES[:] = ["oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes",
+                             "oar.amp", "oar.vision", "oar.distributed", "oar.distribution"]
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402
 from . import utils  # noqa: E402

@@ -4,7 +4,14 @@ Every method is written with oar ops, so log_prob/entropy/rsample carry gradient
 static programs too."""
 import math
 
-import oar
+from ..framework.dtype import float64
+from ..framework.state import no_grad
+from ..ops import math as math_ops
+from ..ops.creation import full_like
+from ..ops.logic import logical_and
+from ..ops.math import atan, erf, exp, expm1, log, log1p, ones_like, sign, tan, where
+from ..ops.random import standard_normal, uniform
+from ..ops.special import digamma, erfinv, lgamma
 from .distribution import Distribution, ExponentialFamily, draw, to_params, value_like
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -13,8 +20,8 @@ _EULER = 0.57721566490153286060
 
 def _uniform01(shape, dtype, low=0.0):
     """Uniform samples in (low, 1): the open interval keeps log() finite."""
-    tiny = 1e-12 if dtype is oar.float64 else 1e-7
-    return oar.uniform(list(shape), dtype, max(low, tiny), 1.0)
+    tiny = 1e-12 if dtype is float64 else 1e-7
+    return uniform(list(shape), dtype, max(low, tiny), 1.0)
 
 
 class Normal(Distribution):
@@ -42,28 +49,28 @@ class Normal(Distribution):
         return self.scale * self.scale
 
     def sample(self, shape=(), seed=0):
-        with oar.no_grad():
+        with no_grad():
             return self.rsample(shape)
 
     def rsample(self, shape=()):
-        eps = oar.standard_normal(list(self._extend_shape(shape)), self.loc.dtype)
+        eps = standard_normal(list(self._extend_shape(shape)), self.loc.dtype)
         return self.loc + self.scale * eps
 
     def log_prob(self, value):
         v = value_like(value, self.loc)
         z = (v - self.loc) / self.scale
-        return -0.5 * z * z - oar.log(self.scale) - _LOG_SQRT_2PI
+        return -0.5 * z * z - log(self.scale) - _LOG_SQRT_2PI
 
     def entropy(self):
-        return 0.5 + _LOG_SQRT_2PI + oar.log(self.scale)
+        return 0.5 + _LOG_SQRT_2PI + log(self.scale)
 
     def cdf(self, value):
         v = value_like(value, self.loc)
-        return 0.5 * (1 + oar.erf((v - self.loc) / (self.scale * math.sqrt(2.0))))
+        return 0.5 * (1 + erf((v - self.loc) / (self.scale * math.sqrt(2.0))))
 
     def icdf(self, value):
         v = value_like(value, self.loc)
-        return self.loc + self.scale * math.sqrt(2.0) * oar.erfinv(2 * v - 1)
+        return self.loc + self.scale * math.sqrt(2.0) * erfinv(2 * v - 1)
 
 
 class Uniform(Distribution):
@@ -89,21 +96,21 @@ class Uniform(Distribution):
         return w * w / 12
 
     def sample(self, shape=(), seed=0):
-        with oar.no_grad():
+        with no_grad():
             return self.rsample(shape)
 
     def rsample(self, shape=()):
-        u = oar.uniform(list(self._extend_shape(shape)), self.low.dtype, 0.0, 1.0)
+        u = uniform(list(self._extend_shape(shape)), self.low.dtype, 0.0, 1.0)
         return self.low + (self.high - self.low) * u
 
     def log_prob(self, value):
         v = value_like(value, self.low)
-        inside = oar.logical_and(self.low < v, v < self.high)
-        dens = -oar.log(self.high - self.low)
-        return oar.where(inside, dens + v * 0, oar.full_like(v + dens, float("-inf")))
+        inside = logical_and(self.low < v, v < self.high)
+        dens = -log(self.high - self.low)
+        return where(inside, dens + v * 0, full_like(v + dens, float("-inf")))
 
     def entropy(self):
-        return oar.log(self.high - self.low)
+        return log(self.high - self.low)
 
 
 class Exponential(ExponentialFamily):
@@ -128,29 +135,29 @@ class Exponential(ExponentialFamily):
         return 1.0 / (self.rate * self.rate)
 
     def rsample(self, shape=()):
-        return -oar.log(_uniform01(self._extend_shape(shape), self.rate.dtype)) / self.rate
+        return -log(_uniform01(self._extend_shape(shape), self.rate.dtype)) / self.rate
 
     def log_prob(self, value):
         v = value_like(value, self.rate)
-        return oar.where(v >= 0, oar.log(self.rate) - self.rate * v, oar.full_like(v * self.rate, float("-inf")))
+        return where(v >= 0, log(self.rate) - self.rate * v, full_like(v * self.rate, float("-inf")))
 
     def entropy(self):
-        return 1.0 - oar.log(self.rate)
+        return 1.0 - log(self.rate)
 
     def cdf(self, value):
         v = value_like(value, self.rate)
-        return 1 - oar.exp(-self.rate * v)
+        return 1 - exp(-self.rate * v)
 
     def icdf(self, value):
         v = value_like(value, self.rate)
-        return -oar.log1p(-v) / self.rate
+        return -log1p(-v) / self.rate
 
     @property
     def _natural_parameters(self):
         return (-self.rate,)
 
     def _log_normalizer(self, eta):
-        return -oar.log(-eta)
+        return -log(-eta)
 
     @property
     def _mean_carrier_measure(self):
@@ -179,25 +186,25 @@ class Gamma(ExponentialFamily):
         return self.concentration / (self.rate * self.rate)
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             shape = self._extend_shape(shape)
             return draw("gamma", shape, self.concentration) / self.rate
 
     def log_prob(self, value):
         v = value_like(value, self.rate)
         a, b = self.concentration, self.rate
-        return a * oar.log(b) + (a - 1) * oar.log(v) - b * v - oar.lgamma(a)
+        return a * log(b) + (a - 1) * log(v) - b * v - lgamma(a)
 
     def entropy(self):
         a = self.concentration
-        return a - oar.log(self.rate) + oar.lgamma(a) + (1 - a) * oar.digamma(a)
+        return a - log(self.rate) + lgamma(a) + (1 - a) * digamma(a)
 
     @property
     def _natural_parameters(self):
         return (self.concentration - 1, -self.rate)
 
     def _log_normalizer(self, x, y):
-        return oar.lgamma(x + 1) + (x + 1) * oar.log(-1.0 / y)
+        return lgamma(x + 1) + (x + 1) * log(-1.0 / y)
 
     @property
     def _mean_carrier_measure(self):
@@ -205,7 +212,7 @@ class Gamma(ExponentialFamily):
 
 
 def _lbeta(a, b):
-    return oar.lgamma(a) + oar.lgamma(b) - oar.lgamma(a + b)
+    return lgamma(a) + lgamma(b) - lgamma(a + b)
 
 
 class Beta(ExponentialFamily):
@@ -231,7 +238,7 @@ class Beta(ExponentialFamily):
         return self.alpha * self.beta / (s * s * (s + 1))
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             shape = self._extend_shape(shape)
             x = draw("gamma", shape, self.alpha)
             y = draw("gamma", shape, self.beta)
@@ -240,12 +247,12 @@ class Beta(ExponentialFamily):
     def log_prob(self, value):
         v = value_like(value, self.alpha)
         a, b = self.alpha, self.beta
-        return (a - 1) * oar.log(v) + (b - 1) * oar.log1p(-v) - _lbeta(a, b)
+        return (a - 1) * log(v) + (b - 1) * log1p(-v) - _lbeta(a, b)
 
     def entropy(self):
         a, b = self.alpha, self.beta
-        return (_lbeta(a, b) - (a - 1) * oar.digamma(a) - (b - 1) * oar.digamma(b)
-                + (a + b - 2) * oar.digamma(a + b))
+        return (_lbeta(a, b) - (a - 1) * digamma(a) - (b - 1) * digamma(b)
+                + (a + b - 2) * digamma(a + b))
 
     @property
     def _natural_parameters(self):
@@ -281,25 +288,25 @@ class Laplace(Distribution):
         return 2 * self.scale * self.scale
 
     def rsample(self, shape=()):
-        u = oar.uniform(list(self._extend_shape(shape)), self.loc.dtype, -1.0 + 1e-7, 1.0)
-        return self.loc - self.scale * oar.sign(u) * oar.log1p(-oar.abs(u))
+        u = uniform(list(self._extend_shape(shape)), self.loc.dtype, -1.0 + 1e-7, 1.0)
+        return self.loc - self.scale * sign(u) * log1p(-math_ops.abs(u))
 
     def log_prob(self, value):
         v = value_like(value, self.loc)
-        return -oar.log(2 * self.scale) - oar.abs(v - self.loc) / self.scale
+        return -log(2 * self.scale) - math_ops.abs(v - self.loc) / self.scale
 
     def entropy(self):
-        return 1 + oar.log(2 * self.scale)
+        return 1 + log(2 * self.scale)
 
     def cdf(self, value):
         v = value_like(value, self.loc)
         z = v - self.loc
-        return 0.5 - 0.5 * oar.sign(z) * oar.expm1(-oar.abs(z) / self.scale)
+        return 0.5 - 0.5 * sign(z) * expm1(-math_ops.abs(z) / self.scale)
 
     def icdf(self, value):
         v = value_like(value, self.loc)
         t = v - 0.5
-        return self.loc - self.scale * oar.sign(t) * oar.log1p(-2 * oar.abs(t))
+        return self.loc - self.scale * sign(t) * log1p(-2 * math_ops.abs(t))
 
 
 class Gumbel(Distribution):
@@ -325,18 +332,18 @@ class Gumbel(Distribution):
 
     def rsample(self, shape=()):
         u = _uniform01(self._extend_shape(shape), self.loc.dtype)
-        return self.loc - self.scale * oar.log(-oar.log(u))
+        return self.loc - self.scale * log(-log(u))
 
     def log_prob(self, value):
         z = (value_like(value, self.loc) - self.loc) / self.scale
-        return -(z + oar.exp(-z)) - oar.log(self.scale)
+        return -(z + exp(-z)) - log(self.scale)
 
     def entropy(self):
-        return oar.log(self.scale) + 1 + _EULER
+        return log(self.scale) + 1 + _EULER
 
     def cdf(self, value):
         z = (value_like(value, self.loc) - self.loc) / self.scale
-        return oar.exp(-oar.exp(-z))
+        return exp(-exp(-z))
 
 
 class Cauchy(Distribution):
@@ -366,18 +373,18 @@ class Cauchy(Distribution):
 
     def rsample(self, shape=()):
         u = _uniform01(self._extend_shape(shape), self.loc.dtype)
-        return self.loc + self.scale * oar.tan(math.pi * (u - 0.5))
+        return self.loc + self.scale * tan(math.pi * (u - 0.5))
 
     def log_prob(self, value):
         z = (value_like(value, self.loc) - self.loc) / self.scale
-        return -math.log(math.pi) - oar.log(self.scale) - oar.log1p(z * z)
+        return -math.log(math.pi) - log(self.scale) - log1p(z * z)
 
     def entropy(self):
-        return oar.log(4 * math.pi * self.scale)
+        return log(4 * math.pi * self.scale)
 
     def cdf(self, value):
         z = (value_like(value, self.loc) - self.loc) / self.scale
-        return oar.atan(z) / math.pi + 0.5
+        return atan(z) / math.pi + 0.5
 
 
 class StudentT(Distribution):
@@ -395,26 +402,26 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
-        return oar.where(self.df > 1, self.loc, oar.full_like(self.loc, float("nan")))
+        return where(self.df > 1, self.loc, full_like(self.loc, float("nan")))
 
     @property
     def variance(self):
         df = self.df
-        finite = self.scale * self.scale * df / oar.where(df > 2, df - 2, oar.ones_like(df))
-        return oar.where(df > 2, finite, oar.where(df > 1, oar.full_like(df, float("inf")),
-                                                   oar.full_like(df, float("nan"))))
+        finite = self.scale * self.scale * df / where(df > 2, df - 2, ones_like(df))
+        return where(df > 2, finite, where(df > 1, full_like(df, float("inf")),
+                                                   full_like(df, float("nan"))))
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             return self.loc + self.scale * draw("student_t", self._extend_shape(shape), self.df)
 
     def log_prob(self, value):
         df = self.df
         z = (value_like(value, self.loc) - self.loc) / self.scale
-        return (oar.lgamma((df + 1) / 2) - oar.lgamma(df / 2) - 0.5 * oar.log(df * math.pi) - oar.log(self.scale)
-                - (df + 1) / 2 * oar.log1p(z * z / df))
+        return (lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * log(df * math.pi) - log(self.scale)
+                - (df + 1) / 2 * log1p(z * z / df))
 
     def entropy(self):
         df = self.df
-        return ((df + 1) / 2 * (oar.digamma((df + 1) / 2) - oar.digamma(df / 2)) + 0.5 * oar.log(df)
-                + _lbeta(df / 2, oar.full_like(df, 0.5)) + oar.log(self.scale))
+        return ((df + 1) / 2 * (digamma((df + 1) / 2) - digamma(df / 2)) + 0.5 * log(df)
+                + _lbeta(df / 2, full_like(df, 0.5)) + log(self.scale))

@@ -1,12 +1,22 @@
 """Discrete distributions: Bernoulli, Binomial, Categorical, Geometric, Poisson."""
 import numpy as np
 
-import oar
+from ..framework.state import no_grad
+from ..ops import math
+from ..ops import reduction
+from ..ops.creation import arange
+from ..ops.indexing import gather, take_along_axis
+from ..ops.manipulation import reshape, transpose
+from ..ops.math import cast, ceil, exp, log, log1p, maximum, minimum, ones_like, sigmoid, where, zeros_like
+from ..ops.nn.activation import softmax
+from ..ops.random import multinomial, uniform
+from ..ops.special import lgamma
+from ..tensor.tensor import Tensor, to_tensor
 from .distribution import Distribution, ExponentialFamily, draw, to_params, value_like
 
 
 def _log_choose(n, k):
-    return oar.lgamma(n + 1) - oar.lgamma(k + 1) - oar.lgamma(n - k + 1)
+    return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)
 
 
 class Bernoulli(ExponentialFamily):
@@ -21,7 +31,7 @@ class Bernoulli(ExponentialFamily):
 
     def __init__(self, probs, name=None):
         self.probs = to_params(probs)
-        self.logits = oar.log(self.probs) - oar.log1p(-self.probs)
+        self.logits = log(self.probs) - log1p(-self.probs)
         super().__init__(self.probs.shape)
 
     @property
@@ -33,28 +43,28 @@ class Bernoulli(ExponentialFamily):
         return self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
-        with oar.no_grad():
-            u = oar.uniform(list(self._extend_shape(shape)), self.probs.dtype, 0.0, 1.0)
-            return oar.cast(u < self.probs, self.probs.dtype)
+        with no_grad():
+            u = uniform(list(self._extend_shape(shape)), self.probs.dtype, 0.0, 1.0)
+            return cast(u < self.probs, self.probs.dtype)
 
     def rsample(self, shape=(), temperature=1.0):
         """Relaxed (continuous) samples in (0, 1): ``sigmoid((logits + logistic noise) / temperature)``."""
-        u = oar.uniform(list(self._extend_shape(shape)), self.probs.dtype, 1e-7, 1.0 - 1e-7)
-        return oar.sigmoid((self.logits + oar.log(u) - oar.log1p(-u)) / temperature)
+        u = uniform(list(self._extend_shape(shape)), self.probs.dtype, 1e-7, 1.0 - 1e-7)
+        return sigmoid((self.logits + log(u) - log1p(-u)) / temperature)
 
     def log_prob(self, value):
         v = value_like(value, self.probs)
         p = self.probs
-        return v * oar.log(p) + (1 - v) * oar.log1p(-p)
+        return v * log(p) + (1 - v) * log1p(-p)
 
     def cdf(self, value):
         v = value_like(value, self.probs)
-        zero = oar.zeros_like(v + self.probs)
-        return oar.where(v < 0, zero, oar.where(v < 1, zero + (1 - self.probs), zero + 1))
+        zero = zeros_like(v + self.probs)
+        return where(v < 0, zero, where(v < 1, zero + (1 - self.probs), zero + 1))
 
     def entropy(self):
         p = self.probs
-        return -(p * oar.log(p) + (1 - p) * oar.log1p(-p))
+        return -(p * log(p) + (1 - p) * log1p(-p))
 
 
 class Binomial(Distribution):
@@ -79,25 +89,25 @@ class Binomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             return draw("binomial", self._extend_shape(shape), self.total_count, self.probs)
 
     def log_prob(self, value):
         k = value_like(value, self.probs)
         n, p = self.total_count, self.probs
-        return _log_choose(n, k) + k * oar.log(p) + (n - k) * oar.log1p(-p)
+        return _log_choose(n, k) + k * log(p) + (n - k) * log1p(-p)
 
     def entropy(self):
         """Exact entropy by summing over the support 0..max(total_count)."""
         n_max = int(np.max(self.total_count.numpy())) if hasattr(self.total_count, "numpy") else None
         if n_max is None:
             raise ValueError("Binomial.entropy needs total_count known when the program is built")
-        ks = oar.reshape(oar.arange(0, n_max + 1, dtype=self.probs.dtype),
+        ks = reshape(arange(0, n_max + 1, dtype=self.probs.dtype),
                          [n_max + 1] + [1] * len(self._batch_shape))
         inside = ks <= self.total_count
-        lp = self.log_prob(oar.minimum(ks, self.total_count))  # clamped: no infinite lgamma (and NaN gradient) outside
-        terms = oar.where(inside, -oar.exp(lp) * lp, oar.zeros_like(lp))
-        return oar.sum(terms, axis=0)
+        lp = self.log_prob(minimum(ks, self.total_count))  # clamped: no infinite lgamma (and NaN gradient) outside
+        terms = where(inside, -exp(lp) * lp, zeros_like(lp))
+        return reduction.sum(terms, axis=0)
 
 
 class Categorical(Distribution):
@@ -114,42 +124,42 @@ class Categorical(Distribution):
 
     def __init__(self, logits, name=None):
         self.logits = to_params(logits)
-        self._prob = self.logits / oar.sum(self.logits, axis=-1, keepdim=True)
+        self._prob = self.logits / reduction.sum(self.logits, axis=-1, keepdim=True)
         super().__init__(tuple(self.logits.shape[:-1]))
 
     def _softmax(self):
-        return oar.nn.functional.softmax(self.logits, axis=-1)
+        return softmax(self.logits, axis=-1)
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             shape = [int(s) for s in ([shape] if isinstance(shape, int) else shape)]
             n = int(np.prod(shape)) if shape else 1
             k = self.logits.shape[-1]
-            flat = oar.reshape(self._softmax(), [-1, k])
-            idx = oar.multinomial(flat, n, replacement=True)  # [batch, n]
-            return oar.reshape(oar.transpose(idx, [1, 0]), shape + list(self._batch_shape))
+            flat = reshape(self._softmax(), [-1, k])
+            idx = multinomial(flat, n, replacement=True)  # [batch, n]
+            return reshape(transpose(idx, [1, 0]), shape + list(self._batch_shape))
 
     def entropy(self):
-        logits = self.logits - oar.max(self.logits, axis=-1, keepdim=True)
-        z = oar.sum(oar.exp(logits), axis=-1, keepdim=True)
-        p = oar.exp(logits) / z
-        return -oar.sum(p * (logits - oar.log(z)), axis=-1)
+        logits = self.logits - reduction.max(self.logits, axis=-1, keepdim=True)
+        z = reduction.sum(exp(logits), axis=-1, keepdim=True)
+        p = exp(logits) / z
+        return -reduction.sum(p * (logits - log(z)), axis=-1)
 
     def probs(self, value):
         """Probabilities of the categories in `value` (int tensor); a 1-D `value` is broadcast over the batch."""
-        value = value if isinstance(value, oar.Tensor) or hasattr(value, "block") else oar.to_tensor(value)
-        value = oar.cast(value, "int64")
+        value = value if isinstance(value, Tensor) or hasattr(value, "block") else to_tensor(value)
+        value = cast(value, "int64")
         if self._prob.ndim == 1:
-            return oar.reshape(oar.gather(self._prob, oar.reshape(value, [-1])), value.shape)
+            return reshape(gather(self._prob, reshape(value, [-1])), value.shape)
         if value.ndim == 1:
-            value = oar.reshape(value, [1] * (self._prob.ndim - 1) + [-1])
-        return oar.take_along_axis(self._prob, value, axis=-1)
+            value = reshape(value, [1] * (self._prob.ndim - 1) + [-1])
+        return take_along_axis(self._prob, value, axis=-1)
 
     def prob(self, value):
         return self.probs(value)
 
     def log_prob(self, value):
-        return oar.log(self.probs(value))
+        return log(self.probs(value))
 
 
 class Geometric(Distribution):
@@ -182,11 +192,11 @@ class Geometric(Distribution):
     def pmf(self, k):
         """P(X = k) = (1 - p)^(k - 1) p."""
         k = value_like(k, self.probs)
-        return oar.pow(1.0 - self.probs, k - 1.0) * self.probs
+        return math.pow(1.0 - self.probs, k - 1.0) * self.probs
 
     def log_pmf(self, k):
         k = value_like(k, self.probs)
-        return (k - 1.0) * oar.log1p(-self.probs) + oar.log(self.probs)
+        return (k - 1.0) * log1p(-self.probs) + log(self.probs)
 
     def log_prob(self, value):
         return self.log_pmf(value)
@@ -194,16 +204,16 @@ class Geometric(Distribution):
     def cdf(self, k):
         """P(X <= k) = 1 - (1 - p)^k."""
         k = value_like(k, self.probs)
-        return 1.0 - oar.pow(1.0 - self.probs, k)
+        return 1.0 - math.pow(1.0 - self.probs, k)
 
     def sample(self, shape=()):
-        with oar.no_grad():
-            u = oar.uniform(list(self._extend_shape(shape)), self.probs.dtype, 1e-7, 1.0)
-            return oar.maximum(oar.ceil(oar.log(u) / oar.log1p(-self.probs)), oar.ones_like(u))
+        with no_grad():
+            u = uniform(list(self._extend_shape(shape)), self.probs.dtype, 1e-7, 1.0)
+            return maximum(ceil(log(u) / log1p(-self.probs)), ones_like(u))
 
     def entropy(self):
         p = self.probs
-        return -((1.0 - p) * oar.log1p(-p) + p * oar.log(p)) / p
+        return -((1.0 - p) * log1p(-p) + p * log(p)) / p
 
 
 class Poisson(ExponentialFamily):
@@ -228,17 +238,17 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             return draw("poisson", self._extend_shape(shape), self.rate)
 
     def log_prob(self, value):
         k = value_like(value, self.rate)
-        return k * oar.log(self.rate) - self.rate - oar.lgamma(k + 1)
+        return k * log(self.rate) - self.rate - lgamma(k + 1)
 
     def entropy(self):
         """Entropy by summing over the support up to where the tail mass is below 1e-12 (as Paddle, a finite sum)."""
         rate_max = float(np.max(self.rate.numpy()))
         upper = int(rate_max + 30 * np.sqrt(rate_max + 1) + 30)
-        ks = oar.reshape(oar.arange(0, upper + 1, dtype=self.rate.dtype), [upper + 1] + [1] * len(self._batch_shape))
+        ks = reshape(arange(0, upper + 1, dtype=self.rate.dtype), [upper + 1] + [1] * len(self._batch_shape))
         lp = self.log_prob(ks)
-        return -oar.sum(oar.exp(lp) * lp, axis=0)
+        return -reduction.sum(exp(lp) * lp, axis=0)

@@ -4,7 +4,12 @@ import numbers
 
 import numpy as np
 
-import oar
+from ..autograd.engine import grad
+from ..framework.state import no_grad
+from ..ops.manipulation import broadcast_to
+from ..ops.math import cast, exp, sqrt
+from ..ops.rearrange import broadcast_shape
+from ..tensor.tensor import Tensor, to_tensor
 from ..framework import dtype as D
 from ..framework.state import rng
 from ..ops.registry import apply, defop
@@ -17,29 +22,30 @@ def to_params(*args):
     wins when parameters disagree)."""
     ts = []
     for a in args:
-        if isinstance(a, oar.Tensor) or hasattr(a, "block"):
+        if isinstance(a, Tensor) or hasattr(a, "block"):
             ts.append(a)
         elif isinstance(a, np.ndarray):
-            ts.append(oar.to_tensor(a if a.dtype.kind == "f" else a.astype(D.default_float().np)))
+            ts.append(to_tensor(a if a.dtype.kind == "f" else a.astype(D.default_float().np)))
         elif isinstance(a, (numbers.Real, list, tuple)):
-            ts.append(oar.to_tensor(np.asarray(a, D.default_float().np)))
+            ts.append(to_tensor(np.asarray(a, D.default_float().np)))
         else:
-            raise TypeError(f"distribution parameters must be numbers, lists, arrays or Tensors, got {type(a).__name__}")
-    ts = [t if t.dtype.kind == "f" else oar.cast(t, D.default_float()) for t in ts]
+            raise TypeError("distribution parameters must be numbers, lists, arrays or Tensors, "
+                            f"got {type(a).__name__}")
+    ts = [t if t.dtype.kind == "f" else cast(t, D.default_float()) for t in ts]
     if any(t.dtype is D.float64 for t in ts):
-        ts = [oar.cast(t, "float64") for t in ts]
-    shape = oar.broadcast_shape(ts[0].shape, ts[0].shape)
+        ts = [cast(t, "float64") for t in ts]
+    shape = broadcast_shape(ts[0].shape, ts[0].shape)
     for t in ts[1:]:
-        shape = oar.broadcast_shape(shape, t.shape)
-    ts = [t if t.shape == shape else oar.broadcast_to(t, shape) for t in ts]
+        shape = broadcast_shape(shape, t.shape)
+    ts = [t if t.shape == shape else broadcast_to(t, shape) for t in ts]
     return ts if len(ts) > 1 else ts[0]
 
 
 def value_like(value, param):
     """A `value` argument of log_prob & co. as a Tensor in the parameters' dtype."""
-    if not isinstance(value, oar.Tensor) and not hasattr(value, "block"):
-        value = oar.to_tensor(np.asarray(value))
-    return value if value.dtype is param.dtype else oar.cast(value, param.dtype)
+    if not isinstance(value, Tensor) and not hasattr(value, "block"):
+        value = to_tensor(np.asarray(value))
+    return value if value.dtype is param.dtype else cast(value, param.dtype)
 
 
 # ---- one random op draws every distribution's non-reparameterized samples ------------------------------------------
@@ -111,11 +117,11 @@ class Distribution:
 
     @property
     def stddev(self):
-        return oar.sqrt(self.variance)
+        return sqrt(self.variance)
 
     def sample(self, shape=()):
         """Draws samples of shape ``shape + batch_shape + event_shape`` (no gradient)."""
-        with oar.no_grad():
+        with no_grad():
             return self.rsample(shape)
 
     def rsample(self, shape=()):
@@ -129,7 +135,7 @@ class Distribution:
 
     def prob(self, value):
         """The density (or mass) at `value`: ``exp(log_prob(value))``."""
-        return oar.exp(self.log_prob(value))
+        return exp(self.log_prob(value))
 
     def probs(self, value):
         """Paddle's name for `prob`."""
@@ -177,7 +183,7 @@ class ExponentialFamily(Distribution):
         for e in etas:
             e.stop_gradient = False
         log_norm = self._log_normalizer(*etas)
-        grads = oar.grad(log_norm.sum(), etas, create_graph=True)
+        grads = grad(log_norm.sum(), etas, create_graph=True)
         out = log_norm - self._mean_carrier_measure
         for e, g in zip(etas, grads):
             out = out - e * g

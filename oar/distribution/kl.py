@@ -1,7 +1,14 @@
 """KL divergences: `kl_divergence(p, q)` looks up the rule registered with `register_kl` for the most specific
 pair of classes (by method resolution order), as Paddle's registry does."""
 
-import oar
+from ..autograd.engine import grad
+from ..ops import math
+from ..ops import reduction
+from ..ops.creation import full_like
+from ..ops.logic import logical_and
+from ..ops.manipulation import unsqueeze
+from ..ops.math import exp, log, log1p, where
+from ..ops.special import digamma, lgamma
 from .continuous import Beta, Cauchy, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, Poisson
 from .distribution import ExponentialFamily
@@ -60,80 +67,80 @@ def kl_divergence(p, q):
 def _kl_normal(p, q):
     r = p.scale / q.scale
     d = (p.loc - q.loc) / q.scale
-    return 0.5 * (r * r + d * d) - 0.5 - oar.log(r)
+    return 0.5 * (r * r + d * d) - 0.5 - log(r)
 
 
 @register_kl(Uniform, Uniform)
 def _kl_uniform(p, q):
-    inside = oar.logical_and(q.low <= p.low, p.high <= q.high)
-    kl = oar.log((q.high - q.low) / (p.high - p.low))
-    return oar.where(inside, kl, oar.full_like(kl, float("inf")))
+    inside = logical_and(q.low <= p.low, p.high <= q.high)
+    kl = log((q.high - q.low) / (p.high - p.low))
+    return where(inside, kl, full_like(kl, float("inf")))
 
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli(p, q):
     a, b = p.probs, q.probs
-    return a * (oar.log(a) - oar.log(b)) + (1 - a) * (oar.log1p(-a) - oar.log1p(-b))
+    return a * (log(a) - log(b)) + (1 - a) * (log1p(-a) - log1p(-b))
 
 
 @register_kl(Binomial, Binomial)
 def _kl_binomial(p, q):
     a, b = p.probs, q.probs
-    return p.total_count * (a * (oar.log(a) - oar.log(b)) + (1 - a) * (oar.log1p(-a) - oar.log1p(-b)))
+    return p.total_count * (a * (log(a) - log(b)) + (1 - a) * (log1p(-a) - log1p(-b)))
 
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical(p, q):
-    lp = p.logits - oar.max(p.logits, axis=-1, keepdim=True)
-    lq = q.logits - oar.max(q.logits, axis=-1, keepdim=True)
-    zp = oar.sum(oar.exp(lp), axis=-1, keepdim=True)
-    zq = oar.sum(oar.exp(lq), axis=-1, keepdim=True)
-    return oar.sum(oar.exp(lp) / zp * (lp - oar.log(zp) - lq + oar.log(zq)), axis=-1, keepdim=True)
+    lp = p.logits - reduction.max(p.logits, axis=-1, keepdim=True)
+    lq = q.logits - reduction.max(q.logits, axis=-1, keepdim=True)
+    zp = reduction.sum(exp(lp), axis=-1, keepdim=True)
+    zq = reduction.sum(exp(lq), axis=-1, keepdim=True)
+    return reduction.sum(exp(lp) / zp * (lp - log(zp) - lq + log(zq)), axis=-1, keepdim=True)
 
 
 @register_kl(Beta, Beta)
 def _kl_beta(p, q):
     a1, b1, a2, b2 = p.alpha, p.beta, q.alpha, q.beta
     s1 = a1 + b1
-    return (oar.lgamma(s1) - oar.lgamma(a1) - oar.lgamma(b1) - oar.lgamma(a2 + b2) + oar.lgamma(a2)
-            + oar.lgamma(b2) + (a1 - a2) * oar.digamma(a1) + (b1 - b2) * oar.digamma(b1)
-            + (a2 - a1 + b2 - b1) * oar.digamma(s1))
+    return (lgamma(s1) - lgamma(a1) - lgamma(b1) - lgamma(a2 + b2) + lgamma(a2)
+            + lgamma(b2) + (a1 - a2) * digamma(a1) + (b1 - b2) * digamma(b1)
+            + (a2 - a1 + b2 - b1) * digamma(s1))
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet(p, q):
     a, b = p.concentration, q.concentration
-    sa = oar.sum(a, axis=-1)
-    return (oar.lgamma(sa) - oar.lgamma(oar.sum(b, axis=-1)) - oar.sum(oar.lgamma(a), axis=-1)
-            + oar.sum(oar.lgamma(b), axis=-1)
-            + oar.sum((a - b) * (oar.digamma(a) - oar.unsqueeze(oar.digamma(sa), -1)), axis=-1))
+    sa = reduction.sum(a, axis=-1)
+    return (lgamma(sa) - lgamma(reduction.sum(b, axis=-1)) - reduction.sum(lgamma(a), axis=-1)
+            + reduction.sum(lgamma(b), axis=-1)
+            + reduction.sum((a - b) * (digamma(a) - unsqueeze(digamma(sa), -1)), axis=-1))
 
 
 @register_kl(Exponential, Exponential)
 def _kl_exponential(p, q):
     r = q.rate / p.rate
-    return r - 1 - oar.log(r)
+    return r - 1 - log(r)
 
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma(p, q):
     a1, b1, a2, b2 = p.concentration, p.rate, q.concentration, q.rate
-    return ((a1 - a2) * oar.digamma(a1) - oar.lgamma(a1) + oar.lgamma(a2) + a2 * (oar.log(b1) - oar.log(b2))
+    return ((a1 - a2) * digamma(a1) - lgamma(a1) + lgamma(a2) + a2 * (log(b1) - log(b2))
             + a1 * (b2 - b1) / b1)
 
 
 @register_kl(Laplace, Laplace)
 def _kl_laplace(p, q):
     r = p.scale / q.scale
-    d = oar.abs(p.loc - q.loc) / q.scale
-    return -oar.log(r) + r * oar.exp(-oar.abs(p.loc - q.loc) / p.scale) + d - 1
+    d = math.abs(p.loc - q.loc) / q.scale
+    return -log(r) + r * exp(-math.abs(p.loc - q.loc) / p.scale) + d - 1
 
 
 @register_kl(Gumbel, Gumbel)
 def _kl_gumbel(p, q):
     r = p.scale / q.scale
     d = (p.loc - q.loc) / q.scale
-    return oar.log(q.scale) - oar.log(p.scale) + 0.57721566490153286060 * (r - 1) + oar.exp(-d + oar.lgamma(r + 1)) \
+    return log(q.scale) - log(p.scale) + 0.57721566490153286060 * (r - 1) + exp(-d + lgamma(r + 1)) \
         + d - 1
 
 
@@ -141,19 +148,19 @@ def _kl_gumbel(p, q):
 def _kl_cauchy(p, q):
     s = p.scale + q.scale
     d = p.loc - q.loc
-    return oar.log(s * s + d * d) - oar.log(4 * p.scale * q.scale)
+    return log(s * s + d * d) - log(4 * p.scale * q.scale)
 
 
 @register_kl(Geometric, Geometric)
 def _kl_geometric(p, q):
     # the true KL of geometric laws (Paddle 2.6's formula is the Bernoulli one, which differs)
     a, b = p.probs, q.probs
-    return oar.log(a / b) + (1.0 - a) / a * (oar.log1p(-a) - oar.log1p(-b))
+    return log(a / b) + (1.0 - a) / a * (log1p(-a) - log1p(-b))
 
 
 @register_kl(Poisson, Poisson)
 def _kl_poisson(p, q):
-    return p.rate * (oar.log(p.rate) - oar.log(q.rate)) - p.rate + q.rate
+    return p.rate * (log(p.rate) - log(q.rate)) - p.rate + q.rate
 
 
 @register_kl(LogNormal, LogNormal)
@@ -177,7 +184,7 @@ def _kl_exponential_family(p, q):
     for e in etas:
         e.stop_gradient = False
     lp = p._log_normalizer(*etas)
-    grads = oar.grad(lp.sum(), etas, create_graph=True)
+    grads = grad(lp.sum(), etas, create_graph=True)
     kl = q._log_normalizer(*q._natural_parameters) - lp
     for ep, eq, g in zip(etas, q._natural_parameters, grads):
         kl = kl - _sum_right((eq - ep) * g, len(p.event_shape))

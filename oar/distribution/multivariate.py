@@ -1,5 +1,10 @@
 """Distributions over vectors: Dirichlet and Multinomial (event shape = the last dim of the parameters)."""
-import oar
+from ..framework.state import no_grad
+from ..ops import reduction
+from ..ops.creation import arange, full
+from ..ops.manipulation import reshape
+from ..ops.math import exp, log, log1p
+from ..ops.special import digamma, lgamma
 from .distribution import Distribution, ExponentialFamily, draw, to_params, value_like
 
 
@@ -21,38 +26,38 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def mean(self):
-        return self.concentration / oar.sum(self.concentration, axis=-1, keepdim=True)
+        return self.concentration / reduction.sum(self.concentration, axis=-1, keepdim=True)
 
     @property
     def variance(self):
         c = self.concentration
-        s = oar.sum(c, axis=-1, keepdim=True)
+        s = reduction.sum(c, axis=-1, keepdim=True)
         return c * (s - c) / (s * s * (s + 1))
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             g = draw("gamma", self._extend_shape(shape), self.concentration)
-            return g / oar.sum(g, axis=-1, keepdim=True)
+            return g / reduction.sum(g, axis=-1, keepdim=True)
 
     def log_prob(self, value):
         v = value_like(value, self.concentration)
         c = self.concentration
-        return (oar.sum((c - 1) * oar.log(v), axis=-1) + oar.lgamma(oar.sum(c, axis=-1))
-                - oar.sum(oar.lgamma(c), axis=-1))
+        return (reduction.sum((c - 1) * log(v), axis=-1) + lgamma(reduction.sum(c, axis=-1))
+                - reduction.sum(lgamma(c), axis=-1))
 
     def entropy(self):
         c = self.concentration
         k = c.shape[-1]
-        s = oar.sum(c, axis=-1)
-        return (oar.sum(oar.lgamma(c), axis=-1) - oar.lgamma(s) + (s - k) * oar.digamma(s)
-                - oar.sum((c - 1) * oar.digamma(c), axis=-1))
+        s = reduction.sum(c, axis=-1)
+        return (reduction.sum(lgamma(c), axis=-1) - lgamma(s) + (s - k) * digamma(s)
+                - reduction.sum((c - 1) * digamma(c), axis=-1))
 
     @property
     def _natural_parameters(self):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        return oar.sum(oar.lgamma(x), axis=-1) - oar.lgamma(oar.sum(x, axis=-1))
+        return reduction.sum(lgamma(x), axis=-1) - lgamma(reduction.sum(x, axis=-1))
 
     @property
     def _mean_carrier_measure(self):
@@ -73,7 +78,7 @@ class Multinomial(Distribution):
             raise ValueError(f"Multinomial: total_count must be a positive int, got {total_count}")
         self.total_count = int(total_count)
         probs = to_params(probs)
-        self.probs = probs / oar.sum(probs, axis=-1, keepdim=True)
+        self.probs = probs / reduction.sum(probs, axis=-1, keepdim=True)
         super().__init__(tuple(probs.shape[:-1]), tuple(probs.shape[-1:]))
 
     @property
@@ -85,24 +90,24 @@ class Multinomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
-        with oar.no_grad():
-            n = oar.full([], float(self.total_count), self.probs.dtype)
+        with no_grad():
+            n = full([], float(self.total_count), self.probs.dtype)
             return draw("multinomial", self._extend_shape(shape), n, self.probs)
 
     def log_prob(self, value):
         v = value_like(value, self.probs)
         n = float(self.total_count)
-        return (oar.lgamma(oar.full([], n + 1, v.dtype)) - oar.sum(oar.lgamma(v + 1), axis=-1)
-                + oar.sum(v * oar.log(self.probs), axis=-1))
+        return (lgamma(full([], n + 1, v.dtype)) - reduction.sum(lgamma(v + 1), axis=-1)
+                + reduction.sum(v * log(self.probs), axis=-1))
 
     def entropy(self):
         """The exact entropy ``n H(p) - log n! + sum_i E[log x_i!]``, with each x_i ~ Binomial(n, p_i)."""
         n = self.total_count
-        ks = oar.arange(0, n + 1, dtype=self.probs.dtype)
-        ks = oar.reshape(ks, [n + 1] + [1] * self.probs.ndim)
+        ks = arange(0, n + 1, dtype=self.probs.dtype)
+        ks = reshape(ks, [n + 1] + [1] * self.probs.ndim)
         p = self.probs
-        log_binom = (oar.lgamma(oar.full([], n + 1.0, p.dtype)) - oar.lgamma(ks + 1) - oar.lgamma(n - ks + 1)
-                     + ks * oar.log(p) + (n - ks) * oar.log1p(-p))
-        e_log_fact = oar.sum(oar.exp(log_binom) * oar.lgamma(ks + 1), axis=0)
-        return (-n * oar.sum(p * oar.log(p), axis=-1) - oar.lgamma(oar.full([], n + 1.0, p.dtype))
-                + oar.sum(e_log_fact, axis=-1))
+        log_binom = (lgamma(full([], n + 1.0, p.dtype)) - lgamma(ks + 1) - lgamma(n - ks + 1)
+                     + ks * log(p) + (n - ks) * log1p(-p))
+        e_log_fact = reduction.sum(exp(log_binom) * lgamma(ks + 1), axis=0)
+        return (-n * reduction.sum(p * log(p), axis=-1) - lgamma(full([], n + 1.0, p.dtype))
+                + reduction.sum(e_log_fact, axis=-1))

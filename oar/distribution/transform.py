@@ -6,17 +6,24 @@ elementwise maps). Calling a transform on a Distribution gives a `TransformedDis
 `ChainTransform`, on a Tensor its `forward`."""
 import math
 
-import oar
+from ..ops import math as math_ops
+from ..ops import reduction
+from ..ops.creation import arange, full, zeros
+from ..ops.manipulation import concat, reshape, stack, unbind
+from ..ops.math import exp, log, log1p, sigmoid, tanh, zeros_like
+from ..ops.nn.activation import softmax, softplus
+from ..ops.reduction import cumprod, cumsum
+from ..ops.special import atanh
 from .distribution import Distribution
 
 
 def _sum_right(x, n):
     """Sums the last `n` dims."""
-    return oar.sum(x, axis=list(range(x.ndim - n, x.ndim))) if n > 0 else x
+    return reduction.sum(x, axis=list(range(x.ndim - n, x.ndim))) if n > 0 else x
 
 
 def _softplus(x):
-    return oar.nn.functional.softplus(x)
+    return softplus(x)
 
 
 class Transform:
@@ -80,13 +87,13 @@ class AbsTransform(Transform):
     _bijective = False
 
     def _forward(self, x):
-        return oar.abs(x)
+        return math_ops.abs(x)
 
     def _inverse(self, y):
         return -y, y
 
     def inverse_log_det_jacobian(self, y):
-        zero = oar.zeros_like(y)
+        zero = zeros_like(y)
         return zero, zero
 
 
@@ -109,7 +116,7 @@ class AffineTransform(Transform):
         return (y - self.loc) / self.scale
 
     def _forward_log_det_jacobian(self, x):
-        return oar.log(oar.abs(self.scale)) + oar.zeros_like(x)
+        return log(math_ops.abs(self.scale)) + zeros_like(x)
 
 
 class ExpTransform(Transform):
@@ -121,10 +128,10 @@ class ExpTransform(Transform):
     """
 
     def _forward(self, x):
-        return oar.exp(x)
+        return exp(x)
 
     def _inverse(self, y):
-        return oar.log(y)
+        return log(y)
 
     def _forward_log_det_jacobian(self, x):
         return x
@@ -142,13 +149,13 @@ class PowerTransform(Transform):
         self.power = power
 
     def _forward(self, x):
-        return oar.pow(x, self.power)
+        return math_ops.pow(x, self.power)
 
     def _inverse(self, y):
-        return oar.pow(y, 1.0 / self.power)
+        return math_ops.pow(y, 1.0 / self.power)
 
     def _forward_log_det_jacobian(self, x):
-        return oar.log(oar.abs(self.power * oar.pow(x, self.power - 1)))
+        return log(math_ops.abs(self.power * math_ops.pow(x, self.power - 1)))
 
 
 class SigmoidTransform(Transform):
@@ -160,10 +167,10 @@ class SigmoidTransform(Transform):
     """
 
     def _forward(self, x):
-        return oar.sigmoid(x)
+        return sigmoid(x)
 
     def _inverse(self, y):
-        return oar.log(y) - oar.log1p(-y)
+        return log(y) - log1p(-y)
 
     def _forward_log_det_jacobian(self, x):
         return -_softplus(-x) - _softplus(x)
@@ -178,10 +185,10 @@ class TanhTransform(Transform):
     """
 
     def _forward(self, x):
-        return oar.tanh(x)
+        return tanh(x)
 
     def _inverse(self, y):
-        return oar.atanh(y)
+        return atanh(y)
 
     def _forward_log_det_jacobian(self, x):
         return 2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))
@@ -199,10 +206,10 @@ class SoftmaxTransform(Transform):
     _bijective = False
 
     def _forward(self, x):
-        return oar.nn.functional.softmax(x, axis=-1)
+        return softmax(x, axis=-1)
 
     def _inverse(self, y):
-        return oar.log(y)
+        return log(y)
 
 
 class StickBreakingTransform(Transform):
@@ -219,24 +226,24 @@ class StickBreakingTransform(Transform):
     @staticmethod
     def _offset(x):
         k = x.shape[-1]
-        return oar.log(oar.arange(k, 0, -1, dtype=x.dtype))
+        return log(arange(k, 0, -1, dtype=x.dtype))
 
     def _forward(self, x):
-        z = oar.sigmoid(x - self._offset(x))
-        rest = oar.cumprod(1 - z, dim=-1)
+        z = sigmoid(x - self._offset(x))
+        rest = cumprod(1 - z, dim=-1)
         return _pad_last(z, 1.0, after=True) * _pad_last(rest, 1.0, after=False)
 
     def _inverse(self, y):
         head = y[..., :-1]
-        remaining = 1 - oar.cumsum(head, axis=-1)
+        remaining = 1 - cumsum(head, axis=-1)
         shifted = _pad_last(remaining[..., :-1], 1.0, after=False)
         z = head / shifted
-        return oar.log(z) - oar.log1p(-z) + self._offset(head)
+        return log(z) - log1p(-z) + self._offset(head)
 
     def _forward_log_det_jacobian(self, x):
         y = self._forward(x)
         xo = x - self._offset(x)
-        return oar.sum(-xo - _softplus(-xo) + oar.log(y[..., :-1]), axis=-1)
+        return reduction.sum(-xo - _softplus(-xo) + log(y[..., :-1]), axis=-1)
 
     def forward_shape(self, shape):
         return tuple(shape[:-1]) + (shape[-1] + 1,)
@@ -246,8 +253,8 @@ class StickBreakingTransform(Transform):
 
 
 def _pad_last(x, value, after):
-    one = oar.full(x.shape[:-1] + [1], value, x.dtype)
-    return oar.concat([x, one] if after else [one, x], axis=-1)
+    one = full(x.shape[:-1] + [1], value, x.dtype)
+    return concat([x, one] if after else [one, x], axis=-1)
 
 
 class ChainTransform(Transform):
@@ -344,15 +351,15 @@ class ReshapeTransform(Transform):
 
     def _forward(self, x):
         batch = x.shape[:x.ndim - len(self.in_event_shape)]
-        return oar.reshape(x, list(batch) + list(self.out_event_shape))
+        return reshape(x, list(batch) + list(self.out_event_shape))
 
     def _inverse(self, y):
         batch = y.shape[:y.ndim - len(self.out_event_shape)]
-        return oar.reshape(y, list(batch) + list(self.in_event_shape))
+        return reshape(y, list(batch) + list(self.in_event_shape))
 
     def _forward_log_det_jacobian(self, x):
         batch = x.shape[:x.ndim - len(self.in_event_shape)]
-        return oar.zeros(list(batch), x.dtype)
+        return zeros(list(batch), x.dtype)
 
     def forward_shape(self, shape):
         return tuple(shape[:len(shape) - len(self.in_event_shape)]) + self.out_event_shape
@@ -375,10 +382,10 @@ class StackTransform(Transform):
         self.transforms, self.axis = list(transforms), int(axis)
 
     def _map(self, x, method):
-        parts = oar.unbind(x, self.axis)
+        parts = unbind(x, self.axis)
         if len(parts) != len(self.transforms):
             raise ValueError(f"StackTransform: {len(self.transforms)} transforms for {len(parts)} slices")
-        return oar.stack([getattr(t, method)(p) for t, p in zip(self.transforms, parts)], self.axis)
+        return stack([getattr(t, method)(p) for t, p in zip(self.transforms, parts)], self.axis)
 
     def _forward(self, x):
         return self._map(x, "forward")

@@ -1,7 +1,8 @@
 """Distributions built from others: `TransformedDistribution` (a base pushed through transforms), `Independent`
 (batch dims reinterpreted as event dims) and `LogNormal` (a Normal through exp)."""
 
-import oar
+from ..framework.state import no_grad
+from ..ops.math import exp, expm1
 from .continuous import Normal
 from .distribution import Distribution
 from .transform import ChainTransform, ExpTransform, Transform, _sum_right
@@ -29,7 +30,7 @@ class TransformedDistribution(Distribution):
         super().__init__(tuple(shape[:len(shape) - rank]), tuple(shape[len(shape) - rank:]))
 
     def sample(self, shape=()):
-        with oar.no_grad():
+        with no_grad():
             return self.rsample(shape) if _has_rsample(self.base) else self._push(self.base.sample(shape))
 
     def rsample(self, shape=()):
@@ -109,12 +110,12 @@ class LogNormal(TransformedDistribution):
 
     @property
     def mean(self):
-        return oar.exp(self.loc + self.scale * self.scale / 2)
+        return exp(self.loc + self.scale * self.scale / 2)
 
     @property
     def variance(self):
         s2 = self.scale * self.scale
-        return oar.expm1(s2) * oar.exp(2 * self.loc + s2)
+        return expm1(s2) * exp(2 * self.loc + s2)
 
     def entropy(self):
         return self._base.entropy() + self.loc

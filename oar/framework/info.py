@@ -3,6 +3,8 @@ import numpy as np
 
 from . import dtype as D
 
+VERSION = "0.1.0"  # oar.__version__
+
 
 class finfo:
     """Limits of a floating dtype: ``min``, ``max``, ``eps``, ``resolution``, ``smallest_normal``, ``tiny``, ``bits``.

@@ -177,7 +177,8 @@ class ProgBarLogger(Callback):
         self._timer["batch"] += time.perf_counter() - self._data_end
         self._timer["count"] += 1
         self._timer["samples"] += logs.get("batch_size", 1)
-        if self.verbose and self.train_step % self.log_freq == 0 and (self.steps is None or self.train_step < self.steps):
+        if self.verbose and self.train_step % self.log_freq == 0 \
+                and (self.steps is None or self.train_step < self.steps):
             self._updates(logs, "train")
         self._batch_start = time.perf_counter()
 

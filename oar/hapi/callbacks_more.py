@@ -162,8 +162,8 @@ class VisualDL(Callback):
         try:
             import visualdl
         except ImportError:
-            raise ImportError("paddle.callbacks.VisualDL needs the visualdl package; install it with "
-                              "`pip install visualdl`, or use paddle.callbacks.CSVLogger, which needs nothing")
+            raise ImportError("paddle.callbacks.VisualDL needs the visualdl package; install it with `pip install "
+                              "visualdl`, or use paddle.callbacks.CSVLogger, which needs nothing") from None
         self._visualdl, self.log_dir = visualdl, log_dir
         self.writer, self.train_step, self.epoch = None, 0, 0
 

@@ -113,7 +113,7 @@ def _methods(layer, input_spec):
 
 
 def _as_specs(spec):
-    from ..static import InputSpec
+    from ..static.input_spec import InputSpec
     if isinstance(spec, Tensor):
         return InputSpec.from_tensor(spec)
     if isinstance(spec, np.ndarray):

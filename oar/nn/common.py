@@ -313,7 +313,8 @@ class CosineSimilarity(Layer):
 
     Example:
         >>> m = oar.nn.CosineSimilarity(axis=1)
-        >>> [round(v, 4) for v in m(oar.to_tensor([[1.0, 0.0], [1.0, 1.0]]), oar.to_tensor([[1.0, 0.0], [0.0, 1.0]])).numpy().tolist()]
+        >>> a, b = oar.to_tensor([[1.0, 0.0], [1.0, 1.0]]), oar.to_tensor([[1.0, 0.0], [0.0, 1.0]])
+        >>> [round(v, 4) for v in m(a, b).numpy().tolist()]
         [1.0, 0.7071]
     """
     def __init__(self, axis=1, eps=1e-8):

@@ -22,7 +22,8 @@ class _ConvNd(Layer):
             raise ValueError(f"{type(self).__name__}: in_channels={in_channels} and out_channels={out_channels} "
                              f"must be divisible by groups={groups}")
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
-            raise ValueError(f"padding_mode must be 'zeros', 'reflect', 'replicate' or 'circular', got {padding_mode!r}")
+            raise ValueError("padding_mode must be 'zeros', 'reflect', 'replicate' or 'circular', "
+                             f"got {padding_mode!r}")
         self._in_channels, self._out_channels = in_channels, out_channels
         self._kernel_size = _ntuple(kernel_size, nd)
         self._stride, self._padding, self._dilation = stride, padding, dilation

@@ -162,7 +162,7 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
 
 
 def _version():
-    from .. import __version__
+    from ..framework.info import VERSION as __version__
     return __version__
 
 

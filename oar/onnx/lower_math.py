@@ -281,7 +281,8 @@ TABLE = {
     "full": _constant, "assign_value": _constant, "arange": _constant, "linspace": _constant, "eye": _constant,
     # reductions and search
     "sum": _reduce("ReduceSum"), "mean": _reduce("ReduceMean", float_only=True, axes_input=False),
-    "max": _reduce("ReduceMax", axes_input=False), "min": _reduce("ReduceMin", axes_input=False), "prod": _reduce("ReduceProd", axes_input=False),
+    "max": _reduce("ReduceMax", axes_input=False), "min": _reduce("ReduceMin", axes_input=False),
+    "prod": _reduce("ReduceProd", axes_input=False),
     "logsumexp": _reduce("ReduceLogSumExp", axes_input=False), "cumsum": _cumsum,
     "all": _all_any("ReduceMin"), "any": _all_any("ReduceMax"),
     "fmax": _nan_ignoring("Max"), "fmin": _nan_ignoring("Min"),

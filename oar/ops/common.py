@@ -5,7 +5,7 @@ from ..framework import dtype as D
 from ..framework.state import STATE
 from ..kernels.reduction import axis_tuple  # noqa: F401  (re-exported for the op families)
 from ..tensor.methods import TensorMethods
-from ..tensor.tensor import Tensor
+from . import registry
 from .registry import apply
 
 EMPTY = {}
@@ -37,7 +37,7 @@ def const(value, dtype):
     if STATE.static:
         from .creation import _static_const
         return _static_const(value, dtype)
-    return Tensor._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
+    return registry._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
 
 
 def operand(v, like=None):
@@ -102,7 +102,7 @@ def norm_axis(axis, ndim):
     if axis is None:
         return None
     if isinstance(axis, TensorMethods):
-        axis = axis.tolist() if isinstance(axis, Tensor) else axis
+        axis = axis.tolist() if isinstance(axis, registry.Tensor) else axis
     if isinstance(axis, (list, tuple)):
         if len(axis) == 0:
             return None
@@ -122,7 +122,7 @@ def norm_axis1(axis, ndim):
 
 def to_int_list(v, what="shape"):
     """A list of ints from a list/tuple of ints and one-element tensors (eager), or a 1-D int tensor."""
-    if isinstance(v, Tensor):
+    if isinstance(v, registry.Tensor):
         return [int(a) for a in v._data.reshape(-1)]
     if isinstance(v, (list, tuple)):
         return [int(a) for a in v]

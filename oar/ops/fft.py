@@ -65,8 +65,8 @@ FFT_C2C = defop("fft_c2c", _c2c, infer=_c2c_infer, grad=_c2c_grad)
 FFT_R2C = defop("fft_r2c", _r2c, infer=_r2c_infer, grad=_r2c_grad)
 FFT_C2R = defop("fft_c2r", _c2r, infer=_c2r_infer, grad=_c2r_grad)
 
-FFTFREQ = defop("fftfreq", _fftfreq, inputs=(), infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n],
-                                                                             D.convert_dtype(dtype))])
+FFTFREQ = defop("fftfreq", _fftfreq, inputs=(),
+                infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n], D.convert_dtype(dtype))])
 
 
 # ---- argument handling shared by the public functions ----------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 from ..framework import dtype as D
 from . import subscript
 from .common import public_api, const, operand, to_int_list
-from .math import unbroadcast, expand_as, zeros_like, cast
+from .math import unbroadcast, zeros_like, cast
 from ..kernels.manipulation import (PAD_MODES as _PAD_MODES, arange_repeated as _arange_repeated,
                                     broadcast_to as _broadcast_to, concat as _concat, flatten as _flatten,
                                     flip as _flip, numel as _numel, pad as _pad, pad_grad as _pad_grad_impl,
@@ -16,7 +16,7 @@ from ..kernels.manipulation import (PAD_MODES as _PAD_MODES, arange_repeated as 
                                     split as _split, split_like as _split_like, split_sizes as _split_sizes,
                                     squeeze as _squeeze, tile as _tile, tile_grad as _tile_grad_impl,
                                     transpose as _transpose, unsqueeze as _unsqueeze)
-from .registry import apply, bounds_output, defop, infer_meta
+from .registry import apply, bounds_output, defop
 
 # ---- reshape family --------------------------------------------------------------------------------------------
 
@@ -209,7 +209,8 @@ def _tile_grad(g, out, x, repeat_times):
 
 TILE = defop("tile", _tile, grad=_tile_grad)
 # np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
-bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
+bounds_output(TILE, elements=lambda x, repeat_times:
+              max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
 TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
                   infer=lambda m, repeat_times: [(m[1][0], m[0][1])],
                   grad=lambda gg, out, g, x, repeat_times: (tile(gg, repeat_times), None))

@@ -20,7 +20,7 @@ from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin
                                    square as _square, subtract as _subtract, tan as _tan, tanh as _tanh,
                                    true_divide as _true_divide, trunc as _trunc, where as _where,
                                    zeros_like as _zeros_like)
-from .common import public_api, EMPTY, binary, broadcast_shapes, infer_broadcast, infer_same, norm_axis, operand
+from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
 from .registry import apply, defop
 
 # ---- gradient helpers (built from ops, so they work eagerly, statically and for higher orders) -------------
@@ -106,7 +106,8 @@ DIVIDE = defop("divide", _true_divide, inputs=("x", "y"),
                                           None if y.stop_gradient else unbroadcast(
                                               -g * _conj_operand(out / y), y)))
 FLOOR_DIVIDE = _bin("floor_divide", _floor_divide, None)
-REMAINDER = _bin("remainder", _remainder, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
+REMAINDER = _bin("remainder", _remainder,
+                 lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
 
 
 def _pow_grad(g, out, x, y):
@@ -439,7 +440,7 @@ def ones_like(x, dtype=None, name=None):
 
 
 # Re-exported so `oar.ops.math.sum(...)` keeps working for the families that use math as their toolbox.
-from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min,  # noqa: E402
+from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min,  # noqa: E402,F401
                         prod, std, sum, var)
 from .linalg import add_n, bmm, dot, einsum, increment, inverse, matmul, mm, outer, t  # noqa: E402,F401
 

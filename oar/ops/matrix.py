@@ -294,7 +294,8 @@ def renorm(x, p, axis, max_norm, name=None):
     """Rescales each slice along `axis` whose p-norm exceeds `max_norm` down to norm `max_norm`.
 
     Example:
-        >>> oar.renorm(oar.to_tensor([[3.0, 4.0], [0.3, 0.4]], 'float64'), p=2, axis=0, max_norm=1.0).numpy().round(4).tolist()
+        >>> x = oar.to_tensor([[3.0, 4.0], [0.3, 0.4]], 'float64')
+        >>> oar.renorm(x, p=2, axis=0, max_norm=1.0).numpy().round(4).tolist()
         [[0.6, 0.8], [0.3, 0.4]]
     """
     axis = norm_axis1(axis, x.ndim)

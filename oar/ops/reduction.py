@@ -4,7 +4,7 @@ import math as _math
 
 from ..framework import dtype as D
 from .common import public_api, norm_axis
-from .math import add, cast, exp, expand_as, isfinite, log, maximum, sqrt, where
+from .math import cast, exp, expand_as, maximum, sqrt
 from ..kernels.reduction import (cumprod as _cumprod, cumsum as _cumsum, logsumexp as _logsumexp, max as _max,
                                  mean as _mean, mean_grad as _mean_grad, min as _min, prod as _prod, sum as _sum)
 from .registry import apply, defop

@@ -106,7 +106,7 @@ def apply(op, inputs, attrs=_EMPTY):
     if STATE.amp is not None:  # oar.amp.auto_cast: casts the inputs by the op's list, then comes back here
         return STATE.amp(op, inputs, attrs)
     if STATE.static:
-        return _static_apply(op, inputs, attrs)
+        return STATIC.append_op(op, inputs, attrs)
     if op.check is not None:
         op.check(*inputs, **attrs)
     try:
@@ -191,14 +191,23 @@ def infer_meta(op, metas, attrs):
     return result
 
 
-def _static_apply(op, inputs, attrs):
-    from ..static.builder import append_op
-    return append_op(op, inputs, attrs)
+class StaticHooks:
+    """What the ops need from the static builder, which sits above them: `oar.static.builder` sets both when it
+    is imported. `append_op(op, inputs, attrs)` builds an op call in static mode; `assign_into(src, dst)` writes
+    `src` into the persistable variable of `dst` (a Variable, or a Tensor bound into the program)."""
+
+    def _not_loaded(self, *args):
+        raise RuntimeError("static mode is on but oar.static is not imported (import oar.static)")
+
+    append_op = assign_into = _not_loaded
 
 
-_Tensor = _wrap = None  # set by oar.tensor.tensor (avoids an import cycle on the hot path)
+STATIC = StaticHooks()
+
+
+Tensor = _wrap = None  # the eager Tensor class, set by oar.tensor.tensor (which sits above the ops)
 
 
 def _bind_tensor(cls):
-    global _Tensor, _wrap
-    _Tensor, _wrap = cls, cls._wrap
+    global Tensor, _wrap
+    Tensor, _wrap = cls, cls._wrap

@@ -133,7 +133,8 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
 
 # ---- index-producing kernels: the values are then picked with take_along_axis (which carries the gradient) -------
 
-MODE_INDEX = defop("mode_index", _mode_index, infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
+MODE_INDEX = defop("mode_index", _mode_index,
+                   infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
 
 
 def mode(x, axis=-1, keepdim=False, name=None):

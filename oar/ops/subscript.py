@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..framework import dtype as D
-from .common import const, operand
+from .common import operand
 from .math import cast, unbroadcast, zeros_like
 from ..kernels.indexing import getitem as _getitem, getitem_grad as _getitem_grad_impl, setitem as _setitem
 from .registry import apply, defop, infer_meta

@@ -1,6 +1,7 @@
 """Multi-tensor optimizer updates: the per-parameter update ops of one optimizer (same op, attributes, learning
 rate and dtype) become one ``multi_<op>`` op (`oar.optimizer.multi_tensor`) that updates all those parameters with
-whole-buffer NumPy calls, found in the op registry so this pass imports nothing above the ops (BuildStrategy.fuse_all_optimizer_ops; always on for captured training steps).
+whole-buffer NumPy calls, found in the op registry so this pass imports nothing above the ops
+(BuildStrategy.fuse_all_optimizer_ops; always on for captured training steps).
 
 Needs: the update ops are in the global block, each writes its outputs over its own parameter and accumulator
 inputs (the multi-tensor kernels update in place), and no other op between the first and the last of a group

@@ -1,5 +1,4 @@
 """`oar serve PREFIX [PREFIX ...]`: the command line of the server."""
-import argparse
 import os
 import sys
 

@@ -28,7 +28,7 @@ def _int64(a, what):
 
 
 def _values(v, dtype):
-    from ..tensor import to_tensor
+    from ..tensor.tensor import to_tensor
     from ..ops.math import cast
     if not isinstance(v, Tensor):
         v = to_tensor(v, dtype=dtype)

@@ -143,7 +143,8 @@ def loop_error(limit):
 def naming_source(exc, budget):
     """`exc` (raised while a program from a file was prepared or ran) as an exception whose message starts with the
     file's name: a ValueError, TypeError, RuntimeError, LookupError (a bad index in the inputs) or ArithmeticError
-    keeps its type, any other becomes a RuntimeError naming its type. Returns `exc` itself when it already names the file or no budget names one."""
+    keeps its type, any other becomes a RuntimeError naming its type. Returns `exc` itself when it already names
+    the file or no budget names one."""
     src = budget.source if budget is not None else None
     if not src or str(exc).startswith(str(src)):
         return exc

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import STATE
+from ..ops import registry
 from ..ops.registry import infer_meta
 from ..tensor.tensor import Tensor, Parameter
 from .ir import Program, Variable
@@ -199,23 +200,6 @@ def data(name, shape, dtype=None, lod_level=0):
     return v
 
 
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
-    """Creates a parameter in the main program and its initialiser in the startup program (in dynamic mode,
-    an eager Parameter, as Paddle).
-
-    Example:
-        >>> oar.enable_static()
-        >>> main, startup = oar.static.Program(), oar.static.Program()
-        >>> with oar.static.program_guard(main, startup):
-        ...     w = oar.static.create_parameter([3, 2], 'float32', name='w')
-        >>> oar.disable_static()
-        >>> w.shape, [p.name for p in main.all_parameters()]
-        ([3, 2], ['w'])
-    """
-    from ..nn.initializer import create_parameter as create
-    return create(shape, dtype, name, attr, is_bias, default_initializer)
-
-
 def persistable_var(main, startup, name, value):
     """A persistable variable `name` of `main`'s global block, initialised to `value` (an array) by an op of
     `startup`: how optimizer accumulators, learning rates and metric statistics keep state between runs."""
@@ -261,3 +245,11 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
         return full(shape, value, dtype)
     name = name or _CUR.main.unique_name("global_var")
     return persistable_var(_CUR.main, _CUR.startup, name, np.full(shape, value, D.np_dtype(dtype)))
+
+
+def _assign_into(src, dst):
+    append_assign(src, as_var(default_main_program().global_block(), dst))
+
+
+registry.STATIC.append_op = append_op  # the ops layer reaches the builder through these hooks
+registry.STATIC.assign_into = _assign_into

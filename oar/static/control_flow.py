@@ -159,7 +159,8 @@ def _cond_verify(inputs, outputs, a):
     return (fields_problem(a, ints=("true_block", "false_block"), names=("true_outs", "false_outs"))
             or count_problem(len(inputs.get("cond", [])), 1, "input 'cond'")
             or distinct_problem(inputs.get("input", []), "captured inputs")
-            or count_problem(len(a["true_outs"]), n, "true_outs") or count_problem(len(a["false_outs"]), n, "false_outs"))
+            or count_problem(len(a["true_outs"]), n, "true_outs")
+            or count_problem(len(a["false_outs"]), n, "false_outs"))
 
 
 COND.extra["verify"] = _cond_verify

@@ -22,15 +22,13 @@ Example:
 """
 import functools
 import itertools
-import keyword
 
 import numpy as np
 
-from ..framework import dtype as D
 from ..ops.registry import REGISTRY
 from . import budget, liveness
 from .ir import Program, Variable
-from .printer import format_op, sub_blocks
+from .printer import format_op
 from .scope import global_scope
 
 _LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)

@@ -85,9 +85,9 @@ class Variable(TensorMethods):
         return TensorMethods.__getitem__(self, index)
 
     def _static_value_error(self, what):
-        raise StaticValueError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose value exists "
-                        "only when the program runs. Keep the computation in oar ops, or fetch the value from the "
-                        "Executor.")
+        raise StaticValueError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose "
+                               "value exists only when the program runs. Keep the computation in oar ops, or fetch "
+                               "the value from the Executor.")
 
     def __array_function__(self, func, types, args, kwargs):  # numpy.sum(v), numpy.abs(v), ...
         self._static_value_error(f"numpy.{func.__name__}()")
@@ -170,7 +170,8 @@ class Operator:
     __slots__ = ("block", "type", "inputs", "outputs", "attrs", "loc", "role")
 
     def __init__(self, block, type, inputs, outputs, attrs, loc=None, role=None):
-        self.block, self.type, self.inputs, self.outputs, self.attrs, self.loc = block, type, inputs, outputs, attrs, loc
+        self.block, self.type, self.inputs, self.outputs = block, type, inputs, outputs
+        self.attrs, self.loc = attrs, loc
         self.role = role
 
     def attr(self, name):

@@ -19,7 +19,6 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     import numpy as np
     from ..ops.manipulation import reshape
     from ..ops.math import matmul
-    from .builder import create_parameter
     in_dim = int(np.prod(x.shape[num_flatten_dims:]))
     if in_dim < 0:
         raise ValueError(f"fc: the dims after num_flatten_dims of {x.shape} must be known")
@@ -31,3 +30,20 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
         from ..nn import functional as F
         h = getattr(F, activation)(h)
     return h
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
+    """Creates a parameter in the main program and its initialiser in the startup program (in dynamic mode,
+    an eager Parameter, as Paddle).
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([3, 2], 'float32', name='w')
+        >>> oar.disable_static()
+        >>> w.shape, [p.name for p in main.all_parameters()]
+        ([3, 2], ['w'])
+    """
+    from ..nn.initializer import create_parameter as create  # oar.nn loads on first use (oar.lite)
+    return create(shape, dtype, name, attr, is_bias, default_initializer)

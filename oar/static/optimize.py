@@ -25,7 +25,6 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
 
     `grad_transform(params_grads) -> params_grads`, when given, appends ops between the backward and the updates
     (the data-parallel gradient all-reduce of `oar.distributed.fleet`)."""
-    from ..optimizer.lr import LRScheduler
     main = loss.block.program
     startup = startup_program or default_startup_program()
     params_grads = append_backward(loss, parameters, no_grad_set)
@@ -41,7 +40,8 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
             params_grads = grad_transform(params_grads)
         if opt._grad_clip is not None and params_grads:
             params_grads = opt._grad_clip(params_grads)
-        sched = opt._learning_rate if isinstance(opt._learning_rate, LRScheduler) else None
+        # a scheduler (any callable giving the current rate, as `LRScheduler`) is re-read by every run
+        sched = opt._learning_rate if callable(opt._learning_rate) else None
         lr_name = main.unique_name("learning_rate")
         lr_var = _persistable(main, startup, lr_name, np.array(opt.get_lr(), np.float32))
         if sched is not None:

@@ -27,7 +27,7 @@ MAX_BLOCK_DEPTH = 64            # sub-block nesting: compiling recurses once per
 MAX_OPS = 50_000                # over all blocks: loading and compiling cost ~0.2 ms per op
 MAX_NAME_CHARS = 1024
 MAX_RANK = 32
-MAX_ELEMENTS = 2 ** 32          # per variable (known dims only) and per `shape` attribute: bounds what loading allocates
+MAX_ELEMENTS = 2 ** 32  # per variable (known dims only) and per `shape` attribute: bounds what loading allocates
 MAX_ATTR_DEPTH = 32
 _DTYPES = frozenset(d.name for d in D.ALL)
 # ops whose attributes point at objects of the process that built them (a dy2static runner): never in a file
@@ -170,8 +170,9 @@ def _copy(a):
 
 
 # ---- validation -----------------------------------------------------------------------------------------------
-_OP_PACKAGES = ("oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes", "oar.amp",
-                "oar.vision", "oar.distributed", "oar.distribution")
+# The packages whose modules define ops. They sit above this module, so the top layer names them: oar/__init__.py
+# fills the list (docs/architecture.md, "Import layers").
+OP_PACKAGES = []
 _all_imported = False
 
 
@@ -186,7 +187,7 @@ def _registry(needed=None):
     if not _all_imported and (needed is None or any(t not in REGISTRY for t in needed)):
         import importlib
         import pkgutil
-        for pkg in _OP_PACKAGES:
+        for pkg in OP_PACKAGES:
             try:
                 mod = importlib.import_module(pkg)
             except Exception:  # an optional family that is missing or broken must not hide the real error
@@ -296,7 +297,8 @@ def validate(d):
             _need(name not in names, vw, "declared twice")
             names.add(name)
             _check_shape(vd.get("shape"), vw)
-            _need(isinstance(vd.get("dtype"), str) and vd.get("dtype") in _DTYPES, vw, f"unknown dtype {vd.get('dtype')!r:.40}")
+            _need(isinstance(vd.get("dtype"), str) and vd.get("dtype") in _DTYPES, vw,
+                  f"unknown dtype {vd.get('dtype')!r:.40}")
             for f in _VAR_FLAGS:
                 _need(isinstance(vd.get(f, False), bool), vw, f"{f} must be a bool")
             at = vd.get("attrs", {})
@@ -358,7 +360,8 @@ _ATTR_TYPES = {
                      "soft_label", "bias_after_scale", "save_history"), (lambda a: isinstance(a, bool), "a bool")),
     **dict.fromkeys(("data_format", "padding_algorithm", "equation", "cond_out"),
                     (lambda a: isinstance(a, str), "a string")),
-    **dict.fromkeys(("cond_in", "body_in", "body_out", "true_outs", "false_outs", "carried"), (_strs, "a list of names")),
+    **dict.fromkeys(("cond_in", "body_in", "body_out", "true_outs", "false_outs", "carried"),
+                    (_strs, "a list of names")),
     **dict.fromkeys(("epsilon", "momentum", "scale", "bias", "value", "min", "max"), (_number, "a number")),
     "axis": (lambda a: a is None or _is_int(a) or _ints(a), "null, an int or a list of ints"),
     "dtype": (lambda a: a is None or a in _DTYPES, "null or a dtype name"),

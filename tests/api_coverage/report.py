@@ -15,7 +15,7 @@ def _resolve(path):
         obj = importlib.import_module(mod)
     except ImportError:
         return None
-    return getattr(obj, "Tensor") if attr == "" and path.endswith(".Tensor") else obj
+    return obj.Tensor if attr == "" and path.endswith(".Tensor") else obj
 
 
 def coverage():

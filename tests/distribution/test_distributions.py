@@ -32,8 +32,8 @@ CASES = {
                [[0.3, -2.0], [2.0, 0.1]], False),
     "StudentT": (lambda: D.StudentT(t([3.0, 5.5]), t([0.5, -1.0]), t([1.5, 0.7])),
                  stats.t([3.0, 5.5], [0.5, -1.0], [1.5, 0.7]), [[0.3, -2.0], [2.0, 0.1]], False),
-    "LogNormal": (lambda: D.LogNormal(t([0.5, -1.0]), t([0.5, 0.7])), stats.lognorm([0.5, 0.7], scale=np.exp([0.5, -1.0])),
-                  [[0.3, 2.0], [2.0, 0.1]], False),
+    "LogNormal": (lambda: D.LogNormal(t([0.5, -1.0]), t([0.5, 0.7])),
+                  stats.lognorm([0.5, 0.7], scale=np.exp([0.5, -1.0])), [[0.3, 2.0], [2.0, 0.1]], False),
     "Bernoulli": (lambda: D.Bernoulli(t([0.3, 0.8])), stats.bernoulli([0.3, 0.8]), [[0.0, 1.0], [1.0, 0.0]], True),
     "Binomial": (lambda: D.Binomial(t([10.0, 4.0]), t([0.3, 0.8])), stats.binom([10, 4], [0.3, 0.8]),
                  [[0.0, 3.0], [7.0, 4.0]], True),
@@ -59,7 +59,7 @@ def test_against_scipy(name):
         np.testing.assert_allclose(d.variance.numpy(), ref.var(), rtol=1e-9, err_msg=f"{name}.variance")
     else:
         with pytest.raises(ValueError, match="no mean"):
-            d.mean
+            _ = d.mean
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - {"Cauchy", "StudentT"}))

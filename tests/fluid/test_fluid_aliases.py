@@ -98,5 +98,5 @@ def test_missing_1x_names_point_to_2x(path, hint):
 
 def test_paddle_data_moved_to_static():
     with pytest.raises(AttributeError, match="paddle.static.data"):
-        paddle.data
+        _ = paddle.data
     assert not hasattr(paddle, "data")

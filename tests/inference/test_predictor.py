@@ -10,7 +10,7 @@ import oar.nn.functional as F
 from oar import inference
 from oar.jit.save_load import records_from_concrete, save_records
 
-from fake_concrete import FakeConcrete, param
+from fake_concrete import FakeConcrete
 
 rng = np.random.default_rng(0)
 

@@ -90,7 +90,8 @@ def test_no_pickle_in_file(tmp_path):
 def test_jit_prefix_is_delegated(tmp_path, monkeypatch):
     prefix = str(tmp_path / "model")
     open(prefix + ".pdiparams", "wb").close()
-    import types, sys
+    import types
+    import sys
     fake = types.ModuleType("oar.jit.save_load")
     fake.load_state_dict_from_prefix = lambda p: {"from": p}
     monkeypatch.setitem(sys.modules, "oar.jit.save_load", fake)

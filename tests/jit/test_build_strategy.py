@@ -19,7 +19,7 @@ def test_build_strategy_attributes():
     with pytest.raises(AttributeError, match="fuse_everything"):
         bs.fuse_everything = True
     with pytest.raises(AttributeError):
-        bs.not_a_switch
+        _ = bs.not_a_switch
     with pytest.raises(TypeError, match="BuildStrategy"):
         oar.jit.to_static(lambda x: x, build_strategy={"fuse_elewise_add_act_ops": True})
 

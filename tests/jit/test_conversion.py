@@ -384,7 +384,7 @@ def test_value_from_one_branch_of_tensor_if_follows_python_rules():
 
     def g(x):
         if x.sum() > 0:
-            y = x + 1   # never used afterwards: no error on either path
+            y = x + 1  # noqa: F841  (never used afterwards: no error on either path)
         return x * 2
     sf = paddle.jit.to_static(f)
     np.testing.assert_allclose(sf(T(1.0)).numpy(), [4.0])          # the assigning branch ran: fine

@@ -20,7 +20,7 @@ def returned(x, n):
 
 def unused(x, n):
     for i in range(n):
-        w = x + i
+        w = x + i  # noqa: F841  (the converted loop's unused value)
     return x * 2
 
 
@@ -36,8 +36,8 @@ def used_inside_next_iteration(x, n):
     s = x * 0
     for i in range(n):
         if i > 0:
-            s = s + prev
-        prev = x * i
+            s = s + prev  # noqa: F821  (defined by the previous iteration)
+        prev = x * i  # noqa: F841
     return s
 
 
@@ -77,7 +77,8 @@ def test_error_names_variable_and_both_lines():
 
 def test_read_before_first_assignment_in_body_is_a_clear_error():
     # a known limit: the type of `prev` is unknown where the loop is traced (Python would run this)
-    with pytest.raises(UnboundLocalError, match=r"'prev' is read in a tensor-dependent loop .*before the line .*zeros_like"):
+    with pytest.raises(UnboundLocalError,
+                       match=r"'prev' is read in a tensor-dependent loop .*before the line .*zeros_like"):
         oar.jit.to_static(used_inside_next_iteration)(T([1.0]), T(3, "int64"))
 
 

@@ -71,7 +71,8 @@ def test_the_loop_model_runs(model):
 
 
 MALFORMED = {
-    "duplicate body_in": (lambda d: while_op(d)["attrs"].__setitem__("body_in", [while_op(d)["attrs"]["body_in"][0]] * 2),
+    "duplicate body_in": (lambda d: while_op(d)["attrs"].__setitem__("body_in",
+                                                                     [while_op(d)["attrs"]["body_in"][0]] * 2),
                           "body_in \\+ input names .* twice"),
     "body_in names a captured input": (lambda d: while_op(d)["attrs"]["body_in"].__setitem__(0, "n"),
                                        "body_in \\+ input names 'n' twice"),

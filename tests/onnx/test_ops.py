@@ -27,7 +27,8 @@ UNARY = {  # op name -> (function, input)
     "asin": (oar.asin, X / 3), "acos": (oar.acos, X / 3), "atan": (oar.atan, X), "sinh": (oar.sinh, X),
     "cosh": (oar.cosh, X), "tanh": (oar.tanh, X), "floor": (oar.floor, X), "ceil": (oar.ceil, X),
     "round": (oar.round, np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.49, -0.51], [3.2, -3.7, 0.0, 7.5]],
-                                   np.float32)),  # halves: away from zero, as Paddle "reciprocal": (oar.reciprocal, P), "sigmoid": (F.sigmoid, X),
+                                   np.float32)),  # halves: away from zero, as Paddle
+    "reciprocal": (oar.reciprocal, P), "sigmoid": (F.sigmoid, X),
     "erf": (oar.erf, X), "expm1": (oar.expm1, X), "log1p": (oar.log1p, P), "log2": (oar.log2, P),
     "log10": (oar.log10, P), "square": (oar.square, X), "trunc": (oar.trunc, X * 3), "rsqrt": (oar.rsqrt, P),
     "relu": (F.relu, X), "relu6": (F.relu6, X * 4), "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), X),
@@ -130,7 +131,10 @@ def test_gather_nd_and_embedding():
     check(lambda x: oar.gather_nd(x, oar.to_tensor([[0, 1], [1, 2]])), T, op="gather_nd")
 
 
-W = [oar.to_tensor(a) for a in (f32(4, 3, 3, 3), f32(4), f32(4, 3, 3, 2), f32(6, 1, 3, 3), f32(2, 3, 2, 2), f32(3, 2, 3, 3), f32(3), f32(3, lo=0.5, hi=2), f32(3), f32(3), f32(9, 9), f32(9, 9), f32(3),)]  # fixed weights: eager and export see the same
+# fixed weights: eager and export see the same
+W = [oar.to_tensor(a) for a in (f32(4, 3, 3, 3), f32(4), f32(4, 3, 3, 2), f32(6, 1, 3, 3), f32(2, 3, 2, 2),
+                                f32(3, 2, 3, 3), f32(3), f32(3, lo=0.5, hi=2), f32(3), f32(3), f32(9, 9), f32(9, 9),
+                                f32(3))]
 NN = {
     "conv2d": (lambda x: F.conv2d(x, W[0], W[1], padding=1), IMG),
     "conv2d_stride_dil": (lambda x: F.conv2d(x, W[2], stride=2, dilation=[2, 1],

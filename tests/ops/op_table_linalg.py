@@ -82,7 +82,12 @@ add("eig_grad", lambda x: _eig_view(*L.eig(x)), lambda x: _eig_view(*np.linalg.e
 add("eigvals", lambda x: oar.as_real(L.eigvals(x)), lambda x: np.stack([np.linalg.eigvals(x).real,
                                                                          np.linalg.eigvals(x).imag], -1),
     (randn(3, 3),), (randn(2, 3, 3),), rtol=1e-6)
-_svd_view = (lambda u, s, vh: (u * u, s, vh * vh))
+
+
+def _svd_view(u, s, vh):
+    return u * u, s, vh * vh
+
+
 add("svd", lambda x: _svd_view(*L.svd(x)), lambda x: _svd_view(*np.linalg.svd(x, full_matrices=False)),
     (randn(4, 3),), (randn(3, 4),), (randn(2, 3, 3),), rtol=1e-6, atol=1e-8)
 add("svd_full", lambda x: _svd_view(*L.svd(x, full_matrices=True)), lambda x: _svd_view(*np.linalg.svd(x)),
@@ -166,7 +171,7 @@ add("solve_complex", lambda a, b, c, d: oar.as_real(L.solve(oar.complex(a, b), o
     (well(3, 3), randn(3, 3), randn(3, 2), randn(3, 2)), rtol=1e-6)
 
 
-# ---- complex inputs (entering as real and imaginary parts, leaving as (re, im) pairs) ---------------------------------
+# ---- complex inputs (entering as real and imaginary parts, leaving as (re, im) pairs) --------------------------------
 def _ri(z):
     return np.stack([z.real, z.imag], -1)
 

@@ -21,7 +21,8 @@ ROWS = {  # name -> (fn, inputs)
     "randperm": (lambda: oar.randperm(8), ()),
     "bernoulli": (lambda p: oar.bernoulli(p), (P,)),
     "multinomial": (lambda p: oar.multinomial(p, 3), (np.ones((2, 5), np.float32),)),
-    "multinomial_replace": (lambda p: oar.multinomial(p, 7, replacement=True), (np.arange(1.0, 5.0, dtype=np.float32),)),
+    "multinomial_replace": (lambda p: oar.multinomial(p, 7, replacement=True),
+                            (np.arange(1.0, 5.0, dtype=np.float32),)),
     "poisson": (lambda lam: oar.poisson(lam), (P * 10,)),
     "two_draws": (lambda: oar.rand([2]) + oar.randn([2]), ()),  # draw order is program order
 }

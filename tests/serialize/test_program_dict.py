@@ -16,7 +16,7 @@ def build():
     with static_mode(), program_guard(main):
         x = data("x", [None, 3])
         w = data("w", [3, 4], "float64")
-        y = oar.exp(x * 2 + 1).sum(axis=1, keepdim=True)
+        y = oar.exp(x * 2 + 1).sum(axis=1, keepdim=True)  # noqa: F841  (an op the program keeps)
         z = oar.matmul(x.astype("float64"), w)
         oar.reshape(z, [-1, 2, 2])
     return main

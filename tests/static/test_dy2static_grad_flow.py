@@ -2,7 +2,6 @@
 `while`, a `for` over `range(n_tensor)` and a list appended in the loop, converted with `oar.jit.to_static`
 and trained with Adam, gives the same losses and parameters as eager training."""
 import numpy as np
-import pytest
 
 import oar
 import oar.nn as nn

@@ -112,7 +112,8 @@ def test_print_nested_control_flow_exactly():
 # docs/ir.md's grammar as regular expressions: every printed line must be one of these productions
 _NAME = r"[^\s,=()\[\]{}]+"
 _NAMES = rf"(?:{_NAME}|\[(?:{_NAME}(?:, {_NAME})*)?\])"
-_VALUE = r"(?:null|true|false|-?\d+|-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+e[-+]?\d+|nan|inf|-inf|\"(?:[^\"\\]|\\.)*\"|\[.*\]|\{.*\})"
+_VALUE = (r"(?:null|true|false|-?\d+|-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+e[-+]?\d+|nan|inf|-inf"
+          r"|\"(?:[^\"\\]|\\.)*\"|\[.*\]|\{.*\})")
 _GRAMMAR = {
     "block": re.compile(r"\{ // block \d+(?:, parent \d+)?"),
     "end": re.compile(r"\}"),

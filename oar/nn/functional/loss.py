@@ -340,7 +340,8 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
 
     Example:
         >>> import oar.nn.functional as F
-        >>> F.margin_ranking_loss(oar.to_tensor([1.0, 1.0]), oar.to_tensor([2.0, 0.0]), oar.to_tensor([1.0, 1.0]), reduction='none').numpy().tolist()
+        >>> x, y, label = oar.to_tensor([1.0, 1.0]), oar.to_tensor([2.0, 0.0]), oar.to_tensor([1.0, 1.0])
+        >>> F.margin_ranking_loss(x, y, label, reduction='none').numpy().tolist()
         [1.0, 0.0]
     """
     return _reduce(relu(-label * (input - other) + margin), reduction)

@@ -6,8 +6,8 @@ from ...framework.state import STATE
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops import reduction as R
+from ...ops import registry
 from ...ops.registry import apply, defop
-from ...tensor.tensor import Tensor
 from .common import pad
 from .conv import _from_channels_first, _to_channels_first
 from .pooling import avg_pool2d
@@ -112,9 +112,8 @@ BATCH_NORM = defop("batch_norm", _bn_impl, inputs=("x", "mean", "variance", "sca
 def _write_back(src, dst):
     """Stores an updated running statistic: in place eagerly, by an assign op in static mode."""
     if STATE.static:
-        from ...static.builder import append_assign, as_var, default_main_program
-        append_assign(src, as_var(default_main_program().global_block(), dst))
-    elif isinstance(dst, Tensor):
+        registry.STATIC.assign_into(src, dst)
+    elif isinstance(dst, registry.Tensor):
         dst._data = src._data  # no version bump: the statistics are not differentiated
 
 
@@ -139,7 +138,7 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     out, mean_out, var_out, _, _ = apply(BATCH_NORM, (x, running_mean, running_var, weight, bias), {
         "momentum": float(momentum), "epsilon": float(epsilon), "training": bool(training),
         "data_format": data_format, "use_global_stats": ugs})
-    if training and not ugs and (STATE.static or isinstance(running_mean, Tensor)):
+    if training and not ugs and (STATE.static or isinstance(running_mean, registry.Tensor)):
         _write_back(mean_out, running_mean)
         _write_back(var_out, running_var)
     return out

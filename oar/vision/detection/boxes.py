@@ -4,7 +4,13 @@ import math
 
 import numpy as np
 
-import oar
+from ...ops import math as math_ops
+from ...ops.creation import zeros
+from ...ops.indexing import gather
+from ...ops.manipulation import concat, stack, unsqueeze
+from ...ops.math import exp, log
+from ...ops.search import argsort, nonzero
+from ...tensor.tensor import to_tensor
 from ...framework import dtype as D
 from ...ops.registry import apply, defop
 
@@ -54,25 +60,25 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     if scores is None:
         keep = apply(NMS, (boxes,), {"iou_threshold": float(iou_threshold)})
         return keep if top_k is None else keep[:top_k]
-    order = oar.argsort(scores, descending=True)
+    order = argsort(scores, descending=True)
     if category_idxs is None:
-        keep = oar.gather(order, apply(NMS, (oar.gather(boxes, order),), {"iou_threshold": float(iou_threshold)}))
+        keep = gather(order, apply(NMS, (gather(boxes, order),), {"iou_threshold": float(iou_threshold)}))
         return keep if top_k is None else keep[:top_k]
     if categories is None:
         raise ValueError("nms: categories must be given with category_idxs")
     kept = []
     for c in categories:
-        idx = oar.nonzero(category_idxs == c).reshape([-1])
+        idx = nonzero(category_idxs == c).reshape([-1])
         if idx.shape[0] == 0:
             continue
-        sub = oar.argsort(oar.gather(scores, idx), descending=True)
-        sorted_idx = oar.gather(idx, sub)
-        kept.append(oar.gather(sorted_idx, apply(NMS, (oar.gather(boxes, sorted_idx),),
+        sub = argsort(gather(scores, idx), descending=True)
+        sorted_idx = gather(idx, sub)
+        kept.append(gather(sorted_idx, apply(NMS, (gather(boxes, sorted_idx),),
                                                  {"iou_threshold": float(iou_threshold)})))
     if not kept:
-        return oar.zeros([0], "int64")
-    keep = oar.concat(kept)
-    keep = oar.gather(keep, oar.argsort(oar.gather(scores, keep), descending=True))
+        return zeros([0], "int64")
+    keep = concat(kept)
+    keep = gather(keep, argsort(gather(scores, keep), descending=True))
     return keep if top_k is None else keep[:top_k]
 
 
@@ -106,28 +112,29 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     """
     norm = 0.0 if box_normalized else 1.0
     if isinstance(prior_box_var, (list, tuple)):
-        var = oar.to_tensor(np.asarray(prior_box_var, D.np_dtype(prior_box.dtype)))
+        var = to_tensor(np.asarray(prior_box_var, D.np_dtype(prior_box.dtype)))
     else:
         var = prior_box_var
     pcx, pcy, pw, ph = _center_size(prior_box, norm)
     if code_type == "encode_center_size":
-        tcx, tcy, tw, th = (oar.unsqueeze(v, 1) for v in _center_size(target_box, norm))  # [N, 1]
-        out = oar.stack([(tcx - pcx) / pw, (tcy - pcy) / ph, oar.log(oar.abs(tw / pw)), oar.log(oar.abs(th / ph))],
+        tcx, tcy, tw, th = (unsqueeze(v, 1) for v in _center_size(target_box, norm))  # [N, 1]
+        out = stack([(tcx - pcx) / pw, (tcy - pcy) / ph, log(math_ops.abs(tw / pw)), log(math_ops.abs(th / ph))],
                         -1)
         return out if var is None else out / var
     if code_type != "decode_center_size":
-        raise ValueError(f"box_coder: code_type must be 'encode_center_size' or 'decode_center_size', got {code_type!r}")
-    t = target_box if target_box.ndim == 3 else oar.unsqueeze(target_box, 0 if axis == 0 else 1)
+        raise ValueError("box_coder: code_type must be 'encode_center_size' or 'decode_center_size', "
+                         f"got {code_type!r}")
+    t = target_box if target_box.ndim == 3 else unsqueeze(target_box, 0 if axis == 0 else 1)
     if axis == 1:  # prior i goes with row i of target_box
-        pcx, pcy, pw, ph = (oar.unsqueeze(v, 1) for v in (pcx, pcy, pw, ph))
-        var = var if var is None or var.ndim == 1 else oar.unsqueeze(var, 1)
+        pcx, pcy, pw, ph = (unsqueeze(v, 1) for v in (pcx, pcy, pw, ph))
+        var = var if var is None or var.ndim == 1 else unsqueeze(var, 1)
     if var is not None:
         t = t * var
     cx = t[..., 0] * pw + pcx
     cy = t[..., 1] * ph + pcy
-    w = oar.exp(t[..., 2]) * pw
-    h = oar.exp(t[..., 3]) * ph
-    return oar.stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - norm, cy + h * 0.5 - norm], -1)
+    w = exp(t[..., 2]) * pw
+    h = exp(t[..., 3]) * ph
+    return stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - norm, cy + h * 0.5 - norm], -1)
 
 
 # ---- prior_box ----------------------------------------------------------------------------------------------------

@@ -1,6 +1,11 @@
 """Deformable convolution v1/v2 (deform_conv2d), composed from oar ops: bilinear sampling at the offset kernel
 positions is gathers and products, so gradients reach x, offset, mask, weight and bias with no rule of its own."""
-import oar
+from ...ops.creation import arange
+from ...ops.indexing import take_along_axis
+from ...ops.linalg import matmul
+from ...ops.manipulation import reshape, unsqueeze
+from ...ops.math import cast, clip, floor
+from ...tensor.tensor import to_tensor
 
 
 def _pair(v):
@@ -10,16 +15,16 @@ def _pair(v):
 def _sample(x, py, px, inside, h, w):
     """Bilinear samples of x [N, dg, Cg, h*w] at float positions [N, dg, L] (zero outside the image):
     [N, dg, Cg, L]."""
-    y0, x0 = oar.floor(py), oar.floor(px)
+    y0, x0 = floor(py), floor(px)
     ly, lx = py - y0, px - x0
     out = None
     for dy in (0, 1):
         for dx in (0, 1):
             yy, xx = y0 + dy, x0 + dx
             ok = inside & (yy >= 0) & (yy <= h - 1) & (xx >= 0) & (xx <= w - 1)
-            idx = oar.cast(oar.clip(yy, 0, h - 1) * w + oar.clip(xx, 0, w - 1), "int64")
-            wt = (ly if dy else 1 - ly) * (lx if dx else 1 - lx) * oar.cast(ok, py.dtype)
-            v = oar.take_along_axis(x, oar.unsqueeze(idx, 2), 3) * oar.unsqueeze(wt, 2)
+            idx = cast(clip(yy, 0, h - 1) * w + clip(xx, 0, w - 1), "int64")
+            wt = (ly if dy else 1 - ly) * (lx if dx else 1 - lx) * cast(ok, py.dtype)
+            v = take_along_axis(x, unsqueeze(idx, 2), 3) * unsqueeze(wt, 2)
             out = v if out is None else out + v
     return out
 
@@ -50,19 +55,19 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
                          f"weight shape {weight.shape}")
     if offset.shape[1] != 2 * dg * k or offset.shape[2:] != [ho, wo]:
         raise ValueError(f"deform_conv2d: offset must be [N, {2 * dg * k}, {ho}, {wo}], got {offset.shape}")
-    off = oar.reshape(offset, [n, dg, k, 2, ho, wo])
-    ki = oar.to_tensor([[(i * dh - ph) for i in range(kh) for _ in range(kw)]], dtype=x.dtype)
-    kj = oar.to_tensor([[(j * dw - pw) for _ in range(kh) for j in range(kw)]], dtype=x.dtype)
-    base_y = oar.reshape(ki, [1, 1, k, 1, 1]) + oar.reshape(oar.arange(ho, dtype=x.dtype) * sh, [1, 1, 1, ho, 1])
-    base_x = oar.reshape(kj, [1, 1, k, 1, 1]) + oar.reshape(oar.arange(wo, dtype=x.dtype) * sw, [1, 1, 1, 1, wo])
-    py = oar.reshape(base_y + off[:, :, :, 0], [n, dg, k * ho * wo])
-    px = oar.reshape(base_x + off[:, :, :, 1], [n, dg, k * ho * wo])
+    off = reshape(offset, [n, dg, k, 2, ho, wo])
+    ki = to_tensor([[(i * dh - ph) for i in range(kh) for _ in range(kw)]], dtype=x.dtype)
+    kj = to_tensor([[(j * dw - pw) for _ in range(kh) for j in range(kw)]], dtype=x.dtype)
+    base_y = reshape(ki, [1, 1, k, 1, 1]) + reshape(arange(ho, dtype=x.dtype) * sh, [1, 1, 1, ho, 1])
+    base_x = reshape(kj, [1, 1, k, 1, 1]) + reshape(arange(wo, dtype=x.dtype) * sw, [1, 1, 1, 1, wo])
+    py = reshape(base_y + off[:, :, :, 0], [n, dg, k * ho * wo])
+    px = reshape(base_x + off[:, :, :, 1], [n, dg, k * ho * wo])
     inside = (py > -1) & (py < h) & (px > -1) & (px < w)
-    cols = _sample(oar.reshape(x, [n, dg, c // dg, h * w]), py, px, inside, h, w)  # [n, dg, c/dg, k*ho*wo]
-    cols = oar.reshape(cols, [n, dg, c // dg, k, ho * wo])
+    cols = _sample(reshape(x, [n, dg, c // dg, h * w]), py, px, inside, h, w)  # [n, dg, c/dg, k*ho*wo]
+    cols = reshape(cols, [n, dg, c // dg, k, ho * wo])
     if mask is not None:
-        cols = cols * oar.reshape(mask, [n, dg, 1, k, ho * wo])
-    cols = oar.reshape(cols, [n, groups, cin_g * k, ho * wo])
-    wg = oar.reshape(weight, [1, groups, cout // groups, cin_g * k])
-    out = oar.reshape(oar.matmul(wg, cols), [n, cout, ho, wo])
-    return out if bias is None else out + oar.reshape(bias, [1, cout, 1, 1])
+        cols = cols * reshape(mask, [n, dg, 1, k, ho * wo])
+    cols = reshape(cols, [n, groups, cin_g * k, ho * wo])
+    wg = reshape(weight, [1, groups, cout // groups, cin_g * k])
+    out = reshape(matmul(wg, cols), [n, cout, ho, wo])
+    return out if bias is None else out + reshape(bias, [1, cout, 1, 1])

@@ -105,7 +105,7 @@ def _pair(output_size):
 
 def _boxes_num(boxes, boxes_num):
     if boxes_num is None:
-        from ... import full
+        from ...ops.creation import full
         return full([1], boxes.shape[0], "int32")
     return boxes_num
 

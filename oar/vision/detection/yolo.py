@@ -2,7 +2,13 @@
 differentiate and convert like any model code; only yolo_loss's ground-truth matching is a kernel of its own."""
 import numpy as np
 
-import oar
+from ...ops import math
+from ...ops import reduction
+from ...ops.creation import arange
+from ...ops.indexing import gather_nd, one_hot
+from ...ops.manipulation import reshape, stack, transpose, unsqueeze
+from ...ops.math import cast, exp, log1p, maximum, minimum, ones_like, sigmoid, where, zeros_like
+from ...tensor.tensor import to_tensor
 from ...framework import dtype as D
 from ...ops.registry import apply, defop
 
@@ -29,31 +35,31 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     na = len(anchors) // 2
     if iou_aware:
         ious, x = x[:, :na], x[:, na:]
-    p = oar.reshape(x, [n, na, 5 + class_num, h, w])
-    img = oar.cast(img_size, x.dtype)
-    img_h = oar.reshape(img[:, 0], [n, 1, 1, 1])
-    img_w = oar.reshape(img[:, 1], [n, 1, 1, 1])
-    gx = oar.reshape(oar.arange(w, dtype=x.dtype), [1, 1, 1, w])
-    gy = oar.reshape(oar.arange(h, dtype=x.dtype), [1, 1, h, 1])
-    aw = oar.reshape(oar.to_tensor([float(a) for a in anchors[0::2]], dtype=x.dtype), [1, na, 1, 1])
-    ah = oar.reshape(oar.to_tensor([float(a) for a in anchors[1::2]], dtype=x.dtype), [1, na, 1, 1])
+    p = reshape(x, [n, na, 5 + class_num, h, w])
+    img = cast(img_size, x.dtype)
+    img_h = reshape(img[:, 0], [n, 1, 1, 1])
+    img_w = reshape(img[:, 1], [n, 1, 1, 1])
+    gx = reshape(arange(w, dtype=x.dtype), [1, 1, 1, w])
+    gy = reshape(arange(h, dtype=x.dtype), [1, 1, h, 1])
+    aw = reshape(to_tensor([float(a) for a in anchors[0::2]], dtype=x.dtype), [1, na, 1, 1])
+    ah = reshape(to_tensor([float(a) for a in anchors[1::2]], dtype=x.dtype), [1, na, 1, 1])
     bias = -0.5 * (scale_x_y - 1.0)
-    cx = (gx + oar.sigmoid(p[:, :, 0]) * scale_x_y + bias) * img_w / w
-    cy = (gy + oar.sigmoid(p[:, :, 1]) * scale_x_y + bias) * img_h / h
-    bw = oar.exp(p[:, :, 2]) * aw * img_w / (downsample_ratio * w)
-    bh = oar.exp(p[:, :, 3]) * ah * img_h / (downsample_ratio * h)
-    conf = oar.sigmoid(p[:, :, 4])
+    cx = (gx + sigmoid(p[:, :, 0]) * scale_x_y + bias) * img_w / w
+    cy = (gy + sigmoid(p[:, :, 1]) * scale_x_y + bias) * img_h / h
+    bw = exp(p[:, :, 2]) * aw * img_w / (downsample_ratio * w)
+    bh = exp(p[:, :, 3]) * ah * img_h / (downsample_ratio * h)
+    conf = sigmoid(p[:, :, 4])
     if iou_aware:
-        conf = oar.pow(conf, 1.0 - iou_aware_factor) * oar.pow(oar.sigmoid(ious), iou_aware_factor)
-    keep = oar.cast(conf >= conf_thresh, x.dtype)
+        conf = math.pow(conf, 1.0 - iou_aware_factor) * math.pow(sigmoid(ious), iou_aware_factor)
+    keep = cast(conf >= conf_thresh, x.dtype)
     x1, y1, x2, y2 = cx - bw * 0.5, cy - bh * 0.5, cx + bw * 0.5, cy + bh * 0.5
     if clip_bbox:
-        x1, y1 = oar.maximum(x1, oar.zeros_like(x1)), oar.maximum(y1, oar.zeros_like(y1))
-        x2, y2 = oar.minimum(x2, img_w - 1.0 + x2 * 0.0), oar.minimum(y2, img_h - 1.0 + y2 * 0.0)
-    boxes = oar.stack([x1, y1, x2, y2], -1) * oar.unsqueeze(keep, -1)  # [n, na, h, w, 4]
-    scores = oar.sigmoid(p[:, :, 5:]) * oar.unsqueeze(conf * keep, 2)  # [n, na, C, h, w]
-    scores = oar.transpose(scores, [0, 1, 3, 4, 2])
-    return oar.reshape(boxes, [n, na * h * w, 4]), oar.reshape(scores, [n, na * h * w, class_num])
+        x1, y1 = maximum(x1, zeros_like(x1)), maximum(y1, zeros_like(y1))
+        x2, y2 = minimum(x2, img_w - 1.0 + x2 * 0.0), minimum(y2, img_h - 1.0 + y2 * 0.0)
+    boxes = stack([x1, y1, x2, y2], -1) * unsqueeze(keep, -1)  # [n, na, h, w, 4]
+    scores = sigmoid(p[:, :, 5:]) * unsqueeze(conf * keep, 2)  # [n, na, C, h, w]
+    scores = transpose(scores, [0, 1, 3, 4, 2])
+    return reshape(boxes, [n, na * h * w, 4]), reshape(scores, [n, na * h * w, class_num])
 
 
 # ---- yolo_loss: a kernel matches ground truth to anchors (no gradient); the loss is composed from oar ops -------
@@ -123,7 +129,7 @@ YOLO_TARGETS = defop("yolo_loss_targets", _yolo_targets, inputs=("x", "gt_box", 
 
 def _sce(x, label):
     """Sigmoid cross entropy with logits, elementwise."""
-    return oar.maximum(x, oar.zeros_like(x)) - x * label + oar.log1p(oar.exp(-oar.abs(x)))
+    return maximum(x, zeros_like(x)) - x * label + log1p(exp(-math.abs(x)))
 
 
 def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, gt_score=None,
@@ -151,21 +157,21 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
         raise ValueError(f"yolo_loss: x has {x.shape[1]} channels, expected len(anchor_mask) * (5 + class_num) = "
                          f"{m * (5 + class_num)}")
     if gt_score is None:
-        gt_score = oar.ones_like(gt_box[:, :, 0])  # also when the batch size is unknown (static programs)
+        gt_score = ones_like(gt_box[:, :, 0])  # also when the batch size is unknown (static programs)
     obj, index, target, weight = apply(YOLO_TARGETS, (x, gt_box, gt_score), {
         "anchors": [int(a) for a in anchors], "anchor_mask": [int(a) for a in anchor_mask],
         "class_num": int(class_num), "ignore_thresh": float(ignore_thresh),
         "downsample_ratio": int(downsample_ratio), "scale_x_y": float(scale_x_y)})
-    p = oar.reshape(x, [n, m, 5 + class_num, h, w])
-    per_gt = oar.gather_nd(oar.transpose(p, [0, 1, 3, 4, 2]), index)  # [n, b, 5 + class_num]
+    p = reshape(x, [n, m, 5 + class_num, h, w])
+    per_gt = gather_nd(transpose(p, [0, 1, 3, 4, 2]), index)  # [n, b, 5 + class_num]
     box_w = (2.0 - gt_box[:, :, 2] * gt_box[:, :, 3]) * weight
     loc = (_sce(per_gt[:, :, 0], target[:, :, 0]) + _sce(per_gt[:, :, 1], target[:, :, 1])
-           + oar.abs(per_gt[:, :, 2] - target[:, :, 2]) + oar.abs(per_gt[:, :, 3] - target[:, :, 3])) * box_w
+           + math.abs(per_gt[:, :, 2] - target[:, :, 2]) + math.abs(per_gt[:, :, 3] - target[:, :, 3])) * box_w
     smooth = min(1.0 / class_num, 1.0 / 40) if use_label_smooth else 0.0
-    onehot = oar.nn.functional.one_hot(oar.cast(gt_label, "int64"), class_num).astype(x.dtype)
+    onehot = one_hot(cast(gt_label, "int64"), class_num).astype(x.dtype)
     cls_target = onehot * (1.0 - 2 * smooth) + smooth
-    cls = oar.sum(_sce(per_gt[:, :, 5:], cls_target), axis=-1) * weight
+    cls = reduction.sum(_sce(per_gt[:, :, 5:], cls_target), axis=-1) * weight
     o = p[:, :, 4]
-    obj_loss = oar.where(obj > 1e-5, _sce(o, oar.ones_like(o)) * obj,
-                         oar.where(obj > -0.5, _sce(o, oar.zeros_like(o)), oar.zeros_like(o)))
-    return oar.sum(loc + cls, axis=1) + oar.sum(obj_loss, axis=[1, 2, 3])
+    obj_loss = where(obj > 1e-5, _sce(o, ones_like(o)) * obj,
+                         where(obj > -0.5, _sce(o, zeros_like(o)), zeros_like(o)))
+    return reduction.sum(loc + cls, axis=1) + reduction.sum(obj_loss, axis=[1, 2, 3])

@@ -3,7 +3,6 @@ affine, perspective and erasing. Random draws use oar's seeded generator (`oar.s
 import math
 import numbers
 
-import numpy as np
 
 from ...framework.state import rng
 from ...tensor.tensor import Tensor

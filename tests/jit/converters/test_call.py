@@ -92,7 +92,7 @@ def test_converted_function_whose_defaults_name_enclosing_locals():
     def make():
         m = 3.0
 
-        def step(x, k=m, *, j=m + 1) -> "unused annotation":
+        def step(x, k=m, *, j=m + 1) -> "unused annotation":  # noqa: F722
             return x * k + j
         return step
     step = make()

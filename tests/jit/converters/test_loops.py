@@ -135,7 +135,8 @@ def test_body_locals_are_not_carried():
             s = t + 1
         return s
     """)
-    assert "__set_3, (('s', 'name'),), 'i', None, read_first=('s',))" in code  # only s is carried: t and i are fresh each iteration
+    # only s is carried: t and i are fresh each iteration
+    assert "__set_3, (('s', 'name'),), 'i', None, read_first=('s',))" in code
 
 
 # ---- the loop's types settle: widened dtypes, numbers that become tensors, empty lists ----------------------
