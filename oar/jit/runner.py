@@ -69,9 +69,9 @@ def _bwd_infer(metas, runner, want):
 
 
 RUN_PROGRAM = defop("run_program", _fwd_impl, inputs=("x",), outputs=("out*",), variadic=True, infer=_fwd_infer,
-                    grad=_fwd_grad)
+                    grad=_fwd_grad, amp="skip")
 RUN_PROGRAM_GRAD = defop("run_program_grad", _bwd_impl, inputs=("x",), outputs=("out*",), variadic=True,
-                         infer=_bwd_infer)
+                         infer=_bwd_infer, amp="skip")
 
 
 class ProgramRunner:

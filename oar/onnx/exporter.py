@@ -3,7 +3,7 @@ as a standard ONNX model.
 
 Path: `to_static` -> the pruned inference program that `oar.jit.save` would write -> the inference passes
 (constant folding, batch-norm folding, dead code elimination) -> one ONNX node group per op through each op's
-``OpDef.extra['onnx']`` lowering (`lower_*.py`) -> ``path + '.onnx'``.
+`OpDef.onnx` lowering (written beside the op's definition) -> ``path + '.onnx'``.
 """
 import os
 
@@ -24,8 +24,6 @@ def _require_onnx():
     except ImportError:
         raise ImportError("oar.onnx.export needs the 'onnx' package: pip install 'oar[onnx]' (or pip install "
                           "onnx onnxruntime)") from None
-    from . import lower_control, lower_manipulation, lower_math, lower_nn  # noqa: F401  (register lowerings)
-    from . import lower_fused, lower_quant  # noqa: F401
     return onnx
 
 
@@ -102,7 +100,7 @@ def _missing_lowerings(program):
     for b in program.blocks:
         for op in b.ops:
             d = REGISTRY.get(op.type)
-            if (d is None or "onnx" not in d.extra) and op.type not in missing:
+            if (d is None or d.onnx is None) and op.type not in missing:
                 missing[op.type] = op
     return missing
 

@@ -3,7 +3,8 @@ import numpy as np
 
 from ..framework import dtype as D
 from .common import public_api, to_int_list
-from .registry import apply, bounds_output, defop
+from .onnx_rules import constant, same
+from .registry import apply, bounds_output, defop, lowerings
 
 
 def _dtype_or_default(dtype):
@@ -166,7 +167,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
                            "dtype": _dtype_or_default(dtype).name})
 
 
-ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda g, out, x: g)
+ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda g, out, x: g, amp="skip")
 
 
 def assign(x, output=None):
@@ -194,6 +195,10 @@ def clone(x, name=None):
         (False, [1.0, 2.0])
     """
     return assign(x)
+
+
+lowerings({"full": constant, "assign_value": constant, "arange": constant, "linspace": constant, "eye": constant,
+           "assign": same("Identity")})
 
 
 __all__ = public_api(globals())

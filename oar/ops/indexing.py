@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
-from .registry import apply, bounds_output, defop
+from .registry import apply, bounds_output, defop, lowerings
 
 
 def _index_operand(index, op):
@@ -367,6 +367,23 @@ def masked_fill(x, mask, value, name=None):
         [[1.0, 2.0], [0.0, 0.0]]
     """
     return where(operand(mask), operand(value, x), x)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_one_hot(ctx, op):
+    depth = ctx.const(np.asarray(op.attrs["num_classes"], np.int64))
+    ctx.node("OneHot", [ctx.inp(op, "x"), depth, ctx.const(np.asarray([0, 1], np.float32))], [ctx.out(op)], axis=-1)
+
+
+lowerings({
+    "gather": lambda ctx, op: ctx.node("Gather", [ctx.inp(op, "x"), ctx.inp(op, "index")], [ctx.out(op)],
+                                       axis=int(op.attrs["axis"])),
+    "gather_nd": lambda ctx, op: ctx.node("GatherND", [ctx.inp(op, "x"), ctx.inp(op, "index")], [ctx.out(op)]),
+    "take_along_axis": lambda ctx, op: ctx.node("GatherElements", [ctx.inp(op, "arr"), ctx.inp(op, "indices")],
+                                                [ctx.out(op)], axis=int(op.attrs["axis"])),
+    "one_hot": _onnx_one_hot,
+})
 
 
 __all__ = ["slice", "strided_slice", "gather", "index_select", "index_add", "gather_nd", "scatter_nd_add",

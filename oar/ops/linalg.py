@@ -5,7 +5,7 @@ from ..framework import dtype as D
 from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
 from .math import add, cast, expand_as, square, unbroadcast
 from .reduction import sum
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 
 def _matmul(x, y, transpose_x, transpose_y):
@@ -75,7 +75,7 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
     return gx, gy
 
 
-MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad)
+MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad, amp="white")
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
@@ -208,7 +208,7 @@ def _einsum_broadcast(gi, kept, term, x):
     return expand_as(unsqueeze(gi, missing), x)
 
 
-EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad)
+EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad, amp="white")
 
 
 def einsum(equation, *operands):
@@ -254,6 +254,33 @@ def increment(x, value=1.0, name=None):
         [3.0]
     """
     return add(x, value)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_transposed_last2(ctx, name, ndim):
+    if ndim < 2:
+        return name
+    return ctx.node("Transpose", [name], perm=list(range(ndim - 2)) + [ndim - 1, ndim - 2])
+
+
+def _onnx_matmul(ctx, op):
+    a = op.attrs
+    x, y = ctx.inp(op, "x"), ctx.inp(op, "y")
+    if a.get("transpose_x"):
+        x = _onnx_transposed_last2(ctx, x, len(ctx.in_meta(op, "x")[0]))
+    if a.get("transpose_y"):
+        y = _onnx_transposed_last2(ctx, y, len(ctx.in_meta(op, "y")[0]))
+    ctx.node("MatMul", [x, y], [ctx.out(op)])
+
+
+def _onnx_einsum(ctx, op):
+    if ctx.opset < 12:
+        raise ctx.block_op_error(op, "einsum needs opset_version >= 12")
+    ctx.node("Einsum", ctx.ins(op, "operands"), [ctx.out(op)], equation=op.attrs["equation"])
+
+
+lowerings({"matmul": _onnx_matmul, "einsum": _onnx_einsum})
 
 
 __all__ = public_api(globals())

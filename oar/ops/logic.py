@@ -5,7 +5,8 @@ from ..framework import dtype as D
 from .common import (public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
                      operand)
 from .math import _infer_reduce
-from .registry import apply, defop
+from .onnx_rules import binary as onnx_binary, same as onnx_same
+from .registry import apply, defop, lowerings
 
 
 # expected outputs of the docstring examples (run as doctests): x = [1, 2, 3] against 2; x = [True, True, False]
@@ -147,6 +148,32 @@ def equal_all(x, y, name=None):
         from .creation import full
         return full([], False, "bool")
     return all(equal(x, y))
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_not_of(onnx_type):
+    return lambda ctx, op: ctx.node("Not", [ctx.node(onnx_type, [ctx.inp(op, "x"), ctx.inp(op, "y")])],
+                                    [ctx.out(op)])
+
+
+def _onnx_all_any(onnx_type):
+    """all/any: a min/max reduction over the bools as int32."""
+    def lower(ctx, op):
+        a = op.attrs
+        x = ctx.cast(ctx.inp(op, "x"), "int32")
+        axes = {} if a["axis"] is None else {"axes": list(a["axis"])}
+        ctx.cast(ctx.node(onnx_type, [x], keepdims=int(bool(a["keepdim"])), **axes), "bool", [ctx.out(op)])
+    return lower
+
+
+lowerings({
+    "equal": onnx_binary("Equal"), "not_equal": _onnx_not_of("Equal"), "less_than": onnx_binary("Less"),
+    "less_equal": onnx_binary("LessOrEqual"), "greater_than": onnx_binary("Greater"),
+    "greater_equal": onnx_binary("GreaterOrEqual"),
+    "logical_and": onnx_binary("And"), "logical_or": onnx_binary("Or"), "logical_xor": onnx_binary("Xor"),
+    "logical_not": onnx_same("Not"), "all": _onnx_all_any("ReduceMin"), "any": _onnx_all_any("ReduceMax"),
+})
 
 
 __all__ = public_api(globals())

@@ -419,8 +419,9 @@ def unbind(input, axis=0):
 
 # ---- shape queries ---------------------------------------------------------------------------------------------
 
-SHAPE = defop("shape", lambda x: np.asarray(x.shape, dtype=np.int64), infer=lambda m: [([len(m[0][0])], D.int64)])
-NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambda m: [([], D.int64)])
+SHAPE = defop("shape", lambda x: np.asarray(x.shape, dtype=np.int64), infer=lambda m: [([len(m[0][0])], D.int64)],
+              amp="skip")
+NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambda m: [([], D.int64)], amp="skip")
 
 
 def shape(input):
@@ -614,5 +615,7 @@ def rot90(x, k=1, axes=(0, 1), name=None):
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(flip(x, b), perm) if k == 1 else flip(transpose(x, perm), b)
 
+
+from . import manipulation_onnx  # noqa: E402,F401  (the family's ONNX lowerings)
 
 __all__ = public_api(globals(), internal=('reshape_as',))

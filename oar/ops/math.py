@@ -66,7 +66,7 @@ def _cast(x, dtype):
 
 
 CAST = defop("cast", _cast, infer=lambda m, dtype: [(m[0][0], D.convert_dtype(dtype))],
-             grad=lambda g, out, x, dtype: cast(g, x.dtype) if x.dtype.kind in "fc" else None)
+             grad=lambda g, out, x, dtype: cast(g, x.dtype) if x.dtype.kind in "fc" else None, amp="skip")
 
 
 def cast(x, dtype):
@@ -84,8 +84,8 @@ def cast(x, dtype):
 
 # ---- binary elementwise ----------------------------------------------------------------------------------------
 
-def _bin(name, impl, grad, nondiff=()):
-    return defop(name, impl, inputs=("x", "y"), infer=infer_broadcast, grad=grad, nondiff=nondiff)
+def _bin(name, impl, grad, nondiff=(), **fields):
+    return defop(name, impl, inputs=("x", "y"), infer=infer_broadcast, grad=grad, nondiff=nondiff, **fields)
 
 
 # Gradient rules skip inputs with stop_gradient (constants, data): fewer ops on the eager hot path and in
@@ -130,7 +130,7 @@ def _pow_grad(g, out, x, y):
     return unbroadcast(gx, x), (unbroadcast(gy, y) if gy is not None else None)
 
 
-POW = _bin("elementwise_pow", np.power, _pow_grad)
+POW = _bin("elementwise_pow", np.power, _pow_grad, amp="black")
 
 
 def _select_grad(g, x_wins, x, y):
@@ -294,8 +294,8 @@ _UNARY_EXAMPLES = {
 }
 
 
-def _un(name, impl, grad, infer=infer_same):
-    op = defop(name, impl, infer=infer, grad=grad)
+def _un(name, impl, grad, infer=infer_same, **fields):
+    op = defop(name, impl, infer=infer, grad=grad, **fields)
 
     def fn(x, name=None):
         return apply(op, (operand(x),))
@@ -324,15 +324,15 @@ def _erf(x):
 
 
 NEG, neg = _un("neg", np.negative, lambda g, out, x: -g)
-EXP, exp = _un("exp", np.exp, lambda g, out, x: g * out)
-EXPM1, expm1 = _un("expm1", np.expm1, lambda g, out, x: g * (out + 1))
-LOG, log = _un("log", np.log, lambda g, out, x: g / x)
-LOG2, log2 = _un("log2", np.log2, lambda g, out, x: g / (x * _math.log(2.0)))
-LOG10, log10 = _un("log10", np.log10, lambda g, out, x: g / (x * _math.log(10.0)))
-LOG1P, log1p = _un("log1p", np.log1p, lambda g, out, x: g / (x + 1))
+EXP, exp = _un("exp", np.exp, lambda g, out, x: g * out, amp="black")
+EXPM1, expm1 = _un("expm1", np.expm1, lambda g, out, x: g * (out + 1), amp="black")
+LOG, log = _un("log", np.log, lambda g, out, x: g / x, amp="black")
+LOG2, log2 = _un("log2", np.log2, lambda g, out, x: g / (x * _math.log(2.0)), amp="black")
+LOG10, log10 = _un("log10", np.log10, lambda g, out, x: g / (x * _math.log(10.0)), amp="black")
+LOG1P, log1p = _un("log1p", np.log1p, lambda g, out, x: g / (x + 1), amp="black")
 SQRT, sqrt = _un("sqrt", np.sqrt, lambda g, out, x: g * 0.5 / out)
-RSQRT, rsqrt = _un("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: g * -0.5 * out / x)
-SQUARE, square = _un("square", np.square, lambda g, out, x: g * 2 * x)
+RSQRT, rsqrt = _un("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: g * -0.5 * out / x, amp="black")
+SQUARE, square = _un("square", np.square, lambda g, out, x: g * 2 * x, amp="black")
 ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
                infer=lambda m: [(m[0][0], {D.complex64: D.float32, D.complex128: D.float64}.get(m[0][1], m[0][1]))])
 SIGN, sign = _un("sign", np.sign, lambda g, out, x: zeros_like(g))
@@ -347,12 +347,12 @@ COSH, cosh = _un("cosh", np.cosh, lambda g, out, x: g * sinh(x))
 TANH, tanh = _un("tanh", np.tanh, lambda g, out, x: g * (1 - out * out))
 SIGMOID, sigmoid = _un("sigmoid", lambda x: (np.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f"
                        else 1 / (1 + np.exp(-x)), lambda g, out, x: g * out * (1 - out))
-ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x))
+ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x), amp="black")
 FLOOR, floor = _un("floor", np.floor, lambda g, out, x: zeros_like(g))
 CEIL, ceil = _un("ceil", np.ceil, lambda g, out, x: zeros_like(g))
 ROUND, round = _un("round", _round_half_away, lambda g, out, x: zeros_like(g))
 TRUNC, trunc = _un("trunc", np.trunc, lambda g, out, x: zeros_like(g))
-RECIPROCAL, reciprocal = _un("reciprocal", np.reciprocal, lambda g, out, x: -g * out * out)
+RECIPROCAL, reciprocal = _un("reciprocal", np.reciprocal, lambda g, out, x: -g * out * out, amp="black")
 ISNAN, isnan = _un("isnan", np.isnan, None, infer=lambda m: [(m[0][0], D.bool_)])
 ISINF, isinf = _un("isinf", np.isinf, None, infer=lambda m: [(m[0][0], D.bool_)])
 ISFINITE, isfinite = _un("isfinite", np.isfinite, None, infer=lambda m: [(m[0][0], D.bool_)])
@@ -469,7 +469,7 @@ def _zeros_like(x):
     return np.zeros_like(x)
 
 
-ZEROS_LIKE = defop("zeros_like", _zeros_like)
+ZEROS_LIKE = defop("zeros_like", _zeros_like, amp="skip")
 
 
 def zeros_like(x, dtype=None, name=None):
@@ -497,5 +497,6 @@ def ones_like(x, dtype=None, name=None):
 from .reduction import (_infer_reduce, amax, amin, cumprod, cumsum, logsumexp, max, mean, min,  # noqa: E402
                         prod, std, sum, var)
 from .linalg import add_n, bmm, dot, einsum, increment, inverse, matmul, mm, outer, t  # noqa: E402,F401
+from . import math_onnx  # noqa: E402,F401  (the family's ONNX lowerings)
 
 __all__ = public_api(globals(), internal=('unbroadcast', 'scale_'))

@@ -18,7 +18,7 @@ Example:
 """
 import numpy as np
 
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2**31, 2**31 - 1)}
 
@@ -85,3 +85,18 @@ def dequantize_linear(q, scale, zero_point, quant_axis=-1):
         array([1.], dtype=float32)
     """
     return apply(DEQUANTIZE_LINEAR, (q, scale, zero_point), {"quant_axis": int(quant_axis)})
+
+
+def _onnx_qdq(onnx_type):
+    """QuantizeLinear / DequantizeLinear, per tensor or per axis (opset 13). ONNX Runtime fuses
+    ``DequantizeLinear -> Conv/MatMul -> QuantizeLinear`` groups into int8 kernels."""
+    def lower(ctx, op):
+        axis = op.attrs.get("quant_axis", -1)
+        if axis >= 0 and ctx.opset < 13:
+            raise ctx.block_op_error(op, "per-channel quantization needs opset_version >= 13")
+        ins = [ctx.inp(op, "x"), ctx.inp(op, "scale"), ctx.inp(op, "zero_point")]
+        ctx.node(onnx_type, ins, [ctx.out(op)], axis=axis if axis >= 0 else None)
+    return lower
+
+
+lowerings({"quantize_linear": _onnx_qdq("QuantizeLinear"), "dequantize_linear": _onnx_qdq("DequantizeLinear")})

@@ -4,7 +4,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand
 from .math import _infer_reduce, unbroadcast, zeros_like
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 
 # ---- argmax / argmin ---------------------------------------------------------------------------------------
@@ -288,6 +288,31 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     """
     return apply(SEARCHSORTED, (sorted_sequence, operand(values)), {"out_int32": bool(out_int32),
                                                                      "right": bool(right)})
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_arg(onnx_type):
+    def lower(ctx, op):
+        a = op.attrs
+        x = ctx.inp(op, "x")
+        keep = int(bool(a["keepdim"]))
+        if a["axis"] is None:  # over the flattened tensor
+            r = ctx.node(onnx_type, [ctx.node("Reshape", [x, ctx.ints([-1])])], axis=0, keepdims=0)
+            r = ctx.node("Reshape", [r, ctx.ints([1] * len(ctx.in_meta(op, "x")[0]) if keep else [])])
+        else:
+            r = ctx.node(onnx_type, [x], axis=int(a["axis"][0]), keepdims=keep)
+        ctx.cast(r, a["dtype"], [ctx.out(op)])
+    return lower
+
+
+def _onnx_topk(ctx, op):
+    a = op.attrs
+    ctx.node("TopK", [ctx.inp(op, "x"), ctx.ints([a["k"]])], [ctx.out(op, "out"), ctx.out(op, "indices")],
+             axis=int(a["axis"]), largest=int(bool(a["largest"])), sorted=1)
+
+
+lowerings({"argmax": _onnx_arg("ArgMax"), "argmin": _onnx_arg("ArgMin"), "topk": _onnx_topk})
 
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "unique", "nonzero", "masked_select",

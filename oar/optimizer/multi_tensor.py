@@ -17,6 +17,7 @@ Example:
 import numpy as np
 
 from ..ops.registry import REGISTRY, defop
+from .update_ops import UPDATE_FIELDS
 
 
 def _flat_base(arrays):
@@ -114,7 +115,8 @@ def _multi(base, n_acc, flat_kernel):
     def infer(metas, n, **attrs):
         return list(metas[:n]) + list(metas[2 * n:(2 + n_acc) * n])
 
-    return defop(f"multi_{base}", kernel, inputs=("x",), outputs=("out*",), variadic=True, infer=infer)
+    return defop(f"multi_{base}", kernel, inputs=("x",), outputs=("out*",), variadic=True, infer=infer,
+                 **UPDATE_FIELDS)
 
 
 MULTI = {

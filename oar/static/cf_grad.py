@@ -175,7 +175,7 @@ def _while_grad_verify(inputs, outputs, a):
             or count_problem(len(outputs.get("out", [])), len(a["gout_in"]) + len(a["want_captured"]), "output 'out'"))
 
 
-WHILE_GRAD.extra["verify"] = _while_grad_verify
+WHILE_GRAD.set(verify=_while_grad_verify, block_attrs=("grad_block",), onnx_reason="training-only")
 
 
 def _ensure_history(op, block, prog):

@@ -108,7 +108,7 @@ SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("s
                   infer=lambda m, **a: [m[0]])
 SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss", "softmax"),
              nondiff=(1,), nondiff_out=(1,), infer=_swce_infer,
-             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0]), a), None))
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0]), a), None), amp="black")
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
@@ -507,7 +507,7 @@ WARPCTC = defop("warpctc", _warpctc, inputs=("logits", "label", "logits_length",
                 outputs=("loss", "warpctc_grad"), nondiff=(1, 2, 3), nondiff_out=(1,),
                 infer=lambda m, **a: [([m[0][0][1], 1], m[0][1]), m[0]],
                 grad=lambda g, out, logits, label, ll, lab_l, **a: (
-                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None))
+                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None), amp="black")
 
 
 def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean", norm_by_times=False):
