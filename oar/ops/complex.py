@@ -4,7 +4,7 @@ convention: the gradient of a real loss w.r.t. a complex input is ``dL/dRe + i d
 import numpy as np
 
 from ..framework import dtype as D
-from .common import binary, infer_broadcast, public_api
+from .common import infer_same, binary, infer_broadcast, public_api
 from .registry import apply, defop
 
 _REAL_OF = {"complex64": D.float32, "complex128": D.float64}
@@ -19,7 +19,7 @@ REAL = defop("real", lambda x: np.real(x).copy(), infer=_real_meta,  # copy(): 0
              grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g)
 IMAG = defop("imag", lambda x: np.imag(x).copy() if x.dtype.kind == "c" else np.zeros_like(x),
              infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None)
-CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g))
+CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g), infer=infer_same)
 
 
 def _angle_grad(g, out, x):

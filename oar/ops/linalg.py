@@ -208,7 +208,8 @@ def _einsum_broadcast(gi, kept, term, x):
     return expand_as(unsqueeze(gi, missing), x)
 
 
-EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad, amp="white")
+EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad, amp="white",
+               infer_reason="probed")
 
 
 def einsum(equation, *operands):

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import (public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
+from .common import (infer_same, public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
                      operand)
 from .math import _infer_reduce
 from .onnx_rules import binary as onnx_binary, same as onnx_same
@@ -60,7 +60,7 @@ BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True)
 BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True)
 BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True)
 LOGICAL_NOT = defop("logical_not", np.logical_not, infer=infer_bool)
-BITWISE_NOT = defop("bitwise_not", np.invert)
+BITWISE_NOT = defop("bitwise_not", np.invert, infer=infer_same)
 
 
 def logical_not(x, out=None, name=None):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from . import subscript
-from .common import public_api, const, operand, to_int_list
+from .common import infer_same, public_api, const, operand, to_int_list
 from .math import unbroadcast, expand_as, zeros_like, cast
 from .registry import apply, bounds_output, defop, infer_meta
 
@@ -69,7 +69,14 @@ def _flatten(x, start_axis, stop_axis):
     return x.reshape(x.shape[:start_axis] + (-1,) + x.shape[stop_axis + 1:])
 
 
-FLATTEN = defop("flatten", _flatten, grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+def _flatten_infer(m, start_axis, stop_axis):
+    shape, dtype = m[0]
+    merged = shape[start_axis:stop_axis + 1]
+    n = -1 if any(d < 0 for d in merged) else math.prod(merged)
+    return [(list(shape[:start_axis]) + [n] + list(shape[stop_axis + 1:]), dtype)]
+
+
+FLATTEN = defop("flatten", _flatten, infer=_flatten_infer, grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -151,7 +158,13 @@ def squeeze(x, axis=None, name=None):
     return reshape(x, shape)
 
 
-SQUEEZE = defop("squeeze", lambda x, axis: np.squeeze(x, tuple(axis)), grad=lambda g, out, x, axis: reshape_as(g, x))
+def _squeeze_infer(m, axis):
+    shape, dtype = m[0]
+    drop = {a % len(shape) for a in axis} if shape else set()
+    return [([d for i, d in enumerate(shape) if i not in drop], dtype)]
+
+
+SQUEEZE = defop("squeeze", lambda x, axis: np.squeeze(x, tuple(axis)), infer=_squeeze_infer, grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
 def unsqueeze(x, axis, name=None):
@@ -172,7 +185,16 @@ def unsqueeze(x, axis, name=None):
     return reshape(x, shape)
 
 
-UNSQUEEZE = defop("unsqueeze", lambda x, axis: np.expand_dims(x, axis),
+def _unsqueeze_infer(m, axis):
+    shape, dtype = m[0]
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    n = len(shape) + len(axes)
+    new = {a % n for a in axes}
+    rest = iter(shape)
+    return [([1 if i in new else next(rest) for i in range(n)], dtype)]
+
+
+UNSQUEEZE = defop("unsqueeze", lambda x, axis: np.expand_dims(x, axis), infer=_unsqueeze_infer,
                   grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
@@ -181,7 +203,13 @@ def _broadcast_to(x, shape):
     return np.broadcast_to(x, shape)
 
 
-BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
+def _broadcast_to_infer(m, shape):
+    xs, dtype = m[0]
+    lead = len(shape) - len(xs)
+    return [([xs[i - lead] if s == -1 else s for i, s in enumerate(shape)], dtype)]
+
+
+BROADCAST_TO = defop("broadcast_to", _broadcast_to, infer=_broadcast_to_infer, grad=lambda g, out, x, shape: unbroadcast(g, x))
 # a view, but the next op materialises it; -1 keeps x's dim, as in the kernel
 bounds_output(BROADCAST_TO, elements=lambda x, shape: math.prod(abs(int(
     x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s))
@@ -233,7 +261,15 @@ def _tile_grad_impl(g, x, repeat_times):
     return g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2))).reshape(x.shape)
 
 
-TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), grad=_tile_grad)
+def _tile_infer(m, repeat_times):
+    shape, dtype = m[0]
+    n = max(len(shape), len(repeat_times))
+    shape = [1] * (n - len(shape)) + list(shape)
+    reps = [1] * (n - len(repeat_times)) + list(repeat_times)
+    return [([0 if r == 0 else -1 if d < 0 else d * r for d, r in zip(shape, reps)], dtype)]
+
+
+TILE = defop("tile", lambda x, repeat_times: np.tile(x, repeat_times), infer=_tile_infer, grad=_tile_grad)
 # np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
 bounds_output(TILE, elements=lambda x, repeat_times: max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
 TILE_GRAD = defop("tile_grad", _tile_grad_impl, inputs=("grad", "x"), nondiff=(1,),
@@ -452,7 +488,8 @@ def _axes(axis, ndim):
 
 
 FLIP = defop("flip", lambda x, axis: np.flip(x, axis).copy(), grad=lambda g, out, x, axis: apply(FLIP, (g,),
-                                                                                                  {"axis": axis}))
+                                                                                                  {"axis": axis}),
+             infer=infer_same)
 
 
 def flip(x, axis, name=None):
@@ -472,7 +509,7 @@ def _roll(x, shifts, axis):
 
 
 ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,), {
-    "shifts": [-s for s in shifts], "axis": axis}))
+    "shifts": [-s for s in shifts], "axis": axis}), infer=infer_same)
 
 
 def roll(x, shifts, axis=None, name=None):

@@ -365,7 +365,7 @@ def _scale(x, scale, bias, bias_after_scale):
 
 
 SCALE = defop("scale", lambda x, scale, bias, bias_after_scale: _scale(x, scale, bias, bias_after_scale).astype(
-    x.dtype, copy=False), grad=lambda g, out, x, scale, bias, bias_after_scale: scale_(g, scale))
+    x.dtype, copy=False), grad=lambda g, out, x, scale, bias, bias_after_scale: scale_(g, scale), infer=infer_same)
 
 
 def scale_(x, scale):
@@ -395,7 +395,8 @@ def _clip(x, min, max):
     return np.clip(x, min, max).astype(x.dtype, copy=False)
 
 
-CLIP = defop("clip", _clip, grad=lambda g, out, x, min, max: g * cast((x >= min) & (x <= max), g.dtype))
+CLIP = defop("clip", _clip, grad=lambda g, out, x, min, max: g * cast((x >= min) & (x <= max), g.dtype),
+             infer=infer_same)
 
 
 def clip(x, min=None, max=None, name=None):
@@ -418,7 +419,7 @@ def _nan_to_num(x, nan, posinf, neginf):
 
 
 NAN_TO_NUM = defop("nan_to_num", _nan_to_num,
-                   grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype))
+                   grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype), infer=infer_same)
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
@@ -469,7 +470,7 @@ def _zeros_like(x):
     return np.zeros_like(x)
 
 
-ZEROS_LIKE = defop("zeros_like", _zeros_like, amp="skip")
+ZEROS_LIKE = defop("zeros_like", _zeros_like, amp="skip", infer=infer_same)
 
 
 def zeros_like(x, dtype=None, name=None):

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from ..framework import dtype as D
-from .common import norm_axis1, public_api, to_int_list
+from .common import infer_same, norm_axis1, public_api, to_int_list
 from .linalg import einsum, matmul
 from .manipulation import reshape, transpose, unsqueeze, flatten
 from .math import abs, cast, pow, where, zeros_like
@@ -24,9 +24,9 @@ def _tri_mask(shape, diagonal, lower):
 
 
 TRIL = defop("tril", lambda x, diagonal: np.where(_tri_mask(x.shape, diagonal, True), x, np.zeros((), x.dtype)),
-             grad=lambda g, out, x, diagonal: tril(g, diagonal))
+             grad=lambda g, out, x, diagonal: tril(g, diagonal), infer=infer_same)
 TRIU = defop("triu", lambda x, diagonal: np.where(_tri_mask(x.shape, diagonal, False), x, np.zeros((), x.dtype)),
-             grad=lambda g, out, x, diagonal: triu(g, diagonal))
+             grad=lambda g, out, x, diagonal: triu(g, diagonal), infer=infer_same)
 
 
 def _check_matrix(x, what):
@@ -61,7 +61,7 @@ def _tri_indices_impl(row, col, offset, dtype, lower):
     return np.stack([r, c]).astype(D.np_dtype(dtype))
 
 
-TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=())
+TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=(), infer_reason="probed")
 
 
 def _tri_indices(row, col, offset, dtype, lower):
@@ -108,7 +108,16 @@ DIAGONAL_GRAD = defop("diagonal_grad", _diagonal_grad_impl, inputs=("grad", "x")
                       infer=lambda m, offset, axis1, axis2: [(m[1][0], m[0][1])],
                       grad=lambda g, out, grad, x, offset, axis1, axis2: (
                           diagonal(g, offset, axis1, axis2), None))
-DIAGONAL = defop("diagonal", _diagonal, grad=lambda g, out, x, offset, axis1, axis2: apply(
+def _diagonal_infer(m, offset, axis1, axis2):
+    shape, dtype = m[0]
+    a1, a2 = axis1 % len(shape), axis2 % len(shape)
+    n1, n2 = shape[a1], shape[a2]
+    n = -1 if n1 < 0 or n2 < 0 else builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0
+                                                  else builtins.min(n1 + offset, n2))
+    return [([d for i, d in enumerate(shape) if i not in (a1, a2)] + [n], dtype)]
+
+
+DIAGONAL = defop("diagonal", _diagonal, infer=_diagonal_infer, grad=lambda g, out, x, offset, axis1, axis2: apply(
     DIAGONAL_GRAD, (g, x), {"offset": offset, "axis1": axis1, "axis2": axis2}))
 
 
@@ -137,7 +146,13 @@ def _diag_embed_impl(x, offset, padding_value):
     return out
 
 
-DIAG_EMBED = defop("diag_embed_last", _diag_embed_impl,
+def _diag_embed_infer(m, offset, padding_value):
+    shape, dtype = m[0]
+    n = -1 if shape[-1] < 0 else shape[-1] + builtins.abs(offset)
+    return [(list(shape[:-1]) + [n, n], dtype)]
+
+
+DIAG_EMBED = defop("diag_embed_last", _diag_embed_impl, infer=_diag_embed_infer,
                    grad=lambda g, out, x, offset, padding_value: diagonal(g, offset, -2, -1))
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import rng
-from .common import operand, to_int_list
+from .common import infer_same, operand, to_int_list
 from .registry import apply, bounds_output, defop
 
 
@@ -179,7 +179,7 @@ def _bernoulli(x):
     return (rng().random(x.shape) < x).astype(x.dtype)
 
 
-BERNOULLI = defop("bernoulli", _bernoulli, random=True)
+BERNOULLI = defop("bernoulli", _bernoulli, random=True, infer=infer_same)
 
 
 def bernoulli(x, name=None):
@@ -227,7 +227,7 @@ def _poisson(x):
     return rng().poisson(x).astype(x.dtype)
 
 
-POISSON = defop("poisson", _poisson, random=True)
+POISSON = defop("poisson", _poisson, random=True, infer=infer_same)
 
 
 def poisson(x, name=None):

@@ -5,7 +5,7 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
-from .common import public_api, axis_tuple, norm_axis
+from .common import infer_same, public_api, axis_tuple, norm_axis
 from .math import add, cast, exp, expand_as, isfinite, log, maximum, sqrt, where
 from .registry import apply, defop, lowerings
 
@@ -217,7 +217,14 @@ def _cumsum(x, axis, reverse=False):
     return np.cumsum(x, axis=axis)
 
 
-CUMSUM = defop("cumsum", _cumsum,
+def _cumsum_infer(m, axis, reverse=False):
+    shape, dtype = m[0]
+    if axis is None and shape:  # over the flattened input
+        return [([-1 if any(d < 0 for d in shape) else _math.prod(shape)], dtype)]
+    return [(list(shape) if shape or axis is not None else [1], dtype)]
+
+
+CUMSUM = defop("cumsum", _cumsum, infer=_cumsum_infer,
                grad=lambda g, out, x, axis, reverse=False: _cumsum_grad(g, x, axis, reverse), amp="black")
 
 
@@ -245,7 +252,8 @@ def cumsum(x, axis=None, dtype=None, name=None):
 
 
 CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim) if x.ndim else x.copy(),
-                grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x, amp="black")
+                grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x, amp="black",
+                infer=infer_same)
 
 
 def cumprod(x, dim=None, dtype=None, name=None):

@@ -125,7 +125,7 @@ LGAMMA, lgamma = _unary("lgamma", _lgamma, lambda g, out, x: g * digamma(x),
                         ("[0.5, 3.0]", "[0.5724, 0.6931]"))
 DIGAMMA, digamma = _unary("digamma", _digamma, lambda g, out, x: g * polygamma(x, 1), ("[1.0, 2.0]",
                                                                                       "[-0.5772, 0.4228]"))
-POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1))
+POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1), infer=infer_same)
 
 
 def polygamma(x, n, name=None):
@@ -237,7 +237,7 @@ def _logit_grad(g, out, x, eps):
     return where(inside, g / (x * (1 - x)), zeros_like(g))
 
 
-LOGIT = defop("logit", _logit, grad=_logit_grad)
+LOGIT = defop("logit", _logit, grad=_logit_grad, infer=infer_same)
 
 
 def logit(x, eps=None, name=None):

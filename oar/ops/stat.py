@@ -7,7 +7,7 @@ only the index-producing kernels (mode, cummax/cummin, histogram, bincount) are 
 import numpy as np
 
 from ..framework import dtype as D
-from .common import norm_axis, norm_axis1, operand, public_api
+from .common import infer_same, norm_axis, norm_axis1, operand, public_api
 from .indexing import take_along_axis
 from .logic import any as _any
 from .manipulation import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
@@ -222,7 +222,8 @@ def _logcumsumexp_grad_impl(g, x, out, axis):
 LOGCUMSUMEXP_GRAD = defop("logcumsumexp_grad", _logcumsumexp_grad_impl, inputs=("grad", "x", "out"),
                           nondiff=(0, 1, 2), infer=lambda m, axis: [m[1]])
 LOGCUMSUMEXP = defop("logcumsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis=axis),
-                     grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}))
+                     grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}),
+                     infer=infer_same)
 
 
 def logcumsumexp(x, axis=None, dtype=None, name=None):

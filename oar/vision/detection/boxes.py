@@ -166,7 +166,8 @@ def _prior_box(feature, image, min_sizes, max_sizes, aspect_ratios, variance, fl
     return boxes.astype(feature.dtype), np.ascontiguousarray(var).astype(feature.dtype)
 
 
-PRIOR_BOX = defop("prior_box", _prior_box, inputs=("input", "image"), outputs=("boxes", "variances"), nondiff=(0, 1))
+PRIOR_BOX = defop("prior_box", _prior_box, inputs=("input", "image"), outputs=("boxes", "variances"), nondiff=(0, 1),
+                  infer_reason="probed")
 
 
 def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=(1.0,), variance=(0.1, 0.1, 0.2, 0.2),
