@@ -40,7 +40,7 @@ def _unstacked(metas, **attrs):
 
 def _side_effect(op):
     # communication: the other ranks wait for it even when nothing reads the result
-    return op.set(side_effect=True, onnx_reason="collective communication between ranks")
+    return op.set(side_effect=True, differentiable=False, onnx_reason="collective communication between ranks")
 
 
 ALL_REDUCE = _side_effect(defop(

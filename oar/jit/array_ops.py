@@ -52,7 +52,7 @@ def _as_array(v):
 
 
 ARRAY_UNDELETE = defop("array_undelete", _undelete, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
-                       **ARRAY_FIELDS)
+                       **ARRAY_FIELDS, differentiable=False)
 ARRAY_DELETE = defop("array_delete", _delete, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
                      grad=lambda g, out, arr, i: (_as_array(apply(ARRAY_UNDELETE, (g, i))), None), **ARRAY_FIELDS)
 

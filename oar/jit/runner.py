@@ -69,7 +69,8 @@ def _bwd_infer(metas, runner, want):
 
 
 RUN_PROGRAM = defop("run_program", _fwd_impl, inputs=("x",), outputs=("out*",), variadic=True, infer=_fwd_infer,
-                    grad=_fwd_grad, amp="skip")
+                    grad=_fwd_grad, amp="skip",
+                    onnx_reason="eager call of a converted program (the exporter lowers the program itself)")
 RUN_PROGRAM_GRAD = defop("run_program_grad", _bwd_impl, inputs=("x",), outputs=("out*",), variadic=True,
                          infer=_bwd_infer, amp="skip")
 

@@ -7,6 +7,8 @@ from ..framework import dtype as D
 from .common import infer_same, binary, infer_broadcast, public_api
 from .registry import apply, defop
 
+_NO_ONNX = "complex dtypes: ONNX has no complex tensors"  # the onnx_reason of this family's ops
+
 _REAL_OF = {"complex64": D.float32, "complex128": D.float64}
 _COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
 
@@ -16,10 +18,13 @@ def _real_meta(m):
 
 
 REAL = defop("real", lambda x: np.real(x).copy(), infer=_real_meta,  # copy(): 0-D stays 0-D
-             grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g)
+             grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g,
+             onnx_reason=_NO_ONNX)
 IMAG = defop("imag", lambda x: np.imag(x).copy() if x.dtype.kind == "c" else np.zeros_like(x),
-             infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None)
-CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g), infer=infer_same)
+             infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None,
+             onnx_reason=_NO_ONNX)
+CONJ = defop("conj", np.conj, grad=lambda g, out, x: conj(g), infer=infer_same,
+             onnx_reason=_NO_ONNX)
 
 
 def _angle_grad(g, out, x):
@@ -31,17 +36,18 @@ def _angle_grad(g, out, x):
 
 
 ANGLE = defop("angle", lambda x: np.angle(x).astype(_REAL_OF.get(str(x.dtype), D.convert_dtype(x.dtype)).np),
-              infer=_real_meta, grad=_angle_grad)
+              infer=_real_meta, grad=_angle_grad, onnx_reason=_NO_ONNX)
 COMPLEX = defop("complex", lambda real, imag: (real + 1j * imag).astype(_COMPLEX_OF[str(real.dtype)].np),
                 inputs=("real", "imag"),
                 infer=lambda m: [(infer_broadcast(m)[0][0], _COMPLEX_OF[m[0][1].name])],
-                grad=lambda g, out, re, im: (_unb(real(g), re), _unb(imag(g), im)))
+                grad=lambda g, out, re, im: (_unb(real(g), re), _unb(imag(g), im)),
+                onnx_reason=_NO_ONNX)
 AS_COMPLEX = defop("as_complex", lambda x: np.ascontiguousarray(x).view(_COMPLEX_OF[str(x.dtype)].np)[..., 0],
                    infer=lambda m: [(m[0][0][:-1], _COMPLEX_OF[m[0][1].name])],
-                   grad=lambda g, out, x: as_real(g))
+                   grad=lambda g, out, x: as_real(g), onnx_reason=_NO_ONNX)
 AS_REAL = defop("as_real", lambda x: np.stack([x.real, x.imag], -1),
                 infer=lambda m: [(list(m[0][0]) + [2], _REAL_OF[m[0][1].name])],
-                grad=lambda g, out, x: as_complex(g))
+                grad=lambda g, out, x: as_complex(g), onnx_reason=_NO_ONNX)
 
 
 def _unb(g, x):

@@ -17,9 +17,10 @@ def _full_infer(m, shape, value, dtype):
 
 
 FULL = defop("full", lambda shape, value, dtype: np.full(shape, value, D.np_dtype(dtype)), inputs=(),
-             infer=_full_infer)
+             infer=_full_infer, differentiable=False)
 ASSIGN_VALUE = defop("assign_value", lambda shape, values, dtype: np.asarray(values, D.np_dtype(dtype)).reshape(
-    shape), inputs=(), infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
+    shape), inputs=(), infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))],
+                     differentiable=False)
 
 
 def _static_const(value, dtype):
@@ -109,7 +110,7 @@ def _arange_infer(m, start, end, step, dtype):
 
 
 ARANGE = defop("arange", lambda start, end, step, dtype: np.arange(start, end, step, dtype=D.np_dtype(dtype)),
-               inputs=(), infer=_arange_infer)
+               inputs=(), infer=_arange_infer, differentiable=False)
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None):
@@ -136,7 +137,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 
 
 LINSPACE = defop("linspace", lambda start, stop, num, dtype: np.linspace(start, stop, num).astype(D.np_dtype(dtype)),
-                 inputs=(), infer=lambda m, start, stop, num, dtype: [([num], D.convert_dtype(dtype))])
+                 inputs=(), infer=lambda m, start, stop, num, dtype: [([num], D.convert_dtype(dtype))],
+                 differentiable=False)
 
 
 def linspace(start, stop, num, dtype=None, name=None):
@@ -152,7 +154,8 @@ def linspace(start, stop, num, dtype=None, name=None):
 
 EYE = defop("eye", lambda num_rows, num_columns, dtype: np.eye(num_rows, num_columns, dtype=D.np_dtype(dtype)),
             inputs=(), infer=lambda m, num_rows, num_columns, dtype: [([num_rows, num_columns],
-                                                                         D.convert_dtype(dtype))])
+                                                                         D.convert_dtype(dtype))],
+            differentiable=False)
 bounds_output(FULL, ARANGE, LINSPACE, EYE)  # a model file's attributes must not allocate without limit
 
 

@@ -13,6 +13,8 @@ from ..framework import dtype as D
 from ..framework.state import STATE
 from .registry import apply, bounds_output, defop
 
+_NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
+
 
 def _shape_values(shape):
     """(one shape tensor, or a list of ints and tensors; the static shape with -1 for run-time entries, empty
@@ -56,7 +58,8 @@ def _reshape_dyn_infer(m, static_shape):
 
 
 RESHAPE_DYNAMIC = defop("reshape_dynamic", _reshape_dyn, inputs=("x", "shape"), nondiff=(1,),
-                        infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None))
+                        infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None),
+                        onnx_reason=_NO_ONNX)
 
 
 def _reshape_as(g, x):
@@ -77,7 +80,8 @@ def reshape_dynamic(x, shape):
 FULL_DYNAMIC = defop("full_dynamic", lambda shape, value, dtype, static_shape: np.full(
     [int(s) for s in np.asarray(shape).reshape(-1)], value, D.np_dtype(dtype)), inputs=("shape",),
     infer=lambda m, value, dtype, static_shape: [(list(static_shape) if static_shape else
-                                                  [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))])
+                                                  [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))],
+                     differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def full_dynamic(shape, fill_value, dtype):
@@ -97,7 +101,8 @@ def _arange_dyn(start, end, step, dtype):
 
 
 ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "step"),
-                       infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))])
+                       infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))],
+                       differentiable=False, onnx_reason=_NO_ONNX)
 bounds_output(FULL_DYNAMIC, elements=lambda shape, **a: int(np.prod(np.abs(np.asarray(shape, np.float64)))))
 bounds_output(ARANGE_DYNAMIC, elements=lambda start, end, step, **a: int(np.ceil(abs(
     (float(np.asarray(end).reshape(())) - float(np.asarray(start).reshape(()))) / float(np.asarray(step).reshape(()))))))

@@ -17,6 +17,8 @@ from .complex import real, complex as make_complex
 from .math import cast
 from .registry import apply, defop
 
+_NO_ONNX = "ONNX DFT needs opset 17 (oar builds opset 13)"  # the onnx_reason of this family's ops
+
 _NORMS = ("backward", "forward", "ortho")
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -98,13 +100,17 @@ def _c2r_grad(g, out, x, axes, normalization, forward, last_dim_size):
     return half * const(w.reshape(shape), real_dtype(x.dtype))
 
 
-FFT_C2C = defop("fft_c2c", _c2c, infer=_c2c_infer, grad=_c2c_grad)
-FFT_R2C = defop("fft_r2c", _r2c, infer=_r2c_infer, grad=_r2c_grad)
-FFT_C2R = defop("fft_c2r", _c2r, infer=_c2r_infer, grad=_c2r_grad)
+FFT_C2C = defop("fft_c2c", _c2c, infer=_c2c_infer, grad=_c2c_grad,
+                onnx_reason=_NO_ONNX)
+FFT_R2C = defop("fft_r2c", _r2c, infer=_r2c_infer, grad=_r2c_grad,
+                onnx_reason=_NO_ONNX)
+FFT_C2R = defop("fft_c2r", _c2r, infer=_c2r_infer, grad=_c2r_grad,
+                onnx_reason=_NO_ONNX)
 
 FFTFREQ = defop("fftfreq", lambda n, d, dtype, onesided: (np.fft.rfftfreq if onesided else np.fft.fftfreq)(n, d).astype(
     D.np_dtype(dtype)), inputs=(), infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n],
-                                                                             D.convert_dtype(dtype))])
+                                                                             D.convert_dtype(dtype))],
+                differentiable=False, onnx_reason="not lowered yet")
 
 
 # ---- argument handling shared by the public functions ----------------------------------------------------------------

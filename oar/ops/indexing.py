@@ -11,6 +11,8 @@ from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
 from .registry import apply, bounds_output, defop, lowerings
 
+_NO_ONNX = "ONNX scatter reductions need opset 16 (oar builds opset 13)"  # the onnx_reason of this family's ops
+
 
 def _index_operand(index, op):
     index = operand(index)
@@ -83,7 +85,8 @@ GATHER = defop("gather", _gather, inputs=("x", "index"), nondiff=(1,),
                                                     None))
 INDEX_ADD = defop("index_add", _index_add, inputs=("x", "index", "value"), nondiff=(1,),
                   infer=lambda m, axis: [m[0]],
-                  grad=lambda g, out, x, index, value, axis: (g, None, apply(GATHER, (g, index), {"axis": axis})))
+                  grad=lambda g, out, x, index, value, axis: (g, None, apply(GATHER, (g, index), {"axis": axis})),
+                  onnx_reason=_NO_ONNX)
 
 
 def gather(x, index, axis=None, name=None):
@@ -158,7 +161,8 @@ GATHER_ND = defop("gather_nd", _gather_nd, inputs=("x", "index"), nondiff=(1,), 
                   grad=lambda g, out, x, index: (apply(SCATTER_ND_ADD, (zeros_like(x), index, g)), None))
 SCATTER_ND_ADD = defop("scatter_nd_add", _scatter_nd_add, inputs=("x", "index", "updates"), nondiff=(1,),
                        infer=lambda m: [m[0]],
-                       grad=lambda g, out, x, index, updates: (g, None, apply(GATHER_ND, (g, index))))
+                       grad=lambda g, out, x, index, updates: (g, None, apply(GATHER_ND, (g, index))),
+                       onnx_reason=_NO_ONNX)
 
 
 def gather_nd(x, index, name=None):
@@ -223,7 +227,7 @@ def _scatter_grad(g, out, x, index, updates, overwrite):
 
 
 SCATTER = defop("scatter", _scatter, inputs=("x", "index", "updates"), nondiff=(1,), infer=lambda m, overwrite: [m[0]],
-                grad=_scatter_grad)
+                grad=_scatter_grad, onnx_reason=_NO_ONNX)
 
 
 def scatter(x, index, updates, overwrite=True, name=None):
@@ -276,7 +280,8 @@ TAKE_ALONG_AXIS = defop(
     grad=lambda g, out, arr, indices, axis: (apply(PUT_ALONG_AXIS, (zeros_like(arr), indices, g),
                                                    {"axis": axis, "reduce": "add"}), None))
 PUT_ALONG_AXIS = defop("put_along_axis", _put_along_axis, inputs=("arr", "indices", "values"), nondiff=(1,),
-                       infer=lambda m, axis, reduce: [m[0]], grad=_put_grad)
+                       infer=lambda m, axis, reduce: [m[0]], grad=_put_grad,
+                       onnx_reason=_NO_ONNX)
 
 
 def _broadcast_along(arr, indices, axis):
@@ -343,7 +348,8 @@ def _one_hot(x, num_classes):
     return (x[..., None] == np.arange(num_classes)).astype(np.float32)
 
 
-ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)])
+ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)],
+                differentiable=False)
 bounds_output(ONE_HOT)
 
 

@@ -165,7 +165,8 @@ def _inverse_grad(g, out, x):
     return -matmul(matmul(mH(out), g), mH(out))
 
 
-INVERSE = defop("inverse", _inverse, infer=infer_same, grad=_inverse_grad)
+INVERSE = defop("inverse", _inverse, infer=infer_same, grad=_inverse_grad,
+                onnx_reason="no ONNX operator (linear algebra decompositions and solvers)")
 
 
 def inverse(x, name=None):

@@ -17,6 +17,8 @@ from .linalg_util import (mT, mH, tri, diag_embed, diagonal, eye_like, square_ch
 from .manipulation import unsqueeze, stack
 from .registry import apply, defop
 
+_NO_ONNX = "no ONNX operator (linear algebra decompositions and solvers)"  # the onnx_reason of this family's ops
+
 
 def _lapack(name, fn):
     """Runs a LAPACK call, turning its errors into ValueErrors that say which decomposition failed."""
@@ -42,7 +44,8 @@ def _cholesky_grad(g, out, x, upper):
     return 0.5 * (s + mH(s))
 
 
-CHOLESKY = defop("cholesky", _cholesky, infer=lambda m, upper: [m[0]], grad=_cholesky_grad)
+CHOLESKY = defop("cholesky", _cholesky, infer=lambda m, upper: [m[0]], grad=_cholesky_grad,
+                 onnx_reason=_NO_ONNX)
 
 
 def cholesky(x, upper=False, name=None):
@@ -69,7 +72,8 @@ def _conj(t):
 
 
 DET = defop("determinant", lambda x: np.asarray(np.linalg.det(x)),
-            infer=lambda m: [(list(m[0][0][:-2]), m[0][1])], grad=_det_grad)
+            infer=lambda m: [(list(m[0][0][:-2]), m[0][1])], grad=_det_grad,
+            onnx_reason=_NO_ONNX)
 
 
 def det(x, name=None):
@@ -89,7 +93,8 @@ def _slogdet(x):
 
 SLOGDET = defop("slogdeterminant", _slogdet, outputs=("sign", "logabsdet"), nondiff_out=(0,),
                 infer=lambda m: [(list(m[0][0][:-2]), m[0][1])] * 2,
-                grad=real_grad("slogdet")(lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x))))
+                grad=real_grad("slogdet")(lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x))),
+                onnx_reason=_NO_ONNX)
 
 
 def slogdet(x, name=None):
@@ -118,7 +123,8 @@ def _eigh_grad(g, out, x, UPLO):
 
 EIGH = defop("eigh", lambda x, UPLO: tuple(_lapack("eigh", lambda: np.linalg.eigh(x, UPLO=UPLO))),
              outputs=("eigenvalues", "eigenvectors"),
-             infer=lambda m, UPLO: [(list(m[0][0][:-1]), _real_of(m[0][1])), m[0]], grad=_eigh_grad)
+             infer=lambda m, UPLO: [(list(m[0][0][:-1]), _real_of(m[0][1])), m[0]], grad=_eigh_grad,
+             onnx_reason=_NO_ONNX)
 
 
 def _real_of(dt):
@@ -186,7 +192,8 @@ def _eig_grad(g, out, x):
     return real(ga) if x.dtype.kind != "c" else ga
 
 
-EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"), infer=_eig_infer, grad=_eig_grad)
+EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"), infer=_eig_infer, grad=_eig_grad,
+            onnx_reason=_NO_ONNX)
 
 
 def eig(x, name=None):
@@ -255,7 +262,8 @@ def _svd_grad(g, out, x, full_matrices):
     return matmul(matmul(u, core), vh)
 
 
-SVD = defop("svd", _svd, outputs=("u", "s", "vh"), infer=_svd_infer, grad=_svd_grad)
+SVD = defop("svd", _svd, outputs=("u", "s", "vh"), infer=_svd_infer, grad=_svd_grad,
+            onnx_reason=_NO_ONNX)
 
 
 def svd(x, full_matrices=False, name=None):
@@ -302,7 +310,8 @@ def _qr_grad(g, out, x, mode):
     return matmul(b, mH(inverse(r)))
 
 
-QR = defop("qr", _qr, outputs=("q", "r"), infer=_qr_infer, grad=_qr_grad)
+QR = defop("qr", _qr, outputs=("q", "r"), infer=_qr_infer, grad=_qr_grad,
+           onnx_reason=_NO_ONNX)
 
 
 def qr(x, mode="reduced", name=None):
@@ -359,7 +368,8 @@ def _lu_grad(g, out, x):
     return matmul(_perm_matrix(piv, n, x.dtype), ga)
 
 
-LU = defop("lu", _lu, outputs=("lu", "pivots", "infos"), nondiff_out=(1, 2), infer=_lu_infer, grad=_lu_grad)
+LU = defop("lu", _lu, outputs=("lu", "pivots", "infos"), nondiff_out=(1, 2), infer=_lu_infer, grad=_lu_grad,
+           onnx_reason=_NO_ONNX)
 
 
 def lu(x, pivot=True, get_infos=False, name=None):
@@ -390,7 +400,8 @@ def _pivots_to_perm(piv, n, dtype):
 
 
 PIVOTS_TO_PERM = defop("lu_pivots_to_permutation", _pivots_to_perm, inputs=("pivots",),
-                       infer=lambda m, n, dtype: [(list(m[0][0][:-1]) + [n, n], D.convert_dtype(dtype))])
+                       infer=lambda m, n, dtype: [(list(m[0][0][:-1]) + [n, n], D.convert_dtype(dtype))],
+                       differentiable=False, onnx_reason="not lowered yet")
 
 
 def _perm_matrix(piv, n, dtype):

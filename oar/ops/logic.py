@@ -8,6 +8,8 @@ from .math import _infer_reduce
 from .onnx_rules import binary as onnx_binary, same as onnx_same
 from .registry import apply, defop, lowerings
 
+_NO_ONNX = "ONNX bitwise ops need opset 18 (oar builds opset 13)"  # the onnx_reason of this family's ops
+
 
 # expected outputs of the docstring examples (run as doctests): x = [1, 2, 3] against 2; x = [True, True, False]
 # against [True, False, False] for logical ops and [12, 10] against [10, 6] for bitwise ones
@@ -20,7 +22,7 @@ _LOGIC_EXAMPLES = {"logical_and": [True, False, False], "logical_or": [True, Tru
 
 
 def _cmp(name, impl):
-    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast_bool)
+    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast_bool, differentiable=False)
 
     def fn(x, y, name=None):
         return binary(op, x, y)
@@ -40,8 +42,9 @@ GREATER_THAN, greater_than = _cmp("greater_than", np.greater)
 GREATER_EQUAL, greater_equal = _cmp("greater_equal", np.greater_equal)
 
 
-def _logic(name, impl, bitwise=False):
-    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast if bitwise else infer_broadcast_bool)
+def _logic(name, impl, bitwise=False, **fields):
+    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast if bitwise else infer_broadcast_bool,
+               differentiable=False, **fields)
 
     def fn(x, y, out=None, name=None):
         return binary(op, x, y)
@@ -56,11 +59,15 @@ def _logic(name, impl, bitwise=False):
 LOGICAL_AND, logical_and = _logic("logical_and", np.logical_and)
 LOGICAL_OR, logical_or = _logic("logical_or", np.logical_or)
 LOGICAL_XOR, logical_xor = _logic("logical_xor", np.logical_xor)
-BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True)
-BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True)
-BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True)
-LOGICAL_NOT = defop("logical_not", np.logical_not, infer=infer_bool)
-BITWISE_NOT = defop("bitwise_not", np.invert, infer=infer_same)
+BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True,
+                                  onnx_reason=_NO_ONNX)
+BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True,
+                                onnx_reason=_NO_ONNX)
+BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True,
+                                  onnx_reason=_NO_ONNX)
+LOGICAL_NOT = defop("logical_not", np.logical_not, infer=infer_bool, differentiable=False)
+BITWISE_NOT = defop("bitwise_not", np.invert, infer=infer_same,
+                    differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def logical_not(x, out=None, name=None):
@@ -88,9 +95,9 @@ def _infer_all(m, axis, keepdim):
 
 
 ALL = defop("all", lambda x, axis, keepdim: np.asarray(np.all(x, axis=axis_tuple(axis), keepdims=keepdim)),
-            infer=_infer_all)
+            infer=_infer_all, differentiable=False)
 ANY = defop("any", lambda x, axis, keepdim: np.asarray(np.any(x, axis=axis_tuple(axis), keepdims=keepdim)),
-            infer=_infer_all)
+            infer=_infer_all, differentiable=False)
 
 
 def all(x, axis=None, keepdim=False, name=None):
@@ -114,7 +121,7 @@ def any(x, axis=None, keepdim=False, name=None):
 
 
 ISCLOSE = defop("isclose", lambda x, y, rtol, atol, equal_nan: np.isclose(x, y, rtol, atol, equal_nan),
-                inputs=("x", "y"), infer=infer_broadcast_bool)
+                inputs=("x", "y"), infer=infer_broadcast_bool, differentiable=False, onnx_reason="not lowered yet")
 
 
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):

@@ -301,7 +301,8 @@ CONCAT = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), inputs
 SPLIT_LIKE = defop("split_like", lambda g, *xs, axis: tuple(np.split(g, np.cumsum([x.shape[axis] for x in xs])[:-1],
                                                                      axis=axis)),
                    inputs=("x",), outputs=("out*",), variadic=True,
-                   infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]])
+                   infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]],
+                   differentiable=False, onnx_reason="training-only (splits a gradient)")
 
 
 def concat(x, axis=0, name=None):
@@ -456,8 +457,9 @@ def unbind(input, axis=0):
 # ---- shape queries ---------------------------------------------------------------------------------------------
 
 SHAPE = defop("shape", lambda x: np.asarray(x.shape, dtype=np.int64), infer=lambda m: [([len(m[0][0])], D.int64)],
-              amp="skip")
-NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambda m: [([], D.int64)], amp="skip")
+              amp="skip", differentiable=False)
+NUMEL = defop("numel", lambda x: np.asarray(x.size, dtype=np.int64), infer=lambda m: [([], D.int64)], amp="skip",
+              differentiable=False)
 
 
 def shape(input):
@@ -509,7 +511,7 @@ def _roll(x, shifts, axis):
 
 
 ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,), {
-    "shifts": [-s for s in shifts], "axis": axis}), infer=infer_same)
+    "shifts": [-s for s in shifts], "axis": axis}), infer=infer_same, onnx_reason="not lowered yet")
 
 
 def roll(x, shifts, axis=None, name=None):
@@ -601,7 +603,8 @@ def _repeat_index(x, repeats, axis):
 
 
 REPEAT_INDEX = defop("repeat_index", _repeat_index, inputs=("x", "repeats"), nondiff=(0, 1),
-                     infer=lambda m, axis: [([-1], D.int64)])
+                     infer=lambda m, axis: [([-1], D.int64)],
+                     differentiable=False, onnx_reason="data-dependent output size")
 bounds_output(REPEAT_INDEX, elements=lambda x, repeats, axis: int(np.sum(repeats, dtype=np.float64)) if repeats.ndim
               else x.shape[axis] * abs(int(repeats)))
 

@@ -33,7 +33,8 @@ def _reduce_as(g, x):
 
 REDUCE_AS = defop("reduce_as", _reduce_as, inputs=("x", "target"), nondiff=(1,),
                   infer=lambda m: [(m[1][0], m[0][1])],
-                  grad=lambda g, out, x, target: (expand_as(g, x), None))
+                  grad=lambda g, out, x, target: (expand_as(g, x), None),
+                  onnx_reason="training-only (reduces a gradient)")
 
 
 def _expand_as(x, y):
@@ -120,7 +121,7 @@ DIVIDE = defop("divide", _true_divide, inputs=("x", "y"),
                grad=lambda g, out, x, y: (None if x.stop_gradient else unbroadcast(g / _conj_operand(y), x),
                                           None if y.stop_gradient else unbroadcast(
                                               -g * _conj_operand(out / y), y)))
-FLOOR_DIVIDE = _bin("floor_divide", np.floor_divide, None)
+FLOOR_DIVIDE = _bin("floor_divide", np.floor_divide, None, differentiable=False)
 REMAINDER = _bin("remainder", np.mod, lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(-g * floor_divide(x, y), y)))
 
 
@@ -141,10 +142,11 @@ def _select_grad(g, x_wins, x, y):
 
 MAXIMUM = _bin("maximum", np.maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y))
 MINIMUM = _bin("minimum", np.minimum, lambda g, out, x, y: _select_grad(g, x <= y, x, y))
-FMAX = _bin("fmax", np.fmax, None)
-FMIN = _bin("fmin", np.fmin, None)
+# fmax/fmin: the input equal to the result gets the gradient (a NaN never equals it, so the number wins)
+FMAX = _bin("fmax", np.fmax, lambda g, out, x, y: _select_grad(g, out == x, x, y))
+FMIN = _bin("fmin", np.fmin, lambda g, out, x, y: _select_grad(g, out == x, x, y))
 ATAN2 = _bin("atan2", np.arctan2, lambda g, out, x, y: (
-    unbroadcast(g * y / (x * x + y * y), x), unbroadcast(-g * x / (x * x + y * y), y)))
+    unbroadcast(g * y / (x * x + y * y), x), unbroadcast(-g * x / (x * x + y * y), y)), onnx_reason="not lowered yet")
 
 
 def add(x, y, name=None):
@@ -353,9 +355,9 @@ CEIL, ceil = _un("ceil", np.ceil, lambda g, out, x: zeros_like(g))
 ROUND, round = _un("round", _round_half_away, lambda g, out, x: zeros_like(g))
 TRUNC, trunc = _un("trunc", np.trunc, lambda g, out, x: zeros_like(g))
 RECIPROCAL, reciprocal = _un("reciprocal", np.reciprocal, lambda g, out, x: -g * out * out, amp="black")
-ISNAN, isnan = _un("isnan", np.isnan, None, infer=lambda m: [(m[0][0], D.bool_)])
-ISINF, isinf = _un("isinf", np.isinf, None, infer=lambda m: [(m[0][0], D.bool_)])
-ISFINITE, isfinite = _un("isfinite", np.isfinite, None, infer=lambda m: [(m[0][0], D.bool_)])
+ISNAN, isnan = _un("isnan", np.isnan, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
+ISINF, isinf = _un("isinf", np.isinf, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
+ISFINITE, isfinite = _un("isfinite", np.isfinite, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
 
 
 def _scale(x, scale, bias, bias_after_scale):
@@ -419,7 +421,8 @@ def _nan_to_num(x, nan, posinf, neginf):
 
 
 NAN_TO_NUM = defop("nan_to_num", _nan_to_num,
-                   grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype), infer=infer_same)
+                   grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype), infer=infer_same,
+                   onnx_reason="not lowered yet")
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
@@ -470,7 +473,7 @@ def _zeros_like(x):
     return np.zeros_like(x)
 
 
-ZEROS_LIKE = defop("zeros_like", _zeros_like, amp="skip", infer=infer_same)
+ZEROS_LIKE = defop("zeros_like", _zeros_like, amp="skip", infer=infer_same, differentiable=False)
 
 
 def zeros_like(x, dtype=None, name=None):

@@ -14,6 +14,8 @@ from .math import abs, cast, pow, where, zeros_like
 from .reduction import max as _max, min as _min, sum as _sum
 from .registry import apply, defop
 
+_NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
+
 
 # ---- triangles -------------------------------------------------------------------------------------------------
 
@@ -24,9 +26,11 @@ def _tri_mask(shape, diagonal, lower):
 
 
 TRIL = defop("tril", lambda x, diagonal: np.where(_tri_mask(x.shape, diagonal, True), x, np.zeros((), x.dtype)),
-             grad=lambda g, out, x, diagonal: tril(g, diagonal), infer=infer_same)
+             grad=lambda g, out, x, diagonal: tril(g, diagonal), infer=infer_same,
+             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
 TRIU = defop("triu", lambda x, diagonal: np.where(_tri_mask(x.shape, diagonal, False), x, np.zeros((), x.dtype)),
-             grad=lambda g, out, x, diagonal: triu(g, diagonal), infer=infer_same)
+             grad=lambda g, out, x, diagonal: triu(g, diagonal), infer=infer_same,
+             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
 
 
 def _check_matrix(x, what):
@@ -61,7 +65,8 @@ def _tri_indices_impl(row, col, offset, dtype, lower):
     return np.stack([r, c]).astype(D.np_dtype(dtype))
 
 
-TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=(), infer_reason="probed")
+TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=(), infer_reason="probed",
+                    differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def _tri_indices(row, col, offset, dtype, lower):
@@ -118,7 +123,7 @@ def _diagonal_infer(m, offset, axis1, axis2):
 
 
 DIAGONAL = defop("diagonal", _diagonal, infer=_diagonal_infer, grad=lambda g, out, x, offset, axis1, axis2: apply(
-    DIAGONAL_GRAD, (g, x), {"offset": offset, "axis1": axis1, "axis2": axis2}))
+    DIAGONAL_GRAD, (g, x), {"offset": offset, "axis1": axis1, "axis2": axis2}), onnx_reason=_NO_ONNX)
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
@@ -153,7 +158,8 @@ def _diag_embed_infer(m, offset, padding_value):
 
 
 DIAG_EMBED = defop("diag_embed_last", _diag_embed_impl, infer=_diag_embed_infer,
-                   grad=lambda g, out, x, offset, padding_value: diagonal(g, offset, -2, -1))
+                   grad=lambda g, out, x, offset, padding_value: diagonal(g, offset, -2, -1),
+                   onnx_reason=_NO_ONNX)
 
 
 def diag(x, offset=0, padding_value=0, name=None):

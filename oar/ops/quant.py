@@ -60,9 +60,9 @@ def _check_axis(x, scale, zero_point, quant_axis=-1):
 
 
 QUANTIZE_LINEAR = defop("quantize_linear", _quantize, inputs=("x", "scale", "zero_point"),
-                        infer=lambda m, quant_axis=-1: [(m[0][0], m[2][1])], check=_check_axis)
+                        infer=lambda m, quant_axis=-1: [(m[0][0], m[2][1])], check=_check_axis, differentiable=False)
 DEQUANTIZE_LINEAR = defop("dequantize_linear", _dequantize, inputs=("x", "scale", "zero_point"),
-                          infer=lambda m, quant_axis=-1: [(m[0][0], m[1][1])], check=_check_axis)
+                          infer=lambda m, quant_axis=-1: [(m[0][0], m[1][1])], check=_check_axis, differentiable=False)
 
 
 def quantize_linear(x, scale, zero_point, quant_axis=-1):

@@ -253,7 +253,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
 
 CUMPROD = defop("cumprod", lambda x, dim: np.cumprod(x, axis=dim) if x.ndim else x.copy(),
                 grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x, amp="black",
-                infer=infer_same)
+                infer=infer_same, onnx_reason="no ONNX operator")
 
 
 def cumprod(x, dim=None, dtype=None, name=None):

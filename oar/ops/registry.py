@@ -54,7 +54,9 @@ class OpDef:
         name_attrs: names of the attrs holding variable names of those sub-blocks (checked when a file loads,
             renamed with the blocks).
         onnx: the ONNX lowering ``onnx(ctx, op)`` (`oar.onnx.context.Context`), or None; written beside the op.
-        onnx_reason: why `onnx` is None ("training-only", "host callback", ...).
+        onnx_reason: why `onnx` is None ("training-only", "host callback", ...). Two reasons are implied:
+            `GRAD_KERNEL_REASON` for gradient kernels (names ending in ``_grad``, ``_grad_input``, ``_grad_filter``)
+            and `RANDOM_REASON` for random ops, unless the op declares a lowering or another reason.
         verify: ``verify(inputs, outputs, attrs) -> problem | None``: extra checks of a loaded op's fields.
         out_elements: for creation/expansion ops, ``out_elements(*arrays, **attrs) -> int`` (or True: from
             `infer`): a loaded program checks the output size against its budget (`bounds_output`).
@@ -87,10 +89,15 @@ class OpDef:
             if k not in _SETTABLE:
                 raise TypeError(f"op {self.name!r}: unknown field {k!r}; settable: {sorted(_SETTABLE)}")
             setattr(self, k, tuple(v) if k in ("block_attrs", "name_attrs") else v)
+        if fields.get("onnx") is not None and "onnx_reason" not in fields:
+            self.onnx_reason = None  # a lowering replaces an implied reason
         _check_fields(self)
         return self
 
 
+GRAD_KERNEL_REASON = "training-only (gradient kernel)"
+RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
+_GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
 _SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
                        "onnx_reason", "verify", "out_elements"))
 
@@ -117,6 +124,10 @@ def defop(name, impl, inputs=("x",), outputs=("out",), infer=None, grad=None, no
         raise ValueError(f"op {name!r} is registered twice")
     op = OpDef(name, impl, tuple(inputs), tuple(outputs), infer, grad, frozenset(nondiff), frozenset(nondiff_out),
                variadic, lower, random, check)
+    if name.endswith(_GRAD_SUFFIXES):
+        op.onnx_reason = GRAD_KERNEL_REASON
+    elif random:
+        op.onnx_reason = RANDOM_REASON
     op.set(**fields)
     REGISTRY[name] = op
     return op

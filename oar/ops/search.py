@@ -24,8 +24,8 @@ def _arg_infer(m, axis, keepdim, dtype):
     return [(_infer_reduce(m, axis, keepdim)[0][0], D.convert_dtype(dtype))]
 
 
-ARGMAX = defop("argmax", _arg(np.argmax), infer=_arg_infer)
-ARGMIN = defop("argmin", _arg(np.argmin), infer=_arg_infer)
+ARGMAX = defop("argmax", _arg(np.argmax), infer=_arg_infer, differentiable=False)
+ARGMIN = defop("argmin", _arg(np.argmin), infer=_arg_infer, differentiable=False)
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
@@ -75,7 +75,8 @@ def _scatter_back(g, idx, x, axis):
 
 SORT = defop("sort", _sort, outputs=("out", "indices"), nondiff_out=(1,),
              infer=lambda m, axis, descending: [m[0], (m[0][0], D.int64)],
-             grad=lambda g, out, x, axis, descending: _scatter_back(g[0], out[1], x, axis) if x.ndim else g[0])
+             grad=lambda g, out, x, axis, descending: _scatter_back(g[0], out[1], x, axis) if x.ndim else g[0],
+             onnx_reason="not lowered yet")
 
 
 def sort(x, axis=-1, descending=False, stable=False, name=None):
@@ -184,7 +185,8 @@ def _unique_infer(m, return_index, return_inverse, return_counts, axis, dtype):
     return out
 
 
-UNIQUE = defop("unique", _unique, outputs=("out*",), infer=_unique_infer)
+UNIQUE = defop("unique", _unique, outputs=("out*",), infer=_unique_infer,
+               differentiable=False, onnx_reason="data-dependent output size")
 
 
 def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
@@ -202,7 +204,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
 
 
 NONZERO = defop("nonzero", lambda x: np.argwhere(x).astype(np.int64),
-                infer=lambda m: [([-1, len(m[0][0])], D.int64)])
+                infer=lambda m: [([-1, len(m[0][0])], D.int64)], differentiable=False, onnx_reason="not lowered yet")
 
 
 def nonzero(x, as_tuple=False, name=None):
@@ -240,7 +242,8 @@ def _masked_select_grad(g, out, x, mask):
 
 
 MASKED_SELECT = defop("masked_select", _masked_select, inputs=("x", "mask"), nondiff=(1,),
-                      infer=lambda m: [([-1], m[0][1])], grad=_masked_select_grad)
+                      infer=lambda m: [([-1], m[0][1])], grad=_masked_select_grad,
+                      onnx_reason="data-dependent output size")
 MASKED_SELECT_GRAD = defop(
     "masked_select_grad", _masked_select_grad_impl, inputs=("x", "mask", "grad"), nondiff=(0, 1),
     infer=lambda m: [(broadcast_shapes(m[0][0], m[1][0]), m[2][1])],
@@ -273,7 +276,8 @@ def _searchsorted(sorted_sequence, values, out_int32, right):
 
 
 SEARCHSORTED = defop("searchsorted", _searchsorted, inputs=("sorted_sequence", "values"),
-                     infer=lambda m, out_int32, right: [(m[1][0], D.int32 if out_int32 else D.int64)])
+                     infer=lambda m, out_int32, right: [(m[1][0], D.int32 if out_int32 else D.int64)],
+                     differentiable=False, onnx_reason="no ONNX operator")
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):

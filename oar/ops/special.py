@@ -10,7 +10,10 @@ import numpy as np
 from ..framework import dtype as D
 from .common import binary, infer_broadcast, infer_same, operand, public_api
 from .math import abs, cast, exp, log1p, maximum, sign, tanh, trunc, unbroadcast, where, zeros_like
+from .onnx_rules import same as onnx_same
 from .registry import apply, defop
+
+_NO_ONNX = "no ONNX operator (special function)"  # the onnx_reason of this family's ops
 
 
 def _scipy_special():
@@ -27,9 +30,9 @@ def _float_input(x):
     return cast(x, D.default_float()) if x.dtype.kind not in "fc" else x
 
 
-def _unary(name, impl, grad, example, infer=infer_same):
+def _unary(name, impl, grad, example, infer=infer_same, **fields):
     """Defines an elementwise op and its public function; `example` is (input list, printed output)."""
-    op = defop(name, impl, infer=infer, grad=grad)
+    op = defop(name, impl, infer=infer, grad=grad, **fields)
 
     def fn(x, name=None):
         return apply(op, (_float_input(x),))
@@ -122,10 +125,12 @@ def _lgamma(x):
 
 
 LGAMMA, lgamma = _unary("lgamma", _lgamma, lambda g, out, x: g * digamma(x),
-                        ("[0.5, 3.0]", "[0.5724, 0.6931]"))
+                        ("[0.5, 3.0]", "[0.5724, 0.6931]"), onnx_reason=_NO_ONNX)
 DIGAMMA, digamma = _unary("digamma", _digamma, lambda g, out, x: g * polygamma(x, 1), ("[1.0, 2.0]",
-                                                                                      "[-0.5772, 0.4228]"))
-POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1), infer=infer_same)
+                                                                                      "[-0.5772, 0.4228]"),
+                          onnx_reason=_NO_ONNX)
+POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1), infer=infer_same,
+                  onnx_reason=_NO_ONNX)
 
 
 def polygamma(x, n, name=None):
@@ -187,7 +192,7 @@ def _erfinv_steps(y):
 
 ERFINV, erfinv = _unary("erfinv", _erfinv,
                         lambda g, out, x: g * (_math.sqrt(_math.pi) / 2) * exp(out * out),
-                        ("[0.0, 0.5]", "[0.0, 0.4769]"))
+                        ("[0.0, 0.5]", "[0.0, 0.4769]"), onnx_reason=_NO_ONNX)
 
 # ---- modified Bessel functions of the first kind -----------------------------------------------------------------
 
@@ -208,19 +213,22 @@ def _i1e_grad(g, out, x):
 
 
 I0, i0 = _unary("i0", lambda x: np.i0(x).astype(x.dtype), lambda g, out, x: g * i1(x),
-                ("[0.0, 1.0]", "[1.0, 1.2661]"))
+                ("[0.0, 1.0]", "[1.0, 1.2661]"), onnx_reason=_NO_ONNX)
 I0E, i0e = _unary("i0e", _bessel("i0e"), lambda g, out, x: g * (i1e(x) - sign(x) * out),
-                  ("[0.0, 1.0]", "[1.0, 0.4658]"))
-I1, i1 = _unary("i1", _bessel("i1"), _i1_grad, ("[0.0, 1.0]", "[0.0, 0.5652]"))
-I1E, i1e = _unary("i1e", _bessel("i1e"), _i1e_grad, ("[0.0, 1.0]", "[0.0, 0.2079]"))
+                  ("[0.0, 1.0]", "[1.0, 0.4658]"), onnx_reason=_NO_ONNX)
+I1, i1 = _unary("i1", _bessel("i1"), _i1_grad, ("[0.0, 1.0]", "[0.0, 0.5652]"),
+                onnx_reason=_NO_ONNX)
+I1E, i1e = _unary("i1e", _bessel("i1e"), _i1e_grad, ("[0.0, 1.0]", "[0.0, 0.2079]"),
+                  onnx_reason=_NO_ONNX)
 
 # ---- inverse hyperbolic functions ----------------------------------------------------------------------------------
 
 ASINH, asinh = _unary("asinh", np.arcsinh, lambda g, out, x: g / (x * x + 1) ** 0.5,
-                      ("[0.0, 1.0]", "[0.0, 0.8814]"))
+                      ("[0.0, 1.0]", "[0.0, 0.8814]"), onnx=onnx_same("Asinh"))
 ACOSH, acosh = _unary("acosh", np.arccosh, lambda g, out, x: g / (x * x - 1) ** 0.5,
-                      ("[1.0, 2.0]", "[0.0, 1.317]"))
-ATANH, atanh = _unary("atanh", np.arctanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"))
+                      ("[1.0, 2.0]", "[0.0, 1.317]"), onnx=onnx_same("Acosh"))
+ATANH, atanh = _unary("atanh", np.arctanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"),
+                      onnx=onnx_same("Atanh"))
 
 
 # ---- composed elementwise functions ------------------------------------------------------------------------------
@@ -237,7 +245,7 @@ def _logit_grad(g, out, x, eps):
     return where(inside, g / (x * (1 - x)), zeros_like(g))
 
 
-LOGIT = defop("logit", _logit, grad=_logit_grad, infer=infer_same)
+LOGIT = defop("logit", _logit, grad=_logit_grad, infer=infer_same, onnx_reason="not lowered yet")
 
 
 def logit(x, eps=None, name=None):
@@ -330,7 +338,7 @@ def _heaviside_grad(g, out, x, y):
 
 
 HEAVISIDE = defop("elementwise_heaviside", np.heaviside, inputs=("x", "y"), nondiff=(0,),
-                  infer=infer_broadcast, grad=_heaviside_grad)
+                  infer=infer_broadcast, grad=_heaviside_grad, onnx_reason="not lowered yet")
 
 
 def heaviside(x, y, name=None):
@@ -344,7 +352,7 @@ def heaviside(x, y, name=None):
 
 
 NEXTAFTER = defop("nextafter", np.nextafter, inputs=("x", "y"),
-                  infer=infer_broadcast)
+                  infer=infer_broadcast, differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def nextafter(x, y, name=None):
@@ -369,7 +377,7 @@ def ldexp(x, y, name=None):
 
 
 FREXP = defop("frexp", lambda x: tuple(a.astype(x.dtype) for a in np.frexp(x)), outputs=("mantissa", "exponent"),
-              infer=lambda m: [m[0], m[0]])
+              infer=lambda m: [m[0], m[0]], differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def frexp(x, name=None):
@@ -383,8 +391,10 @@ def frexp(x, name=None):
     return apply(FREXP, (_float_input(x),))
 
 
-GCD = defop("gcd", np.gcd, inputs=("x", "y"), infer=infer_broadcast)
-LCM = defop("lcm", np.lcm, inputs=("x", "y"), infer=infer_broadcast)
+GCD = defop("gcd", np.gcd, inputs=("x", "y"), infer=infer_broadcast,
+            differentiable=False, onnx_reason=_NO_ONNX)
+LCM = defop("lcm", np.lcm, inputs=("x", "y"), infer=infer_broadcast,
+            differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def gcd(x, y, name=None):

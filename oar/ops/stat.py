@@ -16,6 +16,8 @@ from .reduction import cumsum, sum as _sum
 from .registry import apply, defop
 from .search import searchsorted, sort
 
+_NO_ONNX = "no ONNX operator"  # the onnx_reason of this family's ops
+
 
 def _to_last(x, axis):
     """Moves the reduced axes (int, list or None = all) to one trailing axis; returns (x, axes) with sorted axes."""
@@ -143,7 +145,8 @@ def _mode_index(x, axis):
     return np.moveaxis(idx.reshape(xs.shape[:-1] + (1,)), -1, axis)
 
 
-MODE_INDEX = defop("mode_index", _mode_index, infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
+MODE_INDEX = defop("mode_index", _mode_index, infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)],
+                   differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def mode(x, axis=-1, keepdim=False, name=None):
@@ -175,7 +178,8 @@ def _cum_index(x, axis, largest):
 
 
 CUM_INDEX = defop("cum_extreme_index", lambda x, axis, largest: _cum_index(x, axis, largest),
-                  infer=lambda m, axis, largest: [(m[0][0], D.int64)])
+                  infer=lambda m, axis, largest: [(m[0][0], D.int64)],
+                  differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def _cum_extreme(x, axis, dtype, largest):
@@ -223,7 +227,7 @@ LOGCUMSUMEXP_GRAD = defop("logcumsumexp_grad", _logcumsumexp_grad_impl, inputs=(
                           nondiff=(0, 1, 2), infer=lambda m, axis: [m[1]])
 LOGCUMSUMEXP = defop("logcumsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis=axis),
                      grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}),
-                     infer=infer_same)
+                     infer=infer_same, onnx_reason=_NO_ONNX)
 
 
 def logcumsumexp(x, axis=None, dtype=None, name=None):
@@ -345,7 +349,8 @@ def _histogram(x, bins, min, max):
     return np.histogram(x, bins=bins, range=(lo, hi))[0].astype(np.int64)
 
 
-HISTOGRAM = defop("histogram", _histogram, infer=lambda m, bins, min, max: [([bins], D.int64)])
+HISTOGRAM = defop("histogram", _histogram, infer=lambda m, bins, min, max: [([bins], D.int64)],
+                  differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def histogram(input, bins=100, min=0, max=0, name=None):
@@ -369,7 +374,8 @@ def _bincount(x, *weights, minlength):
 
 
 BINCOUNT = defop("bincount", _bincount, inputs=("x", "weights"), variadic=True,
-                 infer=lambda m, minlength: [([-1], m[1][1] if len(m) > 1 and m[1][1].kind == "f" else D.int64)])
+                 infer=lambda m, minlength: [([-1], m[1][1] if len(m) > 1 and m[1][1].kind == "f" else D.int64)],
+                 differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def bincount(x, weights=None, minlength=0, name=None):

@@ -161,7 +161,7 @@ def _setitem_grad(g, out, x, v, *idx, spec):
 
 
 SETITEM = defop("setitem", _setitem, inputs=("x",), variadic=True, infer=lambda m, spec: [m[0]],
-                grad=_setitem_grad)
+                grad=_setitem_grad, onnx_reason="not lowered yet")
 
 
 def setitem(x, index, value):

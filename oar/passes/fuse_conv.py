@@ -70,7 +70,7 @@ def _infer(metas, **attrs):
 
 
 FUSED_CONV2D = defop("fused_conv2d", _fused_conv2d, inputs=("input", "filter", "bias", "residual"), infer=_infer,
-                     lower=_lower)
+                     lower=_lower, differentiable=False)
 
 
 def fuse_conv_bias_act(program, keep=(), epilogue=True):

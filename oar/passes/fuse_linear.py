@@ -55,7 +55,8 @@ def _infer(metas, act=None, reuse_output=False):
     return [(list(xs[:-1]) + [ws[1]], xd)]
 
 
-FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower)
+FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower,
+                     differentiable=False)
 
 
 def fuse_linear(program, keep=(), activation=True):

@@ -95,7 +95,8 @@ ARRAY_CLEAR = defop("array_clear", _clear, inputs=("array", "i"), infer=lambda m
                     grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_CLEAR, (g, i))), None), **ARRAY_FIELDS)
 ARRAY_ADD = defop("array_add", _array_add, inputs=("x", "y"), infer=lambda m: [m[0]],
                   grad=lambda g, out, x, y: (g, g), **ARRAY_FIELDS)
-ARRAY_ZEROS = defop("array_zeros", lambda arr: [], inputs=("array",), infer=lambda m: [m[0]], **ARRAY_FIELDS)
+ARRAY_ZEROS = defop("array_zeros", lambda arr: [], inputs=("array",), infer=lambda m: [m[0]], **ARRAY_FIELDS,
+                    differentiable=False)
 
 
 def _write_grad(g, out, arr, x, i):
@@ -135,12 +136,12 @@ def _unslice(g, arr, start, stop, step):
 
 
 ARRAY_UNSLICE = defop("array_unslice", _unslice, inputs=("g", "array"), nondiff=(1,), infer=lambda m, **a: [m[1]],
-                      **ARRAY_FIELDS)
+                      **ARRAY_FIELDS, differentiable=False)
 ARRAY_SLICE = defop("array_slice", _slice, inputs=("array",), infer=lambda m, **a: [m[0]],
                     grad=lambda g, out, arr, start, stop, step: (
                         apply(ARRAY_UNSLICE, (g, arr), {"start": start, "stop": stop, "step": step}),), **ARRAY_FIELDS)
 ARRAY_LENGTH = defop("array_length", lambda arr: np.asarray([len(arr)], np.int64), inputs=("array",),
-                     infer=lambda m: [([1], D.int64)], **ARRAY_FIELDS)
+                     infer=lambda m: [([1], D.int64)], **ARRAY_FIELDS, differentiable=False)
 
 
 def _stack(arr, axis, use_stack):
@@ -197,7 +198,7 @@ def _stack_like(g, like, axis, use_stack):
 
 
 ARRAY_TO_TENSOR_LIKE = defop("array_to_tensor_like", _stack_like, inputs=("array", "like"), nondiff=(1,),
-                             infer=lambda m, axis, use_stack: [m[1]], **ARRAY_FIELDS)
+                             infer=lambda m, axis, use_stack: [m[1]], **ARRAY_FIELDS, differentiable=False)
 
 
 def _to_tensor_grad(g, out, arr, axis, use_stack):

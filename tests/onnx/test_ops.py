@@ -27,7 +27,9 @@ UNARY = {  # op name -> (function, input)
     "asin": (oar.asin, X / 3), "acos": (oar.acos, X / 3), "atan": (oar.atan, X), "sinh": (oar.sinh, X),
     "cosh": (oar.cosh, X), "tanh": (oar.tanh, X), "floor": (oar.floor, X), "ceil": (oar.ceil, X),
     "round": (oar.round, np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.49, -0.51], [3.2, -3.7, 0.0, 7.5]],
-                                   np.float32)),  # halves: away from zero, as Paddle "reciprocal": (oar.reciprocal, P), "sigmoid": (F.sigmoid, X),
+                                   np.float32)),  # halves: away from zero, as Paddle
+    "reciprocal": (oar.reciprocal, P), "sigmoid": (F.sigmoid, X),
+    "asinh": (oar.asinh, X), "acosh": (oar.acosh, P + 1), "atanh": (oar.atanh, X / 3),
     "erf": (oar.erf, X), "expm1": (oar.expm1, X), "log1p": (oar.log1p, P), "log2": (oar.log2, P),
     "log10": (oar.log10, P), "square": (oar.square, X), "trunc": (oar.trunc, X * 3), "rsqrt": (oar.rsqrt, P),
     "relu": (F.relu, X), "relu6": (F.relu6, X * 4), "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), X),

@@ -108,7 +108,8 @@ SWCE_GRAD = defop("softmax_with_cross_entropy_grad", _swce_grad_impl, inputs=("s
                   infer=lambda m, **a: [m[0]])
 SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss", "softmax"),
              nondiff=(1,), nondiff_out=(1,), infer=_swce_infer,
-             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0]), a), None), amp="black")
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0]), a), None), amp="black",
+             onnx_reason="training-only (loss)")
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
@@ -243,7 +244,7 @@ def _count_valid(label, ignore_index, dtype):
 
 
 COUNT_VALID = defop("count_valid", _count_valid, inputs=("label",), infer=lambda m, ignore_index, dtype: [
-    ([], D.convert_dtype(dtype))])
+    ([], D.convert_dtype(dtype))], differentiable=False, onnx_reason="training-only (loss)")
 
 
 def _has(a, value):
@@ -507,7 +508,8 @@ WARPCTC = defop("warpctc", _warpctc, inputs=("logits", "label", "logits_length",
                 outputs=("loss", "warpctc_grad"), nondiff=(1, 2, 3), nondiff_out=(1,),
                 infer=lambda m, **a: [([m[0][0][1], 1], m[0][1]), m[0]],
                 grad=lambda g, out, logits, label, ll, lab_l, **a: (
-                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None), amp="black")
+                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None), amp="black",
+                onnx_reason="training-only (loss)")
 
 
 def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean", norm_by_times=False):

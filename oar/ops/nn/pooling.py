@@ -171,7 +171,7 @@ def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode
 def _adaptive_infer(m, output_size, n_out=1):
     xs, dt = m[0]
     shape = list(xs[:len(xs) - len(output_size)]) + list(output_size)
-    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, "int64")]
+    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, D.int64)]
 
 
 ADAPTIVE_AVG_GRAD = defop("adaptive_avg_pool_grad", lambda x, g, output_size: P.adaptive_avg_pool_grad(
