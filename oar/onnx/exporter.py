@@ -105,6 +105,12 @@ def _missing_lowerings(program):
     return missing
 
 
+def _why(op_type):
+    """' (the reason)' an op type declares for having no lowering (`OpDef.onnx_reason`), else ''."""
+    d = REGISTRY.get(op_type)
+    return f" ({d.onnx_reason})" if d is not None and d.onnx_reason else ""
+
+
 def _value_info(name, shape, dtype):
     from onnx import helper
     dims = [d if d >= 0 else f"{name}_dim{i}" for i, d in enumerate(shape)]
@@ -121,7 +127,7 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
                          f"{MIN_OPSET} or later; 13 or later recommended)")
     missing = _missing_lowerings(program)
     if missing:
-        lines = "\n".join(f"  {t}{user_line(op)}" for t, op in missing.items())
+        lines = "\n".join(f"  {t}{_why(t)}{user_line(op)}" for t, op in missing.items())
         raise NotImplementedError(f"oar.onnx.export: {len(missing)} op type(s) have no ONNX lowering: "
                                   f"{sorted(missing)}\n{lines}")
     built = min(opset_version, OPSET)
