@@ -4,7 +4,10 @@ declared reason why probing the kernel is the rule), a gradient rule (or ``diffe
 
 Run with ``-s`` to see the counts (ops, with grad / declared non-differentiable, ...)."""
 import importlib
+import os
 import pkgutil
+import subprocess
+import sys
 
 import pytest
 
@@ -129,6 +132,21 @@ def test_every_op_has_a_table_row_or_a_listed_reason():
     assert not missing, f"ops with neither an op-table row (tests/ops/op_table*.py) nor a NOT_IN_TABLE entry: {missing}"
     stale = sorted(n for n in NOT_IN_TABLE if n in covered or n not in REGISTRY)
     assert not stale, f"NOT_IN_TABLE lists ops that have a row now (or no longer exist): {stale}"
+
+
+def test_lowerings_register_with_their_ops_without_importing_onnx():
+    """The families register their lowerings as they define their ops; none of that imports `onnx` or `oar.onnx`
+    (`oar.lite` and plain training stay light)."""
+    code = ("import sys, oar.ops.math, oar.ops.manipulation, oar.ops.nn.conv, oar.ops.quant, oar.static.control_flow, "
+            "oar.passes.fuse_conv\n"
+            "from oar.ops.registry import REGISTRY\n"
+            "assert all(REGISTRY[n].onnx for n in ('add', 'reshape', 'conv2d', 'quantize_linear', 'cond', "
+            "'fused_conv2d'))\n"
+            "bad = sorted(m for m in sys.modules if m == 'onnx' or m.startswith(('onnx.', 'oar.onnx')))\n"
+            "assert not bad, bad")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(oar.__file__)))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-800:]
 
 
 def test_counts(capsys):
