@@ -421,8 +421,7 @@ def _nan_to_num(x, nan, posinf, neginf):
 
 
 NAN_TO_NUM = defop("nan_to_num", _nan_to_num,
-                   grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype), infer=infer_same,
-                   onnx_reason="not lowered yet")
+                   grad=lambda g, out, x, nan, posinf, neginf: g * cast(isfinite(x), g.dtype), infer=infer_same)
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):

@@ -3,6 +3,9 @@ this sibling module because math.py is near the file-size budget; math.py import
 lowerings register with the ops. Builders: `oar.ops.onnx_rules`."""
 import math
 
+import numpy as np
+
+from ..framework import dtype as D
 from .onnx_rules import binary, chain, same, scalar, with_scalar
 from .registry import lowerings
 
@@ -84,6 +87,17 @@ def _zeros_like(ctx, op):
     ctx.node("ConstantOfShape", [shape], [ctx.out(op)], value=ctx.tensor(0, ctx.in_meta(op, "x")[1]))
 
 
+def _nan_to_num(ctx, op):
+    """NaN -> `nan`, +inf -> `posinf`, -inf -> `neginf` (None: the dtype's largest / lowest finite value)."""
+    a, x = op.attrs, ctx.inp(op, "x")
+    big = np.finfo(D.np_dtype(ctx.in_meta(op, "x")[1]))
+    pos = scalar(ctx, op, big.max if a["posinf"] is None else a["posinf"])
+    neg = scalar(ctx, op, big.min if a["neginf"] is None else a["neginf"])
+    y = ctx.node("Where", [ctx.node("IsInf", [x], detect_positive=0), neg, x])
+    y = ctx.node("Where", [ctx.node("IsInf", [x], detect_negative=0), pos, y])
+    ctx.node("Where", [ctx.node("IsNaN", [x]), scalar(ctx, op, a["nan"]), y], [ctx.out(op)])
+
+
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
 lowerings({
@@ -103,7 +117,7 @@ lowerings({
     "square": chain(lambda ctx, cur, op: ctx.node("Mul", [cur, cur])), "trunc": chain(_trunc),
     "rsqrt": chain(("Sqrt",), ("Reciprocal",)),
     # the rest of the family
-    "scale": _scale, "clip": _clip, "zeros_like": _zeros_like,
+    "scale": _scale, "clip": _clip, "zeros_like": _zeros_like, "nan_to_num": _nan_to_num,
     "cast": lambda ctx, op: ctx.cast(ctx.inp(op, "x"), op.attrs["dtype"], [ctx.out(op)]),
     "where": lambda ctx, op: ctx.node("Where", ctx.ins(op, "condition") + ctx.ins(op, "x") + ctx.ins(op, "y"),
                                       [ctx.out(op)]),

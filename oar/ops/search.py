@@ -204,7 +204,9 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
 
 
 NONZERO = defop("nonzero", lambda x: np.argwhere(x).astype(np.int64),
-                infer=lambda m: [([-1, len(m[0][0])], D.int64)], differentiable=False, onnx_reason="not lowered yet")
+                infer=lambda m: [([-1, len(m[0][0])], D.int64)], differentiable=False,
+                onnx=lambda ctx, op: ctx.node("Transpose", [ctx.node("NonZero", [ctx.inp(op, "x")])], [ctx.out(op)],
+                                              perm=[1, 0]))  # ONNX gives [ndim, z]
 
 
 def nonzero(x, as_tuple=False, name=None):

@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import dtype as D
 from .common import binary, infer_broadcast, infer_same, operand, public_api
 from .math import abs, cast, exp, log1p, maximum, sign, tanh, trunc, unbroadcast, where, zeros_like
-from .onnx_rules import same as onnx_same
+from .onnx_rules import same as onnx_same, scalar
 from .registry import apply, defop
 
 _NO_ONNX = "no ONNX operator (special function)"  # the onnx_reason of this family's ops
@@ -245,7 +245,14 @@ def _logit_grad(g, out, x, eps):
     return where(inside, g / (x * (1 - x)), zeros_like(g))
 
 
-LOGIT = defop("logit", _logit, grad=_logit_grad, infer=infer_same, onnx_reason="not lowered yet")
+def _onnx_logit(ctx, op):
+    x, eps = ctx.inp(op, "x"), op.attrs["eps"]
+    if eps is not None:
+        x = ctx.node("Clip", [x, scalar(ctx, op, eps), scalar(ctx, op, 1 - eps)])
+    ctx.node("Log", [ctx.node("Div", [x, ctx.node("Sub", [scalar(ctx, op, 1), x])])], [ctx.out(op)])
+
+
+LOGIT = defop("logit", _logit, grad=_logit_grad, infer=infer_same, onnx=_onnx_logit)
 
 
 def logit(x, eps=None, name=None):
@@ -337,8 +344,14 @@ def _heaviside_grad(g, out, x, y):
     return None, (None if y.stop_gradient else unbroadcast(where(x == 0, g, zeros_like(g)), y))
 
 
+def _onnx_heaviside(ctx, op):
+    x, zero = ctx.inp(op, "x"), scalar(ctx, op, 0)
+    step = ctx.node("Where", [ctx.node("Greater", [x, zero]), scalar(ctx, op, 1), ctx.inp(op, "y")])
+    ctx.node("Where", [ctx.node("Less", [x, zero]), zero, step], [ctx.out(op)])
+
+
 HEAVISIDE = defop("elementwise_heaviside", np.heaviside, inputs=("x", "y"), nondiff=(0,),
-                  infer=infer_broadcast, grad=_heaviside_grad, onnx_reason="not lowered yet")
+                  infer=infer_broadcast, grad=_heaviside_grad, onnx=_onnx_heaviside)
 
 
 def heaviside(x, y, name=None):
