@@ -56,9 +56,10 @@ def _clone_into(dst, src, outer=None):
 def _reclone_sub_blocks(op, attrs, dst, cur):
     """Clones the sub-blocks of `op` under `dst` with the renamed outer names `cur`; fixes the attributes that
     name sub-block values."""
+    from .printer import block_attrs
     prog = dst.program
     fin = {}
-    for key in ("true_block", "false_block", "cond_block", "body_block"):
+    for key in block_attrs(op.type):
         if key in attrs:
             prev = prog.current_block_idx
             nb = prog._create_block(parent_idx=dst.idx)
