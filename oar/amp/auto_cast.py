@@ -31,7 +31,7 @@ import warnings
 from ..framework import dtype as D
 from ..framework.state import STATE
 from ..ops.math import cast
-from ..ops.registry import REGISTRY, apply
+from ..ops.registry import apply, ops_where
 
 # Paddle's op names in custom lists -> oar's
 _ALIASES = {"elementwise_add": "add", "elementwise_sub": "subtract", "elementwise_mul": "multiply",
@@ -150,12 +150,7 @@ def _lists(custom_white_list, custom_black_list):
     both = cw & cb
     if both:
         raise ValueError(f"auto_cast: ops {sorted(both)} are in both custom_white_list and custom_black_list")
-    return frozenset((_declared("white") | cw) - cb), frozenset((_declared("black") | cb) - cw)
-
-
-def _declared(category):
-    """Names of the registered ops whose `OpDef.amp` is `category` (ops of families imported so far)."""
-    return frozenset(n for n, d in list(REGISTRY.items()) if d.amp == category)
+    return frozenset((ops_where("amp", "white") | cw) - cb), frozenset((ops_where("amp", "black") | cb) - cw)
 
 
 @contextlib.contextmanager
@@ -203,7 +198,7 @@ def white_list():
         >>> 'matmul' in oar.amp.white_list()
         True
     """
-    return set(_declared("white"))
+    return set(ops_where("amp", "white"))
 
 
 def black_list():
@@ -213,4 +208,4 @@ def black_list():
         >>> 'softmax' in oar.amp.black_list()
         True
     """
-    return set(_declared("black"))
+    return set(ops_where("amp", "black"))

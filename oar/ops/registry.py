@@ -92,6 +92,7 @@ class OpDef:
         if fields.get("onnx") is not None and "onnx_reason" not in fields:
             self.onnx_reason = None  # a lowering replaces an implied reason
         _check_fields(self)
+        _SELECTIONS.clear()
         return self
 
 
@@ -130,7 +131,26 @@ def defop(name, impl, inputs=("x",), outputs=("out",), infer=None, grad=None, no
         op.onnx_reason = RANDOM_REASON
     op.set(**fields)
     REGISTRY[name] = op
+    _SELECTIONS.clear()
     return op
+
+
+_SELECTIONS = {}  # (field, value) -> names, emptied whenever an op is registered or changes a field
+
+
+def ops_where(field, value):
+    """The names of the registered ops whose typed `field` is `value` (e.g. ``ops_where("amp", "white")``), cached
+    until an op is registered or changed.
+
+    Example:
+        >>> 'matmul' in oar.ops.registry.ops_where('amp', 'white')
+        True
+    """
+    key = (field, value)
+    names = _SELECTIONS.get(key)
+    if names is None:
+        names = _SELECTIONS[key] = frozenset(n for n, d in list(REGISTRY.items()) if getattr(d, field) == value)
+    return names
 
 
 def lowerings(table):
