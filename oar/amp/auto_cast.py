@@ -1,8 +1,8 @@
 """`auto_cast`: automatic mixed precision at the one dispatch point, `oar.ops.registry.apply`.
 
 Inside ``with oar.amp.auto_cast():`` the process state holds an `_AmpHook`; `apply` hands it every op call
-(outside auto_cast the cost is one attribute test per op). The hook decides by the op's category, its `OpDef.amp` field (declared beside the op's definition; custom
-lists override it):
+(outside auto_cast the cost is one attribute test per op). The hook decides by the op's category, its
+`OpDef.amp` field (declared beside the op's definition; custom lists override it):
 
 - white list (conv, matmul, einsum): the float inputs are rounded to float16 (or bfloat16) and the output is
   float16; the kernel accumulates in float32, as tensor cores do;

@@ -2,8 +2,8 @@
 import numpy as np
 
 from ..framework import dtype as D
-from .common import (infer_same, public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
-                     operand)
+from .common import (public_api, axis_tuple, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
+                     operand, infer_same)
 from .math import _infer_reduce
 from .onnx_rules import binary as onnx_binary, same as onnx_same
 from .registry import apply, defop, lowerings

@@ -76,7 +76,8 @@ def _flatten_infer(m, start_axis, stop_axis):
     return [(list(shape[:start_axis]) + [n] + list(shape[stop_axis + 1:]), dtype)]
 
 
-FLATTEN = defop("flatten", _flatten, infer=_flatten_infer, grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+FLATTEN = defop("flatten", _flatten, infer=_flatten_infer,
+                grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -164,7 +165,8 @@ def _squeeze_infer(m, axis):
     return [([d for i, d in enumerate(shape) if i not in drop], dtype)]
 
 
-SQUEEZE = defop("squeeze", lambda x, axis: np.squeeze(x, tuple(axis)), infer=_squeeze_infer, grad=lambda g, out, x, axis: reshape_as(g, x))
+SQUEEZE = defop("squeeze", lambda x, axis: np.squeeze(x, tuple(axis)), infer=_squeeze_infer,
+                grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
 def unsqueeze(x, axis, name=None):
@@ -209,7 +211,8 @@ def _broadcast_to_infer(m, shape):
     return [([xs[i - lead] if s == -1 else s for i, s in enumerate(shape)], dtype)]
 
 
-BROADCAST_TO = defop("broadcast_to", _broadcast_to, infer=_broadcast_to_infer, grad=lambda g, out, x, shape: unbroadcast(g, x))
+BROADCAST_TO = defop("broadcast_to", _broadcast_to, infer=_broadcast_to_infer,
+                     grad=lambda g, out, x, shape: unbroadcast(g, x))
 # a view, but the next op materialises it; -1 keeps x's dim, as in the kernel
 bounds_output(BROADCAST_TO, elements=lambda x, shape: math.prod(abs(int(
     x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s))

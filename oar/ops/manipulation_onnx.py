@@ -1,5 +1,6 @@
-"""ONNX lowerings of the ops of `oar/ops/manipulation.py` (reshape, transpose, concat, split, pad, ...), kept in this sibling module because manipulation.py is at the file-size budget;
-manipulation.py imports it at its end, so the lowerings register with the ops. Builders: `oar.ops.onnx_rules`."""
+"""ONNX lowerings of the ops of `oar/ops/manipulation.py` (reshape, transpose, concat, split, pad, ...), kept in
+this sibling module because manipulation.py is at the file-size budget; manipulation.py imports it at its end, so
+the lowerings register with the ops. Builders: `oar.ops.onnx_rules`."""
 import numpy as np
 
 from .onnx_rules import same
@@ -78,8 +79,8 @@ def _flip(ctx, op):
     axis = op.attrs["axis"]
     axes = [axis] if isinstance(axis, int) else list(axis)
     n = len(axes)
-    ctx.node("Slice", [ctx.inp(op, "x"), ctx.ints([-1] * n), ctx.ints([_SMALL] * n), ctx.ints(axes), ctx.ints([-1] * n)],
-             [ctx.out(op)])
+    starts, ends, steps = ctx.ints([-1] * n), ctx.ints([_SMALL] * n), ctx.ints([-1] * n)
+    ctx.node("Slice", [ctx.inp(op, "x"), starts, ends, ctx.ints(axes), steps], [ctx.out(op)])
 
 
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}

@@ -302,7 +302,8 @@ def _onnx_cumsum(ctx, op):
 lowerings({
     "sum": _onnx_reduce("ReduceSum"), "mean": _onnx_reduce("ReduceMean", float_only=True, axes_input=False),
     "max": _onnx_reduce("ReduceMax", axes_input=False), "min": _onnx_reduce("ReduceMin", axes_input=False),
-    "prod": _onnx_reduce("ReduceProd", axes_input=False), "logsumexp": _onnx_reduce("ReduceLogSumExp", axes_input=False),
+    "prod": _onnx_reduce("ReduceProd", axes_input=False),
+    "logsumexp": _onnx_reduce("ReduceLogSumExp", axes_input=False),
     "cumsum": _onnx_cumsum,
 })
 

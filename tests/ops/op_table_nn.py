@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-import oar
 import oar.nn.functional as F
 from op_table import add, generators
 
