@@ -1,7 +1,8 @@
 """`auto_cast`: automatic mixed precision at the one dispatch point, `oar.ops.registry.apply`.
 
 Inside ``with oar.amp.auto_cast():`` the process state holds an `_AmpHook`; `apply` hands it every op call
-(outside auto_cast the cost is one attribute test per op). The hook decides by the op's list:
+(outside auto_cast the cost is one attribute test per op). The hook decides by the op's category, its
+`OpDef.amp` field (declared beside the op's definition; custom lists override it):
 
 - white list (conv, matmul, einsum): the float inputs are rounded to float16 (or bfloat16) and the output is
   float16; the kernel accumulates in float32, as tensor cores do;
@@ -30,16 +31,8 @@ import warnings
 from ..framework import dtype as D
 from ..framework.state import STATE
 from ..ops.math import cast
-from ..ops.registry import apply
+from ..ops.registry import apply, ops_where
 
-WHITE_LIST = frozenset({"conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "matmul", "einsum",
-                        "fused_linear"})
-BLACK_LIST = frozenset({"exp", "expm1", "log", "log2", "log10", "log1p", "square", "elementwise_pow", "reciprocal",
-                        "rsqrt", "mean", "sum", "prod", "logsumexp", "cumsum", "cumprod", "softmax", "log_softmax",
-                        "softmax_with_cross_entropy", "batch_norm", "warpctc", "erf", "softplus", "logsigmoid"})
-# ops whose inputs amp never touches: casts, programs and control flow, optimizer updates, tensor arrays
-_NEVER = frozenset({"cast", "assign", "run_program", "run_program_grad", "cond", "while", "while_grad", "print",
-                    "assert", "assert_defined", "shape", "numel", "zeros_like", "create_array"})
 # Paddle's op names in custom lists -> oar's
 _ALIASES = {"elementwise_add": "add", "elementwise_sub": "subtract", "elementwise_mul": "multiply",
             "elementwise_div": "divide", "matmul_v2": "matmul", "mul": "matmul", "reduce_mean": "mean",
@@ -87,10 +80,7 @@ class _AmpHook:
             return BLACK
         if name in self.white:
             return WHITE
-        if name in _NEVER or name.endswith("_update") or name.startswith("array_") or op.lower is not None \
-                or op.random:
-            return SKIP
-        return GRAY
+        return SKIP if op.amp == "skip" else GRAY
 
     def __call__(self, op, inputs, attrs):
         cat = self._cat.get(op)
@@ -160,7 +150,7 @@ def _lists(custom_white_list, custom_black_list):
     both = cw & cb
     if both:
         raise ValueError(f"auto_cast: ops {sorted(both)} are in both custom_white_list and custom_black_list")
-    return frozenset((WHITE_LIST | cw) - cb), frozenset((BLACK_LIST | cb) - cw)
+    return frozenset((ops_where("amp", "white") | cw) - cb), frozenset((ops_where("amp", "black") | cb) - cw)
 
 
 @contextlib.contextmanager
@@ -202,20 +192,20 @@ amp_guard = auto_cast
 
 
 def white_list():
-    """The default float16 op list.
+    """The default float16 op list: the ops declared ``amp="white"``.
 
     Example:
         >>> 'matmul' in oar.amp.white_list()
         True
     """
-    return set(WHITE_LIST)
+    return set(ops_where("amp", "white"))
 
 
 def black_list():
-    """The default float32 op list.
+    """The default float32 op list: the ops declared ``amp="black"``.
 
     Example:
         >>> 'softmax' in oar.amp.black_list()
         True
     """
-    return set(BLACK_LIST)
+    return set(ops_where("amp", "black"))

@@ -130,7 +130,8 @@ def _py_layer_grad(gouts, outs, *inputs, key, name, layout):
 
 
 PY_LAYER = defop("py_layer", lambda *arrays, key, name, layout: _forward_arrays(arrays, key, name, layout),
-                 inputs=("x",), outputs=("out*",), variadic=True, infer=_py_layer_infer, grad=_py_layer_grad)
+                 inputs=("x",), outputs=("out*",), variadic=True, infer=_py_layer_infer, grad=_py_layer_grad,
+                 onnx_reason="host callback (Python code of a PyLayer)")
 PY_LAYER_GRAD = defop("py_layer_grad", _backward_arrays, inputs=("x",), outputs=("x_grad*",), variadic=True,
                       infer=lambda metas, key, name, n_grads: list(metas[n_grads:]),
                       grad=not_differentiable_again("py_layer_grad", "a PyLayer's backward in a static program",

@@ -39,8 +39,8 @@ def _unstacked(metas, **attrs):
 
 
 def _side_effect(op):
-    op.extra["side_effect"] = True  # communication: the other ranks wait for it even when nothing reads the result
-    return op
+    # communication: the other ranks wait for it even when nothing reads the result
+    return op.set(side_effect=True, differentiable=False, onnx_reason="collective communication between ranks")
 
 
 ALL_REDUCE = _side_effect(defop(

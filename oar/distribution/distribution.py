@@ -73,7 +73,7 @@ def _draw(*params, kind, shape):
 
 
 DRAW = defop("distribution_draw", _draw, inputs=("params",), variadic=True, random=True,
-             infer=lambda m, kind, shape: [(list(shape), m[0][1])])
+             infer=lambda m, kind, shape: [(list(shape), m[0][1])], differentiable=False)
 
 
 def draw(kind, shape, *params):

@@ -12,7 +12,7 @@ Example:
 import numpy as np
 
 from ..ops.registry import apply, defop
-from ..tensor.array import ARRAY_READ_GRAD, array_length
+from ..tensor.array import ARRAY_FIELDS, ARRAY_READ_GRAD, array_length
 
 
 def _k(i):
@@ -51,13 +51,14 @@ def _as_array(v):
     return v
 
 
-ARRAY_UNDELETE = defop("array_undelete", _undelete, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]])
+ARRAY_UNDELETE = defop("array_undelete", _undelete, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
+                       **ARRAY_FIELDS, differentiable=False)
 ARRAY_DELETE = defop("array_delete", _delete, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
-                     grad=lambda g, out, arr, i: (_as_array(apply(ARRAY_UNDELETE, (g, i))), None))
+                     grad=lambda g, out, arr, i: (_as_array(apply(ARRAY_UNDELETE, (g, i))), None), **ARRAY_FIELDS)
 
 # the popped element (the same as `array_read`, with Python's error when the index is out of range)
 ARRAY_POPPED = defop("array_popped", _popped, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
-                     grad=lambda g, out, arr, i: (_as_array(apply(ARRAY_READ_GRAD, (g, i))), None))
+                     grad=lambda g, out, arr, i: (_as_array(apply(ARRAY_READ_GRAD, (g, i))), None), **ARRAY_FIELDS)
 
 
 def _normalized_index(arr, index):

@@ -68,11 +68,12 @@ def _bwd_infer(metas, runner, want):
 
 
 RUN_PROGRAM = defop("run_program", _fwd_impl, inputs=("x",), outputs=("out*",), variadic=True, infer=_fwd_infer,
-                    grad=_fwd_grad)
+                    grad=_fwd_grad, amp="skip",
+                    onnx_reason="eager call of a converted program (the exporter lowers the program itself)")
 RUN_PROGRAM_GRAD = defop("run_program_grad", _bwd_impl, inputs=("x",), outputs=("out*",), variadic=True,
                          infer=_bwd_infer, grad=not_differentiable_again(
                              "run_program_grad", "the gradient of a @to_static function called eagerly",
-                             "take higher-order gradients in eager mode (without to_static)"))
+                             "take higher-order gradients in eager mode (without to_static)"), amp="skip")
 
 
 class ProgramRunner:

@@ -6,6 +6,7 @@ import weakref
 
 import numpy as np
 
+from ..ops.onnx_rules import passthrough
 from ..ops.registry import apply, defop
 from ..static.ir import Variable
 
@@ -88,7 +89,7 @@ def _assert_defined(flag, message):
 
 
 ASSERT_DEFINED = defop("assert_defined", _assert_defined, inputs=("defined",), infer=lambda m, message: [m[0]])
-ASSERT_DEFINED.extra["side_effect"] = True
+ASSERT_DEFINED.set(side_effect=True, amp="skip", differentiable=False, onnx=passthrough)
 
 
 _INFO = {}  # id(MaybeUndefinedVar) -> (weakref, defined flag, name, lines, blocks checked, kind); Variables define ==

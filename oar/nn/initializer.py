@@ -24,7 +24,8 @@ def _truncated_normal(shape, mean, std, a, b, dtype):
 
 
 TRUNCATED_GAUSSIAN = defop("truncated_gaussian_random", _truncated_normal, inputs=(), random=True,
-                           infer=lambda m, shape, dtype, **kw: [(list(shape), D.convert_dtype(dtype))])
+                           infer=lambda m, shape, dtype, **kw: [(list(shape), D.convert_dtype(dtype))],
+                           differentiable=False)
 
 
 def _fans(shape):

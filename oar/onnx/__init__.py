@@ -1,8 +1,8 @@
 """ONNX export (`oar.onnx.export`, Paddle's ``paddle.onnx.export``). Needs the optional `onnx` package
 (``pip install 'oar[onnx]'``); importing `oar.onnx` does not import it.
 
-Each op's lowering is registered on its `OpDef` as ``extra['onnx'] = lower(ctx, op)`` by the `lower_*`
-modules (see `context.Context` for what a lowering may call); docs/onnx.md lists the supported ops.
+Each op's lowering ``lower(ctx, op)`` is its `OpDef.onnx`, written beside the op's `defop` in its family file
+(see `context.Context` for what a lowering may call); docs/onnx.md lists the supported ops.
 
 Example:
     >>> from oar.static import InputSpec

@@ -1,7 +1,9 @@
 """The state a lowering writes into: ONNX nodes, initializers and the oar-name -> ONNX-name map of a graph.
 
-A lowering is ``lower(ctx, op)``: it reads the op's inputs with ``ctx.inp(op, slot)``, emits nodes with
-``ctx.node(...)`` and names each oar output with ``ctx.out(op, slot)``. Names stay the oar variable names
+A lowering is ``lower(ctx, op)``, written beside the op's `defop` (its `OpDef.onnx`; builders in
+`oar.ops.onnx_rules`). It calls only this object, so defining it never imports `onnx`: it reads the op's inputs
+with ``ctx.inp(op, slot)``, emits nodes with ``ctx.node(...)`` and names each oar output with
+``ctx.out(op, slot)``. Names stay the oar variable names
 where possible; a variable written twice (in-place ops, control flow) gets a fresh ONNX name, so the graph
 stays in SSA form as ONNX requires.
 """
@@ -151,8 +153,17 @@ class Context:
         """An int64 1-D initializer (shapes, axes, pads given as ONNX inputs)."""
         return self.const(np.asarray(values, np.int64).reshape(-1))
 
-    def cast(self, name, dtype):
-        return self.node("Cast", [name], to=onnx_dtype(dtype))
+    def cast(self, name, dtype, outputs=None):
+        return self.node("Cast", [name], outputs, to=onnx_dtype(dtype))
+
+    def dtype(self, dtype):
+        """The ONNX element type (an int) of an oar dtype, for attributes such as Cast's ``to``."""
+        return onnx_dtype(dtype)
+
+    def tensor(self, value, dtype):
+        """A one-element TensorProto holding `value` as `dtype`, for attributes such as ConstantOfShape's ``value``."""
+        from onnx import helper
+        return helper.make_tensor("value", onnx_dtype(dtype), [1], [value])
 
     def unary(self, op, onnx_type, **attrs):
         """The common case: one input 'x' (or the op's first slot) to output 'out' through one ONNX node."""
@@ -161,10 +172,10 @@ class Context:
 
     # ---- walking blocks ----------------------------------------------------------------------------------------
     def lower_ops(self, ops):
-        """Lowers `ops` in order into the current scope through each op's ``extra['onnx']``."""
+        """Lowers `ops` in order into the current scope through each op's `OpDef.onnx`."""
         from ..ops.registry import REGISTRY
         for op in ops:
-            fn = REGISTRY[op.type].extra.get("onnx") if op.type in REGISTRY else None
+            fn = REGISTRY[op.type].onnx if op.type in REGISTRY else None
             if fn is None:
                 raise NotImplementedError(f"oar.onnx.export: op '{op.type}' has no ONNX lowering{user_line(op)}")
             fn(self, op)

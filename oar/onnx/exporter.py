@@ -3,7 +3,7 @@ as a standard ONNX model.
 
 Path: `to_static` -> the pruned inference program that `oar.jit.save` would write -> the inference passes
 (constant folding, batch-norm folding, dead code elimination) -> one ONNX node group per op through each op's
-``OpDef.extra['onnx']`` lowering (`lower_*.py`) -> ``path + '.onnx'``.
+`OpDef.onnx` lowering (written beside the op's definition) -> ``path + '.onnx'``.
 """
 import os
 
@@ -24,8 +24,6 @@ def _require_onnx():
     except ImportError:
         raise ImportError("oar.onnx.export needs the 'onnx' package: pip install 'oar[onnx]' (or pip install "
                           "onnx onnxruntime)") from None
-    from . import lower_control, lower_manipulation, lower_math, lower_nn  # noqa: F401  (register lowerings)
-    from . import lower_fused, lower_quant  # noqa: F401
     return onnx
 
 
@@ -102,9 +100,15 @@ def _missing_lowerings(program):
     for b in program.blocks:
         for op in b.ops:
             d = REGISTRY.get(op.type)
-            if (d is None or "onnx" not in d.extra) and op.type not in missing:
+            if (d is None or d.onnx is None) and op.type not in missing:
                 missing[op.type] = op
     return missing
+
+
+def _why(op_type):
+    """' (the reason)' an op type declares for having no lowering (`OpDef.onnx_reason`), else ''."""
+    d = REGISTRY.get(op_type)
+    return f" ({d.onnx_reason})" if d is not None and d.onnx_reason else ""
 
 
 def _value_info(name, shape, dtype):
@@ -123,7 +127,7 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
                          f"{MIN_OPSET} or later; 13 or later recommended)")
     missing = _missing_lowerings(program)
     if missing:
-        lines = "\n".join(f"  {t}{user_line(op)}" for t, op in missing.items())
+        lines = "\n".join(f"  {t}{_why(t)}{user_line(op)}" for t, op in missing.items())
         raise NotImplementedError(f"oar.onnx.export: {len(missing)} op type(s) have no ONNX lowering: "
                                   f"{sorted(missing)}\n{lines}")
     built = min(opset_version, OPSET)

@@ -2,22 +2,27 @@
 conj. Gradients: real/imag/complex/as_real/as_complex move gradients between the real and complex views (Paddle's
 convention: the gradient of a real loss w.r.t. a complex input is ``dL/dRe + i dL/dIm``)."""
 from ..framework import dtype as D
-from .common import binary, infer_broadcast, public_api
+from .common import infer_same, binary, infer_broadcast, public_api
 from ..kernels.complex import (COMPLEX_OF as _COMPLEX_OF, REAL_OF as _REAL_OF, angle as _angle,
                                as_complex as _as_complex, as_real as _as_real, complex as _complex, conj as _conj,
                                imag as _imag, real as _real)
 from .registry import apply, defop
+
+_NO_ONNX = "complex dtypes: ONNX has no complex tensors"  # the onnx_reason of this family's ops
 
 
 def _real_meta(m):
     return [(m[0][0], _REAL_OF.get(m[0][1].name, m[0][1]))]
 
 
-REAL = defop("real", _real, infer=_real_meta,
-             grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g)
+REAL = defop("real", _real, infer=_real_meta,  # copy(): 0-D stays 0-D
+             grad=lambda g, out, x: complex(g, g * 0.0) if x.dtype.kind == "c" else g,
+             onnx_reason=_NO_ONNX)
 IMAG = defop("imag", _imag,
-             infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None)
-CONJ = defop("conj", _conj, grad=lambda g, out, x: conj(g))
+             infer=_real_meta, grad=lambda g, out, x: complex(g * 0.0, g) if x.dtype.kind == "c" else None,
+             onnx_reason=_NO_ONNX)
+CONJ = defop("conj", _conj, grad=lambda g, out, x: conj(g), infer=infer_same,
+             onnx_reason=_NO_ONNX)
 
 
 def _angle_grad(g, out, x):
@@ -29,17 +34,18 @@ def _angle_grad(g, out, x):
 
 
 ANGLE = defop("angle", _angle,
-              infer=_real_meta, grad=_angle_grad)
+              infer=_real_meta, grad=_angle_grad, onnx_reason=_NO_ONNX)
 COMPLEX = defop("complex", _complex,
                 inputs=("real", "imag"),
                 infer=lambda m: [(infer_broadcast(m)[0][0], _COMPLEX_OF[m[0][1].name])],
-                grad=lambda g, out, re, im: (_unb(real(g), re), _unb(imag(g), im)))
+                grad=lambda g, out, re, im: (_unb(real(g), re), _unb(imag(g), im)),
+                onnx_reason=_NO_ONNX)
 AS_COMPLEX = defop("as_complex", _as_complex,
                    infer=lambda m: [(m[0][0][:-1], _COMPLEX_OF[m[0][1].name])],
-                   grad=lambda g, out, x: as_real(g))
+                   grad=lambda g, out, x: as_real(g), onnx_reason=_NO_ONNX)
 AS_REAL = defop("as_real", _as_real,
                 infer=lambda m: [(list(m[0][0]) + [2], _REAL_OF[m[0][1].name])],
-                grad=lambda g, out, x: as_complex(g))
+                grad=lambda g, out, x: as_complex(g), onnx_reason=_NO_ONNX)
 
 
 def _unb(g, x):

@@ -5,7 +5,8 @@ from ..framework import dtype as D
 from .common import public_api, to_int_list
 from ..kernels.creation import (arange as _arange, arange_length as _arange_length, assign_value as _assign_value,
                                 eye as _eye, full as _full, is_uniform as _is_uniform, linspace as _linspace)
-from .registry import apply, bounds_output, defop
+from .onnx_rules import constant, same
+from .registry import apply, bounds_output, defop, lowerings
 
 
 def _dtype_or_default(dtype):
@@ -18,9 +19,10 @@ def _full_infer(m, shape, value, dtype):
 
 
 FULL = defop("full", _full, inputs=(),
-             infer=_full_infer)
+             infer=_full_infer, differentiable=False)
 ASSIGN_VALUE = defop("assign_value", _assign_value, inputs=(),
-                     infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))])
+                     infer=lambda m, shape, values, dtype: [(list(shape), D.convert_dtype(dtype))],
+                     differentiable=False)
 
 
 def _static_const(value, dtype):
@@ -110,7 +112,7 @@ def _arange_infer(m, start, end, step, dtype):
 
 
 ARANGE = defop("arange", _arange,
-               inputs=(), infer=_arange_infer)
+               inputs=(), infer=_arange_infer, differentiable=False)
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None):
@@ -137,7 +139,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 
 
 LINSPACE = defop("linspace", _linspace,
-                 inputs=(), infer=lambda m, start, stop, num, dtype: [([num], D.convert_dtype(dtype))])
+                 inputs=(), infer=lambda m, start, stop, num, dtype: [([num], D.convert_dtype(dtype))],
+                 differentiable=False)
 
 
 def linspace(start, stop, num, dtype=None, name=None):
@@ -153,7 +156,8 @@ def linspace(start, stop, num, dtype=None, name=None):
 
 EYE = defop("eye", _eye,
             inputs=(), infer=lambda m, num_rows, num_columns, dtype: [([num_rows, num_columns],
-                                                                         D.convert_dtype(dtype))])
+                                                                         D.convert_dtype(dtype))],
+            differentiable=False)
 bounds_output(FULL, ARANGE, LINSPACE, EYE)  # a model file's attributes must not allocate without limit
 
 
@@ -168,7 +172,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
                            "dtype": _dtype_or_default(dtype).name})
 
 
-ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda g, out, x: g)
+ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda g, out, x: g, amp="skip")
 
 
 def assign(x, output=None):
@@ -196,6 +200,10 @@ def clone(x, name=None):
         (False, [1.0, 2.0])
     """
     return assign(x)
+
+
+lowerings({"full": constant, "assign_value": constant, "arange": constant, "linspace": constant, "eye": constant,
+           "assign": same("Identity")})
 
 
 __all__ = public_api(globals())

@@ -16,6 +16,8 @@ from ..kernels.creation import (arange_dynamic as _arange_dyn, arange_dynamic_co
 from ..kernels.manipulation import reshape_dynamic as _reshape_dyn
 from .registry import apply, bounds_output, defop
 
+_NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
+
 
 def _shape_values(shape):
     """(one shape tensor, or a list of ints and tensors; the static shape with -1 for run-time entries, empty
@@ -54,7 +56,8 @@ def _reshape_dyn_infer(m, static_shape):
 
 
 RESHAPE_DYNAMIC = defop("reshape_dynamic", _reshape_dyn, inputs=("x", "shape"), nondiff=(1,),
-                        infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None))
+                        infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None),
+                        onnx_reason=_NO_ONNX)
 
 
 def _reshape_as(g, x):
@@ -74,7 +77,8 @@ def reshape_dynamic(x, shape):
 
 FULL_DYNAMIC = defop("full_dynamic", _full_dynamic, inputs=("shape",),
     infer=lambda m, value, dtype, static_shape: [(list(static_shape) if static_shape else
-                                                  [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))])
+                                                  [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))],
+                     differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def full_dynamic(shape, fill_value, dtype):
@@ -89,7 +93,8 @@ def full_dynamic(shape, fill_value, dtype):
 
 
 ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "step"),
-                       infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))])
+                       infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))],
+                       differentiable=False, onnx_reason=_NO_ONNX)
 bounds_output(FULL_DYNAMIC, elements=_full_dynamic_count)
 bounds_output(ARANGE_DYNAMIC, elements=_arange_dynamic_count)
 

@@ -19,6 +19,8 @@ from ..kernels.fft import (SWAP_NORM as _SWAP, c2r as _c2r, c2c as _c2c, complex
                            half_spectrum_weights as _half_spectrum_weights, r2c as _r2c, real_dtype)
 from .registry import apply, defop
 
+_NO_ONNX = "ONNX DFT needs opset 17 (oar builds opset 13)"  # the onnx_reason of this family's ops
+
 _NORMS = ("backward", "forward", "ortho")
 
 
@@ -61,12 +63,16 @@ def _c2r_grad(g, out, x, axes, normalization, forward, last_dim_size):
     return half * const(_half_spectrum_weights(last_dim_size, g.ndim, axes[-1]), real_dtype(x.dtype))
 
 
-FFT_C2C = defop("fft_c2c", _c2c, infer=_c2c_infer, grad=_c2c_grad)
-FFT_R2C = defop("fft_r2c", _r2c, infer=_r2c_infer, grad=_r2c_grad)
-FFT_C2R = defop("fft_c2r", _c2r, infer=_c2r_infer, grad=_c2r_grad)
+FFT_C2C = defop("fft_c2c", _c2c, infer=_c2c_infer, grad=_c2c_grad,
+                onnx_reason=_NO_ONNX)
+FFT_R2C = defop("fft_r2c", _r2c, infer=_r2c_infer, grad=_r2c_grad,
+                onnx_reason=_NO_ONNX)
+FFT_C2R = defop("fft_c2r", _c2r, infer=_c2r_infer, grad=_c2r_grad,
+                onnx_reason=_NO_ONNX)
 
 FFTFREQ = defop("fftfreq", _fftfreq, inputs=(),
-                infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n], D.convert_dtype(dtype))])
+                infer=lambda m, n, d, dtype, onesided: [([n // 2 + 1 if onesided else n], D.convert_dtype(dtype))],
+                differentiable=False, onnx_reason="not lowered yet")
 
 
 # ---- argument handling shared by the public functions ----------------------------------------------------------------

@@ -4,13 +4,17 @@ take_along_axis, put_along_axis, one_hot, masked_fill.
 Index inputs are never differentiable (`nondiff`). Each gather's gradient is the matching scatter-add, and each
 scatter-add's gradient is the matching gather, so higher orders work too.
 """
+import numpy as np
+
 from ..framework import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
 from ..kernels.indexing import (gather as _gather, gather_nd as _gather_nd, index_add as _index_add,
                                 one_hot as _one_hot, put_along_axis as _put_along_axis, scatter as _scatter,
                                 scatter_nd_add as _scatter_nd_add, take_along_axis as _take_along_axis)
-from .registry import apply, bounds_output, defop
+from .registry import apply, bounds_output, defop, lowerings
+
+_NO_ONNX = "ONNX scatter reductions need opset 16 (oar builds opset 13)"  # the onnx_reason of this family's ops
 
 
 def _index_operand(index, op):
@@ -68,7 +72,8 @@ GATHER = defop("gather", _gather, inputs=("x", "index"), nondiff=(1,),
                                                     None))
 INDEX_ADD = defop("index_add", _index_add, inputs=("x", "index", "value"), nondiff=(1,),
                   infer=lambda m, axis: [m[0]],
-                  grad=lambda g, out, x, index, value, axis: (g, None, apply(GATHER, (g, index), {"axis": axis})))
+                  grad=lambda g, out, x, index, value, axis: (g, None, apply(GATHER, (g, index), {"axis": axis})),
+                  onnx_reason=_NO_ONNX)
 
 
 def gather(x, index, axis=None, name=None):
@@ -124,7 +129,8 @@ GATHER_ND = defop("gather_nd", _gather_nd, inputs=("x", "index"), nondiff=(1,), 
                   grad=lambda g, out, x, index: (apply(SCATTER_ND_ADD, (zeros_like(x), index, g)), None))
 SCATTER_ND_ADD = defop("scatter_nd_add", _scatter_nd_add, inputs=("x", "index", "updates"), nondiff=(1,),
                        infer=lambda m: [m[0]],
-                       grad=lambda g, out, x, index, updates: (g, None, apply(GATHER_ND, (g, index))))
+                       grad=lambda g, out, x, index, updates: (g, None, apply(GATHER_ND, (g, index))),
+                       onnx_reason=_NO_ONNX)
 
 
 def gather_nd(x, index, name=None):
@@ -177,7 +183,7 @@ def _scatter_grad(g, out, x, index, updates, overwrite):
 
 
 SCATTER = defop("scatter", _scatter, inputs=("x", "index", "updates"), nondiff=(1,), infer=lambda m, overwrite: [m[0]],
-                grad=_scatter_grad)
+                grad=_scatter_grad, onnx_reason=_NO_ONNX)
 
 
 def scatter(x, index, updates, overwrite=True, name=None):
@@ -210,7 +216,8 @@ TAKE_ALONG_AXIS = defop(
     grad=lambda g, out, arr, indices, axis: (apply(PUT_ALONG_AXIS, (zeros_like(arr), indices, g),
                                                    {"axis": axis, "reduce": "add"}), None))
 PUT_ALONG_AXIS = defop("put_along_axis", _put_along_axis, inputs=("arr", "indices", "values"), nondiff=(1,),
-                       infer=lambda m, axis, reduce: [m[0]], grad=_put_grad)
+                       infer=lambda m, axis, reduce: [m[0]], grad=_put_grad,
+                       onnx_reason=_NO_ONNX)
 
 
 def _broadcast_along(arr, indices, axis):
@@ -271,7 +278,8 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
 
 # ---- one_hot / masked_fill ---------------------------------------------------------------------------------------
 
-ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)])
+ONE_HOT = defop("one_hot", _one_hot, infer=lambda m, num_classes: [(list(m[0][0]) + [num_classes], D.float32)],
+                differentiable=False)
 bounds_output(ONE_HOT)
 
 
@@ -295,6 +303,23 @@ def masked_fill(x, mask, value, name=None):
         [[1.0, 2.0], [0.0, 0.0]]
     """
     return where(operand(mask), operand(value, x), x)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_one_hot(ctx, op):
+    depth = ctx.const(np.asarray(op.attrs["num_classes"], np.int64))
+    ctx.node("OneHot", [ctx.inp(op, "x"), depth, ctx.const(np.asarray([0, 1], np.float32))], [ctx.out(op)], axis=-1)
+
+
+lowerings({
+    "gather": lambda ctx, op: ctx.node("Gather", [ctx.inp(op, "x"), ctx.inp(op, "index")], [ctx.out(op)],
+                                       axis=int(op.attrs["axis"])),
+    "gather_nd": lambda ctx, op: ctx.node("GatherND", [ctx.inp(op, "x"), ctx.inp(op, "index")], [ctx.out(op)]),
+    "take_along_axis": lambda ctx, op: ctx.node("GatherElements", [ctx.inp(op, "arr"), ctx.inp(op, "indices")],
+                                                [ctx.out(op)], axis=int(op.attrs["axis"])),
+    "one_hot": _onnx_one_hot,
+})
 
 
 __all__ = ["slice", "strided_slice", "gather", "index_select", "index_add", "gather_nd", "scatter_nd_add",

@@ -4,7 +4,7 @@ from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, ope
 from .math import add, cast, expand_as, unbroadcast
 from .reduction import sum
 from ..kernels.linalg import einsum as _einsum, inverse as _inverse, matmul as _matmul, matmul_check as _matmul_check
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 
 def _matmul_infer(m, transpose_x, transpose_y):
@@ -54,7 +54,7 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
     return gx, gy
 
 
-MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad)
+MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad, amp="white")
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
@@ -137,7 +137,8 @@ def _inverse_grad(g, out, x):
     return -matmul(matmul(mH(out), g), mH(out))
 
 
-INVERSE = defop("inverse", _inverse, infer=infer_same, grad=_inverse_grad)
+INVERSE = defop("inverse", _inverse, infer=infer_same, grad=_inverse_grad,
+                onnx_reason="no ONNX operator (linear algebra decompositions and solvers)")
 
 
 def inverse(x, name=None):
@@ -176,7 +177,8 @@ def _einsum_broadcast(gi, kept, term, x):
     return expand_as(unsqueeze(gi, missing), x)
 
 
-EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad)
+EINSUM = defop("einsum", _einsum, inputs=("operands",), variadic=True, grad=_einsum_grad, amp="white",
+               infer_reason="probed")
 
 
 def einsum(equation, *operands):
@@ -222,6 +224,33 @@ def increment(x, value=1.0, name=None):
         [3.0]
     """
     return add(x, value)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_transposed_last2(ctx, name, ndim):
+    if ndim < 2:
+        return name
+    return ctx.node("Transpose", [name], perm=list(range(ndim - 2)) + [ndim - 1, ndim - 2])
+
+
+def _onnx_matmul(ctx, op):
+    a = op.attrs
+    x, y = ctx.inp(op, "x"), ctx.inp(op, "y")
+    if a.get("transpose_x"):
+        x = _onnx_transposed_last2(ctx, x, len(ctx.in_meta(op, "x")[0]))
+    if a.get("transpose_y"):
+        y = _onnx_transposed_last2(ctx, y, len(ctx.in_meta(op, "y")[0]))
+    ctx.node("MatMul", [x, y], [ctx.out(op)])
+
+
+def _onnx_einsum(ctx, op):
+    if ctx.opset < 12:
+        raise ctx.block_op_error(op, "einsum needs opset_version >= 12")
+    ctx.node("Einsum", ctx.ins(op, "operands"), [ctx.out(op)], equation=op.attrs["equation"])
+
+
+lowerings({"matmul": _onnx_matmul, "einsum": _onnx_einsum})
 
 
 __all__ = public_api(globals())

@@ -16,6 +16,8 @@ from ..kernels.linalg import (cholesky as _cholesky, complex_of as _complex_of, 
                               svd as _svd)
 from .registry import apply, defop
 
+_NO_ONNX = "no ONNX operator (linear algebra decompositions and solvers)"  # the onnx_reason of this family's ops
+
 
 # ---- cholesky -----------------------------------------------------------------------------------------------------
 def _cholesky_grad(g, out, x, upper):
@@ -28,7 +30,8 @@ def _cholesky_grad(g, out, x, upper):
     return 0.5 * (s + mH(s))
 
 
-CHOLESKY = defop("cholesky", _cholesky, infer=lambda m, upper: [m[0]], grad=_cholesky_grad)
+CHOLESKY = defop("cholesky", _cholesky, infer=lambda m, upper: [m[0]], grad=_cholesky_grad,
+                 onnx_reason=_NO_ONNX)
 
 
 def cholesky(x, upper=False, name=None):
@@ -55,7 +58,8 @@ def _conj(t):
 
 
 DET = defop("determinant", _det,
-            infer=lambda m: [(list(m[0][0][:-2]), m[0][1])], grad=_det_grad)
+            infer=lambda m: [(list(m[0][0][:-2]), m[0][1])], grad=_det_grad,
+            onnx_reason=_NO_ONNX)
 
 
 def det(x, name=None):
@@ -70,7 +74,8 @@ def det(x, name=None):
 
 SLOGDET = defop("slogdeterminant", _slogdet, outputs=("sign", "logabsdet"), nondiff_out=(0,),
                 infer=lambda m: [(list(m[0][0][:-2]), m[0][1])] * 2,
-                grad=real_grad("slogdet")(lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x))))
+                grad=real_grad("slogdet")(lambda g, out, x: unsqueeze(g[1], [-1, -2]) * mT(inverse(x))),
+                onnx_reason=_NO_ONNX)
 
 
 def slogdet(x, name=None):
@@ -99,7 +104,8 @@ def _eigh_grad(g, out, x, UPLO):
 
 EIGH = defop("eigh", _eigh,
              outputs=("eigenvalues", "eigenvectors"),
-             infer=lambda m, UPLO: [(list(m[0][0][:-1]), _real_of(m[0][1])), m[0]], grad=_eigh_grad)
+             infer=lambda m, UPLO: [(list(m[0][0][:-1]), _real_of(m[0][1])), m[0]], grad=_eigh_grad,
+             onnx_reason=_NO_ONNX)
 
 
 def _real_of(dt):
@@ -157,7 +163,8 @@ def _eig_grad(g, out, x):
     return real(ga) if x.dtype.kind != "c" else ga
 
 
-EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"), infer=_eig_infer, grad=_eig_grad)
+EIG = defop("eig", _eig, outputs=("eigenvalues", "eigenvectors"), infer=_eig_infer, grad=_eig_grad,
+            onnx_reason=_NO_ONNX)
 
 
 def eig(x, name=None):
@@ -221,7 +228,8 @@ def _svd_grad(g, out, x, full_matrices):
     return matmul(matmul(u, core), vh)
 
 
-SVD = defop("svd", _svd, outputs=("u", "s", "vh"), infer=_svd_infer, grad=_svd_grad)
+SVD = defop("svd", _svd, outputs=("u", "s", "vh"), infer=_svd_infer, grad=_svd_grad,
+            onnx_reason=_NO_ONNX)
 
 
 def svd(x, full_matrices=False, name=None):
@@ -263,7 +271,8 @@ def _qr_grad(g, out, x, mode):
     return matmul(b, mH(inverse(r)))
 
 
-QR = defop("qr", _qr, outputs=("q", "r"), infer=_qr_infer, grad=_qr_grad)
+QR = defop("qr", _qr, outputs=("q", "r"), infer=_qr_infer, grad=_qr_grad,
+           onnx_reason=_NO_ONNX)
 
 
 def qr(x, mode="reduced", name=None):
@@ -302,7 +311,8 @@ def _lu_grad(g, out, x):
     return matmul(_perm_matrix(piv, n, x.dtype), ga)
 
 
-LU = defop("lu", _lu, outputs=("lu", "pivots", "infos"), nondiff_out=(1, 2), infer=_lu_infer, grad=_lu_grad)
+LU = defop("lu", _lu, outputs=("lu", "pivots", "infos"), nondiff_out=(1, 2), infer=_lu_infer, grad=_lu_grad,
+           onnx_reason=_NO_ONNX)
 
 
 def lu(x, pivot=True, get_infos=False, name=None):
@@ -321,7 +331,8 @@ def lu(x, pivot=True, get_infos=False, name=None):
 
 
 PIVOTS_TO_PERM = defop("lu_pivots_to_permutation", _pivots_to_perm, inputs=("pivots",),
-                       infer=lambda m, n, dtype: [(list(m[0][0][:-1]) + [n, n], D.convert_dtype(dtype))])
+                       infer=lambda m, n, dtype: [(list(m[0][0][:-1]) + [n, n], D.convert_dtype(dtype))],
+                       differentiable=False, onnx_reason="not lowered yet")
 
 
 def _perm_matrix(piv, n, dtype):

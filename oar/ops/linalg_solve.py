@@ -15,6 +15,8 @@ from .math import unbroadcast
 from ..kernels.linalg import expm as _expm, lstsq as _lstsq, matrix_rank as _matrix_rank, pinv as _pinv, solve as _solve
 from .registry import apply, defop
 
+_NO_ONNX = "no ONNX operator (linear algebra decompositions and solvers)"  # the onnx_reason of this family's ops
+
 
 def _solve_infer(m):
     from .common import broadcast_shapes
@@ -28,7 +30,8 @@ def _solve_grad(g, out, x, y):
     return unbroadcast(gx, x), unbroadcast(gy, y)
 
 
-SOLVE = defop("solve", _solve, inputs=("x", "y"), infer=_solve_infer, grad=_solve_grad)
+SOLVE = defop("solve", _solve, inputs=("x", "y"), infer=_solve_infer, grad=_solve_grad,
+              onnx_reason=_NO_ONNX)
 
 
 def solve(x, y, name=None):
@@ -94,7 +97,8 @@ def _pinv_grad(g, p, x, rcond, hermitian):
 
 
 PINV = defop("pinv", _pinv, infer=lambda m, rcond, hermitian: [(list(m[0][0][:-2]) + [m[0][0][-1], m[0][0][-2]],
-                                                                 m[0][1])], grad=_pinv_grad)
+                                                                 m[0][1])], grad=_pinv_grad,
+             onnx_reason=_NO_ONNX)
 
 
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
@@ -122,7 +126,8 @@ def _lstsq_infer(m, rcond, driver):
 
 
 LSTSQ = defop("lstsq", _lstsq, inputs=("x", "y"), outputs=("solution", "residuals", "rank", "singular_values"),
-              infer=_lstsq_infer)
+              infer=_lstsq_infer,
+              differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def lstsq(x, y, rcond=None, driver=None, name=None):
@@ -157,7 +162,8 @@ def _expm_grad(g, out, x):
     return _slice(big, [x.ndim - 2, x.ndim - 1], [0, n], [n, 2 * n])
 
 
-MATRIX_EXP = defop("matrix_exp", _expm, infer=lambda m: [m[0]], grad=_expm_grad)
+MATRIX_EXP = defop("matrix_exp", _expm, infer=lambda m: [m[0]], grad=_expm_grad,
+                   onnx_reason=_NO_ONNX)
 
 
 def matrix_exp(x, name=None):
@@ -192,7 +198,8 @@ def matrix_power(x, n, name=None):
     return result
 
 
-MATRIX_RANK = defop("matrix_rank", _matrix_rank, infer=lambda m, tol, hermitian: [(list(m[0][0][:-2]), D.int64)])
+MATRIX_RANK = defop("matrix_rank", _matrix_rank, infer=lambda m, tol, hermitian: [(list(m[0][0][:-2]), D.int64)],
+                    differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def matrix_rank(x, tol=None, hermitian=False, name=None):

@@ -1,15 +1,18 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
+import numpy as np
+
 from ..framework import dtype as D
 from .common import (public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
-                     operand)
+                     operand, infer_same)
 from .math import _infer_reduce
-from ..kernels.logic import (all as _all, any as _any, bitwise_and as _bitwise_and, bitwise_not as _bitwise_not,
-                           bitwise_or as _bitwise_or, bitwise_xor as _bitwise_xor, equal as _equal,
-                           greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
-                           less_equal as _less_equal, less_than as _less_than, logical_and as _logical_and,
-                           logical_not as _logical_not, logical_or as _logical_or, logical_xor as _logical_xor,
-                           not_equal as _not_equal)
-from .registry import apply, defop
+from ..kernels.logic import (all as _all, any as _any, bitwise_not as _bitwise_not, equal as _equal,
+                             greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
+                             less_equal as _less_equal, less_than as _less_than, logical_not as _logical_not,
+                             not_equal as _not_equal)
+from .onnx_rules import binary as onnx_binary, same as onnx_same
+from .registry import apply, defop, lowerings
+
+_NO_ONNX = "ONNX bitwise ops need opset 18 (oar builds opset 13)"  # the onnx_reason of this family's ops
 
 
 # expected outputs of the docstring examples (run as doctests): x = [1, 2, 3] against 2; x = [True, True, False]
@@ -23,7 +26,7 @@ _LOGIC_EXAMPLES = {"logical_and": [True, False, False], "logical_or": [True, Tru
 
 
 def _cmp(name, impl):
-    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast_bool)
+    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast_bool, differentiable=False)
 
     def fn(x, y, name=None):
         return binary(op, x, y)
@@ -43,8 +46,9 @@ GREATER_THAN, greater_than = _cmp("greater_than", _greater_than)
 GREATER_EQUAL, greater_equal = _cmp("greater_equal", _greater_equal)
 
 
-def _logic(name, impl, bitwise=False):
-    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast if bitwise else infer_broadcast_bool)
+def _logic(name, impl, bitwise=False, **fields):
+    op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast if bitwise else infer_broadcast_bool,
+               differentiable=False, **fields)
 
     def fn(x, y, out=None, name=None):
         return binary(op, x, y)
@@ -56,14 +60,18 @@ def _logic(name, impl, bitwise=False):
     return op, fn
 
 
-LOGICAL_AND, logical_and = _logic("logical_and", _logical_and)
-LOGICAL_OR, logical_or = _logic("logical_or", _logical_or)
-LOGICAL_XOR, logical_xor = _logic("logical_xor", _logical_xor)
-BITWISE_AND, bitwise_and = _logic("bitwise_and", _bitwise_and, True)
-BITWISE_OR, bitwise_or = _logic("bitwise_or", _bitwise_or, True)
-BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", _bitwise_xor, True)
-LOGICAL_NOT = defop("logical_not", _logical_not, infer=infer_bool)
-BITWISE_NOT = defop("bitwise_not", _bitwise_not)
+LOGICAL_AND, logical_and = _logic("logical_and", np.logical_and)
+LOGICAL_OR, logical_or = _logic("logical_or", np.logical_or)
+LOGICAL_XOR, logical_xor = _logic("logical_xor", np.logical_xor)
+BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True,
+                                  onnx_reason=_NO_ONNX)
+BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True,
+                                onnx_reason=_NO_ONNX)
+BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True,
+                                  onnx_reason=_NO_ONNX)
+LOGICAL_NOT = defop("logical_not", _logical_not, infer=infer_bool, differentiable=False)
+BITWISE_NOT = defop("bitwise_not", _bitwise_not, infer=infer_same,
+                    differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def logical_not(x, out=None, name=None):
@@ -91,9 +99,9 @@ def _infer_all(m, axis, keepdim):
 
 
 ALL = defop("all", _all,
-            infer=_infer_all)
+            infer=_infer_all, differentiable=False)
 ANY = defop("any", _any,
-            infer=_infer_all)
+            infer=_infer_all, differentiable=False)
 
 
 def all(x, axis=None, keepdim=False, name=None):
@@ -117,7 +125,7 @@ def any(x, axis=None, keepdim=False, name=None):
 
 
 ISCLOSE = defop("isclose", _isclose,
-                inputs=("x", "y"), infer=infer_broadcast_bool)
+                inputs=("x", "y"), infer=infer_broadcast_bool, differentiable=False, onnx_reason="not lowered yet")
 
 
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
@@ -151,6 +159,32 @@ def equal_all(x, y, name=None):
         from .creation import full
         return full([], False, "bool")
     return all(equal(x, y))
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_not_of(onnx_type):
+    return lambda ctx, op: ctx.node("Not", [ctx.node(onnx_type, [ctx.inp(op, "x"), ctx.inp(op, "y")])],
+                                    [ctx.out(op)])
+
+
+def _onnx_all_any(onnx_type):
+    """all/any: a min/max reduction over the bools as int32."""
+    def lower(ctx, op):
+        a = op.attrs
+        x = ctx.cast(ctx.inp(op, "x"), "int32")
+        axes = {} if a["axis"] is None else {"axes": list(a["axis"])}
+        ctx.cast(ctx.node(onnx_type, [x], keepdims=int(bool(a["keepdim"])), **axes), "bool", [ctx.out(op)])
+    return lower
+
+
+lowerings({
+    "equal": onnx_binary("Equal"), "not_equal": _onnx_not_of("Equal"), "less_than": onnx_binary("Less"),
+    "less_equal": onnx_binary("LessOrEqual"), "greater_than": onnx_binary("Greater"),
+    "greater_equal": onnx_binary("GreaterOrEqual"),
+    "logical_and": onnx_binary("And"), "logical_or": onnx_binary("Or"), "logical_xor": onnx_binary("Xor"),
+    "logical_not": onnx_same("Not"), "all": _onnx_all_any("ReduceMin"), "any": _onnx_all_any("ReduceMax"),
+})
 
 
 __all__ = public_api(globals())

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from . import subscript
-from .common import public_api, const, operand, to_int_list
+from .common import infer_same, public_api, const, operand, to_int_list
 from .math import unbroadcast, zeros_like, cast
 from ..kernels.manipulation import (PAD_MODES as _PAD_MODES, arange_repeated as _arange_repeated,
                                     broadcast_to as _broadcast_to, concat as _concat, flatten as _flatten,
@@ -55,7 +55,15 @@ def reshape(x, shape, name=None):
     return apply(RESHAPE, (x,), {"shape": [int(s) for s in shape]})
 
 
-FLATTEN = defop("flatten", _flatten, grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+def _flatten_infer(m, start_axis, stop_axis):
+    shape, dtype = m[0]
+    merged = shape[start_axis:stop_axis + 1]
+    n = -1 if any(d < 0 for d in merged) else math.prod(merged)
+    return [(list(shape[:start_axis]) + [n] + list(shape[stop_axis + 1:]), dtype)]
+
+
+FLATTEN = defop("flatten", _flatten, infer=_flatten_infer,
+                grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -137,7 +145,14 @@ def squeeze(x, axis=None, name=None):
     return reshape(x, shape)
 
 
-SQUEEZE = defop("squeeze", _squeeze, grad=lambda g, out, x, axis: reshape_as(g, x))
+def _squeeze_infer(m, axis):
+    shape, dtype = m[0]
+    drop = {a % len(shape) for a in axis} if shape else set()
+    return [([d for i, d in enumerate(shape) if i not in drop], dtype)]
+
+
+SQUEEZE = defop("squeeze", _squeeze, infer=_squeeze_infer,
+                grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
 def unsqueeze(x, axis, name=None):
@@ -158,11 +173,27 @@ def unsqueeze(x, axis, name=None):
     return reshape(x, shape)
 
 
-UNSQUEEZE = defop("unsqueeze", _unsqueeze,
+def _unsqueeze_infer(m, axis):
+    shape, dtype = m[0]
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    n = len(shape) + len(axes)
+    new = {a % n for a in axes}
+    rest = iter(shape)
+    return [([1 if i in new else next(rest) for i in range(n)], dtype)]
+
+
+UNSQUEEZE = defop("unsqueeze", _unsqueeze, infer=_unsqueeze_infer,
                   grad=lambda g, out, x, axis: reshape_as(g, x))
 
 
-BROADCAST_TO = defop("broadcast_to", _broadcast_to, grad=lambda g, out, x, shape: unbroadcast(g, x))
+def _broadcast_to_infer(m, shape):
+    xs, dtype = m[0]
+    lead = len(shape) - len(xs)
+    return [([xs[i - lead] if s == -1 else s for i, s in enumerate(shape)], dtype)]
+
+
+BROADCAST_TO = defop("broadcast_to", _broadcast_to, infer=_broadcast_to_infer,
+                     grad=lambda g, out, x, shape: unbroadcast(g, x))
 # a view, but the next op materialises it; -1 keeps x's dim, as in the kernel
 bounds_output(BROADCAST_TO, elements=lambda x, shape: math.prod(abs(int(
     x.shape[i - (len(shape) - x.ndim)] if s == -1 and 0 <= i - (len(shape) - x.ndim) < x.ndim else s))
@@ -207,7 +238,15 @@ def _tile_grad(g, out, x, repeat_times):
     return reshape_as(gg, x)
 
 
-TILE = defop("tile", _tile, grad=_tile_grad)
+def _tile_infer(m, repeat_times):
+    shape, dtype = m[0]
+    n = max(len(shape), len(repeat_times))
+    shape = [1] * (n - len(shape)) + list(shape)
+    reps = [1] * (n - len(repeat_times)) + list(repeat_times)
+    return [([0 if r == 0 else -1 if d < 0 else d * r for d, r in zip(shape, reps)], dtype)]
+
+
+TILE = defop("tile", _tile, infer=_tile_infer, grad=_tile_grad)
 # np.tile repeats one dim at a time: a 0 in a later dim does not shrink the earlier steps, so count each repeat >= 1
 bounds_output(TILE, elements=lambda x, repeat_times:
               max(x.size, 1) * math.prod(max(abs(int(r)), 1) for r in repeat_times))
@@ -239,7 +278,8 @@ CONCAT = defop("concat", _concat, inputs=("x",), variadic=True,
                infer=_concat_infer, grad=_concat_grad)
 SPLIT_LIKE = defop("split_like", _split_like,
                    inputs=("x",), outputs=("out*",), variadic=True,
-                   infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]])
+                   infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]],
+                   differentiable=False, onnx_reason="training-only (splits a gradient)")
 
 
 def concat(x, axis=0, name=None):
@@ -370,8 +410,10 @@ def unbind(input, axis=0):
 
 # ---- shape queries ---------------------------------------------------------------------------------------------
 
-SHAPE = defop("shape", _shape, infer=lambda m: [([len(m[0][0])], D.int64)])
-NUMEL = defop("numel", _numel, infer=lambda m: [([], D.int64)])
+SHAPE = defop("shape", _shape, infer=lambda m: [([len(m[0][0])], D.int64)],
+              amp="skip", differentiable=False)
+NUMEL = defop("numel", _numel, infer=lambda m: [([], D.int64)], amp="skip",
+              differentiable=False)
 
 
 def shape(input):
@@ -402,7 +444,8 @@ def _axes(axis, ndim):
 
 
 FLIP = defop("flip", _flip, grad=lambda g, out, x, axis: apply(FLIP, (g,),
-                                                                                                  {"axis": axis}))
+                                                                                                  {"axis": axis}),
+             infer=infer_same)
 
 
 def flip(x, axis, name=None):
@@ -416,7 +459,7 @@ def flip(x, axis, name=None):
 
 
 ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,), {
-    "shifts": [-s for s in shifts], "axis": axis}))
+    "shifts": [-s for s in shifts], "axis": axis}), infer=infer_same, onnx_reason="not lowered yet")
 
 
 def roll(x, shifts, axis=None, name=None):
@@ -481,7 +524,8 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
 
 
 REPEAT_INDEX = defop("repeat_index", _repeat_index, inputs=("x", "repeats"), nondiff=(0, 1),
-                     infer=lambda m, axis: [([-1], D.int64)])
+                     infer=lambda m, axis: [([-1], D.int64)],
+                     differentiable=False, onnx_reason="data-dependent output size")
 bounds_output(REPEAT_INDEX, elements=_repeat_count)
 
 
@@ -531,5 +575,7 @@ def rot90(x, k=1, axes=(0, 1), name=None):
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(flip(x, b), perm) if k == 1 else flip(transpose(x, perm), b)
 
+
+from . import manipulation_onnx  # noqa: E402,F401  (the family's ONNX lowerings)
 
 __all__ = public_api(globals(), internal=('reshape_as',))

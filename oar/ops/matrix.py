@@ -2,8 +2,12 @@
 index forms, trace, kron, tensordot, inner, mv, addmm, dist/cdist, renorm, vander.
 
 Kernels are NumPy; diagonal and the triangles have gradient rules written with other ops, the rest are composed."""
+import builtins
+
+import numpy as np
+
 from ..framework import dtype as D
-from .common import norm_axis1, public_api, to_int_list
+from .common import infer_same, norm_axis1, public_api, to_int_list
 from .linalg import einsum, matmul
 from .manipulation import reshape, transpose, unsqueeze, flatten
 from .math import abs, cast, pow, where, zeros_like
@@ -13,13 +17,23 @@ from ..kernels.linalg import (diag_embed as _diag_embed_impl, diagonal as _diago
                               triu as _triu)
 from .registry import apply, defop
 
+_NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
+
 
 # ---- triangles -------------------------------------------------------------------------------------------------
 
+def _tri_mask(shape, diagonal, lower):
+    rows, cols = shape[-2], shape[-1]
+    keep = np.tri(rows, cols, diagonal, dtype=bool)
+    return keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+
+
 TRIL = defop("tril", _tril,
-             grad=lambda g, out, x, diagonal: tril(g, diagonal))
+             grad=lambda g, out, x, diagonal: tril(g, diagonal), infer=infer_same,
+             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
 TRIU = defop("triu", _triu,
-             grad=lambda g, out, x, diagonal: triu(g, diagonal))
+             grad=lambda g, out, x, diagonal: triu(g, diagonal), infer=infer_same,
+             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
 
 
 def _check_matrix(x, what):
@@ -49,7 +63,8 @@ def triu(x, diagonal=0, name=None):
     return apply(TRIU, (x,), {"diagonal": int(diagonal)})
 
 
-TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=())
+TRI_INDICES = defop("tri_indices", _tri_indices_impl, inputs=(), infer_reason="probed",
+                    differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def _tri_indices(row, col, offset, dtype, lower):
@@ -83,8 +98,17 @@ DIAGONAL_GRAD = defop("diagonal_grad", _diagonal_grad_impl, inputs=("grad", "x")
                       infer=lambda m, offset, axis1, axis2: [(m[1][0], m[0][1])],
                       grad=lambda g, out, grad, x, offset, axis1, axis2: (
                           diagonal(g, offset, axis1, axis2), None))
-DIAGONAL = defop("diagonal", _diagonal, grad=lambda g, out, x, offset, axis1, axis2: apply(
-    DIAGONAL_GRAD, (g, x), {"offset": offset, "axis1": axis1, "axis2": axis2}))
+def _diagonal_infer(m, offset, axis1, axis2):
+    shape, dtype = m[0]
+    a1, a2 = axis1 % len(shape), axis2 % len(shape)
+    n1, n2 = shape[a1], shape[a2]
+    n = -1 if n1 < 0 or n2 < 0 else builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0
+                                                  else builtins.min(n1 + offset, n2))
+    return [([d for i, d in enumerate(shape) if i not in (a1, a2)] + [n], dtype)]
+
+
+DIAGONAL = defop("diagonal", _diagonal, infer=_diagonal_infer, grad=lambda g, out, x, offset, axis1, axis2: apply(
+    DIAGONAL_GRAD, (g, x), {"offset": offset, "axis1": axis1, "axis2": axis2}), onnx_reason=_NO_ONNX)
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
@@ -103,8 +127,15 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     return apply(DIAGONAL, (x,), {"offset": int(offset), "axis1": a1, "axis2": a2})
 
 
-DIAG_EMBED = defop("diag_embed_last", _diag_embed_impl,
-                   grad=lambda g, out, x, offset, padding_value: diagonal(g, offset, -2, -1))
+def _diag_embed_infer(m, offset, padding_value):
+    shape, dtype = m[0]
+    n = -1 if shape[-1] < 0 else shape[-1] + builtins.abs(offset)
+    return [(list(shape[:-1]) + [n, n], dtype)]
+
+
+DIAG_EMBED = defop("diag_embed_last", _diag_embed_impl, infer=_diag_embed_infer,
+                   grad=lambda g, out, x, offset, padding_value: diagonal(g, offset, -2, -1),
+                   onnx_reason=_NO_ONNX)
 
 
 def diag(x, offset=0, padding_value=0, name=None):

@@ -15,4 +15,5 @@ def _auc_infer(m, **attrs):
 
 AUC = defop("auc", _auc_impl,
             inputs=("predict", "label", "stat_pos", "stat_neg", "ins_tag_weight"),
-            outputs=("auc", "stat_pos_out", "stat_neg_out"), infer=_auc_infer)
+            outputs=("auc", "stat_pos_out", "stat_neg_out"), infer=_auc_infer,
+            differentiable=False, onnx_reason="training metric (updates its state)")

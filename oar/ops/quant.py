@@ -16,8 +16,9 @@ Example:
     >>> q.numpy(), oar.quantization.dequantize_linear(q, scale, zero).numpy()
     (array([ 25, -50, 100], dtype=int8), array([ 0.5, -1. ,  2. ], dtype=float32))
 """
+
 from ..kernels.quant import dequantize as _dequantize, quantize as _quantize
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 def _check_axis(x, scale, zero_point, quant_axis=-1):
     nd = len(x.shape)
@@ -28,9 +29,9 @@ def _check_axis(x, scale, zero_point, quant_axis=-1):
 
 
 QUANTIZE_LINEAR = defop("quantize_linear", _quantize, inputs=("x", "scale", "zero_point"),
-                        infer=lambda m, quant_axis=-1: [(m[0][0], m[2][1])], check=_check_axis)
+                        infer=lambda m, quant_axis=-1: [(m[0][0], m[2][1])], check=_check_axis, differentiable=False)
 DEQUANTIZE_LINEAR = defop("dequantize_linear", _dequantize, inputs=("x", "scale", "zero_point"),
-                          infer=lambda m, quant_axis=-1: [(m[0][0], m[1][1])], check=_check_axis)
+                          infer=lambda m, quant_axis=-1: [(m[0][0], m[1][1])], check=_check_axis, differentiable=False)
 
 
 def quantize_linear(x, scale, zero_point, quant_axis=-1):
@@ -53,3 +54,18 @@ def dequantize_linear(q, scale, zero_point, quant_axis=-1):
         array([1.], dtype=float32)
     """
     return apply(DEQUANTIZE_LINEAR, (q, scale, zero_point), {"quant_axis": int(quant_axis)})
+
+
+def _onnx_qdq(onnx_type):
+    """QuantizeLinear / DequantizeLinear, per tensor or per axis (opset 13). ONNX Runtime fuses
+    ``DequantizeLinear -> Conv/MatMul -> QuantizeLinear`` groups into int8 kernels."""
+    def lower(ctx, op):
+        axis = op.attrs.get("quant_axis", -1)
+        if axis >= 0 and ctx.opset < 13:
+            raise ctx.block_op_error(op, "per-channel quantization needs opset_version >= 13")
+        ins = [ctx.inp(op, "x"), ctx.inp(op, "scale"), ctx.inp(op, "zero_point")]
+        ctx.node(onnx_type, ins, [ctx.out(op)], axis=axis if axis >= 0 else None)
+    return lower
+
+
+lowerings({"quantize_linear": _onnx_qdq("QuantizeLinear"), "dequantize_linear": _onnx_qdq("DequantizeLinear")})

@@ -4,7 +4,7 @@ runs)."""
 from ..framework import dtype as D
 from ..framework.state import rng
 from ..kernels import random as kernels
-from .common import operand, to_int_list
+from .common import infer_same, operand, to_int_list
 from .registry import apply, bounds_output, defop
 
 
@@ -31,11 +31,11 @@ def _randint(shape, dtype, low, high):
     return kernels.randint(rng(), shape, dtype, low, high)
 
 
-UNIFORM = defop("uniform_random", _uniform, inputs=(), infer=_shape_infer, random=True)
-GAUSSIAN = defop("gaussian_random", _gaussian, inputs=(), infer=_shape_infer, random=True)
-RANDINT = defop("randint", _randint, inputs=(), infer=_shape_infer, random=True)
+UNIFORM = defop("uniform_random", _uniform, inputs=(), infer=_shape_infer, random=True, differentiable=False)
+GAUSSIAN = defop("gaussian_random", _gaussian, inputs=(), infer=_shape_infer, random=True, differentiable=False)
+RANDINT = defop("randint", _randint, inputs=(), infer=_shape_infer, random=True, differentiable=False)
 RANDPERM = defop("randperm", lambda n, dtype: kernels.randperm(rng(), n, dtype), inputs=(),
-                 infer=lambda m, n, dtype: [([n], D.convert_dtype(dtype))], random=True)
+                 infer=lambda m, n, dtype: [([n], D.convert_dtype(dtype))], random=True, differentiable=False)
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
@@ -179,7 +179,7 @@ def _bernoulli(x):
     return kernels.bernoulli(rng(), x)
 
 
-BERNOULLI = defop("bernoulli", _bernoulli, random=True)
+BERNOULLI = defop("bernoulli", _bernoulli, random=True, infer=infer_same, differentiable=False)
 
 
 def bernoulli(x, name=None):
@@ -199,7 +199,7 @@ def _multinomial(x, num_samples, replacement):
 
 MULTINOMIAL = defop("multinomial", _multinomial,
                     infer=lambda m, num_samples, replacement: [(list(m[0][0][:-1]) + [num_samples], D.int64)],
-                    random=True)
+                    random=True, differentiable=False)
 bounds_output(UNIFORM, GAUSSIAN, RANDINT, RANDPERM, MULTINOMIAL)
 
 
@@ -221,7 +221,7 @@ def _poisson(x):
     return kernels.poisson(rng(), x)
 
 
-POISSON = defop("poisson", _poisson, random=True)
+POISSON = defop("poisson", _poisson, random=True, infer=infer_same, differentiable=False)
 
 
 def poisson(x, name=None):

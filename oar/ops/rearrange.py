@@ -97,7 +97,8 @@ def unflatten(x, axis, shape, name=None):
 
 VIEW_DTYPE = defop("view_dtype", _view_dtype,
                    infer=lambda m, dtype: [(list(m[0][0][:-1]) + [m[0][0][-1] * m[0][1].np.itemsize //
-                                            D.convert_dtype(dtype).np.itemsize], D.convert_dtype(dtype))])
+                                            D.convert_dtype(dtype).np.itemsize], D.convert_dtype(dtype))],
+                   differentiable=False, onnx_reason="bit reinterpretation: no ONNX operator")
 
 
 def view(x, shape_or_dtype, name=None):
@@ -313,7 +314,8 @@ def _unique_consecutive_infer(m, return_inverse, return_counts, axis, dtype):
 
 
 UNIQUE_CONSECUTIVE = defop("unique_consecutive", _unique_consecutive, outputs=("out*",),
-                           infer=_unique_consecutive_infer)
+                           infer=_unique_consecutive_infer,
+                           differentiable=False, onnx_reason="data-dependent output size")
 
 
 def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):

@@ -2,12 +2,14 @@
 import builtins
 import math as _math
 
+import numpy as np
+
 from ..framework import dtype as D
-from .common import public_api, norm_axis
+from .common import infer_same, public_api, norm_axis
 from .math import cast, exp, expand_as, maximum, sqrt
 from ..kernels.reduction import (cumprod as _cumprod, cumsum as _cumsum, logsumexp as _logsumexp, max as _max,
                                  mean as _mean, mean_grad as _mean_grad, min as _min, prod as _prod, sum as _sum)
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 
 def _keep(g, x, axis, keepdim):
@@ -35,7 +37,7 @@ def _sum_infer(m, axis, keepdim, dtype):
 
 
 SUM = defop("sum", _sum, infer=_sum_infer,
-            grad=lambda g, out, x, axis, keepdim, dtype: cast(_keep(g, x, axis, keepdim), x.dtype))
+            grad=lambda g, out, x, axis, keepdim, dtype: cast(_keep(g, x, axis, keepdim), x.dtype), amp="black")
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -55,7 +57,8 @@ MEAN_GRAD = defop("mean_grad", _mean_grad, inputs=("out_grad", "x"), nondiff=(1,
                   infer=lambda m, axis, keepdim: [(m[1][0], m[0][1])],
                   grad=lambda gg, out, g, x, axis, keepdim: (mean(gg, axis, keepdim), None))
 MEAN = defop("mean", _mean, infer=_infer_reduce,
-             grad=lambda g, out, x, axis, keepdim: apply(MEAN_GRAD, (g, x), {"axis": axis, "keepdim": keepdim}))
+             grad=lambda g, out, x, axis, keepdim: apply(MEAN_GRAD, (g, x), {"axis": axis, "keepdim": keepdim}),
+             amp="black")
 
 
 def mean(x, axis=None, keepdim=False, name=None):
@@ -109,7 +112,7 @@ amax, amin = max, min
 
 PROD = defop("prod", _prod,
              infer=_infer_reduce,
-             grad=lambda g, out, x, axis, keepdim: _keep(g * out, x, axis, keepdim) / x)
+             grad=lambda g, out, x, axis, keepdim: _keep(g * out, x, axis, keepdim) / x, amp="black")
 
 
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
@@ -126,7 +129,8 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 
 LOGSUMEXP = defop("logsumexp", _logsumexp, infer=_infer_reduce,
                   grad=lambda g, out, x, axis, keepdim: _keep(g, x, axis, keepdim) * exp(x - _keep(out, x, axis,
-                                                                                                      keepdim)))
+                                                                                                      keepdim)),
+                  amp="black")
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):
@@ -171,8 +175,15 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     return sqrt(var(x, axis, unbiased, keepdim))
 
 
-CUMSUM = defop("cumsum", _cumsum,
-               grad=lambda g, out, x, axis, reverse=False: _cumsum_grad(g, x, axis, reverse))
+def _cumsum_infer(m, axis, reverse=False):
+    shape, dtype = m[0]
+    if axis is None and shape:  # over the flattened input
+        return [([-1 if any(d < 0 for d in shape) else _math.prod(shape)], dtype)]
+    return [(list(shape) if shape or axis is not None else [1], dtype)]
+
+
+CUMSUM = defop("cumsum", _cumsum, infer=_cumsum_infer,
+               grad=lambda g, out, x, axis, reverse=False: _cumsum_grad(g, x, axis, reverse), amp="black")
 
 
 def _cumsum_grad(g, x, axis, reverse):
@@ -199,7 +210,8 @@ def cumsum(x, axis=None, dtype=None, name=None):
 
 
 CUMPROD = defop("cumprod", _cumprod,
-                grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x)
+                grad=lambda g, out, x, dim: apply(CUMSUM, (g * out,), {"axis": dim, "reverse": True}) / x, amp="black",
+                infer=infer_same, onnx_reason="no ONNX operator")
 
 
 def cumprod(x, dim=None, dtype=None, name=None):
@@ -215,6 +227,43 @@ def cumprod(x, dim=None, dtype=None, name=None):
         from .manipulation import flatten
         x, dim = flatten(x), 0
     return apply(CUMPROD, (x,), {"dim": int(dim) % builtins.max(x.ndim, 1)})
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_reduce(onnx_type, float_only=False, axes_input=True):
+    def lower(ctx, op):
+        a = op.attrs
+        x = ctx.inp(op, "x")
+        xdt, odt = ctx.in_meta(op, "x")[1], ctx.out_meta(op)[1]
+        if xdt is not odt and (float_only or a.get("dtype") or op.type == "sum"):
+            x = ctx.cast(x, odt)
+        axis = a.get("axis")
+        keep = int(bool(a.get("keepdim", False)))
+        if axis is None:
+            ctx.node(onnx_type, [x], [ctx.out(op)], keepdims=keep)
+        elif axes_input:
+            ctx.node(onnx_type, [x, ctx.ints(list(axis))], [ctx.out(op)], keepdims=keep)
+        else:
+            ctx.node(onnx_type, [x], [ctx.out(op)], keepdims=keep, axes=list(axis))
+    return lower
+
+
+def _onnx_cumsum(ctx, op):
+    a = op.attrs
+    x, axis = ctx.inp(op, "x"), a["axis"]
+    if axis is None:
+        x, axis = ctx.node("Reshape", [x, ctx.ints([-1])]), 0
+    ctx.node("CumSum", [x, ctx.const(np.asarray(axis, np.int64))], [ctx.out(op)], reverse=int(bool(a.get("reverse"))))
+
+
+lowerings({
+    "sum": _onnx_reduce("ReduceSum"), "mean": _onnx_reduce("ReduceMean", float_only=True, axes_input=False),
+    "max": _onnx_reduce("ReduceMax", axes_input=False), "min": _onnx_reduce("ReduceMin", axes_input=False),
+    "prod": _onnx_reduce("ReduceProd", axes_input=False),
+    "logsumexp": _onnx_reduce("ReduceLogSumExp", axes_input=False),
+    "cumsum": _onnx_cumsum,
+})
 
 
 __all__ = public_api(globals())

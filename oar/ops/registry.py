@@ -16,8 +16,18 @@ from ..framework.state import STATE
 REGISTRY = {}
 
 
+AMP_CATEGORIES = ("white", "black", "gray", "skip")
+# why an op may have no infer rule: probing its kernel (`infer_meta`) is then the rule
+PROBE_REASONS = {
+    "data-dependent": "output shape depends on input values, known only by running the kernel",
+    "random": "a random kernel; probing draws from a throwaway generator",
+    "probed": "output shape follows from the input shapes alone: probing the kernel on zeros gives it",
+}
+
+
 class OpDef:
-    """Everything about one op.
+    """Everything about one op, in one place: its kernel, shape rule, gradient, ONNX lowering and the facts the
+    IR tools (printer, serializer, executor, passes, AMP, budget) need. Set them as `defop` keywords.
 
     Attributes:
         name: registry key and IR op type.
@@ -25,38 +35,129 @@ class OpDef:
         inputs / outputs: slot names; ``variadic=True`` makes all inputs one list slot ``inputs[0]``, and an
             output name ending in ``*`` makes the outputs one list slot whose length ``infer`` decides.
         infer: ``infer(metas, **attrs) -> [(shape, dtype), ...]`` with -1 for unknown dims; None probes the kernel.
+        infer_reason: why `infer` is None (a key of `PROBE_REASONS`: "data-dependent", "random", "probed").
         grad: ``grad(gout, out, *inputs, **attrs) -> grads`` built from other ops (gout/out are tuples for
             multi-output ops); None means not differentiable.
+        differentiable: True with a grad rule; False declared for ops without one (comparisons, integer ops,
+            optimizer updates); None (undeclared) only while a `*_grad` kernel waits for its second-order rule.
         nondiff: indices of inputs that never receive gradients (indices, labels).
         nondiff_out: indices of outputs that carry no gradient (argmax indices, masks).
         lower: for ops with sub-blocks, ``lower(executor, op) -> callable`` used by the executor.
         random: the kernel draws from the global generator.
+        check: ``check(*tensors, **attrs)`` run before the eager kernel (clear errors for bad arguments).
+        amp: the op's `oar.amp.auto_cast` category: "white" (computed in float16), "black" (float32), "gray"
+            (the inputs' dtype) or "skip" (inputs never cast: casts, control flow, updates); default "gray",
+            "skip" for ops with `lower` or `random`.
+        side_effect: removing the op changes more than its outputs (print, assert, collectives, array writes):
+            dead-code elimination and the executor's pruning keep it.
+        block_attrs: names of the attrs holding sub-block indices (an int, or a list of ints).
+        name_attrs: names of the attrs holding variable names of those sub-blocks (checked when a file loads,
+            renamed with the blocks).
+        onnx: the ONNX lowering ``onnx(ctx, op)`` (`oar.onnx.context.Context`), or None; written beside the op.
+        onnx_reason: why `onnx` is None ("training-only", "host callback", ...). Two reasons are implied:
+            `GRAD_KERNEL_REASON` for gradient kernels (names ending in ``_grad``, ``_grad_input``, ``_grad_filter``)
+            and `RANDOM_REASON` for random ops, unless the op declares a lowering or another reason.
+        verify: ``verify(inputs, outputs, attrs) -> problem | None``: extra checks of a loaded op's fields.
+        out_elements: for creation/expansion ops, ``out_elements(*arrays, **attrs) -> int`` (or True: from
+            `infer`): a loaded program checks the output size against its budget (`bounds_output`).
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
-                 "lower", "random", "check", "extra", "multi_out")
+                 "lower", "random", "check", "multi_out", "infer_reason", "differentiable", "amp", "side_effect",
+                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
         self.name, self.impl, self.inputs, self.outputs = name, impl, inputs, outputs
         self.infer, self.grad, self.nondiff, self.nondiff_out = infer, grad, nondiff, nondiff_out
         self.variadic, self.lower, self.random, self.check = variadic, lower, random, check
-        self.extra = {}  # per-exporter hooks (e.g. 'onnx') added by their modules
         self.multi_out = len(outputs) > 1 or outputs[0].endswith("*")  # outputs come as a tuple
+        self.infer_reason = None
+        self.differentiable = True if grad is not None else None
+        self.amp = "skip" if lower is not None or random else "gray"
+        self.side_effect = False
+        self.block_attrs = self.name_attrs = ()
+        self.onnx = self.onnx_reason = self.verify = self.out_elements = None
 
     def __repr__(self):
         return f"<op {self.name}>"
 
+    def set(self, **fields):
+        """Sets typed fields after `defop` (ops made by factories, lowerings kept in a sibling module); checks
+        them as `defop` does. Returns the op."""
+        for k, v in fields.items():
+            if k not in _SETTABLE:
+                raise TypeError(f"op {self.name!r}: unknown field {k!r}; settable: {sorted(_SETTABLE)}")
+            setattr(self, k, tuple(v) if k in ("block_attrs", "name_attrs") else v)
+        if fields.get("onnx") is not None and "onnx_reason" not in fields:
+            self.onnx_reason = None  # a lowering replaces an implied reason
+        _check_fields(self)
+        _SELECTIONS.clear()
+        return self
+
+
+GRAD_KERNEL_REASON = "training-only (gradient kernel)"
+RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
+_GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
+_SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
+                       "onnx_reason", "verify", "out_elements"))
+
+
+def _check_fields(op):
+    if op.amp not in AMP_CATEGORIES:
+        raise ValueError(f"op {op.name!r}: amp={op.amp!r} is not one of {AMP_CATEGORIES}")
+    if op.infer_reason is not None and op.infer_reason not in PROBE_REASONS:
+        raise ValueError(f"op {op.name!r}: infer_reason={op.infer_reason!r} is not one of {sorted(PROBE_REASONS)}")
+    if op.differentiable and op.grad is None:
+        raise ValueError(f"op {op.name!r}: differentiable=True needs a grad rule")
+    if op.differentiable is False and op.grad is not None:
+        raise ValueError(f"op {op.name!r}: differentiable=False but a grad rule is given")
+    if op.onnx is not None and op.onnx_reason is not None:
+        raise ValueError(f"op {op.name!r}: an ONNX lowering and an onnx_reason exclude each other")
+
 
 def defop(name, impl, inputs=("x",), outputs=("out",), infer=None, grad=None, nondiff=(), nondiff_out=(),
-          variadic=False, lower=None, random=False, check=None):
-    """Registers an op and returns its `OpDef`. See `OpDef` for the meaning of each field."""
+          variadic=False, lower=None, random=False, check=None, **fields):
+    """Registers an op and returns its `OpDef`. See `OpDef` for the meaning of each field; `fields` are its typed
+    fields (``amp``, ``side_effect``, ``block_attrs``, ``name_attrs``, ``onnx``, ``onnx_reason``, ``differentiable``,
+    ``infer_reason``, ``verify``, ``out_elements``)."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is registered twice")
     op = OpDef(name, impl, tuple(inputs), tuple(outputs), infer, grad, frozenset(nondiff), frozenset(nondiff_out),
                variadic, lower, random, check)
+    if name.endswith(_GRAD_SUFFIXES):
+        op.onnx_reason = GRAD_KERNEL_REASON
+    elif random:
+        op.onnx_reason = RANDOM_REASON
+    op.set(**fields)
     REGISTRY[name] = op
+    _SELECTIONS.clear()
     return op
+
+
+_SELECTIONS = {}  # (field, value) -> names, emptied whenever an op is registered or changes a field
+
+
+def ops_where(field, value):
+    """The names of the registered ops whose typed `field` is `value` (e.g. ``ops_where("amp", "white")``), cached
+    until an op is registered or changed.
+
+    Example:
+        >>> 'matmul' in oar.ops.registry.ops_where('amp', 'white')
+        True
+    """
+    key = (field, value)
+    names = _SELECTIONS.get(key)
+    if names is None:
+        names = _SELECTIONS[key] = frozenset(n for n, d in list(REGISTRY.items()) if getattr(d, field) == value)
+    return names
+
+
+def lowerings(table):
+    """Sets the ONNX lowering of several ops at once: ``{op name: lower(ctx, op)}`` (a table at the end of a family
+    file, for ops made by a factory)."""
+    for name, fn in table.items():
+        REGISTRY[name].set(onnx=fn)
 
 
 def bounds_output(*ops, elements=True):
@@ -76,7 +177,7 @@ def bounds_output(*ops, elements=True):
     for op in ops:
         if elements is True and op.infer is None:
             raise ValueError(f"bounds_output: op {op.name!r} has no infer rule; give elements=")
-        op.extra["out_elements"] = elements
+        op.out_elements = elements
 
 
 def get_op(name):

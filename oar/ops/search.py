@@ -8,7 +8,7 @@ from ..kernels.search import (argmax as _argmax, argmin as _argmin,
                               masked_select as _masked_select, masked_select_grad as _masked_select_grad_impl,
                               nonzero as _nonzero, searchsorted as _searchsorted, sort as _sort, topk as _topk,
                               unique as _unique)
-from .registry import apply, defop
+from .registry import apply, defop, lowerings
 
 
 # ---- argmax / argmin ---------------------------------------------------------------------------------------
@@ -17,8 +17,8 @@ def _arg_infer(m, axis, keepdim, dtype):
     return [(_infer_reduce(m, axis, keepdim)[0][0], D.convert_dtype(dtype))]
 
 
-ARGMAX = defop("argmax", _argmax, infer=_arg_infer)
-ARGMIN = defop("argmin", _argmin, infer=_arg_infer)
+ARGMAX = defop("argmax", _argmax, infer=_arg_infer, differentiable=False)
+ARGMIN = defop("argmin", _argmin, infer=_arg_infer, differentiable=False)
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
@@ -53,7 +53,8 @@ def _scatter_back(g, idx, x, axis):
 
 SORT = defop("sort", _sort, outputs=("out", "indices"), nondiff_out=(1,),
              infer=lambda m, axis, descending: [m[0], (m[0][0], D.int64)],
-             grad=lambda g, out, x, axis, descending: _scatter_back(g[0], out[1], x, axis) if x.ndim else g[0])
+             grad=lambda g, out, x, axis, descending: _scatter_back(g[0], out[1], x, axis) if x.ndim else g[0],
+             onnx_reason="not lowered yet")
 
 
 def sort(x, axis=-1, descending=False, stable=False, name=None):
@@ -139,7 +140,8 @@ def _unique_infer(m, return_index, return_inverse, return_counts, axis, dtype):
     return out
 
 
-UNIQUE = defop("unique", _unique, outputs=("out*",), infer=_unique_infer)
+UNIQUE = defop("unique", _unique, outputs=("out*",), infer=_unique_infer,
+               differentiable=False, onnx_reason="data-dependent output size")
 
 
 def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
@@ -157,7 +159,9 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
 
 
 NONZERO = defop("nonzero", _nonzero,
-                infer=lambda m: [([-1, len(m[0][0])], D.int64)])
+                infer=lambda m: [([-1, len(m[0][0])], D.int64)], differentiable=False,
+                onnx=lambda ctx, op: ctx.node("Transpose", [ctx.node("NonZero", [ctx.inp(op, "x")])], [ctx.out(op)],
+                                              perm=[1, 0]))  # ONNX gives [ndim, z]
 
 
 def nonzero(x, as_tuple=False, name=None):
@@ -183,7 +187,8 @@ def _masked_select_grad(g, out, x, mask):
 
 
 MASKED_SELECT = defop("masked_select", _masked_select, inputs=("x", "mask"), nondiff=(1,),
-                      infer=lambda m: [([-1], m[0][1])], grad=_masked_select_grad)
+                      infer=lambda m: [([-1], m[0][1])], grad=_masked_select_grad,
+                      onnx_reason="data-dependent output size")
 MASKED_SELECT_GRAD = defop(
     "masked_select_grad", _masked_select_grad_impl, inputs=("x", "mask", "grad"), nondiff=(0, 1),
     infer=lambda m: [(broadcast_shapes(m[0][0], m[1][0]), m[2][1])],
@@ -205,7 +210,8 @@ def masked_select(x, mask, name=None):
 
 
 SEARCHSORTED = defop("searchsorted", _searchsorted, inputs=("sorted_sequence", "values"),
-                     infer=lambda m, out_int32, right: [(m[1][0], D.int32 if out_int32 else D.int64)])
+                     infer=lambda m, out_int32, right: [(m[1][0], D.int32 if out_int32 else D.int64)],
+                     differentiable=False, onnx_reason="no ONNX operator")
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
@@ -220,6 +226,31 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     """
     return apply(SEARCHSORTED, (sorted_sequence, operand(values)), {"out_int32": bool(out_int32),
                                                                      "right": bool(right)})
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_arg(onnx_type):
+    def lower(ctx, op):
+        a = op.attrs
+        x = ctx.inp(op, "x")
+        keep = int(bool(a["keepdim"]))
+        if a["axis"] is None:  # over the flattened tensor
+            r = ctx.node(onnx_type, [ctx.node("Reshape", [x, ctx.ints([-1])])], axis=0, keepdims=0)
+            r = ctx.node("Reshape", [r, ctx.ints([1] * len(ctx.in_meta(op, "x")[0]) if keep else [])])
+        else:
+            r = ctx.node(onnx_type, [x], axis=int(a["axis"][0]), keepdims=keep)
+        ctx.cast(r, a["dtype"], [ctx.out(op)])
+    return lower
+
+
+def _onnx_topk(ctx, op):
+    a = op.attrs
+    ctx.node("TopK", [ctx.inp(op, "x"), ctx.ints([a["k"]])], [ctx.out(op, "out"), ctx.out(op, "indices")],
+             axis=int(a["axis"]), largest=int(bool(a["largest"])), sorted=1)
+
+
+lowerings({"argmax": _onnx_arg("ArgMax"), "argmin": _onnx_arg("ArgMin"), "topk": _onnx_topk})
 
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "unique", "nonzero", "masked_select",

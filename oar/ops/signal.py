@@ -35,11 +35,11 @@ def _overlap_add_infer(m, hop_length, axis):
 
 FRAME = defop("frame", _frame, infer=_frame_infer,
               grad=lambda g, out, x, frame_length, hop_length, axis: _fit(apply(OVERLAP_ADD, (g,), {
-                  "hop_length": hop_length, "axis": axis}), x, axis))
+                  "hop_length": hop_length, "axis": axis}), x, axis), onnx_reason="not lowered yet")
 OVERLAP_ADD = defop("overlap_add", _overlap_add, infer=_overlap_add_infer,
                     grad=lambda g, out, x, hop_length, axis: apply(FRAME, (g,), {
                         "frame_length": x.shape[-2] if axis == -1 else x.shape[1], "hop_length": hop_length,
-                        "axis": axis}))
+                        "axis": axis}), onnx_reason="not lowered yet")
 
 
 def _fit(g, x, axis):

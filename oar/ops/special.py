@@ -12,7 +12,10 @@ from ..kernels.special import (acosh as _acosh, asinh as _asinh, atanh as _atanh
                                digamma as _digamma, erfinv as _erfinv, frexp as _frexp, gcd as _gcd,
                                heaviside as _heaviside, i0 as _i0, lcm as _lcm, lgamma as _lgamma, logit as _logit,
                                nextafter as _nextafter, polygamma as _polygamma)
+from .onnx_rules import same as onnx_same, scalar
 from .registry import apply, defop
+
+_NO_ONNX = "no ONNX operator (special function)"  # the onnx_reason of this family's ops
 
 
 def _float_input(x):
@@ -21,9 +24,9 @@ def _float_input(x):
     return cast(x, D.default_float()) if x.dtype.kind not in "fc" else x
 
 
-def _unary(name, impl, grad, example, infer=infer_same):
+def _unary(name, impl, grad, example, infer=infer_same, **fields):
     """Defines an elementwise op and its public function; `example` is (input list, printed output)."""
-    op = defop(name, impl, infer=infer, grad=grad)
+    op = defop(name, impl, infer=infer, grad=grad, **fields)
 
     def fn(x, name=None):
         return apply(op, (_float_input(x),))
@@ -36,10 +39,12 @@ def _unary(name, impl, grad, example, infer=infer_same):
 # ---- the gamma family ------------------------------------------------------------------------------------------
 
 LGAMMA, lgamma = _unary("lgamma", _lgamma, lambda g, out, x: g * digamma(x),
-                        ("[0.5, 3.0]", "[0.5724, 0.6931]"))
+                        ("[0.5, 3.0]", "[0.5724, 0.6931]"), onnx_reason=_NO_ONNX)
 DIGAMMA, digamma = _unary("digamma", _digamma, lambda g, out, x: g * polygamma(x, 1), ("[1.0, 2.0]",
-                                                                                      "[-0.5772, 0.4228]"))
-POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1))
+                                                                                      "[-0.5772, 0.4228]"),
+                          onnx_reason=_NO_ONNX)
+POLYGAMMA = defop("polygamma", _polygamma, grad=lambda g, out, x, n: g * polygamma(x, n + 1), infer=infer_same,
+                  onnx_reason=_NO_ONNX)
 
 
 def polygamma(x, n, name=None):
@@ -66,7 +71,7 @@ def gammaln(x, name=None):
 
 ERFINV, erfinv = _unary("erfinv", _erfinv,
                         lambda g, out, x: g * (_math.sqrt(_math.pi) / 2) * exp(out * out),
-                        ("[0.0, 0.5]", "[0.0, 0.4769]"))
+                        ("[0.0, 0.5]", "[0.0, 0.4769]"), onnx_reason=_NO_ONNX)
 
 # ---- modified Bessel functions of the first kind -----------------------------------------------------------------
 
@@ -83,19 +88,22 @@ def _i1e_grad(g, out, x):
 
 
 I0, i0 = _unary("i0", _i0, lambda g, out, x: g * i1(x),
-                ("[0.0, 1.0]", "[1.0, 1.2661]"))
+                ("[0.0, 1.0]", "[1.0, 1.2661]"), onnx_reason=_NO_ONNX)
 I0E, i0e = _unary("i0e", _bessel("i0e"), lambda g, out, x: g * (i1e(x) - sign(x) * out),
-                  ("[0.0, 1.0]", "[1.0, 0.4658]"))
-I1, i1 = _unary("i1", _bessel("i1"), _i1_grad, ("[0.0, 1.0]", "[0.0, 0.5652]"))
-I1E, i1e = _unary("i1e", _bessel("i1e"), _i1e_grad, ("[0.0, 1.0]", "[0.0, 0.2079]"))
+                  ("[0.0, 1.0]", "[1.0, 0.4658]"), onnx_reason=_NO_ONNX)
+I1, i1 = _unary("i1", _bessel("i1"), _i1_grad, ("[0.0, 1.0]", "[0.0, 0.5652]"),
+                onnx_reason=_NO_ONNX)
+I1E, i1e = _unary("i1e", _bessel("i1e"), _i1e_grad, ("[0.0, 1.0]", "[0.0, 0.2079]"),
+                  onnx_reason=_NO_ONNX)
 
 # ---- inverse hyperbolic functions ----------------------------------------------------------------------------------
 
 ASINH, asinh = _unary("asinh", _asinh, lambda g, out, x: g / (x * x + 1) ** 0.5,
-                      ("[0.0, 1.0]", "[0.0, 0.8814]"))
+                      ("[0.0, 1.0]", "[0.0, 0.8814]"), onnx=onnx_same("Asinh"))
 ACOSH, acosh = _unary("acosh", _acosh, lambda g, out, x: g / (x * x - 1) ** 0.5,
-                      ("[1.0, 2.0]", "[0.0, 1.317]"))
-ATANH, atanh = _unary("atanh", _atanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"))
+                      ("[1.0, 2.0]", "[0.0, 1.317]"), onnx=onnx_same("Acosh"))
+ATANH, atanh = _unary("atanh", _atanh, lambda g, out, x: g / (1 - x * x), ("[0.0, 0.5]", "[0.0, 0.5493]"),
+                      onnx=onnx_same("Atanh"))
 
 
 # ---- composed elementwise functions ------------------------------------------------------------------------------
@@ -105,7 +113,14 @@ def _logit_grad(g, out, x, eps):
     return where(inside, g / (x * (1 - x)), zeros_like(g))
 
 
-LOGIT = defop("logit", _logit, grad=_logit_grad)
+def _onnx_logit(ctx, op):
+    x, eps = ctx.inp(op, "x"), op.attrs["eps"]
+    if eps is not None:
+        x = ctx.node("Clip", [x, scalar(ctx, op, eps), scalar(ctx, op, 1 - eps)])
+    ctx.node("Log", [ctx.node("Div", [x, ctx.node("Sub", [scalar(ctx, op, 1), x])])], [ctx.out(op)])
+
+
+LOGIT = defop("logit", _logit, grad=_logit_grad, infer=infer_same, onnx=_onnx_logit)
 
 
 def logit(x, eps=None, name=None):
@@ -197,8 +212,14 @@ def _heaviside_grad(g, out, x, y):
     return None, (None if y.stop_gradient else unbroadcast(where(x == 0, g, zeros_like(g)), y))
 
 
+def _onnx_heaviside(ctx, op):
+    x, zero = ctx.inp(op, "x"), scalar(ctx, op, 0)
+    step = ctx.node("Where", [ctx.node("Greater", [x, zero]), scalar(ctx, op, 1), ctx.inp(op, "y")])
+    ctx.node("Where", [ctx.node("Less", [x, zero]), zero, step], [ctx.out(op)])
+
+
 HEAVISIDE = defop("elementwise_heaviside", _heaviside, inputs=("x", "y"), nondiff=(0,),
-                  infer=infer_broadcast, grad=_heaviside_grad)
+                  infer=infer_broadcast, grad=_heaviside_grad, onnx=_onnx_heaviside)
 
 
 def heaviside(x, y, name=None):
@@ -212,7 +233,7 @@ def heaviside(x, y, name=None):
 
 
 NEXTAFTER = defop("nextafter", _nextafter, inputs=("x", "y"),
-                  infer=infer_broadcast)
+                  infer=infer_broadcast, differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def nextafter(x, y, name=None):
@@ -237,7 +258,7 @@ def ldexp(x, y, name=None):
 
 
 FREXP = defop("frexp", _frexp, outputs=("mantissa", "exponent"),
-              infer=lambda m: [m[0], m[0]])
+              infer=lambda m: [m[0], m[0]], differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def frexp(x, name=None):
@@ -251,8 +272,10 @@ def frexp(x, name=None):
     return apply(FREXP, (_float_input(x),))
 
 
-GCD = defop("gcd", _gcd, inputs=("x", "y"), infer=infer_broadcast)
-LCM = defop("lcm", _lcm, inputs=("x", "y"), infer=infer_broadcast)
+GCD = defop("gcd", _gcd, inputs=("x", "y"), infer=infer_broadcast,
+            differentiable=False, onnx_reason=_NO_ONNX)
+LCM = defop("lcm", _lcm, inputs=("x", "y"), infer=infer_broadcast,
+            differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def gcd(x, y, name=None):

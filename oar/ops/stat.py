@@ -5,7 +5,7 @@ Most are composed from sort / take_along_axis / cumsum, so they get gradients, s
 only the index-producing kernels (mode, cummax/cummin, histogram, bincount) are ops of their own."""
 
 from ..framework import dtype as D
-from .common import norm_axis, norm_axis1, operand, public_api
+from .common import infer_same, norm_axis, norm_axis1, operand, public_api
 from .indexing import take_along_axis
 from .logic import any as _any
 from .manipulation import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
@@ -16,6 +16,8 @@ from .search import searchsorted, sort
 from ..kernels.stat import (bincount as _bincount, cum_index as _cum_index, histogram as _histogram,
                             logcumsumexp as _logcumsumexp, logcumsumexp_grad as _logcumsumexp_grad_impl,
                             mode_index as _mode_index)
+
+_NO_ONNX = "no ONNX operator"  # the onnx_reason of this family's ops
 
 
 def _to_last(x, axis):
@@ -134,7 +136,8 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
 # ---- index-producing kernels: the values are then picked with take_along_axis (which carries the gradient) -------
 
 MODE_INDEX = defop("mode_index", _mode_index,
-                   infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)])
+                   infer=lambda m, axis: [([1 if i == axis else d for i, d in enumerate(m[0][0])], D.int64)],
+                   differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def mode(x, axis=-1, keepdim=False, name=None):
@@ -156,7 +159,8 @@ def mode(x, axis=-1, keepdim=False, name=None):
 
 
 CUM_INDEX = defop("cum_extreme_index", lambda x, axis, largest: _cum_index(x, axis, largest),
-                  infer=lambda m, axis, largest: [(m[0][0], D.int64)])
+                  infer=lambda m, axis, largest: [(m[0][0], D.int64)],
+                  differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def _cum_extreme(x, axis, dtype, largest):
@@ -201,7 +205,8 @@ def _logcumsumexp_grad_grad(gg, dx, g, x, out, axis):
 LOGCUMSUMEXP_GRAD = defop("logcumsumexp_grad", _logcumsumexp_grad_impl, inputs=("grad", "x", "out"),
                           infer=lambda m, axis: [m[1]], grad=_logcumsumexp_grad_grad)
 LOGCUMSUMEXP = defop("logcumsumexp", _logcumsumexp,
-                     grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}))
+                     grad=lambda g, out, x, axis: apply(LOGCUMSUMEXP_GRAD, (g, x, out), {"axis": axis}),
+                     infer=infer_same, onnx_reason=_NO_ONNX)
 
 
 def logcumsumexp(x, axis=None, dtype=None, name=None):
@@ -316,7 +321,8 @@ def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
 
 # ---- counting kernels (no gradient) ------------------------------------------------------------------------------
 
-HISTOGRAM = defop("histogram", _histogram, infer=lambda m, bins, min, max: [([bins], D.int64)])
+HISTOGRAM = defop("histogram", _histogram, infer=lambda m, bins, min, max: [([bins], D.int64)],
+                  differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def histogram(input, bins=100, min=0, max=0, name=None):
@@ -332,7 +338,8 @@ def histogram(input, bins=100, min=0, max=0, name=None):
 
 
 BINCOUNT = defop("bincount", _bincount, inputs=("x", "weights"), variadic=True,
-                 infer=lambda m, minlength: [([-1], m[1][1] if len(m) > 1 and m[1][1].kind == "f" else D.int64)])
+                 infer=lambda m, minlength: [([-1], m[1][1] if len(m) > 1 and m[1][1].kind == "f" else D.int64)],
+                 differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def bincount(x, weights=None, minlength=0, name=None):

@@ -125,7 +125,7 @@ def _setitem_grad(g, out, x, v, *idx, spec):
 
 
 SETITEM = defop("setitem", _setitem, inputs=("x",), variadic=True, infer=lambda m, spec: [m[0]],
-                grad=_setitem_grad)
+                grad=_setitem_grad, onnx_reason="not lowered yet")
 
 
 def setitem(x, index, value):
@@ -145,3 +145,85 @@ def tensor_getitem(self, index):
 def tensor_setitem(self, index, value):
     out = setitem(self, index, value)
     self._inplace(out)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+_ONNX_BIG, _ONNX_SMALL = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+
+def _onnx_getitem(ctx, op):
+    """Basic indexing: ints, slices, None, Ellipsis, and int tensors (one 1-D tensor at most) by Gather."""
+    spec = op.attrs["spec"]
+    names = op.inputs["x"]
+    x, tensors = ctx.name(names[0]), names[1:]
+    nd = len(ctx.meta(names[0])[0])
+    n_used = sum(1 for s in spec if s[0] in "isSt")
+    starts, ends, axes, steps, gathers, news = [], [], [], [], [], []
+    d = o = t = 0
+    n_vector = 0
+    for s in spec:
+        k = s[0]
+        if k == "e":
+            d += nd - n_used
+            o += nd - n_used
+        elif k == "n":
+            news.append(o)
+            o += 1
+        elif k in "sS":
+            start, stop, step = s[1:]
+            if k == "S":  # bounds given by tensors: their names stand in the lists (joined below)
+                bounds = []
+                for b in (start, stop, step):
+                    if b == "t":
+                        name = ctx.name(tensors[t])
+                        if ctx.meta(tensors[t])[1].name != "int64":
+                            name = ctx.cast(name, "int64")
+                        b = ctx.node("Reshape", [name, ctx.ints([1])])
+                        t += 1
+                    bounds.append(b)
+                start, stop, step = bounds
+                if isinstance(step, str) and (start is None or stop is None):
+                    raise ctx.block_op_error(op, "a slice with a tensor step and an open bound has no ONNX lowering")
+            step = 1 if step is None else step
+            if (start, stop, step) != (None, None, 1):
+                starts.append(start if start is not None else (0 if step > 0 else _ONNX_BIG))
+                ends.append(stop if stop is not None else (_ONNX_BIG if step > 0 else _ONNX_SMALL))
+                axes.append(d)
+                steps.append(step)
+            d += 1
+            o += 1
+        elif k == "i":
+            gathers.append((d, ctx.const(np.asarray(s[1], np.int64))))
+            d += 1
+        else:
+            shape, dt = ctx.meta(tensors[t])
+            if dt.kind not in "iu" or len(shape) > 1:
+                raise ctx.block_op_error(op, f"indexing by a {dt.name} tensor of shape {shape} (only int scalars "
+                                             "and one 1-D int tensor) has no ONNX lowering")
+            if len(shape) == 1:
+                n_vector += 1
+                o += 1
+            gathers.append((d, ctx.name(tensors[t])))
+            t += 1
+            d += 1
+    if n_vector > 1:
+        raise ctx.block_op_error(op, "indexing by several 1-D tensors (advanced indexing) has no ONNX lowering")
+    if axes:
+        x = ctx.node("Slice", [x, _onnx_ints_or_names(ctx, starts), _onnx_ints_or_names(ctx, ends), ctx.ints(axes),
+                               _onnx_ints_or_names(ctx, steps)])
+    for axis, idx in sorted(gathers, key=lambda g: -g[0]):  # highest axis first: lower axes keep their numbers
+        x = ctx.node("Gather", [x, idx], axis=axis)
+    if news:
+        x = ctx.node("Unsqueeze", [x, ctx.ints(news)])
+    ctx.node("Identity", [x], [ctx.out(op)])
+
+
+def _onnx_ints_or_names(ctx, values):
+    """A 1-D int64 input from ints and names of 1-element int64 tensors."""
+    if all(isinstance(v, (int, np.integer)) for v in values):
+        return ctx.ints(values)
+    return ctx.node("Concat", [ctx.ints([v]) if isinstance(v, (int, np.integer)) else v for v in values], axis=0)
+
+
+GETITEM.set(onnx=_onnx_getitem)

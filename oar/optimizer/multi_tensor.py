@@ -16,6 +16,7 @@ Example:
 """
 from ..kernels.optimizer import adam_flat, momentum_flat, multi_update, sgd_flat
 from ..ops.registry import REGISTRY, defop
+from .update_ops import UPDATE_FIELDS
 
 
 def _multi(base, n_acc, flat_kernel):
@@ -25,7 +26,8 @@ def _multi(base, n_acc, flat_kernel):
     def infer(metas, n, **attrs):
         return list(metas[:n]) + list(metas[2 * n:(2 + n_acc) * n])
 
-    return defop(f"multi_{base}", kernel, inputs=("x",), outputs=("out*",), variadic=True, infer=infer)
+    return defop(f"multi_{base}", kernel, inputs=("x",), outputs=("out*",), variadic=True, infer=infer,
+                 **UPDATE_FIELDS)
 
 
 MULTI = {

@@ -21,13 +21,17 @@ def _infer(m, **attrs):
     return [m[0]] + list(m[2:-1])
 
 
+# what every optimizer update op declares: its inputs are never cast by AMP, it has no gradient and no ONNX form
+UPDATE_FIELDS = dict(amp="skip", differentiable=False, onnx_reason="training-only (optimizer update)")
+
+
 def _op(name, kernel, accs):
     return defop(name, kernel, inputs=("param", "grad") + accs + ("lr",),
-                 outputs=("param_out",) + tuple(a + "_out" for a in accs), infer=_infer)
+                 outputs=("param_out",) + tuple(a + "_out" for a in accs), infer=_infer, **UPDATE_FIELDS)
 
 
 SGD_UPDATE = defop("sgd_update", _sgd, inputs=("param", "grad", "lr"), outputs=("param_out",),
-                   infer=lambda m: [m[0]])
+                   infer=lambda m: [m[0]], **UPDATE_FIELDS)
 
 
 MOMENTUM_UPDATE = _op("momentum_update", _momentum, ("velocity",))

@@ -34,7 +34,7 @@ def constant_folding(program, keep=(), max_elements=1 << 22):
             kept.append(op)
             continue
         try:
-            if "out_elements" in d.extra and out_elements(d, [values[n] for n in args], op.attrs) > max_elements:
+            if d.out_elements is not None and out_elements(d, [values[n] for n in args], op.attrs) > max_elements:
                 kept.append(op)  # too large to keep as a constant: computed when the program runs
                 continue
             with np.errstate(all="ignore"):

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..kernels import conv as K
 from ..kernels.conv_plan import ConvRunner
-from ..ops.nn.conv import resolve_pads
+from ..ops.nn.conv import onnx_spatial_pads, resolve_pads
+from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
 
@@ -69,7 +70,7 @@ def _infer(metas, **attrs):
 
 
 FUSED_CONV2D = defop("fused_conv2d", _fused_conv2d, inputs=("input", "filter", "bias", "residual"), infer=_infer,
-                     lower=_lower)
+                     lower=_lower, differentiable=False)
 
 
 def fuse_conv_bias_act(program, keep=(), epilogue=True):
@@ -138,3 +139,25 @@ def _single_reader(name, readers, reader_of, keep, used):
         return None
     op = reader_of.get(name)
     return None if op is None or id(op) in used else op
+
+
+def _onnx(ctx, op):
+    """Conv (+ Add residual) (+ activation), ending in the op's output directly (see `oar.ops.onnx_rules.steps`)."""
+    a = op.attrs
+    ksize = ctx.in_meta(op, "filter")[0][2:]
+    pads = onnx_spatial_pads(ctx, op, a["padding_algorithm"], a["paddings"], ksize, a["strides"], a["dilations"])
+    act, residual = onnx_activation(ctx, op, a.get("act")), op.inputs.get("residual")
+    bias = ctx.inp(op, "bias")
+    if len(ctx.in_meta(op, "bias")[0]) != 1:
+        bias = ctx.node("Reshape", [bias, ctx.ints([-1])])
+    nodes = [("Conv", [ctx.inp(op, "input"), ctx.inp(op, "filter"), bias],
+              dict(kernel_shape=list(ksize), strides=list(a["strides"]), dilations=list(a["dilations"]),
+                   group=int(a["groups"]), **pads))]
+    if residual:
+        nodes.append(("Add", [None, ctx.inp(op, "residual")], {}))
+    if act:
+        nodes.append((act, [None], {}))
+    onnx_steps(ctx, op, nodes)
+
+
+FUSED_CONV2D.set(onnx=_onnx)

@@ -118,7 +118,8 @@ def _infer(metas, steps, n_slots, reuse_out=False):
     raise NotImplementedError("fused_elementwise is created by the fuse_elementwise pass with its output declared")
 
 
-FUSED_ELEMENTWISE = defop("fused_elementwise", _impl, inputs=("x",), variadic=True, infer=_infer, lower=_lower)
+FUSED_ELEMENTWISE = defop("fused_elementwise", _impl, inputs=("x",), variadic=True, infer=_infer, lower=_lower,
+                          differentiable=False, onnx_reason="not lowered yet")
 
 
 def _fusable(block, op):

@@ -12,6 +12,7 @@ Example:
 import numpy as np
 
 from ..ops.common import infer_broadcast
+from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import apply, defop
 from .graph import arg_names, consumers, names_read_inside, out_names, sub_blocks
 
@@ -123,3 +124,11 @@ def _same_dtype(block, x, y):
     except KeyError:
         return False
     return vx.dtype is vy.dtype and vx.dtype.kind == "f"
+
+
+def _onnx(ctx, op):
+    act = onnx_activation(ctx, op, op.attrs["act"])
+    onnx_steps(ctx, op, [("Add", [ctx.inp(op, "x"), ctx.inp(op, "y")], {}), (act, [None], {})])
+
+
+FUSED_ELEMWISE_ADD_ACT.set(onnx=_onnx)

@@ -10,6 +10,7 @@ Example:
 """
 import numpy as np
 
+from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
 
@@ -54,7 +55,8 @@ def _infer(metas, act=None, reuse_output=False):
     return [(list(xs[:-1]) + [ws[1]], xd)]
 
 
-FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower)
+FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower,
+                     differentiable=False)
 
 
 def fuse_linear(program, keep=(), activation=True):
@@ -103,3 +105,16 @@ def _single_reader(name, readers, reader_of, keep):
     if readers.get(name, 0) != 1 or name in keep:
         return None
     return reader_of.get(name)
+
+
+def _onnx(ctx, op):
+    nodes = [("MatMul", [ctx.inp(op, "x"), ctx.inp(op, "w")], {})]
+    if op.inputs.get("b"):
+        nodes.append(("Add", [None, ctx.inp(op, "b")], {}))
+    act = onnx_activation(ctx, op, op.attrs.get("act"))
+    if act:
+        nodes.append((act, [None], {}))
+    onnx_steps(ctx, op, nodes)
+
+
+FUSED_LINEAR.set(onnx=_onnx, amp="white")

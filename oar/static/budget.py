@@ -8,7 +8,7 @@ A `Budget` is made by `oar.jit.load(..., max_bytes=, max_loop_iterations=)` and 
   its attributes (``full``, ``arange``, ``eye``, ...) and every variable with a fully known shape must fit in
   ``max_bytes``, and so must all the global block's constants together (they are folded and kept at load);
 - at run time, while the budget is active (`applied`): the executor calls `guard`'s wrapper before the kernel of
-  every op marked with ``OpDef.extra['out_elements']`` (creation and expansion ops: ``tile``, ``pad``,
+  every op marked with ``OpDef.out_elements`` (creation and expansion ops: ``tile``, ``pad``,
   ``broadcast_to``, ``full_dynamic``, ...), which computes the output size from the real inputs first;
 - in `while` loops: the iterations of one run (`loop_limit`), and the per-iteration history a loop keeps for a
   gradient (`history_limit`: at most ``max_bytes``).
@@ -179,9 +179,9 @@ def _prod(dims):
 
 
 def out_elements(opdef, arrays, attrs):
-    """Elements the marked op `opdef` will produce for these inputs (its ``extra['out_elements']`` rule, or its
+    """Elements the marked op `opdef` will produce for these inputs (its ``OpDef.out_elements`` rule, or its
     `infer` rule on the inputs' real shapes). Raises what the rule raises for impossible attributes."""
-    rule = opdef.extra["out_elements"]
+    rule = opdef.out_elements
     if rule is not True:
         return int(rule(*arrays, **attrs))
     metas = [(list(np.shape(a)), D.convert_dtype(np.asarray(a).dtype)) for a in arrays]
@@ -190,7 +190,7 @@ def out_elements(opdef, arrays, attrs):
 
 def guard(opdef, fn, op):
     """`fn` (the bound kernel of `op`) checked against the active budget first, when `opdef` is marked."""
-    if "out_elements" not in opdef.extra:
+    if opdef.out_elements is None:
         return fn
     attrs = op.attrs
     what = f"op '{opdef.name}'"
@@ -223,7 +223,7 @@ def check_program(program, budget):
             check_alloc(_prod(v.shape), size, f"variable '{v.name}' (declared shape {list(v.shape)})", budget)
         for op in b.ops:
             d = REGISTRY.get(op.type)
-            if d is None or "out_elements" not in d.extra or op.input_names():
+            if d is None or d.out_elements is None or op.input_names():
                 continue
             try:
                 n = out_elements(d, (), op.attrs) * _itemsize(op.attrs, ())

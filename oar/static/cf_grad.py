@@ -57,9 +57,10 @@ def _clone_into(dst, src, outer=None):
 def _reclone_sub_blocks(op, attrs, dst, cur):
     """Clones the sub-blocks of `op` under `dst` with the renamed outer names `cur`; fixes the attributes that
     name sub-block values."""
+    from .printer import block_attrs
     prog = dst.program
     fin = {}
-    for key in ("true_block", "false_block", "cond_block", "body_block"):
+    for key in block_attrs(op.type):
         if key in attrs:
             prev = prog.current_block_idx
             nb = prog._create_block(parent_idx=dst.idx)
@@ -177,7 +178,7 @@ def _while_grad_verify(inputs, outputs, a):
             or count_problem(len(outputs.get("out", [])), len(a["gout_in"]) + len(a["want_captured"]), "output 'out'"))
 
 
-WHILE_GRAD.extra["verify"] = _while_grad_verify
+WHILE_GRAD.set(verify=_while_grad_verify, block_attrs=("grad_block",), onnx_reason="training-only")
 
 
 def _ensure_history(op, block, prog):

@@ -163,7 +163,7 @@ def _cond_verify(inputs, outputs, a):
             or count_problem(len(a["false_outs"]), n, "false_outs"))
 
 
-COND.extra["verify"] = _cond_verify
+COND.set(verify=_cond_verify, block_attrs=("true_block", "false_block"), name_attrs=("true_outs", "false_outs"))
 
 
 def _trace(program, fn):
@@ -402,7 +402,8 @@ def _while_verify(inputs, outputs, a):
             or count_problem(len(outputs.get("history", [])), int(bool(a.get("save_history"))), "output 'history'"))
 
 
-WHILE.extra["verify"] = _while_verify
+WHILE.set(verify=_while_verify, block_attrs=("cond_block", "body_block"),
+          name_attrs=("cond_in", "cond_out", "body_in", "body_out", "carried"))
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
@@ -504,3 +505,6 @@ def _trace_loop(prog, cond, body, init, shapes, sgs, tree, name):
                                 f"{o.dtype.name}; cast it in the body")
             bouts.append(o)
     return cb, bb, cin, bin_, pred, bouts
+
+
+from . import control_flow_onnx  # noqa: E402,F401  (the ONNX lowerings of cond and while)

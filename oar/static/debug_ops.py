@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 
+from ..ops.onnx_rules import passthrough
 from ..ops.registry import apply, defop
 
 _PRINTED = {}   # print op id -> how many times it printed (for first_n)
@@ -34,7 +35,7 @@ def _print(x, message, name, summarize, print_tensor_name, print_tensor_type, pr
 
 
 PRINT = defop("print", _print, infer=lambda m, **a: [m[0]], grad=lambda g, out, x, **a: g)
-PRINT.extra["side_effect"] = True
+PRINT.set(side_effect=True, amp="skip", onnx=passthrough)  # ONNX has no print: the value passes through
 
 
 def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True, print_tensor_type=True,
@@ -74,7 +75,7 @@ def _assert(cond, *data, summarize, name):
 
 
 ASSERT = defop("assert", _assert, inputs=("cond",), variadic=True, infer=lambda m, **a: [m[0]])
-ASSERT.extra["side_effect"] = True
+ASSERT.set(side_effect=True, amp="skip", differentiable=False, onnx=passthrough)
 
 
 def Assert(cond, data=None, summarize=20, name=None):

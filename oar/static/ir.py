@@ -203,12 +203,12 @@ class Operator:
 
     def has_side_effects(self):
         """True when removing this op could change more than its outputs: ops marked
-        ``OpDef.extra['side_effect']`` (print, assert, in-place array writes), writes to persistable variables,
+        ``OpDef.side_effect`` (print, assert, in-place array writes), writes to persistable variables,
         and control-flow ops whose sub-blocks hold such ops. The executor's pruning and the passes both ask this."""
         from ..ops.registry import REGISTRY
         from .printer import sub_blocks
         d = REGISTRY.get(self.type)
-        if d is not None and d.extra.get("side_effect"):
+        if d is not None and d.side_effect:
             return True
         for n in self.output_names():
             v = self.block._find_var_recursive(n)
@@ -416,7 +416,7 @@ class Program:
 def _prune_for_test(p):
     """Removes backward/optimize ops, then the blocks no remaining op owns (renumbering the rest) and the
     variables only removed ops used."""
-    from .printer import BLOCK_ATTRS, sub_blocks
+    from .printer import block_attrs, sub_blocks
     removed, used = set(), set()
     for b in p.blocks:
         keep = [op for op in b.ops if op.role is None]
@@ -444,7 +444,7 @@ def _prune_for_test(p):
     for b in p.blocks:
         b.idx, b.parent_idx = new_idx[b.idx], new_idx.get(b.parent_idx, -1)
         for op in b.ops:
-            for k in BLOCK_ATTRS:
+            for k in block_attrs(op.type):
                 v = op.attrs.get(k)
                 if isinstance(v, int) and not isinstance(v, bool):
                     op.attrs[k] = new_idx[v]

@@ -1,4 +1,4 @@
-"""Helpers for the `verify` hooks of ops lowered by the executor (``OpDef.extra['verify']``).
+"""Helpers for the `verify` hooks of ops lowered by the executor (``OpDef.verify``).
 
 A verify hook gets an op as read from a file (``inputs`` and ``outputs``: slot -> [names], ``attrs``) after the
 generic checks of `serialize.validate` passed, and returns None or a message saying what is wrong, so a malformed

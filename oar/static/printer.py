@@ -11,7 +11,6 @@ import json
 import os
 
 INDENT = "  "
-BLOCK_ATTRS = ("sub_block", "true_block", "false_block", "cond_block", "body_block", "blocks", "grad_block")
 
 
 def format_type(v):
@@ -87,10 +86,18 @@ def format_op(op, with_loc=True):
     return text
 
 
+def block_attrs(op_type):
+    """The attrs of ops of `op_type` that hold sub-block indices: its `OpDef.block_attrs` (none for a type not
+    registered: the validator refuses those in files)."""
+    from ..ops.registry import REGISTRY
+    d = REGISTRY.get(op_type)
+    return d.block_attrs if d is not None else ()
+
+
 def sub_blocks(op):
     """Indices of the blocks an op owns, in attribute order."""
     out = []
-    for k in BLOCK_ATTRS:
+    for k in block_attrs(op.type):
         v = op.attrs.get(k)
         if isinstance(v, int) and not isinstance(v, bool):
             out.append(v)

@@ -335,7 +335,6 @@ _ATTR_NAMES = {}
 _SIGNATURES = {}
 
 ROLES = (None, "backward", "optimize")
-_NAME_ATTRS = ("cond_out", "cond_in", "body_in", "body_out", "true_outs", "false_outs", "carried")
 
 
 def _ints(a):
@@ -442,19 +441,15 @@ def _check_op(od, w, bi, scopes, registry):
         rule = _ATTR_TYPES.get(k)
         if rule is not None:
             _need(rule[0](a), w, f"attribute {k!r} must be {rule[1]}, got {a!r:.60}")
-            if k in _NAME_ATTRS:  # names of sub-block variables
-                for n in ([a] if isinstance(a, str) else a):
-                    _need(any(n in names for names, _ in scopes), w, f"attribute {k!r} names {n!r:.80}, which no "
-                                                                     "block declares")
+        if k in opdef.name_attrs:  # names of sub-block variables
+            _need(isinstance(a, str) or _strs(a), w, f"attribute {k!r} must be a name or a list of names")
+            for n in ([a] if isinstance(a, str) else a):
+                _need(any(n in names for names, _ in scopes), w, f"attribute {k!r} names {n!r:.80}, which no "
+                                                                 "block declares")
         if k == "shape" and isinstance(a, list) and all(_is_int(x) for x in a):
             _check_shape(a, f"{w} attr 'shape'")
-        if k.endswith("block") and a is not None:
-            _check_sub_block(a, bi, scopes, f"{w} attr {k!r}")
-            _need(a not in owned, w, f"sub-block {a} is referenced twice by the op")
-            owned.add(a)
-        elif k.endswith("blocks") and a is not None:
-            _need(isinstance(a, list), w, f"sub-block references {k}={a!r:.60} must be a list")
-            for x in a:
+        if k in opdef.block_attrs and a is not None:  # one sub-block index, or a list of them
+            for x in (a if isinstance(a, list) else [a]):
                 _check_sub_block(x, bi, scopes, f"{w} attr {k!r}")
                 _need(x not in owned, w, f"sub-block {x} is referenced twice by the op")
                 owned.add(x)
@@ -475,9 +470,8 @@ def _check_op(od, w, bi, scopes, registry):
             sig.bind(*range(n_in), **at)
         except TypeError as e:
             _need(False, w, f"inputs and attributes do not fit the op ({e})")
-    verify = opdef.extra.get("verify")
-    if verify is not None:
-        problem = verify(od["inputs"], od["outputs"], at)
+    if opdef.verify is not None:
+        problem = opdef.verify(od["inputs"], od["outputs"], at)
         _need(problem is None, w, problem)
     _need(od.get("role") in ROLES, w, f"role must be one of {list(ROLES)}, got {od.get('role')!r:.40}")
     loc = od.get("loc")

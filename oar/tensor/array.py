@@ -50,9 +50,13 @@ def _create_grad(g, out, *xs, dtype):
     return tuple(apply(ARRAY_PICK, (g, x, const([k], D.int64))) for k, x in enumerate(xs))
 
 
+# tensor arrays (Python lists in converted code): AMP never casts them and ONNX has no list type
+ARRAY_FIELDS = dict(amp="skip", onnx_reason="tensor arrays (lists in converted code) have no ONNX form")
+
+
 CREATE_ARRAY = defop("create_array", _create, inputs=("x",), variadic=True,
                      infer=lambda m, dtype: [(list(m[0][0]) if m else [], D.convert_dtype(dtype))],
-                     grad=_create_grad)
+                     grad=_create_grad, **ARRAY_FIELDS)
 
 
 def _write(arr, x, i):
@@ -86,12 +90,13 @@ def _array_add(a, b):
 
 ARRAY_PICK = defop("array_pick", _pick, inputs=("array", "like", "i"), infer=lambda m: [m[1]],
                    grad=lambda g, out, arr, like, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None, None),
-                   nondiff=(1, 2))
+                   nondiff=(1, 2), **ARRAY_FIELDS)
 ARRAY_CLEAR = defop("array_clear", _clear, inputs=("array", "i"), infer=lambda m: [m[0]], nondiff=(1,),
-                    grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_CLEAR, (g, i))), None))
+                    grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_CLEAR, (g, i))), None), **ARRAY_FIELDS)
 ARRAY_ADD = defop("array_add", _array_add, inputs=("x", "y"), infer=lambda m: [m[0]],
-                  grad=lambda g, out, x, y: (g, g))
-ARRAY_ZEROS = defop("array_zeros", lambda arr: [], inputs=("array",), infer=lambda m: [m[0]])
+                  grad=lambda g, out, x, y: (g, g), **ARRAY_FIELDS)
+ARRAY_ZEROS = defop("array_zeros", lambda arr: [], inputs=("array",), infer=lambda m: [m[0]], **ARRAY_FIELDS,
+                    differentiable=False)
 
 
 def _write_grad(g, out, arr, x, i):
@@ -100,8 +105,8 @@ def _write_grad(g, out, arr, x, i):
 
 
 ARRAY_WRITE = defop("array_write", _write, inputs=("array", "x", "i"), nondiff=(2,),
-                    infer=lambda m: [(m[1][0], m[1][1])], grad=_write_grad)
-ARRAY_WRITE.extra["side_effect"] = True  # it writes the array variable in place
+                    infer=lambda m: [(m[1][0], m[1][1])], grad=_write_grad, **ARRAY_FIELDS)
+ARRAY_WRITE.set(side_effect=True)  # it writes the array variable in place
 
 
 def _read(arr, i):
@@ -114,9 +119,9 @@ def _read_grad_kernel(g, i):
 
 ARRAY_READ_GRAD = defop("array_read_grad", _read_grad_kernel, inputs=("x", "i"), nondiff=(1,),
                         infer=lambda m: [m[0]],
-                        grad=lambda g, out, x, i: (apply(ARRAY_PICK, (g, x, i)), None))
+                        grad=lambda g, out, x, i: (apply(ARRAY_PICK, (g, x, i)), None), **ARRAY_FIELDS)
 ARRAY_READ = defop("array_read", _read, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
-                   grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None))
+                   grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None), **ARRAY_FIELDS)
 def _slice(arr, start, stop, step):
     return list(arr[start:stop:step])
 
@@ -130,12 +135,13 @@ def _unslice(g, arr, start, stop, step):
     return out
 
 
-ARRAY_UNSLICE = defop("array_unslice", _unslice, inputs=("g", "array"), nondiff=(1,), infer=lambda m, **a: [m[1]])
+ARRAY_UNSLICE = defop("array_unslice", _unslice, inputs=("g", "array"), nondiff=(1,), infer=lambda m, **a: [m[1]],
+                      **ARRAY_FIELDS, differentiable=False)
 ARRAY_SLICE = defop("array_slice", _slice, inputs=("array",), infer=lambda m, **a: [m[0]],
                     grad=lambda g, out, arr, start, stop, step: (
-                        apply(ARRAY_UNSLICE, (g, arr), {"start": start, "stop": stop, "step": step}),))
+                        apply(ARRAY_UNSLICE, (g, arr), {"start": start, "stop": stop, "step": step}),), **ARRAY_FIELDS)
 ARRAY_LENGTH = defop("array_length", lambda arr: np.asarray([len(arr)], np.int64), inputs=("array",),
-                     infer=lambda m: [([1], D.int64)])
+                     infer=lambda m: [([1], D.int64)], **ARRAY_FIELDS, differentiable=False)
 
 
 def _stack(arr, axis, use_stack):
@@ -169,11 +175,12 @@ def _unstack_infer(m, axis):
 
 ARRAY_UNSTACK = defop("array_unstack", _unstack, inputs=("x",), infer=_unstack_infer,
                       grad=lambda g, out, x, axis: apply(ARRAY_TO_TENSOR_LIKE, (g, x), {"axis": axis,
-                                                                                       "use_stack": True}))
+                                                                                       "use_stack": True}),
+                      **ARRAY_FIELDS)
 ARRAY_SPLIT = defop("array_split", _split_like, inputs=("x", "array"), nondiff=(1,), infer=lambda m, axis: [m[1]],
                     grad=lambda g, out, x, arr, axis: (apply(ARRAY_TO_TENSOR_LIKE, (g, x), {"axis": axis,
                                                                                            "use_stack": False}),
-                                                       None))
+                                                       None), **ARRAY_FIELDS)
 
 
 def _stack_like(g, like, axis, use_stack):
@@ -191,7 +198,7 @@ def _stack_like(g, like, axis, use_stack):
 
 
 ARRAY_TO_TENSOR_LIKE = defop("array_to_tensor_like", _stack_like, inputs=("array", "like"), nondiff=(1,),
-                             infer=lambda m, axis, use_stack: [m[1]])
+                             infer=lambda m, axis, use_stack: [m[1]], **ARRAY_FIELDS, differentiable=False)
 
 
 def _to_tensor_grad(g, out, arr, axis, use_stack):
@@ -200,7 +207,8 @@ def _to_tensor_grad(g, out, arr, axis, use_stack):
     return (_grad_array(apply(ARRAY_SPLIT, (g, arr), {"axis": axis})),)
 
 
-ARRAY_TO_TENSOR = defop("array_to_tensor", _stack, inputs=("array",), infer=_stack_infer, grad=_to_tensor_grad)
+ARRAY_TO_TENSOR = defop("array_to_tensor", _stack, inputs=("array",), infer=_stack_infer, grad=_to_tensor_grad,
+                        **ARRAY_FIELDS)
 
 
 def create_array(dtype, initialized_list=None):

@@ -10,7 +10,7 @@ import oar
 REPO = os.path.dirname(os.path.dirname(oar.__file__))
 
 FIRST_USES = {name: f"import oar; oar.{name}" for name in oar._LAZY_MODULES if name != "onnx"}
-FIRST_USES["onnx"] = "import oar; from oar.onnx.exporter import _require_onnx; _require_onnx()"  # + lowerings
+FIRST_USES["onnx"] = "import oar; from oar.onnx.exporter import _require_onnx; _require_onnx()"
 
 
 def test_each_upper_layer_loads_first_in_a_fresh_interpreter():

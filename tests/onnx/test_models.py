@@ -149,6 +149,7 @@ def test_unsupported_ops_are_listed():
         export_model(oar.jit.to_static(fn), [InputSpec([4], "float32", "x")])
     msg = str(e.value)
     assert "sort" in msg and "roll" in msg and "test_models.py" in msg
+    assert "roll (not lowered yet)" in msg  # each op's declared OpDef.onnx_reason
 
 
 def test_pool_mask_output_is_a_clear_error():

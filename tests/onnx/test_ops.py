@@ -21,6 +21,8 @@ IMG = f32(2, 3, 9, 9)
 I32 = R.integers(-7, 8, (3, 4)).astype(np.int32)
 J32 = R.integers(1, 5, (3, 4)).astype(np.int32) * np.where(R.random((3, 4)) > 0.5, 1, -1).astype(np.int32)
 
+INFS = np.where(X > 1, np.inf, np.where(X < -1.5, 0, X)).astype(np.float32)
+
 UNARY = {  # op name -> (function, input)
     "neg": (oar.neg, X), "exp": (oar.exp, X), "log": (oar.log, P), "sqrt": (oar.sqrt, P), "abs": (oar.abs, X),
     "sign": (oar.sign, X), "sin": (oar.sin, X), "cos": (oar.cos, X), "tan": (oar.tan, X / 2),
@@ -29,6 +31,11 @@ UNARY = {  # op name -> (function, input)
     "round": (oar.round, np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.49, -0.51], [3.2, -3.7, 0.0, 7.5]],
                                    np.float32)),  # halves: away from zero, as Paddle
     "reciprocal": (oar.reciprocal, P), "sigmoid": (F.sigmoid, X),
+    "asinh": (oar.asinh, X), "acosh": (oar.acosh, P + 1), "atanh": (oar.atanh, X / 3),
+    "nan_to_num": (lambda x: oar.nan_to_num(oar.log(x)), INFS),  # log gives inf, -inf (at 0) and NaN (< 0)
+    "nan_to_num_values": (lambda x: oar.nan_to_num(oar.log(x), nan=2.0, posinf=9.0, neginf=-9.0), INFS),
+    "nonzero": (lambda x: oar.nonzero(x > 0), X),
+    "logit": (oar.logit, P / 3.5), "logit_eps": (lambda x: oar.logit(x, eps=0.2), P / 3.5),
     "erf": (oar.erf, X), "expm1": (oar.expm1, X), "log1p": (oar.log1p, P), "log2": (oar.log2, P),
     "log10": (oar.log10, P), "square": (oar.square, X), "trunc": (oar.trunc, X * 3), "rsqrt": (oar.rsqrt, P),
     "relu": (F.relu, X), "relu6": (F.relu6, X * 4), "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), X),
@@ -69,6 +76,7 @@ BINARY = {
     "matmul": (oar.matmul, X, Y.T.copy()), "matmul_tx": (lambda a, b: oar.matmul(a, b, transpose_x=True), X, Y),
     "matmul_ty": (lambda a, b: oar.matmul(a, b, transpose_y=True), X, Y),
     "einsum": (lambda a, b: oar.einsum("ij,kj->ik", a, b), X, Y),
+    "heaviside": (oar.heaviside, np.where(np.abs(X) < 0.5, 0, X).astype(np.float32), Y),
 }
 
 

@@ -147,6 +147,10 @@ binary("remainder", oar.remainder, np.mod, gen=pos, gen_y=pos, diff=(0,))
 binary("pow", oar.pow, np.power, gen=pos)
 binary("maximum", oar.maximum, np.maximum)
 binary("minimum", oar.minimum, np.minimum)
+binary("fmax", oar.fmax, np.fmax)
+binary("fmin", oar.fmin, np.fmin)
+add("fmax_nan", oar.fmax, np.fmax, (np.array([1.0, np.nan, np.nan, -2.0]), np.array([np.nan, 3.0, np.nan, 5.0])),
+    grad=False)
 binary("atan2", oar.atan2, np.arctan2)
 binary("operator_add", lambda x, y: x + y, np.add)
 binary("operator_rsub_scalar", lambda x, y: 2.0 - x * y, lambda x, y: 2.0 - x * y)
@@ -453,6 +457,7 @@ import op_table_linalg  # noqa: E402,F401  (more families' rows, each in its own
 import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401
 import op_table_sparse  # noqa: E402,F401
+import op_table_nn  # noqa: E402,F401
 
 
 # ---- metric: the auc op (the kernel of paddle.static.auc; no eager public function, so called through apply) ---

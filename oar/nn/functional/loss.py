@@ -52,7 +52,8 @@ SWCE_GRAD = defop("softmax_with_cross_entropy_grad", lambda p, label, g, logits=
                   infer=lambda m, **a: [m[0]], grad=_swce_grad_grad)
 SWCE = defop("softmax_with_cross_entropy", _swce, inputs=("logits", "label"), outputs=("loss", "softmax"),
              nondiff=(1,), nondiff_out=(1,), infer=_swce_infer,
-             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0], logits), a), None))
+             grad=lambda g, out, logits, label, **a: (apply(SWCE_GRAD, (out[1], label, g[0], logits), a), None),
+             amp="black", onnx_reason="training-only (loss)")
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
@@ -182,7 +183,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
 
 
 COUNT_VALID = defop("count_valid", _count_valid, inputs=("label",), infer=lambda m, ignore_index, dtype: [
-    ([], D.convert_dtype(dtype))])
+    ([], D.convert_dtype(dtype))], differentiable=False, onnx_reason="training-only (loss)")
 
 
 def _from_class_last(x, axis, ndim):
@@ -381,7 +382,8 @@ WARPCTC = defop("warpctc", _warpctc, inputs=("logits", "label", "logits_length",
                 outputs=("loss", "warpctc_grad"), nondiff=(1, 2, 3), nondiff_out=(1,),
                 infer=lambda m, **a: [([m[0][0][1], 1], m[0][1]), m[0]],
                 grad=lambda g, out, logits, label, ll, lab_l, **a: (
-                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None))
+                    out[1] * S.reshape(g[0], [1, -1, 1]), None, None, None), amp="black",
+                onnx_reason="training-only (loss)")
 
 
 def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean", norm_by_times=False):

@@ -10,13 +10,15 @@ from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops import reduction as R
 from ...ops.common import infer_same
-from ...ops.registry import apply, defop
+from ...ops.onnx_rules import first_input as _x, same, scalar as _c
+from ...ops.registry import apply, defop, lowerings
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
 
-def _act(name, fwd, dfn, curv=None, through_out=None):
-    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``).
+def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
+    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``);
+    `fields` are the forward OpDef's typed fields (``amp=...``).
 
     `curv(x, out, **attrs)` is f''(x) written with ops (None: piecewise linear, f'' = 0); it makes the gradient
     of `name_grad`: d(g * f'(x)) = gg * g * f''(x) for x, f'(x) * gg (the same kernel) for g. An activation
@@ -31,7 +33,7 @@ def _act(name, fwd, dfn, curv=None, through_out=None):
     grad_op = defop(name + "_grad", lambda x, out, g, **a: dfn(x, out, g, **a).astype(g.dtype, copy=False),
                     inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]], grad=grad_grad)
     return defop(name, lambda x, **a: np.asarray(fwd(x, **a)).astype(x.dtype, copy=False), infer=infer_same,
-                 grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a))
+                 grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a), **fields)
 
 
 def _mask(cond, like):
@@ -119,11 +121,11 @@ HARDTANH = _act("hardtanh", lambda x, min, max: np.clip(x, min, max),
                 lambda x, out, g, min, max: g * ((x > min) & (x < max)))
 SOFTPLUS = _act("softplus", _softplus,
                 lambda x, out, g, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)),
-                _softplus_curv)
+                _softplus_curv, amp="black")
 SOFTSIGN = _act("softsign", lambda x: x / (1 + np.abs(x)), lambda x, out, g: g / (1 + np.abs(x)) ** 2,
                  lambda x, out: -2 * M.sign(x) / ((1 + M.abs(x)) * (1 + M.abs(x)) * (1 + M.abs(x))))
 LOG_SIGMOID = _act("logsigmoid", lambda x: -np.logaddexp(0, -x), lambda x, out, g: g * _sigmoid(-x),
-                    lambda x, out: M.sigmoid(x) * (M.sigmoid(x) - 1))
+                    lambda x, out: M.sigmoid(x) * (M.sigmoid(x) - 1), amp="black")
 TANHSHRINK = _act("tanh_shrink", lambda x: x - np.tanh(x), lambda x, out, g: g * np.tanh(x) ** 2,
                    lambda x, out: 2 * M.tanh(x) * (1 - M.tanh(x) * M.tanh(x)))
 THRESHOLDED_RELU = _act("thresholded_relu", lambda x, threshold: np.where(x > threshold, x, 0),
@@ -151,10 +153,10 @@ def _log_softmax_out_grad(out, g, gg, axis):  # gradients of <gg, g - exp(out) s
 
 
 SOFTMAX = _act("softmax", _softmax, lambda x, out, g, axis: out * (g - (g * out).sum(axis=axis, keepdims=True)),
-               through_out=_softmax_out_grad)
+               through_out=_softmax_out_grad, amp="black")
 LOG_SOFTMAX = _act("log_softmax", _log_softmax,
                    lambda x, out, g, axis: g - np.exp(out) * g.sum(axis=axis, keepdims=True),
-                   through_out=_log_softmax_out_grad)
+                   through_out=_log_softmax_out_grad, amp="black")
 
 
 def _prelu_grad(g, out, x, w, data_format):
@@ -478,3 +480,85 @@ def glu(x, axis=-1, name=None):
     """
     a, b = S.split(x, 2, axis=axis)
     return a * M.sigmoid(b)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_gelu(ctx, op):
+    x = _x(ctx, op)
+    if op.attrs.get("approximate"):  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        x3 = ctx.node("Mul", [ctx.node("Mul", [x, x]), x])
+        inner = ctx.node("Mul", [ctx.node("Add", [x, ctx.node("Mul", [x3, _c(ctx, op, 0.044715)])]),
+                                 _c(ctx, op, math.sqrt(2.0 / math.pi))])
+        t = ctx.node("Tanh", [inner])
+    else:  # 0.5 x (1 + erf(x / sqrt 2))
+        t = ctx.node("Erf", [ctx.node("Div", [x, _c(ctx, op, math.sqrt(2.0))])])
+    half_x = ctx.node("Mul", [x, _c(ctx, op, 0.5)])
+    ctx.node("Mul", [half_x, ctx.node("Add", [t, _c(ctx, op, 1.0)])], [ctx.out(op)])
+
+
+def _onnx_x_times(fn):
+    """x * fn(x) activations (silu, swish, mish, hardswish)."""
+    def lower(ctx, op):
+        x = _x(ctx, op)
+        ctx.node("Mul", [x, fn(ctx, op, x)], [ctx.out(op)])
+    return lower
+
+
+def _onnx_softplus(ctx, op):
+    beta, threshold = op.attrs["beta"], op.attrs["threshold"]
+    x = _x(ctx, op)
+    bx = ctx.node("Mul", [x, _c(ctx, op, beta)])
+    sp = ctx.node("Div", [ctx.node("Softplus", [bx]), _c(ctx, op, beta)])
+    ctx.node("Where", [ctx.node("Greater", [bx, _c(ctx, op, threshold)]), x, sp], [ctx.out(op)])
+
+
+def _onnx_prelu(ctx, op):
+    xs = ctx.in_meta(op, "x")[0]
+    w = ctx.inp(op, "alpha")
+    n = int(np.prod(ctx.in_meta(op, "alpha")[0] or [1]))
+    if n > 1:  # per channel: [C] broadcast along the channel dim
+        shape = [1] * len(xs)
+        shape[1 if op.attrs["data_format"].startswith("NC") else len(xs) - 1] = n
+        w = ctx.node("Reshape", [w, ctx.ints(shape[1:])])
+    ctx.node("PRelu", [_x(ctx, op), w], [ctx.out(op)])
+
+
+def _onnx_softmax(onnx_type):
+    def lower(ctx, op):
+        nd = len(ctx.in_meta(op, "x")[0])
+        axis = int(op.attrs["axis"]) % max(nd, 1)
+        if ctx.opset >= 13 or axis == nd - 1:
+            return ctx.unary(op, onnx_type, axis=axis)
+        # before opset 13 Softmax normalises over all dims from `axis` on: move the axis last first
+        perm = [i for i in range(nd) if i != axis] + [axis]
+        y = ctx.node(onnx_type, [ctx.node("Transpose", [_x(ctx, op)], perm=perm)], axis=nd - 1)
+        ctx.node("Transpose", [y], [ctx.out(op)], perm=[perm.index(i) for i in range(nd)])
+    return lower
+
+
+def _onnx_clip(lo, hi):
+    return lambda ctx, op: ctx.node("Clip", [_x(ctx, op), _c(ctx, op, lo(op)), _c(ctx, op, hi(op))], [ctx.out(op)])
+
+
+lowerings({
+    "relu": same("Relu"), "relu6": _onnx_clip(lambda op: 0, lambda op: 6),
+    "leaky_relu": lambda ctx, op: ctx.unary(op, "LeakyRelu", alpha=float(op.attrs["alpha"])),
+    "elu": lambda ctx, op: ctx.unary(op, "Elu", alpha=float(op.attrs["alpha"])),
+    "selu": lambda ctx, op: ctx.unary(op, "Selu", alpha=float(op.attrs["alpha"]), gamma=float(op.attrs["scale"])),
+    "gelu": _onnx_gelu,
+    "silu": _onnx_x_times(lambda ctx, op, x: ctx.node("Sigmoid", [x])),
+    "swish": _onnx_x_times(lambda ctx, op, x: ctx.node("Sigmoid",
+                                                       [ctx.node("Mul", [x, _c(ctx, op, op.attrs["beta"])])])),
+    "mish": _onnx_x_times(lambda ctx, op, x: ctx.node("Tanh", [ctx.node("Softplus", [x])])),
+    "hardswish": _onnx_x_times(lambda ctx, op, x: ctx.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)),
+    "hardsigmoid": lambda ctx, op: ctx.unary(op, "HardSigmoid", alpha=float(op.attrs["slope"]),
+                                             beta=float(op.attrs["offset"])),
+    "hardtanh": _onnx_clip(lambda op: op.attrs["min"], lambda op: op.attrs["max"]),
+    "softplus": _onnx_softplus, "softsign": same("Softsign"),
+    "logsigmoid": lambda ctx, op: ctx.node("Neg", [ctx.node("Softplus", [ctx.node("Neg", [_x(ctx, op)])])],
+                                           [ctx.out(op)]),
+    "tanh_shrink": lambda ctx, op: ctx.node("Sub", [_x(ctx, op), ctx.node("Tanh", [_x(ctx, op)])], [ctx.out(op)]),
+    "thresholded_relu": lambda ctx, op: ctx.unary(op, "ThresholdedRelu", alpha=float(op.attrs["threshold"])),
+    "softmax": _onnx_softmax("Softmax"), "log_softmax": _onnx_softmax("LogSoftmax"), "prelu": _onnx_prelu,
+})

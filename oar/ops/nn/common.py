@@ -1,4 +1,6 @@
 """Common functional layers: linear, bilinear, dropout, embedding, one_hot, pad, interpolate, pixel_shuffle."""
+
+from ...framework import dtype as D
 from ...framework.state import rng
 from ...ops import indexing as _indexing
 from ...ops import manipulation as S
@@ -8,6 +10,8 @@ from ...ops.registry import apply, defop
 from ...kernels import nn as nn_kernels
 from ...kernels.nn import (embedding as _embedding, embedding_grad as _embedding_grad_impl, interp as _interp,
                            interp_grad as _interp_grad_impl)
+from ...ops.onnx_rules import first_input, only_first_output, scalar
+from ...ops.registry import lowerings
 
 
 def linear(x, weight, bias=None, name=None):
@@ -259,3 +263,45 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     n1 = M.sqrt(M.sum(x1 * x1, axis=axis))
     n2 = M.sqrt(M.sum(x2 * x2, axis=axis))
     return dot / M.maximum(n1 * n2, operand(eps, dot))
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_interp(ctx, op):
+    from .pooling import onnx_separable
+    a = op.attrs
+    shape, dt = ctx.in_meta(op, "x")
+    nd = len(a["out_size"])
+    spatial = shape[len(shape) - nd:]
+    if nd > 2 or any(s < 0 for s in spatial):
+        raise ctx.block_op_error(op, f"interpolate over {nd} dims of spatial size {spatial} has no ONNX lowering "
+                                     "(needs 1 or 2 dims of known size)")
+    mats = [nn_kernels.interp_matrix(s, o, a["mode"], a["align_corners"], a["align_mode"], sc, D.np_dtype(dt))
+            for s, o, sc in zip(spatial, a["out_size"], a["scales"])]
+    onnx_separable(ctx, op, ctx.inp(op, "x"), mats)
+
+
+def _onnx_dropout(ctx, op):
+    a = op.attrs
+    if a["training"]:
+        raise ctx.block_op_error(op, "dropout in training mode is random; call layer.eval() before exporting")
+    only_first_output(ctx, op)
+    if a["mode"] == "upscale_in_train" or a["p"] == 0.0:
+        ctx.node("Identity", [first_input(ctx, op)], [ctx.out(op)])
+    else:
+        ctx.node("Mul", [first_input(ctx, op), scalar(ctx, op, 1.0 - a["p"])], [ctx.out(op)])
+
+
+def _onnx_embedding(ctx, op):
+    ids, w = ctx.inp(op, "ids"), ctx.inp(op, "weight")
+    pidx = op.attrs.get("padding_idx")
+    if pidx is None or pidx < 0:
+        ctx.node("Gather", [w, ids], [ctx.out(op)], axis=0)
+        return
+    out = ctx.node("Gather", [w, ids], axis=0)
+    pad = ctx.node("Equal", [ids, ctx.const(pidx, ctx.in_meta(op, "ids")[1])])
+    pad = ctx.node("Unsqueeze", [pad, ctx.ints([-1])])
+    ctx.node("Where", [pad, ctx.const(0, ctx.in_meta(op, "weight")[1]), out], [ctx.out(op)])
+
+
+lowerings({"interp": _onnx_interp, "dropout": _onnx_dropout, "embedding": _onnx_embedding})

@@ -5,7 +5,7 @@ import math
 from ...kernels import conv as K
 from ...ops import manipulation as S
 from ...ops import math as M
-from ...ops.registry import apply, defop
+from ...ops.registry import apply, defop, lowerings
 
 
 def resolve_pads(algorithm, paddings, spatial, ksize, strides, dilations):
@@ -44,7 +44,7 @@ def _grad_filter_impl(x, g, w, strides, paddings, padding_algorithm, dilations, 
     return K.conv_grad_filter(x, g, w.shape, strides, pads, dilations, groups)
 
 
-def _register_conv(name):
+def _register_conv(name, **fields):
     # both gradient ops are bilinear (the `input`/`filter` they take for its shape carries no gradient), so
     # their gradients are the convolution and the other gradient op: second order closes over the three ops
     def grad_input_grad(gg, dx, w, g, x, **a):
@@ -63,12 +63,12 @@ def _register_conv(name):
                 infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_input_grad)
     gfil = defop(name + "_grad_filter", _grad_filter_impl, inputs=("input", "out_grad", "filter"),
                  infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_filter_grad)
-    conv = defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad)
+    conv = defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad, **fields)
     return conv, gin, gfil
 
 
-CONV2D, CONV2D_GRAD_INPUT, CONV2D_GRAD_FILTER = _register_conv("conv2d")
-CONV3D, CONV3D_GRAD_INPUT, CONV3D_GRAD_FILTER = _register_conv("conv3d")
+CONV2D, CONV2D_GRAD_INPUT, CONV2D_GRAD_FILTER = _register_conv("conv2d", amp="white")
+CONV3D, CONV3D_GRAD_INPUT, CONV3D_GRAD_FILTER = _register_conv("conv3d", amp="white")
 
 
 def _tuple(v, n, what):
@@ -190,18 +190,18 @@ def _convt_infer(m, strides, paddings, dilations, groups, output_padding):
     return [([xs[0], ws[1] * groups] + [o if s >= 0 else -1 for o, s in zip(osz, xs[2:])], dt)]
 
 
-def _register_convt(name, conv_op, gfil):
+def _register_convt(name, conv_op, gfil, **fields):
     def grad(g, out, x, w, strides, paddings, dilations, groups, output_padding):
         a = {"strides": strides, "paddings": paddings, "padding_algorithm": "EXPLICIT", "dilations": dilations,
              "groups": groups}
         dx = None if x.stop_gradient else apply(conv_op, (g, w), a)
         dw = None if w.stop_gradient else apply(gfil, (g, x, w), a)
         return dx, dw
-    return defop(name, _convt_impl, inputs=("input", "filter"), infer=_convt_infer, grad=grad)
+    return defop(name, _convt_impl, inputs=("input", "filter"), infer=_convt_infer, grad=grad, **fields)
 
 
-CONV2D_TRANSPOSE = _register_convt("conv2d_transpose", CONV2D, CONV2D_GRAD_FILTER)
-CONV3D_TRANSPOSE = _register_convt("conv3d_transpose", CONV3D, CONV3D_GRAD_FILTER)
+CONV2D_TRANSPOSE = _register_convt("conv2d_transpose", CONV2D, CONV2D_GRAD_FILTER, amp="white")
+CONV3D_TRANSPOSE = _register_convt("conv3d_transpose", CONV3D, CONV3D_GRAD_FILTER, amp="white")
 
 
 def _conv_transpose_nd(op, x, weight, bias, stride, padding, output_padding, groups, dilation, output_size,
@@ -272,3 +272,38 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                          [1, _tuple(dilation, 1, "dilation")[0]],
                          None if output_size is None else [1, _tuple(output_size, 1, "output_size")[0]])
     return _from_channels_first(_add_bias(S.squeeze(y, 2), bias, 1), 1, channels_last)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def onnx_pads(pairs):
+    """ONNX ``pads``: all begins, then all ends."""
+    return [int(p[0]) for p in pairs] + [int(p[1]) for p in pairs]
+
+
+def onnx_spatial_pads(ctx, op, algo, paddings, ksize, strides, dilations):
+    """Explicit ONNX pads, or auto_pad for 'SAME' when the spatial dims are unknown (convolutions and pooling)."""
+    spatial = ctx.in_meta(op, next(iter(op.inputs)))[0][2:]
+    if algo == "SAME" and any(s < 0 for s in spatial):
+        return {"auto_pad": "SAME_UPPER"}
+    return {"pads": onnx_pads(resolve_pads(algo, paddings, spatial, ksize, strides, dilations))}
+
+
+def _onnx_conv(ctx, op):
+    a = op.attrs
+    ksize = ctx.in_meta(op, "filter")[0][2:]
+    pads = onnx_spatial_pads(ctx, op, a["padding_algorithm"], a["paddings"], ksize, a["strides"], a["dilations"])
+    ctx.node("Conv", [ctx.inp(op, "input"), ctx.inp(op, "filter")], [ctx.out(op)], kernel_shape=list(ksize),
+             strides=list(a["strides"]), dilations=list(a["dilations"]), group=int(a["groups"]), **pads)
+
+
+def _onnx_conv_transpose(ctx, op):
+    a = op.attrs
+    ksize = ctx.in_meta(op, "filter")[0][2:]
+    ctx.node("ConvTranspose", [ctx.inp(op, "input"), ctx.inp(op, "filter")], [ctx.out(op)],
+             kernel_shape=list(ksize), strides=list(a["strides"]), dilations=list(a["dilations"]),
+             group=int(a["groups"]), pads=onnx_pads(a["paddings"]), output_padding=list(a["output_padding"]))
+
+
+lowerings({"conv2d": _onnx_conv, "conv3d": _onnx_conv, "conv2d_transpose": _onnx_conv_transpose,
+           "conv3d_transpose": _onnx_conv_transpose})

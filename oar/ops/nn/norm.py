@@ -7,6 +7,7 @@ from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops import reduction as R
 from ...ops import registry
+from ...ops.onnx_rules import only_first_output, scalar
 from ...ops.registry import apply, defop
 from .common import pad
 from .conv import _from_channels_first, _to_channels_first
@@ -106,7 +107,7 @@ def _bn_grad(g, out, x, mean, var, scale, bias, momentum, epsilon, training, dat
 
 BATCH_NORM = defop("batch_norm", _bn_impl, inputs=("x", "mean", "variance", "scale", "bias"),
                    outputs=("out", "mean_out", "variance_out", "saved_mean", "saved_inv_std"),
-                   nondiff=(1, 2), nondiff_out=(1, 2, 3, 4), infer=_bn_infer, grad=_bn_grad)
+                   nondiff=(1, 2), nondiff_out=(1, 2, 3, 4), infer=_bn_infer, grad=_bn_grad, amp="black")
 
 
 def _write_back(src, dst):
@@ -261,3 +262,25 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW
     div = avg_pool2d(sq, [size, 1], stride=1, exclusive=False)
     div = S.reshape(div, x.shape)
     return _from_channels_first(x / M.pow(div * alpha + k, beta), x.ndim - 2, channels_last)
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_batch_norm(ctx, op):
+    a = op.attrs
+    if a["training"] and not a["use_global_stats"]:
+        raise ctx.block_op_error(op, "batch_norm in training mode (batch statistics) cannot be exported; call "
+                                     "layer.eval() first")
+    only_first_output(ctx, op)
+    x = ctx.inp(op, "x")
+    shape = ctx.in_meta(op, "x")[0]
+    names = [ctx.inp(op, s) for s in ("scale", "bias", "mean", "variance")]
+    if a["data_format"][-1] != "C" or len(shape) == 2:
+        ctx.node("BatchNormalization", [x] + names, [ctx.out(op)], epsilon=float(a["epsilon"]))
+        return
+    scale, bias, mean, var = names  # channels last: y = (x - mean) * scale / sqrt(var + eps) + bias
+    inv = ctx.node("Div", [scale, ctx.node("Sqrt", [ctx.node("Add", [var, scalar(ctx, op, a["epsilon"])])])])
+    ctx.node("Add", [ctx.node("Mul", [ctx.node("Sub", [x, mean]), inv]), bias], [ctx.out(op)])
+
+
+BATCH_NORM.set(onnx=_onnx_batch_norm)

@@ -1,11 +1,14 @@
 """Pooling: `max_pool2d`/`avg_pool2d` (any spatial rank; 1-D pooling runs through them), adaptive pooling.
 Kernels live in `oar.kernels.pool`."""
+import numpy as np
+
 from ...framework import dtype as D
 from ...kernels import pool as P
 from ...ops import manipulation as S
 from ...ops import math as M
-from ...ops.registry import apply, defop
-from .conv import _from_channels_first, _to_channels_first, _tuple, padding_attrs, resolve_pads
+from ...ops.onnx_rules import first_input, only_first_output
+from ...ops.registry import apply, defop, lowerings
+from .conv import _from_channels_first, _to_channels_first, _tuple, onnx_spatial_pads, padding_attrs, resolve_pads
 
 
 def _pads(x_spatial, ksize, strides, padding_algorithm, paddings):
@@ -51,6 +54,7 @@ MAX_POOL_GRAD = defop("max_pool2d_grad", _max_grad_impl, inputs=("x", "mask", "o
                       infer=lambda m, **a: [(m[0][0], m[2][1])],
                       grad=lambda gg, dx, x, idx, g, **a: (M.zeros_like(x), None, apply(MAX_POOL_GATHER, (gg, idx), a)))
 MAX_POOL_GATHER = defop("max_pool2d_gather", _max_gather_impl, inputs=("x_grad", "mask"), nondiff=(1,),
+                        onnx_reason="training-only (gradient kernel)",
                         infer=lambda m, **a: [(m[1][0], m[0][1])],
                         grad=lambda gg, out, g, idx, **a: (apply(MAX_POOL_GRAD, (g, idx, gg), a), None))
 MAX_POOL = defop("max_pool2d", _max_impl, outputs=("out", "mask"), nondiff_out=(1,),
@@ -182,7 +186,7 @@ def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode
 def _adaptive_infer(m, output_size, n_out=1):
     xs, dt = m[0]
     shape = list(xs[:len(xs) - len(output_size)]) + list(output_size)
-    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, "int64")]
+    return [(shape, dt)] if n_out == 1 else [(shape, dt), (shape, D.int64)]
 
 
 ADAPTIVE_AVG_GRAD = defop("adaptive_avg_pool_grad", lambda x, g, output_size: P.adaptive_avg_pool_grad(
@@ -197,6 +201,7 @@ ADAPTIVE_MAX_GRAD = defop("adaptive_max_pool2d_grad", lambda x, idx, g, output_s
         ADAPTIVE_MAX_GATHER, (gg, idx), {"output_size": output_size})))
 ADAPTIVE_MAX_GATHER = defop("adaptive_max_pool2d_gather", lambda g, idx, output_size: P.adaptive_max_pool2d_gather(
     g, idx), inputs=("x_grad", "mask"), nondiff=(1,), infer=lambda m, **a: [(m[1][0], m[0][1])],
+    onnx_reason="training-only (gradient kernel)",
     grad=lambda gg, out, g, idx, output_size: (apply(ADAPTIVE_MAX_GRAD, (g, idx, gg), {"output_size": output_size}),
                                                None))
 ADAPTIVE_MAX = defop("adaptive_max_pool2d", lambda x, output_size: P.adaptive_max_pool2d(x, output_size),
@@ -279,3 +284,52 @@ def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     out, mask = apply(ADAPTIVE_MAX, (S.unsqueeze(x, 2),), {"output_size": size})
     out, mask = S.squeeze(out, 2), S.squeeze(mask, 2)
     return (out, mask) if return_mask else out
+
+
+# ---- ONNX -------------------------------------------------------------------------------------------------------
+
+def _onnx_pool(onnx_type):
+    def lower(ctx, op):
+        a = op.attrs
+        nd = len(a["ksize"])
+        pads = onnx_spatial_pads(ctx, op, a["padding_algorithm"], a["paddings"], a["ksize"], a["strides"], [1] * nd)
+        extra = {"count_include_pad": int(not a["exclusive"])} if "exclusive" in a else {}
+        only_first_output(ctx, op)
+        ctx.node(onnx_type, [first_input(ctx, op)], [ctx.out(op)], kernel_shape=list(a["ksize"]),
+                 strides=list(a["strides"]), ceil_mode=int(bool(a["ceil_mode"])), **pads, **extra)
+    return lower
+
+
+def _onnx_adaptive(onnx_global, onnx_pool, kind):
+    def lower(ctx, op):
+        out_size = list(op.attrs["output_size"])
+        shape, dt = ctx.in_meta(op, "x")
+        spatial = shape[len(shape) - len(out_size):]
+        x = first_input(ctx, op)
+        only_first_output(ctx, op)
+        if all(o == 1 for o in out_size) and len(out_size) == len(shape) - 2:
+            ctx.node(onnx_global, [x], [ctx.out(op)])
+        elif all(s > 0 and s % o == 0 for s, o in zip(spatial, out_size)) and len(out_size) == len(shape) - 2:
+            k = [s // o for s, o in zip(spatial, out_size)]
+            ctx.node(onnx_pool, [x], [ctx.out(op)], kernel_shape=k, strides=k)
+        elif kind == "avg" and all(s > 0 for s in spatial) and len(out_size) <= 2:
+            # the kernel's own formulation: one averaging matrix per pooled axis
+            npdt = D.np_dtype(dt)
+            onnx_separable(ctx, op, x, [P.adaptive_matrix(s, o, npdt) for s, o in zip(spatial, out_size)])
+        else:
+            raise ctx.block_op_error(op, f"adaptive pooling of spatial size {spatial} to {out_size} has no ONNX "
+                                         "lowering (needs known sizes divisible by the output size)")
+    return lower
+
+
+def onnx_separable(ctx, op, x, mats):
+    """Applies one (out, in) matrix to each of the last one or two axes of x, as the kernels do."""
+    y = ctx.node("MatMul", [x, ctx.const(np.ascontiguousarray(mats[-1].T))])
+    if len(mats) == 2:
+        y = ctx.node("MatMul", [ctx.const(mats[0]), y])
+    ctx.node("Identity", [y], [ctx.out(op)])
+
+
+lowerings({"max_pool2d": _onnx_pool("MaxPool"), "avg_pool2d": _onnx_pool("AveragePool"),
+           "adaptive_avg_pool": _onnx_adaptive("GlobalAveragePool", "AveragePool", "avg"),
+           "adaptive_max_pool2d": _onnx_adaptive("GlobalMaxPool", "MaxPool", "max")})

@@ -39,7 +39,8 @@ def _nms(boxes, iou_threshold):
     return np.asarray(keep, np.int64)
 
 
-NMS = defop("nms", _nms, inputs=("boxes",), infer=lambda m, iou_threshold: [([-1], D.int64)])
+NMS = defop("nms", _nms, inputs=("boxes",), infer=lambda m, iou_threshold: [([-1], D.int64)],
+            differentiable=False, onnx_reason="detection op: not lowered yet")
 
 
 def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None, top_k=None):
@@ -173,7 +174,8 @@ def _prior_box(feature, image, min_sizes, max_sizes, aspect_ratios, variance, fl
     return boxes.astype(feature.dtype), np.ascontiguousarray(var).astype(feature.dtype)
 
 
-PRIOR_BOX = defop("prior_box", _prior_box, inputs=("input", "image"), outputs=("boxes", "variances"), nondiff=(0, 1))
+PRIOR_BOX = defop("prior_box", _prior_box, inputs=("input", "image"), outputs=("boxes", "variances"), nondiff=(0, 1),
+                  infer_reason="probed", differentiable=False, onnx_reason="detection op: not lowered yet")
 
 
 def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=(1.0,), variance=(0.1, 0.1, 0.2, 0.2),

@@ -7,6 +7,8 @@ from ...framework import dtype as D
 from ...ops.registry import apply, defop
 from .boxes import _nms
 
+_NO_ONNX = "detection op: not lowered yet"  # the onnx_reason of this family's ops
+
 
 def _iou(a, b, norm):
     """IoU matrix between box sets a [n, 4] and b [m, 4] (+1 on sides for pixel boxes)."""
@@ -67,7 +69,8 @@ def _matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep
 
 
 MATRIX_NMS = defop("matrix_nms", _matrix_nms, inputs=("bboxes", "scores"), outputs=("out", "index", "rois_num"),
-                   infer=lambda m, **a: [([-1, 6], m[0][1]), ([-1, 1], D.int32), ([m[0][0][0]], D.int32)])
+                   infer=lambda m, **a: [([-1, 6], m[0][1]), ([-1, 1], D.int32), ([m[0][0][0]], D.int32)],
+                   differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k, use_gaussian=False,
@@ -130,7 +133,8 @@ def _distribute_infer(m, min_level, max_level, **_):
 
 
 DISTRIBUTE = defop("distribute_fpn_proposals", _distribute, inputs=("fpn_rois", "rois_num"), variadic=True,
-                   outputs=("outs*",), infer=_distribute_infer)
+                   outputs=("outs*",), infer=_distribute_infer,
+                   differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale, pixel_offset=False,
@@ -200,7 +204,8 @@ def _generate(scores, deltas, img_size, anchors, variances, pre_nms_top_n, post_
 GENERATE = defop("generate_proposals", _generate, inputs=("scores", "bbox_deltas", "img_size", "anchors",
                                                            "variances"),
                  outputs=("rpn_rois", "rpn_roi_probs", "rpn_rois_num"),
-                 infer=lambda m, **a: [([-1, 4], m[0][1]), ([-1, 1], m[0][1]), ([m[0][0][0]], D.int32)])
+                 infer=lambda m, **a: [([-1, 4], m[0][1]), ([-1, 1], m[0][1]), ([m[0][0][0]], D.int32)],
+                 differentiable=False, onnx_reason=_NO_ONNX)
 
 
 def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000, post_nms_top_n=1000,

@@ -11,6 +11,8 @@ import numpy as np
 from ...framework import dtype as D
 from ...ops.registry import apply, defop
 
+_NO_ONNX = "detection op: not lowered yet"  # the onnx_reason of this family's ops
+
 
 def _batch_index(boxes_num, n_rois):
     idx = np.repeat(np.arange(len(boxes_num)), boxes_num.astype(np.int64))
@@ -96,7 +98,8 @@ ROI_ALIGN_GRAD = defop("roi_align_grad", _roi_align_grad, inputs=("grad", "x", "
                            apply(ROI_ALIGN, (g, boxes, boxes_num), a), None, None, None))
 ROI_ALIGN = defop("roi_align", _roi_align, inputs=("x", "boxes", "boxes_num"), nondiff=(1, 2), infer=_roi_infer,
                   grad=lambda g, out, x, boxes, boxes_num, **a: (
-                      apply(ROI_ALIGN_GRAD, (g, x, boxes, boxes_num), a), None, None))
+                      apply(ROI_ALIGN_GRAD, (g, x, boxes, boxes_num), a), None, None),
+                  onnx_reason=_NO_ONNX)
 
 
 def _pair(output_size):
@@ -190,13 +193,15 @@ ROI_POOL_GRAD = defop("roi_pool_grad", _roi_pool_backward, inputs=("grad", "argm
                           apply(ROI_POOL_GATHER, (gg, arg, boxes_num)), None, None, None))
 ROI_POOL_GATHER = defop("roi_pool_gather", _roi_pool_gather, inputs=("x_grad", "argmax", "boxes_num"),
                         nondiff=(1, 2), infer=lambda m: [(m[1][0], m[0][1])],
+                        onnx_reason="training-only (gradient kernel)",
                         grad=lambda gg, out, gx, arg, boxes_num: (
                             apply(ROI_POOL_GRAD, (gg, arg, gx, boxes_num)), None, None))
 ROI_POOL = defop("roi_pool", _roi_pool, inputs=("x", "boxes", "boxes_num"), outputs=("out", "argmax"),
                  nondiff=(1, 2), nondiff_out=(1,),
                  infer=lambda m, **a: [_roi_infer(m, **a)[0], (_roi_infer(m, **a)[0][0], D.int64)],
                  grad=lambda g, out, x, boxes, boxes_num, **a: (
-                     apply(ROI_POOL_GRAD, (g[0], out[1], x, boxes_num)), None, None))
+                     apply(ROI_POOL_GRAD, (g[0], out[1], x, boxes_num)), None, None),
+                 onnx_reason=_NO_ONNX)
 
 
 def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
@@ -259,7 +264,8 @@ PSROI_POOL = defop("psroi_pool", lambda x, boxes, boxes_num, pooled_height, pool
     inputs=("x", "boxes", "boxes_num"), nondiff=(1, 2),
     infer=lambda m, pooled_height, pooled_width, spatial_scale: [
         ([m[1][0][0], m[0][0][1] // (pooled_height * pooled_width), pooled_height, pooled_width], m[0][1])],
-    grad=lambda g, out, x, boxes, boxes_num, **a: (apply(PSROI_POOL_GRAD, (g, x, boxes, boxes_num), a), None, None))
+    grad=lambda g, out, x, boxes, boxes_num, **a: (apply(PSROI_POOL_GRAD, (g, x, boxes, boxes_num), a), None, None),
+                   onnx_reason=_NO_ONNX)
 
 
 def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):

@@ -124,7 +124,8 @@ YOLO_TARGETS = defop("yolo_loss_targets", _yolo_targets, inputs=("x", "gt_box", 
                      infer=lambda m, anchor_mask, **a: [
                          ([m[0][0][0], len(anchor_mask), m[0][0][2], m[0][0][3]], m[0][1]),
                          ([m[1][0][0], m[1][0][1], 4], D.int64), ([m[1][0][0], m[1][0][1], 4], m[0][1]),
-                         ([m[1][0][0], m[1][0][1]], m[0][1])])
+                         ([m[1][0][0], m[1][0][1]], m[0][1])],
+                     differentiable=False, onnx_reason="detection op: not lowered yet")
 
 
 def _sce(x, label):

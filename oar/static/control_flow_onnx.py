@@ -1,9 +1,10 @@
-"""ONNX lowerings of control flow: `cond` -> If, `while` -> Loop (ops of `oar/static/control_flow.py`).
+"""ONNX lowerings of control flow: `cond` -> If, `while` -> Loop (ops of `control_flow.py`, which imports this
+sibling module at its end; it is kept apart because control_flow.py is near the file-size budget).
 
 Sub-blocks become ONNX sub-graphs that read outer values by name (ONNX's outer-scope rule), so captured
 inputs need no wiring; every sub-graph output gets its own Identity because ONNX wants them produced inside.
 """
-from .lower_math import register
+from .control_flow import COND, WHILE
 
 
 def _branch(ctx, op, block_idx, out_names, label):
@@ -83,4 +84,5 @@ def _while(ctx, op):
     ctx.node("Loop", ["", cond0] + init + [ctx.name(n) for n in carried], outs[:len(init) + len(carried)], body=graph)
 
 
-register({"cond": _cond, "while": _while})
+COND.set(onnx=_cond)
+WHILE.set(onnx=_while)

@@ -1,0 +1,111 @@
+"""Op-table rows of the nn ops (`oar.nn.functional`: activations, softmax, convolution transpose, pooling,
+embedding, batch norm, interpolation, cross entropy), imported by `op_table.py`: forward against NumPy,
+float64 finite-difference gradients, static == eager. Inputs keep away from the kinks of piecewise ops."""
+import math
+
+import numpy as np
+
+import oar.nn.functional as F
+from op_table import add, generators
+
+__all__ = []
+randn, pos = generators(41, "randn", "pos")
+_erf = np.vectorize(math.erf)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+
+
+def _selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717):
+    return scale * np.where(x > 0, x, alpha * np.expm1(x))
+
+
+def _log_softmax(x, axis):
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+_X = [(randn(3, 4) * 3,), (randn(2, 3, 5) * 3,)]
+ACTIVATIONS = {  # row name -> (oar function, NumPy reference)
+    "gelu": (F.gelu, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate=True),
+                  lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))),
+    "silu": (F.silu, lambda x: x * _sigmoid(x)),
+    "swish": (F.swish, lambda x: x * _sigmoid(x)),
+    "elu": (lambda x: F.elu(x, 0.7), lambda x: np.where(x > 0, x, 0.7 * np.expm1(x))),
+    "selu": (F.selu, _selu),
+    "softplus": (lambda x: F.softplus(x, beta=2, threshold=3), lambda x: _softplus(x, 2.0, 3.0)),
+    "softsign": (F.softsign, lambda x: x / (1 + np.abs(x))),
+    "relu6": (F.relu6, lambda x: np.clip(x, 0, 6)),
+    "hardtanh": (F.hardtanh, lambda x: np.clip(x, -1, 1)),
+    "hardsigmoid": (F.hardsigmoid, lambda x: np.clip(x * 0.1666667 + 0.5, 0, 1)),
+    "hardswish": (F.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "mish": (F.mish, lambda x: x * np.tanh(_softplus(x))),
+    "logsigmoid": (F.log_sigmoid, lambda x: -np.log1p(np.exp(-x))),
+    "tanhshrink": (F.tanhshrink, lambda x: x - np.tanh(x)),
+    "thresholded_relu": (lambda x: F.thresholded_relu(x, 0.5), lambda x: np.where(x > 0.5, x, 0.0)),
+    "softmax": (lambda x: F.softmax(x, axis=0), lambda x: np.exp(_log_softmax(x, 0))),
+    "log_softmax": (F.log_softmax, lambda x: _log_softmax(x, -1)),
+}
+for _name, (_fn, _ref) in ACTIVATIONS.items():
+    add(_name, _fn, _ref, *_X)
+
+_w = pos(3)
+add("prelu", lambda x, w: F.prelu(x, w), lambda x, w: np.where(x > 0, x, w.reshape(1, 3, 1, 1) * x),
+    (randn(2, 3, 4, 4), _w))
+
+
+def _conv_transpose(x, w, stride, pad):
+    """Scatter form (any number of spatial dims): each input pixel adds its weighted kernel into the output, then
+    `pad` is cropped from every spatial side."""
+    spatial, k = x.shape[2:], w.shape[2:]
+    out = np.zeros(x.shape[:1] + w.shape[1:2] + tuple((s - 1) * stride + kk for s, kk in zip(spatial, k)))
+    for pos in np.ndindex(*spatial):
+        window = (slice(None), slice(None)) + tuple(slice(p * stride, p * stride + kk) for p, kk in zip(pos, k))
+        out[window] += np.tensordot(x[(slice(None), slice(None)) + pos], w, axes=(1, 0))
+    return out[(slice(None), slice(None)) + tuple(slice(pad, d - pad) for d in out.shape[2:])]
+
+
+add("conv2d_transpose", lambda x, w: F.conv2d_transpose(x, w, stride=2, padding=1),
+    lambda x, w: _conv_transpose(x, w, 2, 1), (randn(1, 2, 3, 3), randn(2, 3, 3, 3)))
+add("conv3d_transpose", lambda x, w: F.conv3d_transpose(x, w, stride=2, padding=1),
+    lambda x, w: _conv_transpose(x, w, 2, 1), (randn(1, 2, 2, 3, 2), randn(2, 2, 3, 3, 3)))
+
+
+def _bins(size, out):
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive(x, out, reduce):
+    rows, cols = _bins(x.shape[2], out), _bins(x.shape[3], out)
+    return np.stack([np.stack([reduce(x[:, :, a:b, c:d], axis=(2, 3)) for c, d in cols], -1) for a, b in rows], -2)
+
+
+_img = randn(2, 3, 5, 5)
+add("avg_pool2d", lambda x: F.avg_pool2d(x, 2, 2), lambda x: x[:, :, :4, :4].reshape(2, 3, 2, 2, 2, 2).mean((3, 5)),
+    (_img,))
+add("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, 3), lambda x: _adaptive(x, 3, np.mean), (_img,))
+add("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, 3), lambda x: _adaptive(x, 3, np.max),
+    (np.random.default_rng(5).permutation(150).reshape(2, 3, 5, 5) * 0.1,))  # no ties: a unique max per bin
+
+_ids = np.array([[0, 3, 1], [4, 4, 2]], np.int64)
+add("embedding", lambda i, w: F.embedding(i, w), lambda i, w: w[i], (_ids, randn(5, 4)), diff=(1,))
+add("embedding_padding_idx", lambda i, w: F.embedding(i, w, padding_idx=4),
+    lambda i, w: np.where((i == 4)[..., None], 0.0, w[i]), (_ids, randn(5, 4)), diff=(1,))
+
+_mean, _var = randn(3), pos(3)
+add("batch_norm_eval", lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b, training=False),
+    lambda x, m, v, w, b: (x - m.reshape(1, 3, 1, 1)) / np.sqrt(v.reshape(1, 3, 1, 1) + 1e-5) * w.reshape(1, 3, 1, 1)
+    + b.reshape(1, 3, 1, 1), (randn(2, 3, 2, 2), _mean, _var, randn(3), randn(3)), diff=(0, 3, 4))
+
+add("interpolate_nearest", lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
+    lambda x: x.repeat(2, axis=2).repeat(2, axis=3), (randn(1, 2, 3, 3),))
+
+_labels = np.array([[1], [0], [3]], np.int64)
+add("cross_entropy", lambda x, y: F.cross_entropy(x, y),
+    lambda x, y: -np.take_along_axis(_log_softmax(x, -1), y, -1).mean(), (randn(3, 4), _labels), diff=(0,))
