@@ -1,16 +1,17 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
-import numpy as np
 
 from ..framework import dtype as D
 from .common import (public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
                      operand, infer_same)
 from .math import _infer_reduce
-from ..kernels.logic import (all as _all, any as _any, bitwise_not as _bitwise_not, equal as _equal,
-                             greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
-                             less_equal as _less_equal, less_than as _less_than, logical_not as _logical_not,
-                             not_equal as _not_equal)
 from .onnx_rules import binary as onnx_binary, same as onnx_same
 from .registry import apply, defop, lowerings
+from ..kernels.logic import (all as _all, any as _any, bitwise_and as _bitwise_and, bitwise_not as _bitwise_not,
+                           bitwise_or as _bitwise_or, bitwise_xor as _bitwise_xor, equal as _equal,
+                           greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
+                           less_equal as _less_equal, less_than as _less_than, logical_and as _logical_and,
+                           logical_not as _logical_not, logical_or as _logical_or, logical_xor as _logical_xor,
+                           not_equal as _not_equal)
 
 _NO_ONNX = "ONNX bitwise ops need opset 18 (oar builds opset 13)"  # the onnx_reason of this family's ops
 
@@ -60,14 +61,14 @@ def _logic(name, impl, bitwise=False, **fields):
     return op, fn
 
 
-LOGICAL_AND, logical_and = _logic("logical_and", np.logical_and)
-LOGICAL_OR, logical_or = _logic("logical_or", np.logical_or)
-LOGICAL_XOR, logical_xor = _logic("logical_xor", np.logical_xor)
-BITWISE_AND, bitwise_and = _logic("bitwise_and", np.bitwise_and, True,
+LOGICAL_AND, logical_and = _logic("logical_and", _logical_and)
+LOGICAL_OR, logical_or = _logic("logical_or", _logical_or)
+LOGICAL_XOR, logical_xor = _logic("logical_xor", _logical_xor)
+BITWISE_AND, bitwise_and = _logic("bitwise_and", _bitwise_and, True,
                                   onnx_reason=_NO_ONNX)
-BITWISE_OR, bitwise_or = _logic("bitwise_or", np.bitwise_or, True,
+BITWISE_OR, bitwise_or = _logic("bitwise_or", _bitwise_or, True,
                                 onnx_reason=_NO_ONNX)
-BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", np.bitwise_xor, True,
+BITWISE_XOR, bitwise_xor = _logic("bitwise_xor", _bitwise_xor, True,
                                   onnx_reason=_NO_ONNX)
 LOGICAL_NOT = defop("logical_not", _logical_not, infer=infer_bool, differentiable=False)
 BITWISE_NOT = defop("bitwise_not", _bitwise_not, infer=infer_same,

@@ -6,15 +6,22 @@ import math as _math
 import numpy as np
 
 from ..framework import dtype as D
-from ..kernels.elementwise import (add as _add, atan2 as _atan2, cast as _cast, clip as _clip, erf as _erf,
-                                   expand_as as _expand_as, floor_divide as _floor_divide, fmax as _fmax, fmin as _fmin,
-                                   maximum as _maximum, minimum as _minimum, multiply as _multiply,
-                                   nan_to_num as _nan_to_num, power as _power, reduce_as as _reduce_as,
-                                   remainder as _remainder, round_half_away as _round_half_away, scale as _scale,
-                                   subtract as _subtract, true_divide as _true_divide, where as _where,
-                                   zeros_like as _zeros_like)
 from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
 from .registry import apply, defop
+from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin as _asin, atan as _atan,
+                                   atan2 as _atan2, cast as _cast, ceil as _ceil, clip as _clip, cos as _cos,
+                                   cosh as _cosh, erf as _erf, exp as _exp, expand_as as _expand_as,
+                                   expm1 as _expm1, floor as _floor, floor_divide as _floor_divide, fmax as _fmax,
+                                   fmin as _fmin, isfinite as _isfinite, isinf as _isinf, isnan as _isnan,
+                                   log as _log, log1p as _log1p, log2 as _log2, log10 as _log10,
+                                   maximum as _maximum, minimum as _minimum, multiply as _multiply,
+                                   nan_to_num as _nan_to_num, negative as _neg, power as _power,
+                                   reciprocal as _reciprocal, reduce_as as _reduce_as, remainder as _remainder,
+                                   round_half_away as _round_half_away, rsqrt as _rsqrt, scale as _scale,
+                                   sigmoid as _sigmoid, sign as _sign, sin as _sin, sinh as _sinh, sqrt as _sqrt,
+                                   square as _square, subtract as _subtract, tan as _tan, tanh as _tanh,
+                                   true_divide as _true_divide, trunc as _trunc, where as _where,
+                                   zeros_like as _zeros_like)
 
 # ---- gradient helpers (built from ops, so they work eagerly, statically and for higher orders) -------------
 
@@ -288,61 +295,38 @@ def _un(name, impl, grad, infer=infer_same, **fields):
     return op, fn
 
 
-def _round_half_away(x):
-    """Paddle rounds halves away from zero (numpy's `round` rounds them to even)."""
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x)).astype(x.dtype, copy=False)
-
-
-def _erf(x):
-    if x.dtype == np.float64 or x.dtype.kind != "f":  # exact, elementwise
-        return np.vectorize(_math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
-    # float32/16: Abramowitz & Stegun 7.1.26 (abs error < 1.5e-7, about float32's resolution), vectorized
-    a = np.abs(x.astype(np.float64))
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return (np.sign(x) * (1.0 - poly * np.exp(-a * a))).astype(x.dtype)
-
-
-NEG, neg = _un("neg", np.negative, lambda g, out, x: -g)
-EXP, exp = _un("exp", np.exp, lambda g, out, x: g * out, amp="black")
-EXPM1, expm1 = _un("expm1", np.expm1, lambda g, out, x: g * (out + 1), amp="black")
-LOG, log = _un("log", np.log, lambda g, out, x: g / x, amp="black")
-LOG2, log2 = _un("log2", np.log2, lambda g, out, x: g / (x * _math.log(2.0)), amp="black")
-LOG10, log10 = _un("log10", np.log10, lambda g, out, x: g / (x * _math.log(10.0)), amp="black")
-LOG1P, log1p = _un("log1p", np.log1p, lambda g, out, x: g / (x + 1), amp="black")
-SQRT, sqrt = _un("sqrt", np.sqrt, lambda g, out, x: g * 0.5 / out)
-RSQRT, rsqrt = _un("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: g * -0.5 * out / x, amp="black")
-SQUARE, square = _un("square", np.square, lambda g, out, x: g * 2 * x, amp="black")
-ABS, abs = _un("abs", np.abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
+NEG, neg = _un("neg", _neg, lambda g, out, x: -g)
+EXP, exp = _un("exp", _exp, lambda g, out, x: g * out, amp="black")
+EXPM1, expm1 = _un("expm1", _expm1, lambda g, out, x: g * (out + 1), amp="black")
+LOG, log = _un("log", _log, lambda g, out, x: g / x, amp="black")
+LOG2, log2 = _un("log2", _log2, lambda g, out, x: g / (x * _math.log(2.0)), amp="black")
+LOG10, log10 = _un("log10", _log10, lambda g, out, x: g / (x * _math.log(10.0)), amp="black")
+LOG1P, log1p = _un("log1p", _log1p, lambda g, out, x: g / (x + 1), amp="black")
+SQRT, sqrt = _un("sqrt", _sqrt, lambda g, out, x: g * 0.5 / out)
+RSQRT, rsqrt = _un("rsqrt", _rsqrt, lambda g, out, x: g * -0.5 * out / x, amp="black")
+SQUARE, square = _un("square", _square, lambda g, out, x: g * 2 * x, amp="black")
+ABS, abs = _un("abs", _abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
                infer=lambda m: [(m[0][0], {D.complex64: D.float32, D.complex128: D.float64}.get(m[0][1], m[0][1]))])
-SIGN, sign = _un("sign", np.sign, lambda g, out, x: zeros_like(g))
-SIN, sin = _un("sin", np.sin, lambda g, out, x: g * cos(x))
-COS, cos = _un("cos", np.cos, lambda g, out, x: -g * sin(x))
-TAN, tan = _un("tan", np.tan, lambda g, out, x: g * (1 + out * out))
-ASIN, asin = _un("asin", np.arcsin, lambda g, out, x: g * rsqrt(1 - x * x))
-ACOS, acos = _un("acos", np.arccos, lambda g, out, x: -g * rsqrt(1 - x * x))
-ATAN, atan = _un("atan", np.arctan, lambda g, out, x: g / (1 + x * x))
-SINH, sinh = _un("sinh", np.sinh, lambda g, out, x: g * cosh(x))
-COSH, cosh = _un("cosh", np.cosh, lambda g, out, x: g * sinh(x))
-TANH, tanh = _un("tanh", np.tanh, lambda g, out, x: g * (1 - out * out))
-SIGMOID, sigmoid = _un("sigmoid", lambda x: (np.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f"
-                       else 1 / (1 + np.exp(-x)), lambda g, out, x: g * out * (1 - out))
+SIGN, sign = _un("sign", _sign, lambda g, out, x: zeros_like(g))
+SIN, sin = _un("sin", _sin, lambda g, out, x: g * cos(x))
+COS, cos = _un("cos", _cos, lambda g, out, x: -g * sin(x))
+TAN, tan = _un("tan", _tan, lambda g, out, x: g * (1 + out * out))
+ASIN, asin = _un("asin", _asin, lambda g, out, x: g * rsqrt(1 - x * x))
+ACOS, acos = _un("acos", _acos, lambda g, out, x: -g * rsqrt(1 - x * x))
+ATAN, atan = _un("atan", _atan, lambda g, out, x: g / (1 + x * x))
+SINH, sinh = _un("sinh", _sinh, lambda g, out, x: g * cosh(x))
+COSH, cosh = _un("cosh", _cosh, lambda g, out, x: g * sinh(x))
+TANH, tanh = _un("tanh", _tanh, lambda g, out, x: g * (1 - out * out))
+SIGMOID, sigmoid = _un("sigmoid", _sigmoid, lambda g, out, x: g * out * (1 - out))
 ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x), amp="black")
-FLOOR, floor = _un("floor", np.floor, lambda g, out, x: zeros_like(g))
-CEIL, ceil = _un("ceil", np.ceil, lambda g, out, x: zeros_like(g))
+FLOOR, floor = _un("floor", _floor, lambda g, out, x: zeros_like(g))
+CEIL, ceil = _un("ceil", _ceil, lambda g, out, x: zeros_like(g))
 ROUND, round = _un("round", _round_half_away, lambda g, out, x: zeros_like(g))
-TRUNC, trunc = _un("trunc", np.trunc, lambda g, out, x: zeros_like(g))
-RECIPROCAL, reciprocal = _un("reciprocal", np.reciprocal, lambda g, out, x: -g * out * out, amp="black")
-ISNAN, isnan = _un("isnan", np.isnan, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
-ISINF, isinf = _un("isinf", np.isinf, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
-ISFINITE, isfinite = _un("isfinite", np.isfinite, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
-
-
-def _scale(x, scale, bias, bias_after_scale):
-    if bias == 0.0:
-        return x * scale
-    return x * scale + bias if bias_after_scale else (x + bias) * scale
+TRUNC, trunc = _un("trunc", _trunc, lambda g, out, x: zeros_like(g))
+RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out, amp="black")
+ISNAN, isnan = _un("isnan", _isnan, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
+ISINF, isinf = _un("isinf", _isinf, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
+ISFINITE, isfinite = _un("isfinite", _isfinite, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
 
 
 SCALE = defop("scale", _scale, grad=lambda g, out, x, scale, bias, bias_after_scale: scale_(g, scale), infer=infer_same)
@@ -369,10 +353,6 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
         [4.0, 6.0]
     """
     return apply(SCALE, (x,), {"scale": float(scale), "bias": float(bias), "bias_after_scale": bias_after_scale})
-
-
-def _clip(x, min, max):
-    return np.clip(x, min, max).astype(x.dtype, copy=False)
 
 
 CLIP = defop("clip", _clip, grad=lambda g, out, x, min, max: g * cast((x >= min) & (x <= max), g.dtype),
@@ -437,9 +417,6 @@ def where(condition, x=None, y=None, name=None):
 
 
 # ---- constants used by gradient rules (defined here to avoid a cycle with creation.py) ----------------------
-
-def _zeros_like(x):
-    return np.zeros_like(x)
 
 
 ZEROS_LIKE = defop("zeros_like", _zeros_like, amp="skip", infer=infer_same, differentiable=False)

@@ -4,7 +4,6 @@ index forms, trace, kron, tensordot, inner, mv, addmm, dist/cdist, renorm, vande
 Kernels are NumPy; diagonal and the triangles have gradient rules written with other ops, the rest are composed."""
 import builtins
 
-import numpy as np
 
 from ..framework import dtype as D
 from .common import infer_same, norm_axis1, public_api, to_int_list
@@ -21,11 +20,6 @@ _NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
 
 
 # ---- triangles -------------------------------------------------------------------------------------------------
-
-def _tri_mask(shape, diagonal, lower):
-    rows, cols = shape[-2], shape[-1]
-    keep = np.tri(rows, cols, diagonal, dtype=bool)
-    return keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
 
 
 TRIL = defop("tril", _tril,

@@ -1,6 +1,5 @@
 """Pooling: `max_pool2d`/`avg_pool2d` (any spatial rank; 1-D pooling runs through them), adaptive pooling.
 Kernels live in `oar.kernels.pool`."""
-import numpy as np
 
 from ...framework import dtype as D
 from ...kernels import pool as P
@@ -324,7 +323,7 @@ def _onnx_adaptive(onnx_global, onnx_pool, kind):
 
 def onnx_separable(ctx, op, x, mats):
     """Applies one (out, in) matrix to each of the last one or two axes of x, as the kernels do."""
-    y = ctx.node("MatMul", [x, ctx.const(np.ascontiguousarray(mats[-1].T))])
+    y = ctx.node("MatMul", [x, ctx.const(mats[-1].T.copy())])
     if len(mats) == 2:
         y = ctx.node("MatMul", [ctx.const(mats[0]), y])
     ctx.node("Identity", [y], [ctx.out(op)])
