@@ -33,7 +33,7 @@ import numpy as np
 
 from ..static import builder
 from ..static.backward import building, gradients
-from ..static.ir import Variable
+from ..static.variable import Variable
 from ..tensor.tensor import Tensor
 
 _ZERO, _NONE = "zeroed", "cleared"  # gradient states after clear_grad(set_to_zero=True / False)

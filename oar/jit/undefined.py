@@ -7,7 +7,7 @@ import weakref
 import numpy as np
 
 from ..ops.registry import apply, defop
-from ..static.ir import Variable
+from ..static.variable import Variable
 
 
 def _where():

@@ -14,6 +14,7 @@ import numpy as np
 from ..ops.common import infer_broadcast
 from ..ops.registry import apply, defop
 from .graph import arg_names, consumers, names_read_inside, out_names, sub_blocks
+from .contract import verified
 
 
 def _sigmoid_(out):
@@ -66,6 +67,7 @@ def fused_elemwise_add_act(x, y, act="relu"):
     return apply(FUSED_ELEMWISE_ADD_ACT, (x, y), {"act": act})
 
 
+@verified
 def fuse_elewise_add_act(program, keep=()):
     """Returns a copy of `program` with every add -> activation pair fused (in every block)."""
     p = program.clone()

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
+from .contract import verified
 
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 
@@ -57,6 +58,7 @@ def _infer(metas, act=None, reuse_output=False):
 FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower)
 
 
+@verified
 def fuse_linear(program, keep=(), activation=True):
     """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused (``activation=False``:
     matmul + bias only)."""

@@ -23,7 +23,7 @@ import contextlib
 
 from ..framework.state import STATE
 from ..ops.registry import REGISTRY
-from .ir import Variable
+from .variable import Variable
 
 
 class _Ctx:
@@ -171,7 +171,7 @@ def backward_ops(block, ops, targets, target_grads, req, rename=False):
 
 
 def _grad_error(op, e):
-    from .printer import format_op
+    from ..ir.printer import format_op
     msg = f"building the gradient of op {format_op(op, with_loc=False)} failed: {e}"
     if op.loc:
         msg += f"\n  File \"{op.loc[0]}\", line {op.loc[1]}\n    {op.loc[2]}"

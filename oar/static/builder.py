@@ -12,7 +12,8 @@ from ..framework import dtype as D
 from ..framework.state import STATE
 from ..ops.registry import infer_meta
 from ..tensor.tensor import Tensor, Parameter
-from .ir import Program, Variable
+from .program import Program
+from .variable import Variable
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 

@@ -23,7 +23,7 @@ def _clone_into(dst, src, outer=None):
 
     `outer` maps outer names already renamed by an enclosing clone; ops with sub-blocks reading such a name get
     their sub-blocks cloned too."""
-    from .printer import sub_blocks
+    from ..ir.printer import sub_blocks
     for v in src.vars.values():
         if v.name not in dst.vars:
             nv = dst.create_var(v.name, v.shape, v.dtype, persistable=v.persistable, stop_gradient=v.stop_gradient,

@@ -13,7 +13,7 @@ from ..framework import dtype as D
 from ..ops.registry import defop
 from ..tensor.methods import TensorMethods
 from . import budget, builder
-from .ir import Variable
+from .variable import Variable
 from .op_checks import count_problem, distinct_problem, fields_problem
 
 

@@ -29,8 +29,9 @@ import numpy as np
 from ..framework import dtype as D
 from ..ops.registry import REGISTRY
 from . import budget
-from .ir import Program, Variable
-from .printer import format_op, sub_blocks
+from ..ir import Program
+from .variable import Variable
+from ..ir.printer import format_op, sub_blocks
 from .scope import global_scope
 
 _LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)

@@ -10,6 +10,8 @@ Example:
 import json
 import os
 
+from .schema import INSTALLED
+
 INDENT = "  "
 BLOCK_ATTRS = ("sub_block", "true_block", "false_block", "cond_block", "body_block", "blocks", "grad_block")
 
@@ -54,14 +56,8 @@ def _names(names, is_list):
 
 def _list_slots(op):
     """Slots that are lists by definition (variadic inputs / `name*` outputs), so one name still prints as [a]."""
-    from ..ops.registry import REGISTRY
-    d = REGISTRY.get(op.type)
-    ins, outs = set(), set()
-    if d is not None:
-        if d.variadic:
-            ins.add(d.inputs[0])
-        if d.outputs and d.outputs[0].endswith("*"):
-            outs.add(d.outputs[0][:-1])
+    d = INSTALLED.get(op.type)
+    ins, outs = d.list_slots() if d is not None else (set(), set())
     ins.update(op.attrs.get("_list_inputs", ()))
     outs.update(op.attrs.get("_list_outputs", ()))
     return ins, outs
@@ -87,11 +83,16 @@ def format_op(op, with_loc=True):
     return text
 
 
+def block_attrs(op):
+    """The names of `op`'s attributes that hold sub-block indices (an int or a list of ints)."""
+    return [k for k in BLOCK_ATTRS if k in op.attrs]
+
+
 def sub_blocks(op):
     """Indices of the blocks an op owns, in attribute order."""
     out = []
-    for k in BLOCK_ATTRS:
-        v = op.attrs.get(k)
+    for k in block_attrs(op):
+        v = op.attrs[k]
         if isinstance(v, int) and not isinstance(v, bool):
             out.append(v)
         elif isinstance(v, list):

@@ -1,0 +1,27 @@
+"""The static `Program` users create: an `ir.Program` whose variables are tracing `Variable`s."""
+from .. import ir
+from . import op_schema
+from .variable import Variable
+
+Block, Operator = ir.Block, ir.Operator
+
+
+class Program(ir.Program):
+    __doc__ = ir.Program.__doc__
+    var_class = Variable
+
+
+def verify(program, feeds=()):
+    """`oar.ir.verify` against the op registry: raises `ir.VerifyError` naming the first malformed op.
+
+    Example:
+        >>> from oar.static.program import verify
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     y = oar.static.data('x', [2], 'float32') * 2
+        >>> oar.disable_static()
+        >>> verify(main) is main
+        True
+    """
+    return ir.verify(program, op_schema.REGISTRY_SCHEMA, feeds)
