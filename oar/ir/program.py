@@ -3,8 +3,6 @@
 Printing (`docs/ir.md` grammar), the JSON round trip and the verifier live in `printer.py`, `serialize.py`
 and `verify.py`. What an op type means (slots, attributes, side effects) comes from a schema (`schema.py`).
 """
-import contextlib
-
 from .schema import INSTALLED
 from .var import Var
 
@@ -133,13 +131,14 @@ class Block:
         return v
 
     def append_op(self, type, inputs, outputs, attrs=None, loc=None):
-        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program._op_role)
+        """Appends an `Operator` (its role is the program's `new_op_role()`) and returns it."""
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program.new_op_role())
         self.ops.append(op)
         self.program._bump()
         return op
 
     def _insert_op(self, index, type, inputs, outputs, attrs=None, loc=None):
-        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program._op_role)
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program.new_op_role())
         self.ops.insert(index, op)
         self.program._bump()
         return op
@@ -170,25 +169,18 @@ class Program:
 
     def __init__(self):
         self.blocks = [Block(self, 0)]
-        self.current_block_idx = 0
         self.version = 0
-        self._names = {}
+        self._names = {}         # prefix -> next number (`unique_name`); saved with the program
         self.bound = {}          # var name -> eager Tensor whose value the var holds (dy2static parameters)
         self.random_seed = 0
         self.provenance = []     # lines left by passes
-        self._op_role = None     # role given to the ops appended now (see `Operator.role`)
 
     def _bump(self):
         self.version += 1
 
-    @contextlib.contextmanager
-    def _role_guard(self, role):
-        """Ops appended inside get `role` ("backward" / "optimize")."""
-        prev, self._op_role = self._op_role, role
-        try:
-            yield
-        finally:
-            self._op_role = prev
+    def new_op_role(self):
+        """The role of an op appended now (see `Operator.role`): None here; a static Program asks its builder."""
+        return None
 
     def unique_name(self, prefix):
         n = self._names.get(prefix, 0)
@@ -203,25 +195,17 @@ class Program:
         """Block `i` (sub-blocks are owned by control-flow ops: ``main.block(1).parent_idx == 0``)."""
         return self.blocks[i]
 
-    def current_block(self):
-        """The block ops are appended to now (a sub-block while a branch or loop body is traced)."""
-        return self.blocks[self.current_block_idx]
-
     @property
     def num_blocks(self):
         """How many blocks the program has (1 without control flow)."""
         return len(self.blocks)
 
-    def _create_block(self, parent_idx=None):
-        parent = self.current_block_idx if parent_idx is None else parent_idx
-        b = Block(self, len(self.blocks), parent)
+    def create_block(self, parent_idx=0):
+        """Appends a new, empty Block whose parent is block `parent_idx`; returns it."""
+        b = Block(self, len(self.blocks), parent_idx)
         self.blocks.append(b)
-        self.current_block_idx = b.idx
         self._bump()
         return b
-
-    def _rollback(self):
-        self.current_block_idx = self.current_block().parent_idx
 
     def list_vars(self):
         """Every Variable of every block, in block order (``[v.name for v in main.list_vars()]``)."""

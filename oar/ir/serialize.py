@@ -153,7 +153,6 @@ def program_from_dict(d, schema=None, program_class=None):
     p.random_seed = d.get("random_seed", 0)
     p._names = dict(d.get("name_counters") or {})
     p.provenance = list(d.get("provenance") or [])
-    p.current_block_idx = 0
     return p
 
 

@@ -1,10 +1,12 @@
-"""Static program building: the current (main, startup) programs, and `append_op`, which the registry's
-`apply` calls in static mode. Eager Tensors met while building (a Layer's parameters during to_static)
-become persistable Variables bound to those Tensors."""
+"""Static program building: the `Builder` (this thread's cursor: the (main, startup) programs, the block being
+traced, the role of new ops) and `append_op`, which the registry's `apply` calls in static mode. Eager Tensors
+met while building (a Layer's parameters during to_static) become persistable Variables bound to those Tensors."""
 import contextlib
 import os
 import sys
 import linecache
+import threading
+import weakref
 
 import numpy as np
 
@@ -12,19 +14,91 @@ from ..framework import dtype as D
 from ..framework.state import STATE
 from ..ops.registry import infer_meta
 from ..tensor.tensor import Tensor, Parameter
+from .. import ir
 from .program import Program
 from .variable import Variable
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-class _Programs:
+class _Cursor:
+    """Where one program is being built: the block ops are appended to and the role they get."""
+    __slots__ = ("block_idx", "role")
+
     def __init__(self):
-        self.main = Program()
-        self.startup = Program()
+        self.block_idx, self.role = 0, None
 
 
-_CUR = _Programs()
+class Builder(threading.local):
+    """The build cursor of this thread: the (main, startup) programs static ops go to (`program_guard`), and per
+    program the block being traced (a branch or loop body) and the role new ops get (``"backward"`` /
+    ``"optimize"``, see `Operator.role`). The programs themselves stay plain data; unique names are a program's
+    own counter (``Program.unique_name``), since they are part of what is saved.
+
+    Example:
+        >>> from oar.static.builder import BUILDER
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     BUILDER.main is main, BUILDER.current_block() is main.global_block()
+        (True, True)
+    """
+
+    def __init__(self):
+        self.main, self.startup = Program(), Program()
+        self._cursors = weakref.WeakKeyDictionary()
+
+    def _cursor(self, program):
+        c = self._cursors.get(program)
+        if c is None:
+            c = self._cursors[program] = _Cursor()
+        return c
+
+    def block_idx(self, program=None):
+        """The index of the block ops go to in `program` (the main program when None)."""
+        c = self._cursors.get(self.main if program is None else program)
+        return 0 if c is None else c.block_idx
+
+    def current_block(self, program=None):
+        """The block ops go to in `program` (the main program when None)."""
+        program = self.main if program is None else program
+        return program.blocks[self.block_idx(program)]
+
+    def set_block(self, program, idx):
+        self._cursor(program).block_idx = idx
+
+    def role(self, program):
+        """The role of the ops appended to `program` now (None: forward)."""
+        c = self._cursors.get(program)
+        return None if c is None else c.role
+
+    def new_block(self, program, parent_idx=None):
+        """A new block of `program` (child of the current block by default) that becomes the current one."""
+        b = program.create_block(self.block_idx(program) if parent_idx is None else parent_idx)
+        self.set_block(program, b.idx)
+        return b
+
+    @contextlib.contextmanager
+    def in_block(self, block):
+        """Ops go to `block` inside (its program's cursor is put back afterwards)."""
+        c = self._cursor(block.program)
+        prev, c.block_idx = c.block_idx, block.idx
+        try:
+            yield block
+        finally:
+            c.block_idx = prev
+
+    @contextlib.contextmanager
+    def role_guard(self, program, role):
+        """Ops appended to `program` inside get `role` (``"backward"`` / ``"optimize"``)."""
+        c = self._cursor(program)
+        prev, c.role = c.role, role
+        try:
+            yield
+        finally:
+            c.role = prev
+
+
+BUILDER = Builder()
 
 
 def default_main_program():
@@ -37,7 +111,7 @@ def default_main_program():
         True
         >>> oar.disable_static()
     """
-    return _CUR.main
+    return BUILDER.main
 
 
 def default_startup_program():
@@ -47,7 +121,7 @@ def default_startup_program():
         >>> isinstance(oar.static.default_startup_program(), oar.static.Program)
         True
     """
-    return _CUR.startup
+    return BUILDER.startup
 
 
 @contextlib.contextmanager
@@ -66,16 +140,16 @@ def program_guard(main_program, startup_program=None):
         (3, 2)
         >>> oar.disable_static()
     """
-    if not isinstance(main_program, Program):
+    if not isinstance(main_program, ir.Program):
         raise TypeError(f"program_guard expects a Program, got {type(main_program).__name__}")
-    prev = (_CUR.main, _CUR.startup)
-    _CUR.main = main_program
+    prev = (BUILDER.main, BUILDER.startup)
+    BUILDER.main = main_program
     if startup_program is not None:
-        _CUR.startup = startup_program
+        BUILDER.startup = startup_program
     try:
         yield
     finally:
-        _CUR.main, _CUR.startup = prev
+        BUILDER.main, BUILDER.startup = prev
 
 
 @contextlib.contextmanager
@@ -149,7 +223,7 @@ def as_var(block, t):
 
 def append_op(op, inputs, attrs):
     """Appends `op` to the current block of the main program and returns its output Variable(s)."""
-    block = _CUR.main.current_block()
+    block = BUILDER.current_block()
     in_vars = [as_var(block, t) for t in inputs]
     loc = user_location()
     try:
@@ -157,7 +231,7 @@ def append_op(op, inputs, attrs):
     except Exception as e:
         raise _build_error(op, in_vars, attrs, e, loc) from None
     prefix = op.name
-    outs = [block.create_var(_CUR.main.unique_name(prefix + ".tmp"), shape, dtype) for shape, dtype in metas]
+    outs = [block.create_var(block.program.unique_name(prefix + ".tmp"), shape, dtype) for shape, dtype in metas]
     sg = all(v.stop_gradient for v in in_vars) or op.grad is None
     for i, v in enumerate(outs):
         v.stop_gradient = sg or i in op.nondiff_out or v.dtype.kind not in "fc"
@@ -182,7 +256,7 @@ def _build_error(op, in_vars, attrs, exc, loc):
 
 def append_assign(src, dst):
     """Writes `src` into the existing Variable `dst` (used for in-place updates of persistable vars)."""
-    block = _CUR.main.current_block()
+    block = BUILDER.current_block()
     src = as_var(block, src)
     block.append_op("assign", {"x": [src.name]}, {"out": [dst.name]}, {}, user_location())
 
@@ -195,7 +269,7 @@ def data(name, shape, dtype=None, lod_level=0):
     """
     shape = [-1 if d is None else int(d) for d in shape]
     dt = D.convert_dtype(dtype) if dtype is not None else D.default_float()
-    block = _CUR.main.global_block()
+    block = BUILDER.main.global_block()
     v = block.create_var(name, shape, dt, stop_gradient=True, is_data=True)
     return v
 
@@ -260,5 +334,5 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     if not persistable:
         from ..ops.creation import full
         return full(shape, value, dtype)
-    name = name or _CUR.main.unique_name("global_var")
-    return persistable_var(_CUR.main, _CUR.startup, name, np.full(shape, value, D.np_dtype(dtype)))
+    name = name or BUILDER.main.unique_name("global_var")
+    return persistable_var(BUILDER.main, BUILDER.startup, name, np.full(shape, value, D.np_dtype(dtype)))

@@ -60,9 +60,7 @@ def _reclone_sub_blocks(op, attrs, dst, cur):
     fin = {}
     for key in ("true_block", "false_block", "cond_block", "body_block"):
         if key in attrs:
-            prev = prog.current_block_idx
-            nb = prog._create_block(parent_idx=dst.idx)
-            prog.current_block_idx = prev
+            nb = prog.create_block(dst.idx)
             _, fin[key] = _clone_into(nb, prog.blocks[attrs[key]], cur)
             attrs[key] = nb.idx
     if op.type == "cond":

@@ -63,22 +63,16 @@ def _same(a, b):
 @contextlib.contextmanager
 def sub_block(program):
     """Traces into a new block whose parent is the current block."""
-    b = program._create_block()
+    b = builder.BUILDER.new_block(program)
     try:
         yield b
     finally:
-        program.current_block_idx = b.parent_idx
+        builder.BUILDER.set_block(program, b.parent_idx)
 
 
-@contextlib.contextmanager
 def in_block(block):
-    prog = block.program
-    prev = prog.current_block_idx
-    prog.current_block_idx = block.idx
-    try:
-        yield
-    finally:
-        prog.current_block_idx = prev
+    """Ops go to `block` inside."""
+    return builder.BUILDER.in_block(block)
 
 
 def externals(block, outs=()):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from .backward import append_backward, building
-from .builder import default_startup_program, persistable_var as _persistable, user_location
+from .builder import BUILDER, default_startup_program, persistable_var as _persistable, user_location
 
 
 class _Proto:
@@ -36,7 +36,7 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
     if fresh:
         opt._add_param_group({"params": fresh})
     n_before = len(block.ops)
-    with building(block), main._role_guard("optimize"):
+    with building(block), BUILDER.role_guard(main, "optimize"):
         if grad_transform is not None:
             params_grads = grad_transform(params_grads)
         if opt._grad_clip is not None and params_grads:

@@ -10,6 +10,26 @@ class Program(ir.Program):
     __doc__ = ir.Program.__doc__
     var_class = Variable
 
+    def current_block(self):
+        """The block ops are appended to now in this thread (a sub-block while a branch or loop body is traced).
+
+        Example:
+            >>> main = oar.static.Program()
+            >>> main.current_block() is main.global_block()
+            True
+        """
+        from .builder import BUILDER
+        return BUILDER.current_block(self)
+
+    def new_op_role(self):
+        from .builder import BUILDER
+        return BUILDER.role(self)
+
+    def _rollback(self):
+        """Moves this thread's cursor back to the parent of the current block."""
+        from .builder import BUILDER
+        BUILDER.set_block(self, self.current_block().parent_idx)
+
 
 def verify(program, feeds=()):
     """`oar.ir.verify` against the op registry: raises `ir.VerifyError` naming the first malformed op.
