@@ -235,9 +235,6 @@ class Program:
         from .serialize import program_from_dict, program_to_dict
         p = program_from_dict(program_to_dict(self, check=False), program_class=type(self))  # roles travel too
         p.bound = dict(self.bound)
-        for k in ("lr_scheduler", "lr_var_name"):
-            if k in self.__dict__:
-                setattr(p, k, self.__dict__[k])
         if for_test:
             _prune_for_test(p)
             for b in p.blocks:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..ops.registry import REGISTRY
-from . import budget
+from . import budget, feeders
 from ..ir import Program
 from .variable import Variable
 from ..ir.printer import format_op, sub_blocks
@@ -485,6 +485,7 @@ class Executor:
         from .builder import default_main_program
         if program is None:
             program = default_main_program()
+        built = getattr(program, "program", program)      # the program minimize registered inputs for
         program = getattr(program, "_program", program)  # CompiledProgram wrappers
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
@@ -496,9 +497,7 @@ class Executor:
         elif not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
         fetch_names = [_fetch_name(f) for f in fetch_list]
-        sched = getattr(program, "lr_scheduler", None)
-        if sched is not None:  # static minimize with an LRScheduler: its current value feeds the lr variable
-            (scope or global_scope()).vars[program.lr_var_name] = np.array(sched(), np.float32)
+        feed = feeders.fill(built, feed)  # e.g. an LRScheduler's current learning rate
         compiled = compile_program(program, tuple(feed), fetch_names)
         outs = compiled.run(feed, scope)
         if not return_numpy:

@@ -1,6 +1,6 @@
 """The static `Program` users create: an `ir.Program` whose variables are tracing `Variable`s."""
 from .. import ir
-from . import op_schema
+from . import feeders, op_schema
 from .variable import Variable
 
 Block, Operator = ir.Block, ir.Operator
@@ -20,6 +20,13 @@ class Program(ir.Program):
         """
         from .builder import BUILDER
         return BUILDER.current_block(self)
+
+    def clone(self, for_test=False):
+        p = super().clone(for_test)
+        feeders.copy(self, p)   # inputs the executor fills (an LRScheduler's learning rate) stay filled
+        return p
+
+    clone.__doc__ = ir.Program.clone.__doc__
 
     def new_op_role(self):
         from .builder import BUILDER
