@@ -74,8 +74,23 @@ def verify(program, schema, feeds=()):
     owners = _check_blocks(program)
     defined = {v.name for b in program.blocks for v in b.vars.values() if v.is_data or v.persistable}
     defined.update(feeds)
-    _check_block(program, program.blocks[0], defined, schema, owners)
+    _check_block(program, program.blocks[0], defined, _Schema(schema), owners)
     return program
+
+
+class _Schema:
+    """`schema` with each type's accepted attribute names computed once per verification."""
+
+    def __init__(self, schema):
+        self.schema, self.names = schema, {}
+
+    def get(self, op_type):
+        return self.schema.get(op_type)
+
+    def attr_names(self, op_type, d):
+        if op_type not in self.names:
+            self.names[op_type] = d.attr_names()
+        return self.names[op_type]
 
 
 def _check_blocks(program):
@@ -129,7 +144,7 @@ def _check_block(program, block, defined, schema, owners):
         if d is None:
             raise VerifyError(f"{w}: unknown op type (not in the schema)")
         _check_slots(op, d, block, w, defined)
-        _check_attrs(op, d, w)
+        _check_attrs(op, d, schema.attr_names(op.type, d), w)
         for k in sub_blocks(op):
             sub = program.blocks[k]
             _check_block(program, sub, defined | _passed_in(op, sub), schema, owners)
@@ -153,8 +168,7 @@ def _check_slots(op, d, block, w, defined):
                                       "data or persistable variable)")
 
 
-def _check_attrs(op, d, w):
-    accepted = d.attr_names()
+def _check_attrs(op, d, accepted, w):
     for k, a in op.attrs.items():
         if accepted is not None and k not in accepted and not k.startswith("_"):
             raise VerifyError(f"{w}: attribute {k!r} is not one of the op's {sorted(accepted)}")

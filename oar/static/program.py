@@ -1,6 +1,7 @@
 """The static `Program` users create: an `ir.Program` whose variables are tracing `Variable`s."""
 from .. import ir
 from . import feeders, op_schema
+from .cursor import BUILDER
 from .variable import Variable
 
 Block, Operator = ir.Block, ir.Operator
@@ -18,7 +19,6 @@ class Program(ir.Program):
             >>> main.current_block() is main.global_block()
             True
         """
-        from .builder import BUILDER
         return BUILDER.current_block(self)
 
     def clone(self, for_test=False):
@@ -29,12 +29,10 @@ class Program(ir.Program):
     clone.__doc__ = ir.Program.clone.__doc__
 
     def new_op_role(self):
-        from .builder import BUILDER
         return BUILDER.role(self)
 
     def _rollback(self):
         """Moves this thread's cursor back to the parent of the current block."""
-        from .builder import BUILDER
         BUILDER.set_block(self, self.current_block().parent_idx)
 
 
