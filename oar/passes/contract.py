@@ -2,9 +2,11 @@
 ``OAR_VERIFY_PASSES=1`` (the test suite sets it), so production runs pay one environment lookup per pass.
 
 Example:
+    >>> from oar.passes.contract import verified
     >>> @verified
     ... def identity(program, keep=()):
     ...     return program
+    >>> p = identity(oar.static.Program())
 """
 import functools
 import os

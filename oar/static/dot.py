@@ -37,7 +37,8 @@ def _declaring_block(block, name):
 
 
 def _op_label(op):
-    attrs = [(k, v) for k, v in op.attrs.items() if not k.startswith("_") and k not in block_attrs(op)]
+    owned = block_attrs(op)
+    attrs = [(k, v) for k, v in op.attrs.items() if not k.startswith("_") and k not in owned]
     lines = [op.type]
     for k, v in attrs[:_MAX_ATTRS]:
         text = format_value(v)
