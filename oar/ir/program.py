@@ -171,7 +171,6 @@ class Program:
         self.blocks = [Block(self, 0)]
         self.version = 0
         self._names = {}         # prefix -> next number (`unique_name`); saved with the program
-        self.bound = {}          # var name -> eager Tensor whose value the var holds (dy2static parameters)
         self.random_seed = 0
         self.provenance = []     # lines left by passes
 
@@ -234,7 +233,6 @@ class Program:
         """
         from .serialize import program_from_dict, program_to_dict
         p = program_from_dict(program_to_dict(self, check=False), program_class=type(self))  # roles travel too
-        p.bound = dict(self.bound)
         if for_test:
             _prune_for_test(p)
             for b in p.blocks:
