@@ -70,8 +70,8 @@ for _k, _v in _device.METHODS.items():
     setattr(Tensor, _k, _v)
 
 from . import static  # noqa: E402
-from .static import serialize as _serialize  # noqa: E402  (a model file's op types: the packages that define ops)
-_serialize.OP_PACKAGES[:] = ["oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes",
+from .static import op_schema as _op_schema  # noqa: E402  (a model file's op types: the packages that define ops)
+_op_schema.OP_PACKAGES[:] = ["oar.ops", "oar.tensor", "oar.nn", "oar.optimizer", "oar.static", "oar.jit", "oar.passes",
                              "oar.amp", "oar.vision", "oar.distributed", "oar.distribution"]
 from .static import enable_static, disable_static  # noqa: E402
 from . import inference  # noqa: E402

@@ -3,3 +3,6 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# every pass verifies the Program it returns (oar.passes.contract); production runs leave this off
+os.environ.setdefault("OAR_VERIFY_PASSES", "1")

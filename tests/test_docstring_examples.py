@@ -20,7 +20,8 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers",
               "oar.lite", "oar.serving", "oar.static.dot", "oar.distributed",
               "oar.distribution", "oar.vision.ops", "oar.autograd",
-              "oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.sparse.nn", "oar.sparse.nn.functional"]
+              "oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.sparse.nn", "oar.sparse.nn.functional",
+              "oar.ir"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
-from ..static.ir import Variable
+from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from . import log
 

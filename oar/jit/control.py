@@ -5,7 +5,7 @@ or the loop body leave in the shared variables (Python scalars become constants,
 branch gets a zero filler when the other defines it, lists carried by loops become tensor arrays)."""
 import numpy as np
 
-from ..static.ir import Variable
+from ..static.variable import Variable
 from ..static import control_flow as cf
 from ..static import builder
 from ..tensor.methods import TensorMethods

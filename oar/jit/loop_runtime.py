@@ -263,7 +263,7 @@ def _undo(prog, parent, nb, nops, snap, set_, init):
     """Removes a loop built only to learn types, and puts the places back."""
     del prog.blocks[nb:]
     del parent.ops[nops:]
-    prog.current_block_idx = parent.idx
+    builder.BUILDER.set_block(prog, parent.idx)
     snap.restore()
     set_(tuple(init))
 

@@ -15,7 +15,8 @@ from ..framework.state import STATE, get_rng_state, set_rng_state
 from ..static import builder
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
-from ..static.ir import Program, Variable
+from ..static.program import Program
+from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
 from . import errors, log

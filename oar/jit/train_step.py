@@ -33,7 +33,7 @@ import numpy as np
 
 from ..static import builder
 from ..static.backward import building, gradients
-from ..static.ir import Variable
+from ..static.variable import Variable
 from ..tensor.tensor import Tensor
 
 _ZERO, _NONE = "zeroed", "cleared"  # gradient states after clear_grad(set_to_zero=True / False)
@@ -79,7 +79,7 @@ class TrainCapture:
                  if not t.stop_gradient and n in gb.vars and gb.vars[n].dtype.kind in "fc"]
         seeds = None if grad_tensor is None else [grad_tensor]
         grads = gradients([loss], [gb.var(n) for n in names], seeds)
-        with building(gb), self.program._role_guard("backward"):
+        with building(gb), builder.BUILDER.role_guard(self.program, "backward"):
             for n, g in zip(names, grads):
                 if g is not None:
                     self._accumulate(n, g)
@@ -104,7 +104,7 @@ class TrainCapture:
         if self.reached.isdisjoint(names):
             return
         pairs = []
-        with building(gb), self.program._role_guard("backward"):
+        with building(gb), builder.BUILDER.role_guard(self.program, "backward"):
             for n, p in zip(names, params):
                 s = self.state.get(n)
                 if s is _ZERO or (s is _NONE and not fill_unreached):
@@ -126,7 +126,7 @@ class TrainCapture:
         With `gate` (a bool Variable), every updated variable keeps its value where `gate` is true."""
         self.used = True
         gb = self.program.global_block()
-        with building(gb), self.program._role_guard("optimize"):
+        with building(gb), builder.BUILDER.role_guard(self.program, "optimize"):
             pg = []
             for p in (parameters if parameters is not None else opt._parameter_list or ()):
                 if p.stop_gradient:
@@ -225,7 +225,7 @@ class TrainCapture:
     def _check_block(self, v, what):
         if not isinstance(v, Variable) or v.block.program is not self.program:
             raise TypeError(f"{what} in a converted training step needs a value computed in that step")
-        if self.program.current_block_idx != 0:
+        if builder.BUILDER.block_idx(self.program) != 0:
             raise RuntimeError(f"{what} inside a tensor-dependent if/while of a converted function is not supported:"
                                " call it at the top level of the training step")
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..ops.onnx_rules import passthrough
 from ..ops.registry import apply, defop
-from ..static.ir import Variable
+from ..static.variable import Variable
 
 
 def _where():

@@ -18,6 +18,7 @@ from .fuse_elementwise import fuse_elementwise
 from .fuse_matmul_sums import fuse_matmul_sums
 from .fuse_conv import fuse_conv_bias_act
 from .memory_optimize import memory_optimize
+from .contract import verified
 
 PASSES = {
     "constant_folding": constant_folding,
@@ -41,10 +42,10 @@ NATIVE_ONLY_PASSES = ("constant_folding", "memory_optimize")
 
 
 def register_pass(name, fn):
-    """Adds a pass ``fn(program, keep=()) -> Program`` under `name`."""
+    """Adds a pass ``fn(program, keep=()) -> Program`` under `name` (its result verified in tests, as every pass)."""
     if name in PASSES:
         raise ValueError(f"pass {name!r} is registered twice")
-    PASSES[name] = fn
+    PASSES[name] = verified(fn)
 
 
 def apply_passes(program, names=INFERENCE_PASSES, keep=()):

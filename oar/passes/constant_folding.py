@@ -15,8 +15,10 @@ import numpy as np
 from ..tensor.tensor import Tensor
 from ..static.budget import out_elements
 from .graph import arg_names, opdef, out_names, sub_blocks
+from .contract import verified
 
 
+@verified
 def constant_folding(program, keep=(), max_elements=1 << 22):
     """Returns a copy of `program` with every all-constant op replaced by its precomputed result."""
     p = program.clone()

@@ -9,8 +9,10 @@ Example:
     >>> p = dead_code_elimination(program, keep=['fc.tmp_1'])
 """
 from ..static.liveness import needed_ops, op_reads
+from .contract import verified
 
 
+@verified
 def dead_code_elimination(program, keep=()):
     """Returns a copy of `program` without the ops and variables that `keep` does not depend on."""
     keep = list(keep)

@@ -19,6 +19,7 @@ import numpy as np
 from ..kernels.norm import batch_norm_affine
 from ..tensor.tensor import Tensor
 from .graph import arg_names, bound_value, consumers, opdef, out_names
+from .contract import verified
 
 BN_TYPES = ("batch_norm",)
 CONV_TYPES = ("conv2d", "conv1d", "conv3d")
@@ -140,6 +141,7 @@ def _drop_stat_writeback(gb, bn):
                                         and o.output_names() and o.output_names()[0] in stats)]
 
 
+@verified
 def fold_batch_norm(program, keep=()):
     """Returns a copy of `program` with inference batch_norms folded into the preceding conv/linear."""
     p = program.clone()

@@ -21,6 +21,7 @@ from ..ops.nn.conv import onnx_spatial_pads, resolve_pads
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
+from .contract import verified
 
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 CONV_ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups")
@@ -73,6 +74,7 @@ FUSED_CONV2D = defop("fused_conv2d", _fused_conv2d, inputs=("input", "filter", "
                      lower=_lower, differentiable=False)
 
 
+@verified
 def fuse_conv_bias_act(program, keep=(), epilogue=True):
     """Returns a copy of `program` with constant-weight conv2d + bias [+ residual] [+ relu] chains fused
     (``epilogue=False``: conv2d + bias only, as `oar.quantization` wants them)."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..ops.registry import defop
 from .graph import arg_names, names_read_inside, out_names, sub_blocks
+from .contract import verified
 
 # op type -> steps on (arg0, arg1, ...); a step is (ufunc name, operands): "$k" = argument k, "@" = previous step
 _X, _Y, _P = "$0", "$1", "@"
@@ -132,6 +133,7 @@ def _fusable(block, op):
     return True
 
 
+@verified
 def fuse_elementwise(program, keep=()):
     """Returns a copy of `program` with each elementwise tree of two or more ops fused into one op."""
     p = program.clone()

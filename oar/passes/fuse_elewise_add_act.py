@@ -15,6 +15,7 @@ from ..ops.common import infer_broadcast
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import apply, defop
 from .graph import arg_names, consumers, names_read_inside, out_names, sub_blocks
+from .contract import verified
 
 
 def _sigmoid_(out):
@@ -80,6 +81,7 @@ def fused_elemwise_add_act(x, y, act="relu"):
     return apply(FUSED_ELEMWISE_ADD_ACT, (x, y), {"act": act})
 
 
+@verified
 def fuse_elewise_add_act(program, keep=()):
     """Returns a copy of `program` with every add -> activation pair fused (in every block)."""
     p = program.clone()

@@ -13,6 +13,7 @@ import numpy as np
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
+from .contract import verified
 
 ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
 
@@ -59,6 +60,7 @@ FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infe
                      differentiable=False)
 
 
+@verified
 def fuse_linear(program, keep=(), activation=True):
     """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused (``activation=False``:
     matmul + bias only)."""

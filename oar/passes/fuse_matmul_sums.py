@@ -12,6 +12,7 @@ Example:
     >>> p = fuse_matmul_sums(program, keep=['w@GRAD'])   # 20 x (matmul + add) -> 2 concat + 1 matmul
 """
 from .graph import arg_names, consumers, names_read_inside, out_names, sub_blocks
+from .contract import verified
 
 
 def _leaf(block, op):
@@ -21,6 +22,7 @@ def _leaf(block, op):
     return all(v is not None and len(v.shape) == 2 and min(v.shape) > 0 and v.dtype.kind == "f" for v in vs)
 
 
+@verified
 def fuse_matmul_sums(program, keep=()):
     """Returns a copy of `program` with each sum of >= 3 transposed products fused into one matmul."""
     p = program.clone()

@@ -13,6 +13,7 @@ Example:
 """
 from ..ops.registry import REGISTRY
 from .graph import arg_names, out_names
+from .contract import verified
 
 
 def _multi(op_type):
@@ -31,6 +32,7 @@ def _in_place(op):
     return outs == [ins[0]] + ins[2:2 + len(outs) - 1]
 
 
+@verified
 def fuse_optimizer_updates(program, keep=()):
     """Returns a copy of `program` with each group of same-kind update ops fused into one multi-tensor op."""
     p = program.clone()

@@ -12,9 +12,12 @@ Example:
     >>> p = memory_optimize(fuse_conv_bias_act(program), keep=['out'])
     >>> [op.attrs.get('reuse_output') for op in p.global_block().ops]
 """
+from .contract import verified
+
 PLANNED = ("fused_conv2d", "fused_linear")
 
 
+@verified
 def memory_optimize(program, keep=()):
     """Returns a copy of `program` whose planned ops reuse their output buffers across runs."""
     p = program.clone()

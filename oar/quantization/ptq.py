@@ -65,7 +65,7 @@ class _QDQBuilder:
     """Appends constants, QDQ ops and the ops they feed to a new op list of program `p` (see `insert_qdq`)."""
 
     def __init__(self, p, act_params):
-        from ..static.ir import Operator
+        from ..ir import Operator
         self.p, self.gb, self.act_params, self.Operator = p, p.global_block(), act_params, Operator
         self.ops = []
         self.dequantized = {}  # float var -> the var of its QDQ'd value

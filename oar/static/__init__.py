@@ -1,5 +1,6 @@
 """Static graph API (Paddle 2.x `paddle.static`)."""
-from .ir import Program, Block, Variable, Operator
+from .program import Program, Block, Operator
+from .variable import Variable
 from .builder import (default_main_program, default_startup_program, program_guard, data,
                       enable_static, disable_static, create_global_var)
 from .scope import Scope, global_scope, scope_guard

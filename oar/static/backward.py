@@ -23,7 +23,8 @@ import contextlib
 
 from ..framework.state import STATE
 from ..ops.registry import REGISTRY
-from .ir import Variable
+from .builder import BUILDER
+from .variable import Variable
 
 
 class _Ctx:
@@ -46,15 +47,14 @@ def differentiable(v):
 @contextlib.contextmanager
 def building(block):
     """Static mode with `block` of its program as the current block."""
-    from . import builder
-    prog = block.program
-    prev = (STATE.static, builder._CUR.main, prog.current_block_idx)
-    STATE.static, builder._CUR.main, prog.current_block_idx = True, prog, block.idx
+
+    prev = (STATE.static, BUILDER.main)
+    STATE.static, BUILDER.main = True, block.program
     try:
-        yield
+        with BUILDER.in_block(block):
+            yield
     finally:
-        STATE.static, builder._CUR.main = prev[0], prev[1]
-        prog.current_block_idx = prev[2]
+        STATE.static, BUILDER.main = prev
 
 
 def requires_grad(ops, block, start, no_grad=()):
@@ -171,7 +171,7 @@ def backward_ops(block, ops, targets, target_grads, req, rename=False):
 
 
 def _grad_error(op, e):
-    from .printer import format_op
+    from ..ir.printer import format_op
     msg = f"building the gradient of op {format_op(op, with_loc=False)} failed: {e}"
     if op.loc:
         msg += f"\n  File \"{op.loc[0]}\", line {op.loc[1]}\n    {op.loc[2]}"
@@ -234,7 +234,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
         >>> oar.disable_static()
     """
     targets = [targets] if isinstance(targets, Variable) else list(targets)
-    with targets[0].block.program._role_guard("backward"):
+    with BUILDER.role_guard(targets[0].block.program, "backward"):
         return _gradients(targets, inputs, target_gradients, no_grad_set)
 
 

@@ -210,7 +210,7 @@ def check_program(program, budget):
     if budget is None or budget.max_bytes is None:
         return
     from ..ops.registry import REGISTRY
-    from .printer import format_op
+    from ..ir.printer import format_op
     total = 0
     for b in program.blocks:
         for v in b.vars.values():

@@ -1,6 +1,6 @@
-"""Static program building: the current (main, startup) programs, and `append_op`, which the registry's
-`apply` calls in static mode. Eager Tensors met while building (a Layer's parameters during to_static)
-become persistable Variables bound to those Tensors."""
+"""Static program building: the `Builder` (this thread's cursor: the (main, startup) programs, the block being
+traced, the role of new ops) and `append_op`, which the registry's `apply` calls in static mode. Eager Tensors
+met while building (a Layer's parameters during to_static) become persistable Variables bound to those Tensors."""
 import contextlib
 import os
 import sys
@@ -13,18 +13,13 @@ from ..framework.state import STATE
 from ..ops import registry
 from ..ops.registry import infer_meta
 from ..tensor.tensor import Tensor, Parameter
-from .ir import Program, Variable
+from .. import ir
+from .cursor import BUILDER, Builder  # noqa: F401  (the Builder is defined beside Program's needs)
+from .variable import Variable
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-class _Programs:
-    def __init__(self):
-        self.main = Program()
-        self.startup = Program()
-
-
-_CUR = _Programs()
 
 
 def default_main_program():
@@ -37,7 +32,7 @@ def default_main_program():
         True
         >>> oar.disable_static()
     """
-    return _CUR.main
+    return BUILDER.main
 
 
 def default_startup_program():
@@ -47,7 +42,7 @@ def default_startup_program():
         >>> isinstance(oar.static.default_startup_program(), oar.static.Program)
         True
     """
-    return _CUR.startup
+    return BUILDER.startup
 
 
 @contextlib.contextmanager
@@ -66,16 +61,16 @@ def program_guard(main_program, startup_program=None):
         (3, 2)
         >>> oar.disable_static()
     """
-    if not isinstance(main_program, Program):
+    if not isinstance(main_program, ir.Program):
         raise TypeError(f"program_guard expects a Program, got {type(main_program).__name__}")
-    prev = (_CUR.main, _CUR.startup)
-    _CUR.main = main_program
+    prev = (BUILDER.main, BUILDER.startup)
+    BUILDER.main = main_program
     if startup_program is not None:
-        _CUR.startup = startup_program
+        BUILDER.startup = startup_program
     try:
         yield
     finally:
-        _CUR.main, _CUR.startup = prev
+        BUILDER.main, BUILDER.startup = prev
 
 
 @contextlib.contextmanager
@@ -149,7 +144,7 @@ def as_var(block, t):
 
 def append_op(op, inputs, attrs):
     """Appends `op` to the current block of the main program and returns its output Variable(s)."""
-    block = _CUR.main.current_block()
+    block = BUILDER.current_block()
     in_vars = [as_var(block, t) for t in inputs]
     loc = user_location()
     try:
@@ -157,7 +152,7 @@ def append_op(op, inputs, attrs):
     except Exception as e:
         raise _build_error(op, in_vars, attrs, e, loc) from None
     prefix = op.name
-    outs = [block.create_var(_CUR.main.unique_name(prefix + ".tmp"), shape, dtype) for shape, dtype in metas]
+    outs = [block.create_var(block.program.unique_name(prefix + ".tmp"), shape, dtype) for shape, dtype in metas]
     sg = all(v.stop_gradient for v in in_vars) or op.grad is None
     for i, v in enumerate(outs):
         v.stop_gradient = sg or i in op.nondiff_out or v.dtype.kind not in "fc"
@@ -182,7 +177,7 @@ def _build_error(op, in_vars, attrs, exc, loc):
 
 def append_assign(src, dst):
     """Writes `src` into the existing Variable `dst` (used for in-place updates of persistable vars)."""
-    block = _CUR.main.current_block()
+    block = BUILDER.current_block()
     src = as_var(block, src)
     block.append_op("assign", {"x": [src.name]}, {"out": [dst.name]}, {}, user_location())
 
@@ -195,7 +190,7 @@ def data(name, shape, dtype=None, lod_level=0):
     """
     shape = [-1 if d is None else int(d) for d in shape]
     dt = D.convert_dtype(dtype) if dtype is not None else D.default_float()
-    block = _CUR.main.global_block()
+    block = BUILDER.main.global_block()
     v = block.create_var(name, shape, dt, stop_gradient=True, is_data=True)
     return v
 
@@ -243,8 +238,8 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     if not persistable:
         from ..ops.creation import full
         return full(shape, value, dtype)
-    name = name or _CUR.main.unique_name("global_var")
-    return persistable_var(_CUR.main, _CUR.startup, name, np.full(shape, value, D.np_dtype(dtype)))
+    name = name or BUILDER.main.unique_name("global_var")
+    return persistable_var(BUILDER.main, BUILDER.startup, name, np.full(shape, value, D.np_dtype(dtype)))
 
 
 def _assign_into(src, dst):

@@ -24,7 +24,7 @@ def _clone_into(dst, src, outer=None):
 
     `outer` maps outer names already renamed by an enclosing clone; ops with sub-blocks reading such a name get
     their sub-blocks cloned too."""
-    from .printer import sub_blocks
+    from ..ir.printer import sub_blocks
     for v in src.vars.values():
         if v.name not in dst.vars:
             nv = dst.create_var(v.name, v.shape, v.dtype, persistable=v.persistable, stop_gradient=v.stop_gradient,
@@ -57,14 +57,12 @@ def _clone_into(dst, src, outer=None):
 def _reclone_sub_blocks(op, attrs, dst, cur):
     """Clones the sub-blocks of `op` under `dst` with the renamed outer names `cur`; fixes the attributes that
     name sub-block values."""
-    from .printer import block_attrs
+    from ..ir.printer import block_attrs
     prog = dst.program
     fin = {}
-    for key in block_attrs(op.type):
+    for key in block_attrs(op):
         if key in attrs:
-            prev = prog.current_block_idx
-            nb = prog._create_block(parent_idx=dst.idx)
-            prog.current_block_idx = prev
+            nb = prog.create_block(dst.idx)
             _, fin[key] = _clone_into(nb, prog.blocks[attrs[key]], cur)
             attrs[key] = nb.idx
     if op.type == "cond":

@@ -13,7 +13,7 @@ from ..framework import dtype as D
 from ..ops.registry import defop
 from ..tensor.methods import TensorMethods
 from . import budget, builder
-from .ir import Variable
+from .variable import Variable
 from .op_checks import count_problem, distinct_problem, fields_problem
 
 
@@ -63,22 +63,16 @@ def _same(a, b):
 @contextlib.contextmanager
 def sub_block(program):
     """Traces into a new block whose parent is the current block."""
-    b = program._create_block()
+    b = builder.BUILDER.new_block(program)
     try:
         yield b
     finally:
-        program.current_block_idx = b.parent_idx
+        builder.BUILDER.set_block(program, b.parent_idx)
 
 
-@contextlib.contextmanager
 def in_block(block):
-    prog = block.program
-    prev = prog.current_block_idx
-    prog.current_block_idx = block.idx
-    try:
-        yield
-    finally:
-        prog.current_block_idx = prev
+    """Ops go to `block` inside."""
+    return builder.BUILDER.in_block(block)
 
 
 def externals(block, outs=()):

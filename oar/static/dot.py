@@ -15,7 +15,7 @@ Example:
     >>> text.splitlines()[0]
     'digraph program {'
 """
-from .printer import block_attrs, format_type, format_value, sub_blocks
+from ..ir.printer import block_attrs, format_type, format_value, sub_blocks
 
 __all__ = ["program_to_dot"]
 _MAX_ATTRS, _MAX_VALUE = 4, 32
@@ -37,7 +37,7 @@ def _declaring_block(block, name):
 
 
 def _op_label(op):
-    owned = block_attrs(op.type)
+    owned = block_attrs(op)
     attrs = [(k, v) for k, v in op.attrs.items() if not k.startswith("_") and k not in owned]
     lines = [op.type]
     for k, v in attrs[:_MAX_ATTRS]:

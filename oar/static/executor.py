@@ -22,13 +22,15 @@ Example:
 """
 import functools
 import itertools
+import weakref
 
 import numpy as np
 
 from ..ops.registry import REGISTRY
-from . import budget, liveness
-from .ir import Program, Variable
-from .printer import format_op
+from . import budget, feeders, liveness
+from ..ir import Program
+from .variable import Variable
+from ..ir.printer import format_op
 from .scope import global_scope
 
 _LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)
@@ -379,27 +381,54 @@ def _owned(a):
     return a if a.flags.writeable else a.copy()
 
 
-def compile_program(program, feed_names, fetch_names):
-    """The cached `Compiled` plan of `program` for these feed and fetch names (recompiled when it changes).
+class PlanCache:
+    """Compiled plans owned by their user (an `Executor`): per program (held weakly), the plans of its current
+    version keyed by feed and fetch names. A plan refers to its program's ops, so an entry lives as long as the
+    cache does; the cache keeps the `max_programs` programs used last."""
+
+    def __init__(self, max_programs=32):
+        self._plans = weakref.WeakKeyDictionary()   # program -> (version, {(feeds, fetches): Compiled})
+        self.max_programs = max_programs
+
+    def get(self, program, key):
+        entry = self._plans.get(program)
+        return entry[1].get(key) if entry is not None and entry[0] == program.version else None
+
+    def put(self, program, key, plan):
+        entry = self._plans.get(program)
+        if entry is None or entry[0] != program.version:
+            entry = (program.version, {})
+            self._plans.pop(program, None)
+            while len(self._plans) >= self.max_programs:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[program] = entry
+        entry[1][key] = plan
+
+
+def compile_program(program, feed_names, fetch_names, cache=None):
+    """The `Compiled` plan of `program` for these feed and fetch names: from `cache` (a `PlanCache`, recompiled
+    when the program changed) when one is given, else compiled now and owned by the caller.
 
     Example:
+        >>> from oar.static.executor import PlanCache
         >>> oar.enable_static()
         >>> main = oar.static.Program()
         >>> with oar.static.program_guard(main):
         ...     x = oar.static.data('x', [2], 'float32')
         ...     y = x * 2.0
         >>> oar.disable_static()
-        >>> plan = oar.static.compile_program(main, ['x'], [y.name])
-        >>> plan is oar.static.compile_program(main, ['x'], [y.name])
+        >>> plans = PlanCache()
+        >>> plan = oar.static.compile_program(main, ['x'], [y.name], plans)
+        >>> plan is oar.static.compile_program(main, ['x'], [y.name], plans)
         True
     """
+    if cache is None:
+        return Compiled(program, feed_names, fetch_names)
     key = (tuple(feed_names), tuple(fetch_names))
-    cache = program.__dict__.get("_plans")
-    if cache is None or cache[0] != program.version:
-        cache = program.__dict__["_plans"] = (program.version, {})
-    c = cache[1].get(key)
+    c = cache.get(program, key)
     if c is None:
-        c = cache[1][key] = Compiled(program, feed_names, fetch_names)
+        c = Compiled(program, feed_names, fetch_names)
+        cache.put(program, key, c)
     return c
 
 
@@ -433,6 +462,7 @@ class Executor:
 
     def __init__(self, place=None):
         self.place = place
+        self._plans = PlanCache()   # this executor's compiled plans
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
             scope=None, return_numpy=True, use_program_cache=True, **kwargs):
@@ -463,6 +493,7 @@ class Executor:
         from .builder import default_main_program
         if program is None:
             program = default_main_program()
+        built = getattr(program, "program", program)      # the program minimize registered inputs for
         program = getattr(program, "_program", program)  # CompiledProgram wrappers
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
@@ -474,10 +505,8 @@ class Executor:
         elif not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
         fetch_names = [_fetch_name(f) for f in fetch_list]
-        sched = getattr(program, "lr_scheduler", None)
-        if sched is not None:  # static minimize with an LRScheduler: its current value feeds the lr variable
-            (scope or global_scope()).vars[program.lr_var_name] = np.array(sched(), np.float32)
-        compiled = compile_program(program, tuple(feed), fetch_names)
+        feed = feeders.fill(built, feed)  # e.g. an LRScheduler's current learning rate
+        compiled = compile_program(program, tuple(feed), fetch_names, self._plans)
         outs = compiled.run(feed, scope)
         if not return_numpy:
             from ..tensor.tensor import Tensor

@@ -22,7 +22,7 @@ Example:
     >>> read_before_written(ops)
     ['x']
 """
-from .printer import sub_blocks
+from ..ir.printer import sub_blocks
 
 
 def names_in_sub_blocks(op):

@@ -10,25 +10,25 @@ from ..ops.creation import full
 from ..ops.metric import AUC
 from ..tensor.tensor import Tensor
 from . import capture
-from .builder import _CUR, as_var, persistable_var, user_location
+from .builder import BUILDER, as_var, persistable_var, user_location
 
 
 def _state(name, size_shape):
     """A zero int64 statistic kept between runs: a persistable variable initialised by the startup program, or,
     while `to_static` converts a function (no startup program runs there), an eager Tensor bound to the program,
     so every call of the converted function adds to it."""
-    main = _CUR.main
+    main = BUILDER.main
     name = main.unique_name(name)
     zeros = np.zeros(size_shape, np.int64)
     if capture.active() is not None:
         return as_var(main.global_block(), Tensor(zeros, name=name))
-    return persistable_var(main, _CUR.startup, name, zeros)
+    return persistable_var(main, BUILDER.startup, name, zeros)
 
 
 def _append_auc(predict, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds, slide_steps):
     """Appends one `auc` op whose updated statistics are written back into `stat_pos` / `stat_neg` in place."""
-    block = _CUR.main.current_block()
-    out = block.create_var(_CUR.main.unique_name("auc.tmp"), [], "float64", stop_gradient=True)
+    block = BUILDER.main.current_block()
+    out = block.create_var(BUILDER.main.unique_name("auc.tmp"), [], "float64", stop_gradient=True)
     ins = [as_var(block, t) for t in (predict, label, stat_pos, stat_neg, ins_tag_weight)]
     block.append_op(AUC.name, {slot: [v.name] for slot, v in zip(AUC.inputs, ins)},
                     {"auc": [out.name], "stat_pos_out": [stat_pos.name], "stat_neg_out": [stat_neg.name]},

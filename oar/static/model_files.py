@@ -12,6 +12,7 @@ from ..framework import dtype as D
 from ..framework import safetensors_file
 from ..framework.safe_files import parse_cost, regular_file, write_files  # noqa: F401  (write_files: saves)
 from ..static import budget as B
+from ..ir.serialize import _check_shape, _is_int
 from ..static import serialize as S
 
 MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 2
@@ -116,7 +117,7 @@ def _spec_list(path, d, key, block):
         if not (isinstance(s, dict) and isinstance(s.get("name"), str) and _is_dtype(s.get("dtype"))):
             raise _bad(path, f"{key}[{i}] must be {{name: str, shape: [int], dtype: dtype name}}, got {s!r:.120}")
         try:
-            S._check_shape(s.get("shape"), f"{key}[{i}]")
+            _check_shape(s.get("shape"), f"{key}[{i}]")
         except ValueError as e:
             raise _bad(path, str(e)) from None
         if s["name"] not in block.vars:
@@ -158,7 +159,7 @@ def read_record(pdmodel, budget=None):
     d = read_json(pdmodel, "model (.pdmodel)", budget)
     if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
         raise _bad(pdmodel, f"not an oar model file (expected format {MODEL_FORMAT!r})")
-    if not S._is_int(d.get("version")) or d.get("version") not in MODEL_FORMAT_VERSIONS:
+    if not _is_int(d.get("version")) or d.get("version") not in MODEL_FORMAT_VERSIONS:
         raise _bad(pdmodel, f"model format version {d.get('version')!r:.20} is not supported (this oar reads "
                             f"versions {list(MODEL_FORMAT_VERSIONS)})")
     if "program" not in d:
@@ -226,7 +227,7 @@ def read_info(path):
     d = read_json(path, "parameter info (.pdiparams.info)")
     if not (isinstance(d, dict) and d.get("format") == INFO_FORMAT and isinstance(d.get("params"), dict)):
         raise _bad(path, f"not an oar parameter info file (expected format {INFO_FORMAT!r} with 'params')")
-    if not S._is_int(d.get("version")) or d.get("version") != INFO_FORMAT_VERSION:
+    if not _is_int(d.get("version")) or d.get("version") != INFO_FORMAT_VERSION:
         raise _bad(path, f"parameter info version {d.get('version')!r:.20} is not supported")
     for n, m in d["params"].items():
         if not isinstance(m, dict):
@@ -240,7 +241,7 @@ def read_info(path):
         if not _is_dtype(m.get("dtype", "float32")):
             raise _bad(path, f"entry {n!r:.60}: unknown dtype {m.get('dtype')!r:.30}")
         try:
-            S._check_shape(m.get("shape", []), f"entry {n!r:.60}")
+            _check_shape(m.get("shape", []), f"entry {n!r:.60}")
         except ValueError as e:
             raise _bad(path, str(e)) from None
     return d["params"]

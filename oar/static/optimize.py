@@ -1,15 +1,16 @@
 """`optimizer.minimize(loss)` in static mode: append_backward, then one update op per parameter.
 
 Each update is the optimizer's registered update op (`oar.optimizer.update_ops`) appended with its outputs
-written straight into the persistable parameter and accumulator variables. Accumulators and the learning rate
-are persistable variables initialised by ops in the startup program; an `LRScheduler` learning rate is written
-into the scope by `Executor.run` before each run (`program.lr_scheduler`).
+written straight into the persistable parameter and accumulator variables. Accumulators and a fixed learning
+rate are persistable variables initialised by ops in the startup program; an `LRScheduler` learning rate is an
+ordinary input variable that `Executor.run` feeds from the scheduler (`oar.static.feeders`).
 """
 import numpy as np
 
 from ..framework import dtype as D
+from . import feeders
 from .backward import append_backward, building
-from .builder import default_startup_program, persistable_var as _persistable, user_location
+from .builder import BUILDER, default_startup_program, persistable_var as _persistable, user_location
 
 
 class _Proto:
@@ -35,7 +36,7 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
     if fresh:
         opt._add_param_group({"params": fresh})
     n_before = len(block.ops)
-    with building(block), main._role_guard("optimize"):
+    with building(block), BUILDER.role_guard(main, "optimize"):
         if grad_transform is not None:
             params_grads = grad_transform(params_grads)
         if opt._grad_clip is not None and params_grads:
@@ -43,10 +44,11 @@ def static_minimize(opt, loss, startup_program=None, parameters=None, no_grad_se
         # a scheduler (any callable giving the current rate, as `LRScheduler`) is re-read by every run
         sched = opt._learning_rate if callable(opt._learning_rate) else None
         lr_name = main.unique_name("learning_rate")
-        lr_var = _persistable(main, startup, lr_name, np.array(opt.get_lr(), np.float32))
-        if sched is not None:
-            main.lr_scheduler = sched
-            main.lr_var_name = lr_name
+        if sched is None:
+            lr_var = _persistable(main, startup, lr_name, np.array(opt.get_lr(), np.float32))
+        else:  # a feed the executor fills with the scheduler's current value at each run
+            lr_var = block.create_var(lr_name, [], "float32", stop_gradient=True, is_data=True)
+            feeders.register(main, lr_name, sched)
         for p, g in params_grads:
             group = opt._group_of[id(p)]
             reg = p.attrs.get("regularizer") or group["_reg"]

@@ -128,7 +128,7 @@ def test_deeply_nested_blocks_are_rejected_quickly(model):
 
 
 def test_too_many_ops_are_rejected(model, monkeypatch):
-    from oar.static import serialize
+    from oar.ir import serialize
     monkeypatch.setattr(serialize, "MAX_OPS", 3)
     prefix, _, _ = model
     with pytest.raises(ValueError, match="more than 3 ops"):

@@ -6,7 +6,7 @@ import oar
 import oar.nn as nn
 import oar.nn.functional as F
 from oar.static import builder
-from oar.static.ir import Program
+from oar.static import Program
 
 rng = np.random.default_rng(5)
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import oar
-from oar.static.executor import compile_program
+from oar.static.executor import PlanCache, compile_program
 
 
 def test_feed_any_variable_and_pruning(prog):
@@ -87,11 +87,13 @@ def test_plan_cached_per_version_and_dead_buffers_released(prog):
     h = x
     for _ in range(20):
         h = h * 1.0001 + 1.0
-    c1 = compile_program(main, ("x",), (h.name,))
-    assert compile_program(main, ("x",), (h.name,)) is c1
+    plans = PlanCache()
+    c1 = compile_program(main, ("x",), (h.name,), plans)
+    assert compile_program(main, ("x",), (h.name,), plans) is c1
     assert c1.fn.source.count("del ") >= 20  # every intermediate is released after its last use
     _ = h + 1
-    assert compile_program(main, ("x",), (h.name,)) is not c1  # the program changed: recompiled
+    assert compile_program(main, ("x",), (h.name,), plans) is not c1  # the program changed: recompiled
+    assert "_plans" not in vars(main)  # the caller owns its plans, not the program
     out = oar.static.Executor().run(main, feed={"x": np.zeros(1000, "float32")}, fetch_list=[h])[0]
     ref = np.zeros(1000, "float32")
     for _ in range(20):
@@ -198,3 +200,27 @@ def test_kernel_error_inside_a_loop_body_names_the_inner_op(prog):
     msg = str(e.value)
     assert "inner dimensions" in msg and "= matmul(x=while.x_" in msg
     assert "lambda: oar.matmul(s, b)" in msg and f"{__file__}:" in msg
+
+
+def test_an_executor_owns_its_plans_and_dropping_the_program_frees_them(prog):
+    import gc
+    import weakref
+    main, _ = prog
+    x = oar.static.data("x", [2])
+    y = x * 2.0
+    exe = oar.static.Executor()
+    exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y])
+    assert "_plans" not in vars(main) and len(exe._plans._plans) == 1
+    other = oar.static.Program()
+    with oar.static.program_guard(other):
+        z = oar.static.data("z", [2]) + 1.0
+    exe.run(other, feed={"z": np.ones(2, "float32")}, fetch_list=[z])
+    ref = weakref.ref(other)
+    del other, z
+    exe._plans.max_programs = 1   # the next new program evicts the oldest
+    third = oar.static.Program()
+    with oar.static.program_guard(third):
+        w = oar.static.data("w", [2]) + 1.0
+    exe.run(third, feed={"w": np.ones(2, "float32")}, fetch_list=[w])
+    gc.collect()
+    assert ref() is None and len(exe._plans._plans) == 1

@@ -55,3 +55,34 @@ def test_static_minimize_matches_eager(make):
         static.append(float(exe.run(main, feed={"x": xv, "y": yv}, fetch_list=[loss], scope=scope)[0]))
     np.testing.assert_allclose(static, eager, rtol=1e-5)
     np.testing.assert_allclose(np.array(scope.find_var("w").get_tensor()), W.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_scheduled_learning_rate_is_an_input_the_executor_feeds():
+    """The scheduler is not stored on the Program: the lr is a feed variable, filled at each run from what
+    minimize registered (oar.static.feeders); stepping the scheduler changes the next update, as in eager."""
+    from oar.static import feeders
+    main, startup = oar.static.Program(), oar.static.Program()
+    sched = oar.optimizer.lr.StepDecay(0.5, step_size=1, gamma=0.1)
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(main, startup):
+            w = oar.static.create_parameter([1], "float32", name="w_sched",
+                                            default_initializer=oar.nn.initializer.Constant(1.0))
+            loss = (w * 1.0).sum()   # d loss / d w = 1: each step moves w by exactly the learning rate
+            oar.optimizer.SGD(sched).minimize(loss)
+    finally:
+        oar.disable_static()
+    (lr_name,) = feeders.sources(main)
+    lr = main.global_block().var(lr_name)
+    assert lr.is_data and not lr.persistable and not hasattr(main, "lr_scheduler")
+    exe, scope = oar.static.Executor(), oar.static.Scope()
+    exe.run(startup, scope=scope)
+    ws = []
+    for _ in range(3):
+        exe.run(main, fetch_list=[loss], scope=scope)
+        ws.append(float(np.array(scope.find_var("w_sched").get_tensor())[0]))
+        sched.step()
+    np.testing.assert_allclose(ws, [0.5, 0.45, 0.445], rtol=1e-6)
+    assert feeders.sources(main.clone()) == feeders.sources(main)
+    exe.run(main, feed={lr_name: np.float32(0.0)}, fetch_list=[loss], scope=scope)   # a caller's feed wins
+    assert float(np.array(scope.find_var("w_sched").get_tensor())[0]) == np.float32(0.445)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import oar
-from oar.static.executor import compile_program
+from oar.static.executor import PlanCache, compile_program
 
 
 def run(program, feed, fetch, scope=None):
@@ -38,7 +38,8 @@ def test_version_counter_and_plan_cache(prog):
     v1 = main.version
     assert v1 > v0
     xv = np.array([1.0, 2.0], "float32")
-    plan = compile_program(main, ("x",), (y.name,))
+    plans = PlanCache()
+    plan = compile_program(main, ("x",), (y.name,), plans)
     np.testing.assert_allclose(run(main, {"x": xv}, [y])[0], xv * 2)
     op = main.global_block().ops[-1]
     assert op.attr("scale") == 2.0 and op.has_attr("bias")
@@ -46,7 +47,7 @@ def test_version_counter_and_plan_cache(prog):
         op.attr("nope")
     op._set_attr("scale", 5.0)  # what passes use: bumps the version, so the cached plan is rebuilt
     assert main.version > v1
-    assert compile_program(main, ("x",), (y.name,)) is not plan
+    assert compile_program(main, ("x",), (y.name,), plans) is not plan
     np.testing.assert_allclose(run(main, {"x": xv}, [y])[0], xv * 5)
     v2 = main.version
     main.global_block().create_var("extra", [1], "float32")

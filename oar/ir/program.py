@@ -1,151 +1,10 @@
-"""The Program IR: a `Program` holds `Block`s; a Block holds `Variable`s and `Operator`s. Plain data.
+"""The Program IR: a `Program` holds `Block`s; a Block holds `Var`s and `Operator`s. Plain data.
 
-Printing (`docs/ir.md` grammar) and JSON round trip live in `printer.py` and `serialize.py`.
+Printing (`docs/ir.md` grammar), the JSON round trip and the verifier live in `printer.py`, `serialize.py`
+and `verify.py`. What an op type means (slots, attributes, side effects) comes from a schema (`schema.py`).
 """
-import contextlib
-
-from ..framework import dtype as D
-from ..tensor.methods import TensorMethods
-
-
-class StaticValueError(TypeError):
-    """A static Variable used where Python needs its value (`bool()`, `.tolist()`, NumPy): the value exists only
-    when the program runs. In a function converted with `full_graph=False` such a statement is a graph break."""
-
-
-class Variable(TensorMethods):
-    """A named, typed value in a Block: shape (-1 for unknown dims), dtype, persistable, stop_gradient.
-
-    Static-mode ops take and return Variables; the same operators and methods as `Tensor` apply.
-
-    Example:
-        >>> main = oar.static.Program()
-        >>> with oar.static.program_guard(main):
-        ...     x = oar.static.data('x', [None, 3], 'float32')
-        >>> x.name, x.shape, x.dtype == oar.float32
-        ('x', [-1, 3], True)
-    """
-
-    __slots__ = ("name", "shape", "dtype", "block", "persistable", "stop_gradient", "is_parameter", "trainable",
-                 "is_data", "attrs", "__weakref__")
-
-    def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=True, is_parameter=False,
-                 trainable=True, is_data=False):
-        self.block, self.name = block, name
-        self.shape = [int(d) for d in shape]
-        self.dtype = D.convert_dtype(dtype)
-        self.persistable, self.stop_gradient = persistable, stop_gradient
-        self.is_parameter, self.trainable, self.is_data = is_parameter, trainable, is_data
-        self.attrs = {}
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    def dim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        n = 1
-        for d in self.shape:
-            if d < 0:
-                return -1
-            n *= d
-        return n
-
-    @property
-    def type(self):
-        return "DENSE_TENSOR"
-
-    def __repr__(self):
-        return f"var {self.name} : {self.dtype.name}{self.shape}" + (" (persistable)" if self.persistable else "")
-
-    def __hash__(self):
-        return id(self)
-
-    def __len__(self):
-        if not self.shape or self.shape[0] < 0:
-            raise TypeError(f"len() of a static Variable '{self.name}' whose first dim is unknown; "
-                            "use oar.shape(x)[0] for the run-time length")
-        return self.shape[0]
-
-    def __getitem__(self, index):
-        if self.attrs.get("kind") == "tensor_array":   # a list carried through a static loop
-            from ..tensor.array import array_length, array_read, array_slice
-            if isinstance(index, slice):
-                return array_slice(self, index)
-            if isinstance(index, int) and not isinstance(index, bool):
-                if index < 0:
-                    return array_read(self, array_length(self) + index)
-            elif not isinstance(index, TensorMethods):
-                raise TypeError(f"a tensor array (the list '{self.name}' carried through a tensor-dependent loop) "
-                                f"can be indexed only by an int, an int tensor or an int slice, got {index!r}")
-            return array_read(self, index)
-        return TensorMethods.__getitem__(self, index)
-
-    def _static_value_error(self, what):
-        raise StaticValueError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose "
-                               "value exists only when the program runs. Keep the computation in oar ops, or fetch "
-                               "the value from the Executor.")
-
-    def __array_function__(self, func, types, args, kwargs):  # numpy.sum(v), numpy.abs(v), ...
-        self._static_value_error(f"numpy.{func.__name__}()")
-
-    def numpy(self):
-        self._static_value_error("Variable.numpy()")
-
-    def item(self):
-        self._static_value_error("Variable.item()")
-
-    def tolist(self):
-        self._static_value_error("Variable.tolist()")
-
-    def __bool__(self):
-        self._static_value_error(f"bool() of Variable '{self.name}' (a Python `if`/`while` on it)")
-
-    def __float__(self):
-        self._static_value_error("float()")
-
-    def __int__(self):
-        self._static_value_error("int()")
-
-    def __index__(self):
-        self._static_value_error("using a Variable as a Python index")
-
-    def __array__(self, dtype=None, copy=None):
-        self._static_value_error("numpy.asarray()")
-
-    def _inplace(self, out, keep_dtype=True):
-        """In-place ops in static mode rebind this Python object to the result Variable."""
-        b = self.block
-        if b is not None and b.vars.get(self.name) is self:  # the block keeps the old value under its own name
-            old = Variable(b, self.name, self.shape, self.dtype, self.persistable, self.stop_gradient,
-                           self.is_parameter, self.trainable, self.is_data)
-            old.attrs = self.attrs
-            b.vars[self.name] = old
-        for k in ("name", "shape", "dtype", "block", "persistable", "stop_gradient"):
-            setattr(self, k, getattr(out, k))
-        return self
-
-    def _assign_from(self, src):
-        from .builder import append_assign
-        append_assign(src, self)
-
-    def detach(self):
-        from ..ops.creation import assign
-        out = assign(self)
-        out.stop_gradient = True
-        return out
-
-    def backward(self, grad_tensor=None, retain_graph=False):
-        """In a function being converted by `to_static`: the backward of this loss becomes part of the captured
-        training step (`oar.jit.train_step`). Elsewhere in static mode, use append_backward or minimize."""
-        from .capture import CAPTURING
-        if CAPTURING.capture is None:
-            raise RuntimeError("Variable.backward() is not available in static mode; use "
-                               "oar.static.append_backward(loss) or optimizer.minimize(loss)")
-        CAPTURING.capture.backward(self, grad_tensor)
+from .schema import INSTALLED
+from .var import Var
 
 
 class Operator:
@@ -203,11 +62,10 @@ class Operator:
 
     def has_side_effects(self):
         """True when removing this op could change more than its outputs: ops marked
-        ``OpDef.side_effect`` (print, assert, in-place array writes), writes to persistable variables,
+        ``side_effect`` in the installed schema (print, assert, in-place array writes), writes to persistable variables,
         and control-flow ops whose sub-blocks hold such ops. The executor's pruning and the passes both ask this."""
-        from ..ops.registry import REGISTRY
         from .printer import sub_blocks
-        d = REGISTRY.get(self.type)
+        d = INSTALLED.get(self.type)
         if d is not None and d.side_effect:
             return True
         for n in self.output_names():
@@ -268,19 +126,20 @@ class Block:
 
     def create_var(self, name=None, shape=(), dtype="float32", **kw):
         name = name or self.program.unique_name("tmp")
-        v = Variable(self, name, shape, dtype, **kw)
+        v = self.program.var_class(self, name, shape, dtype, **kw)
         self.vars[name] = v
         self.program._bump()
         return v
 
     def append_op(self, type, inputs, outputs, attrs=None, loc=None):
-        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program._op_role)
+        """Appends an `Operator` (its role is the program's `new_op_role()`) and returns it."""
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program.new_op_role())
         self.ops.append(op)
         self.program._bump()
         return op
 
     def _insert_op(self, index, type, inputs, outputs, attrs=None, loc=None):
-        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program._op_role)
+        op = Operator(self, type, inputs, outputs, attrs or {}, loc, self.program.new_op_role())
         self.ops.insert(index, op)
         self.program._bump()
         return op
@@ -307,27 +166,21 @@ class Program:
         ['full', 'multiply']
     """
 
+    var_class = Var   # what `Block.create_var` makes; `oar.static.Program` makes tracing Variables
+
     def __init__(self):
         self.blocks = [Block(self, 0)]
-        self.current_block_idx = 0
         self.version = 0
-        self._names = {}
-        self.bound = {}          # var name -> eager Tensor whose value the var holds (dy2static parameters)
+        self._names = {}         # prefix -> next number (`unique_name`); saved with the program
         self.random_seed = 0
         self.provenance = []     # lines left by passes
-        self._op_role = None     # role given to the ops appended now (see `Operator.role`)
 
     def _bump(self):
         self.version += 1
 
-    @contextlib.contextmanager
-    def _role_guard(self, role):
-        """Ops appended inside get `role` ("backward" / "optimize")."""
-        prev, self._op_role = self._op_role, role
-        try:
-            yield
-        finally:
-            self._op_role = prev
+    def new_op_role(self):
+        """The role of an op appended now (see `Operator.role`): None here; a static Program asks its builder."""
+        return None
 
     def unique_name(self, prefix):
         n = self._names.get(prefix, 0)
@@ -342,25 +195,17 @@ class Program:
         """Block `i` (sub-blocks are owned by control-flow ops: ``main.block(1).parent_idx == 0``)."""
         return self.blocks[i]
 
-    def current_block(self):
-        """The block ops are appended to now (a sub-block while a branch or loop body is traced)."""
-        return self.blocks[self.current_block_idx]
-
     @property
     def num_blocks(self):
         """How many blocks the program has (1 without control flow)."""
         return len(self.blocks)
 
-    def _create_block(self, parent_idx=None):
-        parent = self.current_block_idx if parent_idx is None else parent_idx
-        b = Block(self, len(self.blocks), parent)
+    def create_block(self, parent_idx=0):
+        """Appends a new, empty Block whose parent is block `parent_idx`; returns it."""
+        b = Block(self, len(self.blocks), parent_idx)
         self.blocks.append(b)
-        self.current_block_idx = b.idx
         self._bump()
         return b
-
-    def _rollback(self):
-        self.current_block_idx = self.current_block().parent_idx
 
     def list_vars(self):
         """Every Variable of every block, in block order (``[v.name for v in main.list_vars()]``)."""
@@ -388,11 +233,7 @@ class Program:
             [False]
         """
         from .serialize import program_from_dict, program_to_dict
-        p = program_from_dict(program_to_dict(self, check=False))  # op roles travel in the dict
-        p.bound = dict(self.bound)
-        for k in ("lr_scheduler", "lr_var_name"):
-            if k in self.__dict__:
-                setattr(p, k, self.__dict__[k])
+        p = program_from_dict(program_to_dict(self, check=False), program_class=type(self))  # roles travel too
         if for_test:
             _prune_for_test(p)
             for b in p.blocks:
@@ -444,8 +285,8 @@ def _prune_for_test(p):
     for b in p.blocks:
         b.idx, b.parent_idx = new_idx[b.idx], new_idx.get(b.parent_idx, -1)
         for op in b.ops:
-            for k in block_attrs(op.type):
-                v = op.attrs.get(k)
+            for k in block_attrs(op):
+                v = op.attrs[k]
                 if isinstance(v, int) and not isinstance(v, bool):
                     op.attrs[k] = new_idx[v]
                 elif isinstance(v, list):

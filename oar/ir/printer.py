@@ -10,6 +10,8 @@ Example:
 import json
 import os
 
+from .schema import INSTALLED
+
 INDENT = "  "
 
 
@@ -53,14 +55,8 @@ def _names(names, is_list):
 
 def _list_slots(op):
     """Slots that are lists by definition (variadic inputs / `name*` outputs), so one name still prints as [a]."""
-    from ..ops.registry import REGISTRY
-    d = REGISTRY.get(op.type)
-    ins, outs = set(), set()
-    if d is not None:
-        if d.variadic:
-            ins.add(d.inputs[0])
-        if d.outputs and d.outputs[0].endswith("*"):
-            outs.add(d.outputs[0][:-1])
+    d = INSTALLED.get(op.type)
+    ins, outs = d.list_slots() if d is not None else (set(), set())
     ins.update(op.attrs.get("_list_inputs", ()))
     outs.update(op.attrs.get("_list_outputs", ()))
     return ins, outs
@@ -86,19 +82,18 @@ def format_op(op, with_loc=True):
     return text
 
 
-def block_attrs(op_type):
-    """The attrs of ops of `op_type` that hold sub-block indices: its `OpDef.block_attrs` (none for a type not
-    registered: the validator refuses those in files)."""
-    from ..ops.registry import REGISTRY
-    d = REGISTRY.get(op_type)
-    return d.block_attrs if d is not None else ()
+def block_attrs(op, schema=INSTALLED):
+    """The names of `op`'s attributes that hold sub-block indices (its op type's ``block_attrs`` in `schema`, by
+    default the installed one; none for a type the schema does not know)."""
+    s = schema.get(op.type)
+    return [k for k in s.block_attrs if k in op.attrs] if s is not None else []
 
 
-def sub_blocks(op):
+def sub_blocks(op, schema=INSTALLED):
     """Indices of the blocks an op owns, in attribute order."""
     out = []
-    for k in block_attrs(op.type):
-        v = op.attrs.get(k)
+    for k in block_attrs(op, schema):
+        v = op.attrs[k]
         if isinstance(v, int) and not isinstance(v, bool):
             out.append(v)
         elif isinstance(v, list):
