@@ -10,6 +10,7 @@ import copy
 import inspect
 import linecache
 import textwrap
+import threading
 import types
 import weakref
 
@@ -20,6 +21,7 @@ from .transformers.base import HELPER_RE, Context, to_source
 CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
 _CODE_CACHE = {}             # original code object -> (new code, Converted template)
 _FN_CACHE = weakref.WeakKeyDictionary()
+_LOCK = threading.RLock()    # two threads converting at once: each function is transformed once, caches stay whole
 
 
 class Converted:
@@ -38,20 +40,21 @@ class ConversionError(Exception):
 
 
 def convert_function(fn):
-    """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError."""
-    hit = _FN_CACHE.get(fn)
-    if hit is not None:
-        return hit
-    if not isinstance(fn, types.FunctionType):
-        raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
-    code = fn.__code__
-    entry = _CODE_CACHE.get(code)
-    if entry is None:
-        entry = _CODE_CACHE[code] = _transform(fn)
-    new_code, text, ctx = entry
-    conv = Converted(_rebind(fn, new_code), text, ctx)
-    _FN_CACHE[fn] = conv
-    return conv
+    """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError. Thread-safe."""
+    with _LOCK:
+        hit = _FN_CACHE.get(fn)
+        if hit is not None:
+            return hit
+        if not isinstance(fn, types.FunctionType):
+            raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
+        code = fn.__code__
+        entry = _CODE_CACHE.get(code)
+        if entry is None:
+            entry = _CODE_CACHE[code] = _transform(fn)
+        new_code, text, ctx = entry
+        conv = Converted(_rebind(fn, new_code), text, ctx)
+        _FN_CACHE[fn] = conv
+        return conv
 
 
 def function_tree(fn):

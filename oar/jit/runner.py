@@ -21,6 +21,7 @@ Example:
     [3, 2]
 """
 import itertools
+import threading
 
 import numpy as np
 
@@ -117,6 +118,7 @@ class ProgramRunner:
         self._bwd = None
         self._bwd_plans = {}
         self.saved_names = []
+        self._lock = threading.Lock()
         self.budget = None  # a loaded model's oar.static.budget.Budget: applied to, and named in errors of, backward
 
     # ---- calling ------------------------------------------------------------------------------------------
@@ -131,7 +133,9 @@ class ProgramRunner:
                     save = True
                     break
         if save and self._bwd is None:
-            self._build_backward()
+            with self._lock:  # two threads' first backward-recording calls: built once
+                if self._bwd is None:
+                    self._build_backward()
         outs = apply(RUN_PROGRAM, args, {"runner": self.id, "save": save})
         if not isinstance(outs, tuple):
             outs = (outs,)

@@ -7,6 +7,7 @@ inside a fresh Program.
 """
 import inspect
 import os
+import threading
 import types
 import weakref
 
@@ -62,6 +63,7 @@ class StaticFunction:
         self._check = check if check is not None else os.environ.get("OAR_TO_STATIC_CHECK", "") not in ("", "0")
         self._checks_left = CHECK_CALLS
         self._bound = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()  # two threads calling with a new signature: one traces, the other waits
         self._last = None
         self._warned_eager = False
         self._conv = None
@@ -80,9 +82,12 @@ class StaticFunction:
             return self
         sf = self._bound.get(instance)
         if sf is None:
-            sf = StaticFunction(self._function, self._input_spec, self._build_strategy, check=self._check,
-                                layer=instance)
-            self._bound[instance] = sf
+            with self._lock:
+                sf = self._bound.get(instance)
+                if sf is None:
+                    sf = StaticFunction(self._function, self._input_spec, self._build_strategy, check=self._check,
+                                        layer=instance)
+                    self._bound[instance] = sf
         return sf
 
     @property
@@ -290,10 +295,13 @@ class StaticFunction:
         key = self._key(leaves)
         cp = self.program_cache.get(key)
         if cp is None:
-            names = leaf_names()
-            cp = self._build(leaves, tree, names)
-            cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
-            self.program_cache.add(key, cp, self.__name__, names)
+            with self._lock:  # never a half-built program: another thread waits for this trace and uses it
+                cp = self.program_cache.get(key)
+                if cp is None:
+                    names = leaf_names()
+                    cp = self._build(leaves, tree, names)
+                    cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
+                    self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
 

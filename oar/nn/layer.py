@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.param_attr import ParamAttr
-from ..framework.state import STATE, no_grad
+from ..framework.state import mode, no_grad
 from ..tensor.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)
@@ -95,7 +95,7 @@ class Layer:
                 if r is not None:
                     inputs = r if isinstance(r, tuple) else (r,)
         forward = self.forward
-        if STATE.static and STATIC_FORWARD:  # building a program: a user layer's forward is converted
+        if mode().static and STATIC_FORWARD:  # building a program: a user layer's forward is converted
             forward = STATIC_FORWARD[0](self)
         out = forward(*inputs, **kwargs)
         if self._forward_post_hooks:

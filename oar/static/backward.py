@@ -20,13 +20,14 @@ Example:
     >>> oar.disable_static()
 """
 import contextlib
+import threading
 
 from ..framework.state import STATE
 from ..ops.registry import REGISTRY
 from .ir import Variable
 
 
-class _Ctx:
+class _Ctx(threading.local):  # per thread: two threads may build backward programs at once
     op = None       # the forward Operator whose gradient rule is running
     req = frozenset()  # names that need a gradient
 

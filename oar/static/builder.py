@@ -5,6 +5,7 @@ import contextlib
 import os
 import sys
 import linecache
+import threading
 
 import numpy as np
 
@@ -17,7 +18,11 @@ from .ir import Program, Variable
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-class _Programs:
+class _Programs(threading.local):
+    """The build cursor, per thread: each thread has its own default main/startup Program and its own
+    `program_guard` stack, so a thread converting or building never makes another thread's ops append to its
+    Program. (`__init__` runs once in each thread that uses it.)"""
+
     def __init__(self):
         self.main = Program()
         self.startup = Program()
