@@ -6,6 +6,7 @@ the main program with init ops in the startup program.
 """
 import collections
 import re
+import threading
 
 import numpy as np
 
@@ -15,12 +16,14 @@ from ..framework.state import mode, no_grad
 from ..tensor.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)
+_NAME_LOCK = threading.Lock()  # layers created in two threads at once never share a name
 
 
 def unique_name(prefix):
     """``prefix_0``, ``prefix_1``, ... from one process-wide counter per prefix (Paddle's unique_name)."""
-    n = _NAME_COUNTS[prefix]
-    _NAME_COUNTS[prefix] = n + 1
+    with _NAME_LOCK:
+        n = _NAME_COUNTS[prefix]
+        _NAME_COUNTS[prefix] = n + 1
     return f"{prefix}_{n}"
 
 
