@@ -28,7 +28,7 @@ import contextlib
 import warnings
 
 from ..framework import dtype as D
-from ..framework.state import STATE
+from ..framework.state import STATE, Mode, mode, set_mode
 from ..ops.math import cast
 from ..ops.registry import apply
 
@@ -96,7 +96,8 @@ class _AmpHook:
         cat = self._cat.get(op)
         if cat is None:
             cat = self._cat[op] = self.category(op)
-        STATE.amp = None  # the casts and the op itself dispatch normally
+        m = mode()
+        set_mode(Mode(m.static, m.grad_enabled, None))  # the casts and the op itself dispatch normally
         try:
             if cat == SKIP:
                 return apply(op, inputs, attrs)
@@ -104,7 +105,8 @@ class _AmpHook:
                 return self._low(op, inputs, attrs)
             return apply(op, self._cast_inputs(cat, inputs), attrs)
         finally:
-            STATE.amp = self
+            m = mode()
+            set_mode(Mode(m.static, m.grad_enabled, self))
 
     def _low(self, op, inputs, attrs):
         """Float inputs rounded to the low dtype, computed in float32, output in the low dtype."""

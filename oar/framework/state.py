@@ -45,6 +45,7 @@ class Mode:
 
 _MODE = contextvars.ContextVar("oar_mode", default=Mode(False, True, None))
 mode = _MODE.get  # the calling thread's Mode: hot paths read `mode().static` (one call, then slot reads)
+set_mode = _MODE.set  # hot paths that switch (the auto_cast hook): set_mode(Mode(...)); others assign STATE.*
 _PROBE_RNG = contextvars.ContextVar("oar_probe_rng", default=None)
 
 

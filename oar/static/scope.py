@@ -99,7 +99,7 @@ def global_scope():
 
 @contextlib.contextmanager
 def scope_guard(scope):
-    """Makes `scope` the global scope inside the block.
+    """Makes `scope` the global scope inside the block, for the calling thread only.
 
     Example:
         >>> oar.enable_static()
