@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from ..framework.state import STATE, get_rng_state, set_rng_state
+from ..framework.state import STATE, get_rng_state, mode, set_rng_state
 from ..static import builder
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
@@ -205,7 +205,7 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         if not ENABLED["on"]:
             return self.dygraph_function(*args, **kwargs)
-        if STATE.static:
+        if mode().static:
             return self._traced_callable()(*args, **kwargs)
         if self._segmented is not None:
             return self._call_pieces(args, kwargs)
@@ -248,7 +248,7 @@ class StaticFunction:
 
     def _fast_key(self, args):
         """(train/eval, auto_cast, each argument's shape and dtype) when every argument is a plain Tensor."""
-        key = [self.training, STATE.amp]
+        key = [self.training, mode().amp]
         for a in args:
             if type(a) is not Tensor:
                 return None
