@@ -26,9 +26,10 @@ Example:
 """
 import contextlib
 import warnings
+from threading import get_ident
 
 from ..framework import dtype as D
-from ..framework.state import STATE, Mode, mode, set_mode
+from ..framework.state import STATE, mode, own_mode
 from ..ops.math import cast
 from ..ops.registry import apply
 
@@ -97,7 +98,9 @@ class _AmpHook:
         if cat is None:
             cat = self._cat[op] = self.category(op)
         m = mode()
-        set_mode(Mode(m.static, m.grad_enabled, None))  # the casts and the op itself dispatch normally
+        if m.owner != get_ident():  # (a context copied from the thread that entered auto_cast)
+            m = own_mode()
+        m.amp = None  # the casts and the op itself dispatch normally
         try:
             if cat == SKIP:
                 return apply(op, inputs, attrs)
@@ -105,8 +108,7 @@ class _AmpHook:
                 return self._low(op, inputs, attrs)
             return apply(op, self._cast_inputs(cat, inputs), attrs)
         finally:
-            m = mode()
-            set_mode(Mode(m.static, m.grad_enabled, self))
+            m.amp = self
 
     def _low(self, op, inputs, attrs):
         """Float inputs rounded to the low dtype, computed in float32, output in the low dtype."""

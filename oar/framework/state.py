@@ -1,17 +1,21 @@
 """oar's switches: the per-thread modes (eager/static building, gradient recording, auto_cast) and the
 process-wide random generator and device.
 
-Modes are per thread (strictly: per `contextvars` context, and every thread starts in its own): one thread
-inside `no_grad()`, `auto_cast()` or building a static Program never changes how another thread's ops run. A new
-thread starts eager, with gradients on and auto_cast off, whatever the thread that started it is doing. The
-random generator, `seed()` and the device stay process-wide, as in Paddle: `oar.seed(n)` seeds what DataLoader
-workers and every other thread draw from.
+Modes are per thread: one thread inside `no_grad()`, `auto_cast()` or building a static Program never changes how
+another thread's ops run. A new thread starts eager, with gradients on and auto_cast off, whatever the thread that
+started it is doing. The random generator, `seed()` and the device stay process-wide, as in Paddle: `oar.seed(n)`
+seeds what DataLoader workers and every other thread draw from.
 
-Why a ContextVar rather than `threading.local`: the hot path (`registry.apply`) reads the modes on every op.
-`_MODE.get()` costs about 4 ns and then the three fields are plain slot reads, where a `threading.local`
-attribute read costs ~50 ns each (three per op: ~10 % of a small eager op). The modes sit in one immutable
-`Mode`, so a switch is one `set` and a context copied for an asyncio task or `contextvars.copy_context().run`
-cannot change its parent's modes by mutating a shared object.
+How: each thread's modes are one mutable `Mode` object, found through a `contextvars.ContextVar` and made on the
+thread's first switch. Why not `threading.local`: the hot path (`registry.apply`) reads the modes on every op, and
+`ContextVar.get()` costs about 4 ns (then slot reads), a `threading.local` attribute read about 50 ns (three per op:
+~10 % of a small eager op). Why a mutable object rather than a new immutable one set on each switch: the auto_cast
+hook switches amp off and on around every op it casts; a slot write costs ~10 ns, a `ContextVar.set` + `reset`
+~100 ns and it empties the variable's lookup cache, so the next reads cost more too (+15 % per op inside
+auto_cast, measured). The Mode records the thread that owns it: a context copied into another thread
+(`asyncio.to_thread`, `copy_context().run`) reads the modes it was started with, and its first switch makes that
+thread its own Mode (copy on write), so threads never write each other's modes. (asyncio tasks of one thread share
+the thread's modes, as they would share a `threading.local`.)
 
 Example:
     >>> import threading
@@ -25,6 +29,7 @@ Example:
 import contextlib
 import contextvars
 import functools
+from threading import get_ident
 
 import numpy as np
 
@@ -32,34 +37,38 @@ import numpy as np
 class Mode:
     """The modes of one thread, read by every op: ``static`` (True: op calls append Operators to the thread's
     current Program), ``grad_enabled`` (False inside no_grad(): the eager tape records nothing), ``amp`` (inside
-    oar.amp.auto_cast: the hook that casts each op's inputs, else None). Immutable: switch with `STATE`."""
+    oar.amp.auto_cast: the hook that casts each op's inputs, else None); ``owner``: the thread that may write it.
+    Switch modes through `STATE` (or `own_mode()` on a hot path)."""
 
-    __slots__ = ("static", "grad_enabled", "amp")
+    __slots__ = ("static", "grad_enabled", "amp", "owner")
 
-    def __init__(self, static, grad_enabled, amp):
-        self.static, self.grad_enabled, self.amp = static, grad_enabled, amp
+    def __init__(self, static=False, grad_enabled=True, amp=None, owner=None):
+        self.static, self.grad_enabled, self.amp, self.owner = static, grad_enabled, amp, owner
 
     def __repr__(self):
         return f"Mode(static={self.static}, grad_enabled={self.grad_enabled}, amp={self.amp!r})"
 
 
-_MODE = contextvars.ContextVar("oar_mode", default=Mode(False, True, None))
-mode = _MODE.get  # the calling thread's Mode: hot paths read `mode().static` (one call, then slot reads)
-set_mode = _MODE.set  # hot paths that switch (the auto_cast hook): set_mode(Mode(...)); others assign STATE.*
+_MODE = contextvars.ContextVar("oar_mode", default=Mode())  # the default (owner None) is never written
+mode = _MODE.get  # the calling thread's Mode, to read: hot paths read `mode().static` (one call, then slot reads)
 _PROBE_RNG = contextvars.ContextVar("oar_probe_rng", default=None)
 
 
-def _mode_field(i, doc):
-    name = Mode.__slots__[i]
+def own_mode():
+    """The calling thread's Mode, to write (made on the thread's first switch from the modes it reads)."""
+    m = _MODE.get()
+    if m.owner != get_ident():
+        m = Mode(m.static, m.grad_enabled, m.amp, get_ident())
+        _MODE.set(m)
+    return m
 
+
+def _mode_field(name, doc):
     def get(self):
         return getattr(_MODE.get(), name)
 
     def set_(self, value):
-        m = _MODE.get()
-        fields = [m.static, m.grad_enabled, m.amp]
-        fields[i] = value
-        _MODE.set(Mode(*fields))
+        setattr(own_mode(), name, value)
     return property(get, set_, doc=doc)
 
 
@@ -69,9 +78,9 @@ class _State:
 
     __slots__ = ("rng", "device", "seed_value")
 
-    static = _mode_field(0, "True while this thread builds a static Program")
-    grad_enabled = _mode_field(1, "False inside this thread's no_grad()")
-    amp = _mode_field(2, "this thread's auto_cast hook, or None")
+    static = _mode_field("static", "True while this thread builds a static Program")
+    grad_enabled = _mode_field("grad_enabled", "False inside this thread's no_grad()")
+    amp = _mode_field("amp", "this thread's auto_cast hook, or None")
 
     def __init__(self):
         self.rng = np.random.default_rng()
