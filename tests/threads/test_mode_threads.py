@@ -99,3 +99,28 @@ def test_seed_and_generator_are_process_wide():
     t.start()
     t.join()
     assert got == [want]
+
+
+def test_context_copied_into_another_thread_never_writes_this_threads_modes():
+    """`asyncio.to_thread` / `copy_context().run` in another thread: that thread starts with the modes it was
+    handed, and its own switches (also the auto_cast hook's, op by op) stay its own."""
+    import contextvars
+    import numpy as np
+    seen = []
+
+    def other():
+        seen.append(oar.is_grad_enabled())
+        with oar.enable_grad():
+            seen.append(oar.is_grad_enabled())
+            y = oar.to_tensor(np.ones(2, "float32")) + 1.0  # runs the auto_cast hook in this thread
+        seen.append(oar.framework.state.STATE.amp is not None)
+        seen.append(y.numpy().tolist())
+
+    with oar.no_grad(), oar.amp.auto_cast():
+        ctx = contextvars.copy_context()
+        t = threading.Thread(target=ctx.run, args=(other,))
+        t.start()
+        t.join()
+        assert not oar.is_grad_enabled() and oar.framework.state.STATE.amp is not None
+    assert oar.is_grad_enabled() and oar.framework.state.STATE.amp is None
+    assert seen == [False, True, True, [2.0, 2.0]]
