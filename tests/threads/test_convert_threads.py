@@ -114,18 +114,20 @@ def test_training_while_other_threads_build_static_programs(n_threads):
     assert_same_run(got, want)
 
 
-def _train_step_static(seed, steps=20):
-    """A whole training step (forward, backward, SGD step) converted by to_static."""
+def _train_step_static(seed, rounds=6, steps=4):
+    """A whole training step (forward, backward, SGD step) converted by to_static, traced afresh every round so
+    the captures overlap the other threads' work."""
     net, opt, x, y = make_model(seed)
-
-    @oar.jit.to_static
-    def step(x, y):
-        loss = ((net(x) - y) ** 2).mean()
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-    losses = [float(step(x, y).numpy()) for _ in range(steps)]
+    losses = []
+    for _ in range(rounds):
+        @oar.jit.to_static
+        def step(x, y):
+            loss = ((net(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        losses += [float(step(x, y).numpy()) for _ in range(steps)]
     return losses, net.weight.numpy().copy(), net.bias.numpy().copy()
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 import oar
 
-STEPS = 100
+STEPS = 300
 TIMEOUT_S = 60
 
 
