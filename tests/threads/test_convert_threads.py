@@ -9,24 +9,27 @@ import oar
 from thread_helpers import assert_same_run, make_model, run_together, train
 
 SHAPES = 8
+LONG = 1000  # training steps while the other threads convert
+
+
+def _convert_round(k, i):
+    """Converts a new function (a fresh StaticFunction: a new trace) and checks its result."""
+    def f(x, scale=float(k + i)):
+        y = x * scale + 1.0
+        if y.sum() > 0:  # a tensor-dependent branch: a cond op in the program
+            y = y - 1.0
+        return y
+    sf = oar.jit.to_static(f)
+    a = np.full([2, 3], 0.5, "float32")
+    np.testing.assert_array_equal(sf(oar.to_tensor(a)).numpy(), a * np.float32(k + i))
 
 
 def _converter(k):
-    """Converts a new function on every round (each a fresh StaticFunction: a new trace) and checks it."""
     def loop(stop):
         i = 0
         while not stop.is_set():
             i += 1
-
-            def f(x, scale=float(k + i)):
-                y = x * scale + 1.0
-                if y.sum() > 0:  # a tensor-dependent branch: a cond op in the program
-                    y = y - 1.0
-                return y
-            sf = oar.jit.to_static(f)
-            a = np.full([2, 3], 0.5, "float32")
-            got = sf(oar.to_tensor(a)).numpy()
-            np.testing.assert_array_equal(got, a * np.float32(k + i))
+            _convert_round(k, i)
     return loop
 
 
@@ -50,16 +53,17 @@ def _shared_fn():
 
 @pytest.mark.parametrize("n_threads", [2, 4])
 def test_training_while_other_threads_convert_new_functions(n_threads):
-    want = train(0)
-    got, = run_together([lambda: train(0)], [_converter(k) for k in range(n_threads - 1)])
+    _convert_round(0, 0)  # the first conversion of f's code is slow: done before, so the threads overlap many rounds
+    want = train(0, LONG)
+    got, = run_together([lambda: train(0, LONG)], [_converter(k) for k in range(n_threads - 1)])
     assert_same_run(got, want)
 
 
 @pytest.mark.parametrize("n_threads", [2, 4])
 def test_one_function_traced_and_called_from_several_threads(n_threads):
     sf = _shared_fn()
-    want = train(0)
-    got, = run_together([lambda: train(0)], [_shared_caller(sf)] * (n_threads - 1))
+    want = train(0, LONG)
+    got, = run_together([lambda: train(0, LONG)], [_shared_caller(sf)] * (n_threads - 1))
     assert_same_run(got, want)
     assert len(sf.program_cache) == SHAPES  # one program per shape, however many threads asked for it
 
