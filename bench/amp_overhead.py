@@ -14,7 +14,7 @@ from oar.ops.math import ADD
 def main():
     src = textwrap.dedent(inspect.getsource(registry.apply))
     lines = src.splitlines()
-    i = next(k for k, line in enumerate(lines) if "STATE.amp is not None" in line)
+    i = next(k for k, line in enumerate(lines) if "amp is not None" in line)
     src = "\n".join(lines[:i] + lines[i + 2:]).replace("def apply(", "def apply_no_amp(")
     ns = dict(vars(registry))
     exec(src, ns)

@@ -27,9 +27,10 @@ Example:
 """
 import contextlib
 import warnings
+from threading import get_ident
 
 from ..framework import dtype as D
-from ..framework.state import STATE
+from ..framework.state import STATE, mode, own_mode
 from ..ops.math import cast
 from ..ops.registry import apply, ops_where
 
@@ -86,7 +87,10 @@ class _AmpHook:
         cat = self._cat.get(op)
         if cat is None:
             cat = self._cat[op] = self.category(op)
-        STATE.amp = None  # the casts and the op itself dispatch normally
+        m = mode()
+        if m.owner != get_ident():  # (a context copied from the thread that entered auto_cast)
+            m = own_mode()
+        m.amp = None  # the casts and the op itself dispatch normally
         try:
             if cat == SKIP:
                 return apply(op, inputs, attrs)
@@ -94,7 +98,7 @@ class _AmpHook:
                 return self._low(op, inputs, attrs)
             return apply(op, self._cast_inputs(cat, inputs), attrs)
         finally:
-            STATE.amp = self
+            m.amp = self
 
     def _low(self, op, inputs, attrs):
         """Float inputs rounded to the low dtype, computed in float32, output in the low dtype."""

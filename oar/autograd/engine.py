@@ -1,16 +1,27 @@
 """The eager autograd walk: visit recorded nodes in reverse topological order and call each op's gradient rule."""
+import threading
+
 import numpy as np
 
-from ..framework.state import STATE, no_grad, enable_grad
+from ..framework.state import mode, no_grad, enable_grad
 from ..tensor.tensor import Tensor
 
 
-_CALLBACKS = []  # run once when the backward walk now running ends (DataParallel's gradient all-reduce)
+class _Walk(threading.local):
+    """Per thread: the callbacks to run once the backward walk this thread is running ends (DataParallel's
+    gradient all-reduce). Two threads' backward walks never run each other's callbacks."""
+
+    def __init__(self):
+        self.callbacks = []
+
+
+_WALK = _Walk()
 
 
 def queue_callback(fn):
-    """Runs ``fn()`` once, right after the backward walk now running has delivered every gradient."""
-    _CALLBACKS.append(fn)
+    """Runs ``fn()`` once, right after the backward walk now running in this thread has delivered every
+    gradient."""
+    _WALK.callbacks.append(fn)
 
 
 def _graph(roots):
@@ -49,7 +60,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
     in which case the gradients of those tensors are returned in a dict instead."""
     pending = _graph(roots)
-    del _CALLBACKS[:]  # left over from a walk that raised
+    callbacks = _WALK.callbacks
+    del callbacks[:]  # left over from a walk that raised
     grads, captured = {}, {}
     for t, g in zip(roots, root_grads):
         _accumulate(grads, t, g)
@@ -92,8 +104,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                         ready.append(n)
             if not retain_graph:
                 node.inputs = node.outputs = node.attrs = None
-    while _CALLBACKS:
-        _CALLBACKS.pop(0)()
+    while callbacks:
+        callbacks.pop(0)()
     return captured
 
 
@@ -130,8 +142,8 @@ def _deliver(leaf, g, capture, captured):
     if g._data.shape != leaf._data.shape:
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
-        leaf._grad = g if STATE.grad_enabled else Tensor._wrap(g._data.copy())
-    elif STATE.grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
+        leaf._grad = g if mode().grad_enabled else Tensor._wrap(g._data.copy())
+    elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
         acc = leaf._grad

@@ -6,6 +6,7 @@ Eagerly, `apply` runs `forward` without recording and puts one tape node on the 
 filled. The op names the class by a key of this Python process: a saved program that holds one runs where the class
 is defined in the same process, and elsewhere fails with an error that says so."""
 import itertools
+import threading
 import types
 
 import numpy as np
@@ -66,7 +67,14 @@ def _check_grads(cls, grads, n):
 
 _CLASSES = {}
 _KEYS = itertools.count()
-_CONTEXTS = {}  # key -> contexts of forward runs whose backward has not run yet (LIFO, as backward runs)
+
+
+class _Contexts(threading.local):
+    def __init__(self):  # per thread: a program runs its forward and backward in the calling thread
+        self.by_key = {}  # key -> contexts of forward runs whose backward has not run yet (LIFO, as backward runs)
+
+
+_CONTEXTS = _Contexts()
 
 
 def _class(key, name):
@@ -97,7 +105,7 @@ def _forward_arrays(arrays, key, name, layout, push=True):
     with _Eager(), no_grad():
         outs = _as_tuple(cls.forward(ctx, *args))
     if push:
-        stack = _CONTEXTS.setdefault(key, [])
+        stack = _CONTEXTS.by_key.setdefault(key, [])
         stack.append(ctx)
         del stack[:-64]  # forward-only runs (inference) never pop: keep the recent ones
     return tuple(o._data for o in outs)
@@ -106,7 +114,7 @@ def _forward_arrays(arrays, key, name, layout, push=True):
 def _backward_arrays(*arrays, key, name, n_grads):
     from ..tensor.tensor import Tensor
     cls = _class(key, name)
-    stack = _CONTEXTS.get(key)
+    stack = _CONTEXTS.by_key.get(key)
     if not stack:
         raise RuntimeError(f"PyLayer {name!r}: backward ran before its forward")
     ctx = stack.pop()

@@ -1,22 +1,91 @@
-"""Process-wide switches: eager/static mode, gradient recording, the random generator and the device.
+"""oar's switches: the per-thread modes (eager/static building, gradient recording, auto_cast) and the
+process-wide random generator and device.
 
-Kept in one small mutable object so the hot path reads a single attribute.
+Modes are per thread: one thread inside `no_grad()`, `auto_cast()` or building a static Program never changes how
+another thread's ops run. A new thread starts eager, with gradients on and auto_cast off, whatever the thread that
+started it is doing. The random generator, `seed()` and the device stay process-wide, as in Paddle: `oar.seed(n)`
+seeds what DataLoader workers and every other thread draw from.
+
+How: each thread's modes are one mutable `Mode` object, found through a `contextvars.ContextVar` and made on the
+thread's first switch. Why not `threading.local`: the hot path (`registry.apply`) reads the modes on every op, and
+`ContextVar.get()` costs about 4 ns (then slot reads), a `threading.local` attribute read about 50 ns (three per op:
+~10 % of a small eager op). Why a mutable object rather than a new immutable one set on each switch: the auto_cast
+hook switches amp off and on around every op it casts; a slot write costs ~10 ns, a `ContextVar.set` + `reset`
+~100 ns and it empties the variable's lookup cache, so the next reads cost more too (+15 % per op inside
+auto_cast, measured). The Mode records the thread that owns it: a context copied into another thread
+(`asyncio.to_thread`, `copy_context().run`) reads the modes it was started with, and its first switch makes that
+thread its own Mode (copy on write), so threads never write each other's modes. (asyncio tasks of one thread share
+the thread's modes, as they would share a `threading.local`.)
+
+Example:
+    >>> import threading
+    >>> seen = []
+    >>> with oar.no_grad():
+    ...     t = threading.Thread(target=lambda: seen.append(oar.is_grad_enabled()))
+    ...     t.start(); t.join()
+    >>> seen                       # the other thread was not inside this thread's no_grad
+    [True]
 """
+import contextlib
+import contextvars
 import functools
+from threading import get_ident
 
 import numpy as np
 
 
+class Mode:
+    """The modes of one thread, read by every op: ``static`` (True: op calls append Operators to the thread's
+    current Program), ``grad_enabled`` (False inside no_grad(): the eager tape records nothing), ``amp`` (inside
+    oar.amp.auto_cast: the hook that casts each op's inputs, else None); ``owner``: the thread that may write it.
+    Switch modes through `STATE` (or `own_mode()` on a hot path)."""
+
+    __slots__ = ("static", "grad_enabled", "amp", "owner")
+
+    def __init__(self, static=False, grad_enabled=True, amp=None, owner=None):
+        self.static, self.grad_enabled, self.amp, self.owner = static, grad_enabled, amp, owner
+
+    def __repr__(self):
+        return f"Mode(static={self.static}, grad_enabled={self.grad_enabled}, amp={self.amp!r})"
+
+
+_MODE = contextvars.ContextVar("oar_mode", default=Mode())  # the default (owner None) is never written
+mode = _MODE.get  # the calling thread's Mode, to read: hot paths read `mode().static` (one call, then slot reads)
+_PROBE_RNG = contextvars.ContextVar("oar_probe_rng", default=None)
+
+
+def own_mode():
+    """The calling thread's Mode, to write (made on the thread's first switch from the modes it reads)."""
+    m = _MODE.get()
+    if m.owner != get_ident():
+        m = Mode(m.static, m.grad_enabled, m.amp, get_ident())
+        _MODE.set(m)
+    return m
+
+
+def _mode_field(name, doc):
+    def get(self):
+        return getattr(_MODE.get(), name)
+
+    def set_(self, value):
+        setattr(own_mode(), name, value)
+    return property(get, set_, doc=doc)
+
+
 class _State:
-    __slots__ = ("static", "grad_enabled", "rng", "device", "seed_value", "amp")
+    """`STATE.static`, `STATE.grad_enabled`, `STATE.amp`: the calling thread's modes (reading and assigning them
+    touches only that thread); `rng`, `device`, `seed_value`: process-wide."""
+
+    __slots__ = ("rng", "device", "seed_value")
+
+    static = _mode_field("static", "True while this thread builds a static Program")
+    grad_enabled = _mode_field("grad_enabled", "False inside this thread's no_grad()")
+    amp = _mode_field("amp", "this thread's auto_cast hook, or None")
 
     def __init__(self):
-        self.static = False        # True: op calls append Operators to the current Program
-        self.grad_enabled = True   # False inside no_grad(): the eager tape records nothing
         self.rng = np.random.default_rng()
         self.device = "cpu"
         self.seed_value = None
-        self.amp = None            # inside oar.amp.auto_cast: the hook that casts each op's inputs
 
 
 STATE = _State()
@@ -48,7 +117,21 @@ def seed(n):
 
 
 def rng():
-    return STATE.rng
+    """The generator random kernels draw from: the process-wide one, or this thread's throwaway one while
+    `probe_rng()` is active."""
+    r = _PROBE_RNG.get()
+    return STATE.rng if r is None else r
+
+
+@contextlib.contextmanager
+def probe_rng():
+    """Within the block, random kernels run by this thread draw from a throwaway generator (shape probing of a
+    random op must move neither the user's seed nor another thread's draws)."""
+    token = _PROBE_RNG.set(np.random.default_rng(0))
+    try:
+        yield
+    finally:
+        _PROBE_RNG.reset(token)
 
 
 def get_rng_state():

@@ -7,6 +7,7 @@ Example:
     >>> len(net.forward.program_cache), cp.outputs[0].shape
     (1, [4, 2])
 """
+import threading
 import warnings
 
 import numpy as np
@@ -19,6 +20,7 @@ from . import log
 
 MAX_PROGRAMS_WARN = 8
 _FOLDING = {"constant_folding", "fold_batch_norm", "fuse_linear"}  # passes that read parameter values
+_RUNNER_LOCK = threading.Lock()  # a program called from two threads at once gets one runner
 
 
 class ConcreteProgram:
@@ -79,16 +81,19 @@ class ConcreteProgram:
                 if t._data is not a:
                     self._optimize()
                     break
-        if self._runner is None and self.train is not None:
-            from .train_step import TrainStepRunner, train_passes
-            self._runner = TrainStepRunner(self.main_program, [v.name for v in self.inputs],
-                                           [v.name for v in self.outputs + self.side_outputs], self.train,
-                                           train_passes())
         if self._runner is None:
-            from .runner import ProgramRunner
-            self._runner = ProgramRunner(self.run_program, [v.name for v in self.inputs],
-                                         [v.name for v in self.outputs + self.side_outputs])
+            with _RUNNER_LOCK:
+                if self._runner is None:
+                    self._runner = self._new_runner()
         return self._runner
+
+    def _new_runner(self):
+        names = [v.name for v in self.inputs], [v.name for v in self.outputs + self.side_outputs]
+        if self.train is not None:
+            from .train_step import TrainStepRunner, train_passes
+            return TrainStepRunner(self.main_program, *names, self.train, train_passes())
+        from .runner import ProgramRunner
+        return ProgramRunner(self.run_program, *names)
 
     @property
     def side_outputs(self):

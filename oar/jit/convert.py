@@ -10,6 +10,7 @@ import copy
 import inspect
 import linecache
 import textwrap
+import threading
 import types
 
 from . import log
@@ -19,6 +20,7 @@ from .transformers.base import HELPER_RE, Context, to_source
 CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
 _CODE_CACHE = {}             # original code object -> (new code, Converted template)
 _FN_KEY = "__oar_converted__"  # fn.__dict__ key: fn's Converted twin (owned by fn, so it dies with fn and its closure)
+_LOCK = threading.RLock()    # two threads converting at once: each function is transformed once, caches stay whole
 
 
 class Converted:
@@ -37,20 +39,21 @@ class ConversionError(Exception):
 
 
 def convert_function(fn):
-    """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError."""
-    hit = getattr(fn, "__dict__", {}).get(_FN_KEY)
-    if hit is not None and hit.fn.__wrapped_original__ is fn:  # (functools.wraps copies __dict__ to a wrapper)
-        return hit
-    if not isinstance(fn, types.FunctionType):
-        raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
-    code = fn.__code__
-    entry = _CODE_CACHE.get(code)
-    if entry is None:
-        entry = _CODE_CACHE[code] = _transform(fn)
-    new_code, text, ctx = entry
-    conv = Converted(_rebind(fn, new_code), text, ctx)
-    fn.__dict__[_FN_KEY] = conv
-    return conv
+    """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError. Thread-safe."""
+    with _LOCK:
+        hit = getattr(fn, "__dict__", {}).get(_FN_KEY)
+        if hit is not None and hit.fn.__wrapped_original__ is fn:  # (functools.wraps copies __dict__ to a wrapper)
+            return hit
+        if not isinstance(fn, types.FunctionType):
+            raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
+        code = fn.__code__
+        entry = _CODE_CACHE.get(code)
+        if entry is None:
+            entry = _CODE_CACHE[code] = _transform(fn)
+        new_code, text, ctx = entry
+        conv = Converted(_rebind(fn, new_code), text, ctx)
+        fn.__dict__[_FN_KEY] = conv
+        return conv
 
 
 def function_tree(fn):

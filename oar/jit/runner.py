@@ -20,6 +20,8 @@ Example:
     >>> net.weight.grad.shape
     [3, 2]
 """
+import threading
+
 import numpy as np
 
 from ..framework.state import STATE
@@ -117,6 +119,7 @@ class ProgramRunner:
         self._bwd = None
         self._bwd_plans = {}
         self.saved_names = []
+        self._lock = threading.Lock()
         self.budget = None  # a loaded model's oar.static.budget.Budget: applied to, and named in errors of, backward
 
     def __repr__(self):  # as an op attribute in printed programs and error messages
@@ -134,7 +137,9 @@ class ProgramRunner:
                     save = True
                     break
         if save and self._bwd is None:
-            self._build_backward()
+            with self._lock:  # two threads' first backward-recording calls: built once
+                if self._bwd is None:
+                    self._build_backward()
         outs = apply(RUN_PROGRAM, args, {"runner": self, "save": save})
         if not isinstance(outs, tuple):
             outs = (outs,)

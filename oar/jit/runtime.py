@@ -7,6 +7,7 @@ import builtins
 import inspect
 import os
 import sysconfig
+import threading
 import types
 
 from . import log
@@ -24,7 +25,15 @@ _SKIP_MODULES = {"numpy", "builtins", "functools", "itertools", "math", "collect
                  "warnings", "re", "os", "sys", "inspect", "logging", "operator", "random", "time"}
 IGNORED_MODULES = set()       # module names given to oar.jit.ignore_module
 NOT_TO_STATIC = set()         # code objects marked by oar.jit.not_to_static
-_DEPTH = {}                   # code object -> depth of converted calls now running (static recursion check)
+
+
+class _Calls(threading.local):
+    def __init__(self):
+        self.depth = {}  # code object -> depth of this thread's converted calls now running (recursion check)
+
+
+_CALLS = _Calls()
+
 MAX_STATIC_RECURSION = 64
 
 
@@ -115,18 +124,19 @@ def _guard_recursion(fn):
         from ..framework.state import STATE
         if not STATE.static:
             return fn(*args, **kwargs)
-        d = _DEPTH.get(code, 0)
+        depth = _CALLS.depth
+        d = depth.get(code, 0)
         if d >= MAX_STATIC_RECURSION:
             raise RecursionError(
                 f"'{fn.__qualname__}' ({code.co_filename}:{code.co_firstlineno}) calls itself more than "
                 f"{MAX_STATIC_RECURSION} times while being converted: its recursion ends on a tensor value, which "
                 "a static program cannot express. End the recursion on a Python value, or write it as a while "
                 "loop over tensors")
-        _DEPTH[code] = d + 1
+        depth[code] = d + 1
         try:
             return fn(*args, **kwargs)
         finally:
-            _DEPTH[code] = d
+            depth[code] = d
     call.__wrapped__ = fn
     return call
 

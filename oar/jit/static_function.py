@@ -7,11 +7,12 @@ inside a fresh Program.
 """
 import inspect
 import os
+import threading
 import types
 
 import numpy as np
 
-from ..framework.state import STATE, get_rng_state, set_rng_state
+from ..framework.state import STATE, get_rng_state, mode, set_rng_state
 from ..static import builder
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
@@ -64,6 +65,7 @@ class StaticFunction:
         self.program_cache = ProgramCache()
         self._check = check if check is not None else os.environ.get("OAR_TO_STATIC_CHECK", "") not in ("", "0")
         self._checks_left = CHECK_CALLS
+        self._lock = threading.RLock()  # two threads calling with a new signature: one traces, the other waits
         self._last = None
         self._warned_eager = False
         self._conv = None
@@ -88,8 +90,11 @@ class StaticFunction:
             owned = d[BOUND_KEY] = {}
         sf = owned.get(self)
         if sf is None:
-            sf = owned[self] = StaticFunction(self._function, self._input_spec, self._build_strategy,
-                                              check=self._check, layer=instance)
+            with self._lock:
+                sf = owned.get(self)
+                if sf is None:
+                    sf = owned[self] = StaticFunction(self._function, self._input_spec, self._build_strategy,
+                                                      check=self._check, layer=instance)
         return sf
 
     @property
@@ -207,7 +212,7 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         if not ENABLED["on"]:
             return self.dygraph_function(*args, **kwargs)
-        if STATE.static:
+        if mode().static:
             return self._traced_callable()(*args, **kwargs)
         if self._segmented is not None:
             return self._call_pieces(args, kwargs)
@@ -250,7 +255,7 @@ class StaticFunction:
 
     def _fast_key(self, args):
         """(train/eval, auto_cast, each argument's shape and dtype) when every argument is a plain Tensor."""
-        key = [self.training, STATE.amp]
+        key = [self.training, mode().amp]
         for a in args:
             if type(a) is not Tensor:
                 return None
@@ -297,10 +302,13 @@ class StaticFunction:
         key = self._key(leaves)
         cp = self.program_cache.get(key)
         if cp is None:
-            names = leaf_names()
-            cp = self._build(leaves, tree, names)
-            cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
-            self.program_cache.add(key, cp, self.__name__, names)
+            with self._lock:  # never a half-built program: another thread waits for this trace and uses it
+                cp = self.program_cache.get(key)
+                if cp is None:
+                    names = leaf_names()
+                    cp = self._build(leaves, tree, names)
+                    cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
+                    self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
 

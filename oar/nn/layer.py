@@ -6,21 +6,24 @@ the main program with init ops in the startup program.
 """
 import collections
 import re
+import threading
 
 import numpy as np
 
 from ..framework import dtype as D
 from ..framework.param_attr import ParamAttr
-from ..framework.state import STATE, no_grad
+from ..framework.state import mode, no_grad
 from ..tensor.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)
+_NAME_LOCK = threading.Lock()  # layers created in two threads at once never share a name
 
 
 def unique_name(prefix):
     """``prefix_0``, ``prefix_1``, ... from one process-wide counter per prefix (Paddle's unique_name)."""
-    n = _NAME_COUNTS[prefix]
-    _NAME_COUNTS[prefix] = n + 1
+    with _NAME_LOCK:
+        n = _NAME_COUNTS[prefix]
+        _NAME_COUNTS[prefix] = n + 1
     return f"{prefix}_{n}"
 
 
@@ -95,7 +98,7 @@ class Layer:
                 if r is not None:
                     inputs = r if isinstance(r, tuple) else (r,)
         forward = self.forward
-        if STATE.static and STATIC_FORWARD:  # building a program: a user layer's forward is converted
+        if mode().static and STATIC_FORWARD:  # building a program: a user layer's forward is converted
             forward = STATIC_FORWARD[0](self)
         out = forward(*inputs, **kwargs)
         if self._forward_post_hooks:

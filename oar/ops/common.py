@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework import dtype as D
-from ..framework.state import STATE
+from ..framework.state import mode
 from ..kernels.reduction import axis_tuple  # noqa: F401  (re-exported for the op families)
 from ..tensor.methods import TensorMethods
 from . import registry
@@ -34,7 +34,7 @@ def is_tensorlike(x):
 
 def const(value, dtype):
     """A constant operand: a 0-D/array Tensor in eager mode, a `full`/`assign_value` op in static mode."""
-    if STATE.static:
+    if mode().static:
         from .creation import _static_const
         return _static_const(value, dtype)
     return registry._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
@@ -68,7 +68,7 @@ def binary(op, x, y, attrs=EMPTY):
             x, dx = _as_scalar_of(x, y)
         else:
             y, dy = _as_scalar_of(y, x)
-    if dx is not dy and not (STATE.amp is not None and dx.kind == "f" and dy.kind == "f"):  # amp decides floats
+    if dx is not dy and not (mode().amp is not None and dx.kind == "f" and dy.kind == "f"):  # amp decides floats
         t = D.promote(dx, dy)
         if dx is not t:
             x = cast(x, t)

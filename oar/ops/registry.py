@@ -11,7 +11,7 @@ backward programs.
 import numpy as np
 
 from ..framework import dtype as D
-from ..framework.state import STATE
+from ..framework.state import mode, probe_rng
 
 REGISTRY = {}
 
@@ -204,9 +204,10 @@ _DIFFERENTIABLE = frozenset(d.np for d in D.ALL if d.kind in "fc" and d.np is no
 
 def apply(op, inputs, attrs=_EMPTY):
     """Runs `op` on `inputs` (Tensors, or Variables in static mode) with keyword `attrs`."""
-    if STATE.amp is not None:  # oar.amp.auto_cast: casts the inputs by the op's list, then comes back here
-        return STATE.amp(op, inputs, attrs)
-    if STATE.static:
+    m = mode()  # this thread's modes
+    if m.amp is not None:  # oar.amp.auto_cast: casts the inputs by the op's list, then comes back here
+        return m.amp(op, inputs, attrs)
+    if m.static:
         return STATIC.append_op(op, inputs, attrs)
     if op.check is not None:
         op.check(*inputs, **attrs)
@@ -222,7 +223,7 @@ def apply(op, inputs, attrs=_EMPTY):
     else:
         outs = None
         res = wrap(out)
-    if STATE.grad_enabled and op.grad is not None:
+    if m.grad_enabled and op.grad is not None:
         for t in inputs:
             if not t.stop_gradient:
                 _record(op, inputs, outs if outs is not None else (res,), attrs)
@@ -264,14 +265,12 @@ def infer_meta(op, metas, attrs):
     """
     if op.infer is not None:
         return op.infer(metas, **attrs)
-    saved = STATE.rng
-    STATE.rng = np.random.default_rng(0)
     fills = [(2, False)]
     if any(d < 0 for s, _ in metas for d in s):
         fills.append((3, False))
     if any(D.convert_dtype(t).kind == "b" for _, t in metas):
         fills.append((2, True))  # a bool mask's True count decides some output dims: those become -1
-    try:
+    with probe_rng():  # random kernels draw from a throwaway generator of this thread
         runs = []
         for fill, value in fills:
             arrays = [np.full([fill if d < 0 else d for d in s], value if D.convert_dtype(t).kind == "b" else 0,
@@ -279,8 +278,6 @@ def infer_meta(op, metas, attrs):
             with np.errstate(all="ignore"):
                 out = op.impl(*arrays, **attrs)
             runs.append(out if isinstance(out, (tuple, list)) else (out,))
-    finally:
-        STATE.rng = saved
     result = []
     for i, a in enumerate(runs[0]):
         a = np.asarray(a)

@@ -20,6 +20,7 @@ Example:
     >>> oar.disable_static()
 """
 import contextlib
+import threading
 
 from ..framework.state import STATE
 from ..ops.registry import REGISTRY
@@ -27,7 +28,7 @@ from .builder import BUILDER
 from .variable import Variable
 
 
-class _Ctx:
+class _Ctx(threading.local):  # per thread: two threads may build backward programs at once
     op = None       # the forward Operator whose gradient rule is running
     req = frozenset()  # names that need a gradient
 

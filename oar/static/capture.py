@@ -11,12 +11,13 @@ Example:
     True
 """
 import contextlib
+import threading
 
 from ..framework.state import STATE
 
 
-class _Capturing:
-    """The training-step capture in progress (None when no converted function is being traced)."""
+class _Capturing(threading.local):
+    """The training-step capture in progress in this thread (None when it traces no converted function)."""
 
     def __init__(self):
         self.capture = None

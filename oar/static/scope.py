@@ -1,5 +1,6 @@
 """Scopes: where persistable variables (parameters, optimizer state) live between Executor runs."""
 import contextlib
+import threading
 
 import numpy as np
 
@@ -73,7 +74,15 @@ class Scope:
         pass
 
 
-_GLOBAL = [Scope()]
+_GLOBAL = [Scope()]  # the process-wide scope
+
+
+class _Guards(threading.local):
+    def __init__(self):
+        self.stack = []  # this thread's scope_guard scopes, innermost last
+
+
+_GUARDS = _Guards()
 
 
 def global_scope():
@@ -84,12 +93,13 @@ def global_scope():
         >>> isinstance(scope, oar.static.Scope)
         True
     """
-    return _GLOBAL[-1]
+    stack = _GUARDS.stack
+    return stack[-1] if stack else _GLOBAL[-1]
 
 
 @contextlib.contextmanager
 def scope_guard(scope):
-    """Makes `scope` the global scope inside the block.
+    """Makes `scope` the global scope inside the block, for the calling thread only.
 
     Example:
         >>> oar.enable_static()
@@ -103,8 +113,9 @@ def scope_guard(scope):
         >>> scope.find_var('w_sg') is not None, oar.static.global_scope() is scope
         (True, False)
     """
-    _GLOBAL.append(scope)
+    stack = _GUARDS.stack  # per thread: another thread's guard never changes this thread's scope
+    stack.append(scope)
     try:
         yield
     finally:
-        _GLOBAL.pop()
+        stack.pop()

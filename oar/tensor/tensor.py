@@ -4,7 +4,7 @@ import itertools
 import numpy as np
 
 from ..framework import dtype as D
-from ..framework.state import STATE
+from ..framework.state import mode
 from ..ops import registry
 from .methods import TensorMethods
 
@@ -162,7 +162,7 @@ class Tensor(TensorMethods):
 
     def clear_grad(self, set_to_zero=False):
         """Drops (or zeroes) the accumulated gradient."""
-        if STATE.static:  # a parameter's clear_grad() inside a to_static training step
+        if mode().static:  # a parameter's clear_grad() inside a to_static training step
             from ..static.capture import active
             if active() is not None:
                 return active().clear_grad([self], set_to_zero)
@@ -215,7 +215,7 @@ class Tensor(TensorMethods):
     def _inplace(self, out, keep_dtype=True):
         """Makes `self` take the result `out` of an in-place op, keeping the tape consistent (and `self`'s dtype,
         unless `keep_dtype` is False, as for ``cast_``)."""
-        if not self.stop_gradient and self._node is None and STATE.grad_enabled:
+        if not self.stop_gradient and self._node is None and mode().grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")
         old_data = self._data
@@ -298,7 +298,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         >>> oar.to_tensor(1.5).dtype == oar.float32, oar.to_tensor([1, 2]).dtype == oar.int64
         (True, True)
     """
-    if STATE.static:  # building a program: the value becomes a constant op
+    if mode().static:  # building a program: the value becomes a constant op
         from ..ops.creation import _static_const
         if hasattr(data, "_static_value_error") or isinstance(data, (list, tuple)) and \
                 any(hasattr(v, "_static_value_error") for v in _flat(data)):
