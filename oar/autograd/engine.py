@@ -4,6 +4,7 @@ import threading
 import numpy as np
 
 from ..framework.state import mode, no_grad, enable_grad
+from ..ops import registry
 from ..tensor.tensor import Tensor
 
 
@@ -193,6 +194,20 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
 
 
+def _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars):
+    """`grad` on static Variables: the gradient ops are appended to the program (they are part of it, so a
+    gradient of them is a second-order gradient, as `create_graph=True` asks in eager mode)."""
+    if no_grad_vars is not None and not isinstance(no_grad_vars, (list, tuple)):
+        no_grad_vars = [no_grad_vars]
+    seeds = None if all(g is None for g in grad_outputs) else list(grad_outputs)
+    got = registry.STATIC.gradients(outputs, inputs, seeds, no_grad_vars)
+    for t, g in zip(inputs, got):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"oar.grad: input {t.name} is not used to compute the outputs; pass "
+                               "allow_unused=True to get None for it")
+    return list(got)
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=False, no_grad_vars=None):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``).
@@ -215,6 +230,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grad_outputs = [None] * len(outputs)
     elif not isinstance(grad_outputs, (list, tuple)):
         grad_outputs = [grad_outputs]
+    if mode().static:  # Variables (a static program, or a function being converted by to_static): gradient ops
+        return _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars)
     if retain_graph is None:
         retain_graph = create_graph
     for t in outputs:

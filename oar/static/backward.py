@@ -23,6 +23,7 @@ import contextlib
 import threading
 
 from ..framework.state import STATE
+from ..ops import registry
 from ..ops.registry import REGISTRY
 from .builder import BUILDER
 from .variable import Variable
@@ -288,3 +289,6 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None)
         params = [prog.global_block().var(n) for n in _names(parameter_list)]
     grads = gradients([loss], params, None, no_grad_set)
     return [(p, g) for p, g in zip(params, grads) if g is not None]
+
+
+registry.STATIC.gradients = gradients  # oar.grad on Variables (autograd sits below static)
