@@ -37,6 +37,8 @@ KERNEL_ONLY = [
     "ops/nn/common.py",
     "ops/nn/conv.py",
     "ops/nn/pooling.py",
+    "ops/nn/activation.py",
+    "ops/nn/norm.py",
     "nn/functional/loss.py",
     "nn/functional/attention.py",
     "optimizer/update_ops.py",
