@@ -43,6 +43,11 @@ KERNEL_ONLY = [
     "nn/functional/attention.py",
     "optimizer/update_ops.py",
     "optimizer/multi_tensor.py",
+    "passes/fuse_conv.py",
+    "passes/fuse_elementwise.py",
+    "passes/fuse_elewise_add_act.py",
+    "passes/fuse_linear.py",
+    "passes/fuse_matmul_sums.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
