@@ -48,6 +48,10 @@ KERNEL_ONLY = [
     "passes/fuse_elewise_add_act.py",
     "passes/fuse_linear.py",
     "passes/fuse_matmul_sums.py",
+    "sparse/ops.py",
+    "sparse/tensor.py",
+    "sparse/nn/conv.py",
+    "sparse/nn/functional.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
