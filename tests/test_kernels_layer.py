@@ -52,6 +52,11 @@ KERNEL_ONLY = [
     "sparse/tensor.py",
     "sparse/nn/conv.py",
     "sparse/nn/functional.py",
+    "vision/detection/boxes.py",
+    "vision/detection/proposals.py",
+    "vision/detection/roi.py",
+    "vision/detection/yolo.py",
+    "vision/detection/deform.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
