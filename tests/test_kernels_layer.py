@@ -57,6 +57,7 @@ KERNEL_ONLY = [
     "vision/detection/roi.py",
     "vision/detection/yolo.py",
     "vision/detection/deform.py",
+    "tensor/array.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
