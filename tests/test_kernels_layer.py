@@ -58,6 +58,11 @@ KERNEL_ONLY = [
     "vision/detection/yolo.py",
     "vision/detection/deform.py",
     "tensor/array.py",
+    "nn/initializer.py",
+    "nn/conv.py",
+    "optimizer/adam.py",
+    "optimizer/adaptive.py",
+    "optimizer/optimizer.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
