@@ -63,6 +63,7 @@ KERNEL_ONLY = [
     "optimizer/adam.py",
     "optimizer/adaptive.py",
     "optimizer/optimizer.py",
+    "nn/transformer.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
