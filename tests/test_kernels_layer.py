@@ -64,6 +64,9 @@ KERNEL_ONLY = [
     "optimizer/adaptive.py",
     "optimizer/optimizer.py",
     "nn/transformer.py",
+    "vision/transforms/color.py",
+    "vision/transforms/functional.py",
+    "vision/transforms/geometric.py",
 ]
 
 # `np.<name>` an op module may use: dtypes and their limits, constants, and `asarray` for attributes and shapes.
