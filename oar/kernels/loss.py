@@ -2,6 +2,8 @@
 non-ignored labels, and CTC (forward-backward in log space)."""
 import numpy as np
 
+from .activation import log_softmax
+
 
 def pick(a, idx, axis):
     """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis."""
@@ -145,8 +147,3 @@ def warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
         loss[i, 0] = li
         grad[:t_i, i] = gi / t_i if norm_by_times else gi
     return loss, grad
-
-
-def log_softmax(x, axis):
-    sh, _, se = softmax_parts(x, axis)
-    return sh - np.log(se)

@@ -3,6 +3,11 @@ result in the dtype of the value it replaces."""
 import numpy as np
 
 
+def state_like(param, value=0.0):
+    """A fresh accumulator for `param`: its shape and dtype, filled with `value`."""
+    return np.full_like(param, value)
+
+
 def _cast(x, like):
     return x.astype(like.dtype, copy=False)
 

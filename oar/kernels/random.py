@@ -1,5 +1,7 @@
 """Random kernels. Each takes the generator (`numpy.random.Generator`) it draws from as its first argument: the
 ops pass the framework's seeded generator, so kernels read no global state."""
+import math
+
 import numpy as np
 
 from ..framework import dtype as D
@@ -11,6 +13,16 @@ def uniform(gen, shape, dtype, min, max):
 
 def gaussian(gen, shape, dtype, mean, std):
     return gen.normal(mean, std, shape).astype(D.np_dtype(dtype))
+
+
+def truncated_gaussian(gen, shape, dtype, mean, std, a, b):
+    """Normal(mean, std) draws whose standard score lies in [a, b] (rejection sampling)."""
+    n = math.prod(shape)
+    out = np.empty(0)
+    while out.size < n:  # the window holds most of the mass, so this loops rarely
+        draw = gen.normal(0.0, 1.0, size=max(2 * (n - out.size), 16))
+        out = np.concatenate([out, draw[(draw >= a) & (draw <= b)]])
+    return (out[:n].reshape(shape) * std + mean).astype(D.np_dtype(dtype))
 
 
 def randint(gen, shape, dtype, low, high):

@@ -1,5 +1,5 @@
 """Convolution layers (weights ``[out, in/groups, *k]``; transposed ``[in, out/groups, *k]``)."""
-import numpy as np
+import math
 
 from . import functional as F
 from ..ops.nn.conv import padding_attrs
@@ -35,7 +35,7 @@ class _ConvNd(Layer):
             init = None  # Paddle: XavierUniform for transposed convolutions
         else:
             shape = [out_channels, in_channels // groups] + self._kernel_size
-            fan_in = int(np.prod(self._kernel_size)) * in_channels
+            fan_in = math.prod(self._kernel_size) * in_channels
             init = Normal(0.0, (2.0 / fan_in) ** 0.5)
         self.weight = self.create_parameter(shape, attr=weight_attr, default_initializer=init)
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)

@@ -10,17 +10,13 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import rng
+from ..kernels import creation as creation_kernels, random as random_kernels
 from ..ops import creation as _creation, random as _random  # noqa: F401  (registers the init ops)
 from ..ops.registry import defop, get_op
 
 
 def _truncated_normal(shape, mean, std, a, b, dtype):
-    n = int(np.prod(shape)) if shape else 1
-    out = np.empty(0)
-    while out.size < n:  # rejection sampling; the window holds most of the mass, so this loops rarely
-        draw = rng().normal(0.0, 1.0, size=max(2 * (n - out.size), 16))
-        out = np.concatenate([out, draw[(draw >= a) & (draw <= b)]])
-    return (out[:n].reshape(shape) * std + mean).astype(D.np_dtype(dtype))
+    return random_kernels.truncated_gaussian(rng(), shape, dtype, mean, std, a, b)
 
 
 TRUNCATED_GAUSSIAN = defop("truncated_gaussian_random", _truncated_normal, inputs=(), random=True,
@@ -36,7 +32,7 @@ def _fans(shape):
         return shape[0], shape[0]
     if len(shape) == 2:
         return shape[0], shape[1]
-    receptive = int(np.prod(shape[2:]))
+    receptive = math.prod(shape[2:])
     return shape[1] * receptive, shape[0] * receptive
 
 
@@ -180,7 +176,7 @@ class Assign(Initializer):
         self.value = np.asarray(value._data if hasattr(value, "_data") else value)
 
     def _attrs(self, shape):
-        if list(self.value.shape) != list(shape) and self.value.size != int(np.prod(shape)):
+        if list(self.value.shape) != list(shape) and self.value.size != math.prod(shape):
             raise ValueError(f"Assign initializer: value of shape {list(self.value.shape)} does not fit a "
                              f"parameter of shape {list(shape)}")
         return "assign_value", {"values": self.value.reshape(-1).tolist()}
@@ -262,7 +258,7 @@ def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, def
     name = name or attr.name or unique_param_name("create_parameter", is_bias)
     if STATE.static:
         return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
-    p = Parameter(np.zeros(shape, dtype.np), name=name, trainable=attr.trainable)
+    p = Parameter(creation_kernels.full(shape, 0, dtype), name=name, trainable=attr.trainable)
     pick_initializer(attr, is_bias, default_initializer)(p)
     p.optimize_attr = {"learning_rate": attr.learning_rate}
     p.regularizer = attr.regularizer

@@ -1,12 +1,12 @@
 """Multi-head attention and the Transformer encoder/decoder stacks (Paddle 2.x layout: ``[batch, seq, d_model]``)."""
 
 import copy
-
-import numpy as np
+import math
 
 from ..framework.param_attr import ParamAttr
 from ..ops import manipulation as S
-from ..tensor.tensor import to_tensor
+from ..ops.creation import full
+from ..ops.matrix import triu
 from . import functional as F
 from .common import Dropout, Linear
 from .functional.attention import attention
@@ -273,4 +273,4 @@ class Transformer(Layer):
     @staticmethod
     def generate_square_subsequent_mask(length):
         """A float ``[length, length]`` mask: 0 on and below the diagonal, -inf above."""
-        return to_tensor(np.triu(np.full((length, length), -np.inf, np.float32), 1))
+        return triu(full([length, length], -math.inf, "float32"), 1)

@@ -1,13 +1,14 @@
 """The Adam family (Adam, AdamW, Adamax, Lamb): only their per-parameter updates."""
 import numpy as np
 
+from ..kernels.optimizer import state_like
 from .optimizer import Optimizer
 from .update_ops import ADAM_UPDATE, ADAMAX_UPDATE, LAMB_UPDATE
 
 
 def _pow_acc(beta, p):
     """Paddle keeps beta^t in a [1] accumulator that starts at beta (float32, float64 for float64 parameters)."""
-    return np.full([1], beta, np.float64 if p._data.dtype == np.float64 else np.float32)
+    return np.asarray([beta], np.float64 if p._data.dtype == np.float64 else np.float32)
 
 
 class Adam(Optimizer):
@@ -38,7 +39,7 @@ class Adam(Optimizer):
             return _pow_acc(group["beta1"], p)
         if name == "beta2_pow_acc":
             return _pow_acc(group["beta2"], p)
-        return np.zeros_like(p._data)
+        return state_like(p._data)
 
 
 class AdamW(Adam):
@@ -109,7 +110,7 @@ class Adamax(Optimizer):
                          beta2=float(beta2), epsilon=float(epsilon))
 
     def _acc_init(self, name, p, group):
-        return _pow_acc(group["beta1"], p) if name == "beta1_pow_acc" else np.zeros_like(p._data)
+        return _pow_acc(group["beta1"], p) if name == "beta1_pow_acc" else state_like(p._data)
 
 
 class Lamb(Adam):

@@ -1,6 +1,5 @@
 """Per-coordinate adaptive methods (RMSProp, Adagrad, Adadelta): only their per-parameter updates."""
-import numpy as np
-
+from ..kernels.optimizer import state_like
 from .optimizer import Optimizer
 from .update_ops import ADADELTA_UPDATE, ADAGRAD_UPDATE, RMSPROP_UPDATE
 
@@ -51,7 +50,7 @@ class Adagrad(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, epsilon=float(epsilon))
 
     def _acc_init(self, name, p, group):
-        return np.full_like(p._data, self._initial)
+        return state_like(p._data, self._initial)
 
 
 class Adadelta(Optimizer):

@@ -25,6 +25,7 @@ Example:
 import numpy as np
 
 from ..framework.state import STATE, no_grad
+from ..kernels.optimizer import state_like
 from ..ops.registry import op_error
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..static import capture
@@ -149,7 +150,7 @@ class Optimizer:
     # ---- the per-parameter update (what subclasses customize) ---------------------------------------------------
     def _acc_init(self, name, p, group):
         """Initial value of accumulator `name` for parameter `p` (zeros by default)."""
-        return np.zeros_like(p._data)
+        return state_like(p._data)
 
     def _attrs(self, p, group):
         """The op's attrs for `p` (the group's hyper-parameters by default)."""
@@ -215,7 +216,7 @@ class Optimizer:
             pd = p._data
             arrays = [pd, g._data]
             arrays += [a._data for a in accs]
-            arrays.append(np.array(lr, dtype=pd.dtype))
+            arrays.append(np.asarray(lr, dtype=pd.dtype))
             attrs = self._attrs(p, group)
             try:
                 outs = impl(*arrays, **attrs)

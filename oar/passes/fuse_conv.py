@@ -13,55 +13,36 @@ value (up to float rounding); the op has no gradient (inference only). ``reuse_o
 Example:
     >>> p = fuse_conv_bias_act(program)   # conv2d, add, add, relu -> fused_conv2d {act="relu"}
 """
-import numpy as np
-
-from ..kernels import conv as K
-from ..kernels.conv_plan import ConvRunner
+from ..kernels import fused
 from ..ops.nn.conv import onnx_spatial_pads, resolve_pads
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
 from .contract import verified
 
-ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
+ACTS = fused.EPILOGUE_ACTS
 CONV_ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups")
-
-
-def _epilogue(out, bias, residual, act):
-    np.add(out, bias.reshape(1, -1, 1, 1), out=out)
-    if residual is not None:
-        np.add(out, residual, out=out)
-    if act is not None:
-        ACTS[act](out)
-    return out
 
 
 def _fused_conv2d(input, filter, bias, residual=None, strides=(1, 1), paddings=((0, 0), (0, 0)),
                   padding_algorithm="EXPLICIT", dilations=(1, 1), groups=1, act=None, reuse_output=False):
-    """The reference kernel (eager, constant folding): im2col convolution, then the epilogue."""
+    """The reference kernel (eager, constant folding): `oar.kernels.fused.conv2d` on the resolved paddings."""
     pads = resolve_pads(padding_algorithm, paddings, input.shape[2:], filter.shape[2:], strides, dilations)
-    out = K.conv_forward(input, filter, strides, pads, dilations, groups)
-    return _epilogue(out, bias, residual, act)
+    return fused.conv2d(input, filter, bias, residual, pads, strides, dilations, groups, act)
 
 
 def _lower(compiler, op):
-    """The executor's kernel for one fused_conv2d: a `ConvRunner` of its own (its buffers belong to this plan)."""
+    """The executor's kernel for one fused_conv2d: `ConvRunner`s of its own (its buffers belong to this plan)."""
     a = dict(op.attrs)
     runners, weight = {}, [None]
 
     def run(x, filter, bias, residual=None):
         if a["groups"] != 1 or x.ndim != 4:
             return (_fused_conv2d(x, filter, bias, residual, **a),)
-        if filter is not weight[0]:  # new weights (or the first run): plans are rebuilt
-            runners.clear()
-            weight[0] = filter
         pads = resolve_pads(a["padding_algorithm"], a["paddings"], x.shape[2:], filter.shape[2:], a["strides"],
                             a["dilations"])
-        key = tuple(map(tuple, pads))
-        r = runners.get(key)
-        if r is None:
-            r = runners[key] = ConvRunner(filter, a["strides"], pads, a["dilations"], a.get("reuse_output", False))
-        return (_epilogue(r(x), bias, residual, a.get("act")),)
+        return (fused.conv2d_planned(runners, weight, x, filter, bias, residual, pads, a["strides"],
+                                     a["dilations"], a.get("reuse_output", False), a.get("act")),)
     return run
 
 

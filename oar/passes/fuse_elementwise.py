@@ -14,8 +14,7 @@ captured training step) or that are not differentiated.
 Example:
     >>> p = fuse_elementwise(program, keep=['out'])   # tanh(a * b + c) -> fused_elementwise {steps=...}
 """
-import numpy as np
-
+from ..kernels import fused
 from ..ops.registry import defop
 from .graph import arg_names, names_read_inside, out_names, sub_blocks
 from .contract import verified
@@ -34,93 +33,18 @@ RECIPES = {
 _ALLOCATING = set(RECIPES) | {"matmul", "fused_elementwise", "sum", "mean"}  # readers that never alias an input
 
 
-def _operands(operands, args, vals):
-    return [args[o[1]] if o[0] == "a" else vals[o[1]] if o[0] == "t" else o[1] for o in operands]
-
-
-def _first_run(steps, args, n_slots):
-    """Runs without `out=` and returns (result, buffers): a slot gets a buffer only when every step writing it
-    produced the same shape and dtype (so `out=` changes no value)."""
-    vals = []
-    for fn, operands, _ in steps:
-        vals.append(fn(*_operands(operands, args, vals)))
-    kinds = {}
-    for (_, _, slot), v in zip(steps, vals):
-        if isinstance(v, np.ndarray):
-            kinds.setdefault(slot, set()).add((v.shape, v.dtype))
-        else:
-            kinds.setdefault(slot, set()).add(None)
-    bufs = [None] * n_slots
-    for slot, ks in kinds.items():
-        if len(ks) == 1 and None not in ks:
-            shape, dtype = next(iter(ks))
-            bufs[slot] = np.empty(shape, dtype)
-    return vals[-1], bufs
-
-
 def _lower(compiler, op):
-    """Generated straight-line code with its own scratch buffers, reused across runs of the plan: the first run
-    (or one with other input shapes) allocates; later runs call each ufunc with ``out=``."""
-    steps = [(getattr(np, name), [tuple(o) for o in operands], slot) for name, operands, slot in op.attrs["steps"]]
-    n_slots = op.attrs["n_slots"]
-    reuse_out = op.attrs.get("reuse_out", False)
-    env = {"np": np}
-    state = {}
-
-    def slow(*args):
-        out, bufs = _first_run(steps, args, n_slots)
-        if "fast" not in state:  # the first run fixes the shapes the buffers are for
-            state["fast"] = _generate(steps, args, bufs, reuse_out, env)
-        return (out,)
-
-    def run(*args):
-        fast = state.get("fast")
-        return fast(*args) if fast is not None else slow(*args)
-    env["slow"] = slow
-    return run
-
-
-def _generate(steps, args, bufs, reuse_out, env):
-    """Python source for the steady state: a shape/dtype guard, then one ufunc call per step."""
-    names = [f"a{k}" for k in range(len(args))]
-    guard = " or ".join(f"{n}.shape != {tuple(a.shape)!r} or {n}.dtype != d{k}"
-                        for k, (n, a) in enumerate(zip(names, args)))
-    for k, a in enumerate(args):
-        env[f"d{k}"] = a.dtype
-    lines = [f"def fast({', '.join(names)}):", f"    if {guard}:", f"        return slow({', '.join(names)})"]
-    last = len(steps) - 1
-    for j, (fn, operands, slot) in enumerate(steps):
-        env[f"f{j}"] = fn
-        ops = []
-        for o in operands:
-            if o[0] == "a":
-                ops.append(names[o[1]])
-            elif o[0] == "t":
-                ops.append(f"t{o[1]}")
-            else:
-                env[f"c{j}_{len(ops)}"] = o[1]
-                ops.append(f"c{j}_{len(ops)}")
-        b = bufs[slot] if slot is not None and (j < last or reuse_out) else None
-        if b is not None:
-            env[f"b{slot}"] = b
-            ops.append(f"out=b{slot}")
-        lines.append(f"    t{j} = f{j}({', '.join(ops)})")
-    lines.append(f"    return (t{last},)")
-    exec(compile("\n".join(lines) + "\n", "<oar fused_elementwise>", "exec"), env)
-    return env["fast"]
-
-
-def _impl(*args, steps, n_slots, reuse_out=False):
-    fns = [(getattr(np, name), [tuple(o) for o in operands], slot) for name, operands, slot in steps]
-    return _first_run(fns, args, n_slots)[0]
+    """The executor's kernel: generated ufunc calls with scratch buffers of its own, reused across runs of the
+    plan (`oar.kernels.fused.elementwise_chain_runner`)."""
+    return fused.elementwise_chain_runner(op.attrs["steps"], op.attrs["n_slots"], op.attrs.get("reuse_out", False))
 
 
 def _infer(metas, steps, n_slots, reuse_out=False):
     raise NotImplementedError("fused_elementwise is created by the fuse_elementwise pass with its output declared")
 
 
-FUSED_ELEMENTWISE = defop("fused_elementwise", _impl, inputs=("x",), variadic=True, infer=_infer, lower=_lower,
-                          differentiable=False, onnx_reason="not lowered yet")
+FUSED_ELEMENTWISE = defop("fused_elementwise", fused.elementwise_chain, inputs=("x",), variadic=True,
+                          infer=_infer, lower=_lower, differentiable=False, onnx_reason="not lowered yet")
 
 
 def _fusable(block, op):

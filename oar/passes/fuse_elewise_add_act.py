@@ -9,8 +9,7 @@ programs too and the backward no longer keeps the pre-activation sum alive.
 Example:
     >>> p = fuse_elewise_add_act(program)   # add, relu -> fused_elemwise_add_act {act="relu"}
 """
-import numpy as np
-
+from ..kernels import fused
 from ..ops.common import infer_broadcast
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import apply, defop
@@ -18,29 +17,7 @@ from .graph import arg_names, consumers, names_read_inside, out_names, sub_block
 from .contract import verified
 
 
-def _sigmoid_(out):
-    np.multiply(out, 0.5, out=out)
-    np.tanh(out, out=out)
-    np.add(out, 1, out=out)
-    np.multiply(out, 0.5, out=out)
-
-
-ACTS = {  # name -> (in-place forward on the sum, derivative from the output)
-    "relu": (lambda out: np.maximum(out, 0, out=out), lambda out: out > 0),
-    "tanh": (lambda out: np.tanh(out, out=out), lambda out: 1 - out * out),
-    "sigmoid": (_sigmoid_, lambda out: out * (1 - out)),
-}
-
-
-def _fused(x, y, act):
-    out = np.add(x, y)
-    if out.dtype.kind == "f":
-        ACTS[act][0](out)
-    return out
-
-
-def _fused_grad(out, g, act):
-    return (g * ACTS[act][1](out)).astype(g.dtype, copy=False)
+ACTS = fused.ADD_ACTS
 
 
 _CURV = {  # d(act')/d(out) as ops, for the gradient of the gradient op (second order)
@@ -56,7 +33,7 @@ def _fused_grad_grad(gg, d, out, g, act):
     return dout, apply(FUSED_ADD_ACT_GRAD, (out, gg), {"act": act})
 
 
-FUSED_ADD_ACT_GRAD = defop("fused_elemwise_add_act_grad", _fused_grad, inputs=("out", "out_grad"),
+FUSED_ADD_ACT_GRAD = defop("fused_elemwise_add_act_grad", fused.add_act_grad, inputs=("out", "out_grad"),
                            infer=lambda m, act: [m[1]], grad=_fused_grad_grad)
 
 
@@ -66,7 +43,7 @@ def _grad(g, out, x, y, act):
     return (None if x.stop_gradient else unbroadcast(d, x), None if y.stop_gradient else unbroadcast(d, y))
 
 
-FUSED_ELEMWISE_ADD_ACT = defop("fused_elemwise_add_act", _fused, inputs=("x", "y"),
+FUSED_ELEMWISE_ADD_ACT = defop("fused_elemwise_add_act", fused.add_act, inputs=("x", "y"),
                                infer=lambda m, act: infer_broadcast(m), grad=_grad)
 
 

@@ -8,47 +8,19 @@ value; fewer ops and temporary buffers per layer (the ``fused_linear`` op has no
 Example:
     >>> p = fuse_linear(program)   # matmul, add, relu -> fused_linear {act="relu"}
 """
-import numpy as np
-
+from ..kernels import fused
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
 from .graph import arg_names, bound_value, consumers, last_readers, out_names
 from .contract import verified
 
-ACTS = {"relu": lambda out: np.maximum(out, 0, out=out)}
-
-
-def _fused_linear(x, w, b=None, act=None, reuse_output=False, out=None):
-    out = np.matmul(x, w, out=out)
-    if b is not None:
-        np.add(out, b, out=out)
-    if act is not None:
-        ACTS[act](out)
-    return out
+ACTS = fused.EPILOGUE_ACTS
 
 
 def _lower(compiler, op):
-    """The executor's kernel, without keyword arguments (it is on every MLP's hot path); with ``reuse_output``
-    (the `memory_optimize` pass) the result goes into one buffer per input shape, reused on every run."""
-    act = op.attrs.get("act")
-    if act is not None and act != "relu":
-        return lambda *args: (_fused_linear(*args, act=act),)
-    relu, buffers = act == "relu", ({} if op.attrs.get("reuse_output") else None)
-
-    def run(x, w, b=None):
-        if buffers is None:
-            out = np.matmul(x, w)
-        else:
-            out = buffers.get(x.shape)  # the pass fused only x, w of one dtype
-            if out is None or out.dtype != x.dtype:
-                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], x.dtype)
-            np.matmul(x, w, out=out)
-        if b is not None:
-            np.add(out, b, out=out)
-        if relu:
-            np.maximum(out, 0, out=out)
-        return (out,)
-    return run
+    """The executor's kernel (`oar.kernels.fused.linear_runner`): keyword-free, with one output buffer per input
+    shape when the `memory_optimize` pass set ``reuse_output``."""
+    return fused.linear_runner(op.attrs.get("act"), op.attrs.get("reuse_output", False))
 
 
 def _infer(metas, act=None, reuse_output=False):
@@ -56,7 +28,7 @@ def _infer(metas, act=None, reuse_output=False):
     return [(list(xs[:-1]) + [ws[1]], xd)]
 
 
-FUSED_LINEAR = defop("fused_linear", _fused_linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower,
+FUSED_LINEAR = defop("fused_linear", fused.linear, inputs=("x", "w", "b"), infer=_infer, lower=_lower,
                      differentiable=False)
 
 

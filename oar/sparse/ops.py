@@ -3,8 +3,7 @@ binary ops, matmul / mv / masked_matmul / addmm. Index patterns are NumPy; value
 gradients reach the inputs' values (and dense operands) through the ordinary tape."""
 import math
 
-import numpy as np
-
+from ..kernels import sparse as K
 from ..ops import math as M
 from ..ops.creation import zeros
 from ..ops.indexing import gather, index_add
@@ -30,12 +29,11 @@ def _back(like, coo):
 
 
 def _index(a):
-    return Tensor._wrap(np.ascontiguousarray(a, dtype=np.int64))
+    return Tensor._wrap(K.index_array(a))
 
 
 def _lin(coo):
-    return np.ravel_multi_index(tuple(coo._indices), coo.shape[:coo.sparse_dim()]) if coo.nnz() else \
-        np.zeros(0, np.int64)
+    return K.linear_index(coo._indices, coo.shape[:coo.sparse_dim()], coo.nnz())
 
 
 def _segment_sum(values, seg, n):
@@ -57,11 +55,11 @@ def coalesce(x, name=None):
     if x._coalesced:
         return x
     lin = _lin(x)
-    if lin.size == 0 or np.all(np.diff(lin) > 0):
+    if K.is_sorted_unique(lin):
         return SparseCooTensor(x._indices, x._values, x.shape, coalesced=True)
-    uniq, inverse = np.unique(lin, return_inverse=True)
-    idx = np.stack(np.unravel_index(uniq, x.shape[:x.sparse_dim()])).astype(np.int64)
-    return SparseCooTensor(idx, _segment_sum(x._values, inverse.reshape(-1), uniq.size), x.shape, coalesced=True)
+    uniq, inverse = K.unique_inverse(lin)
+    idx = K.unravel_index(uniq, x.shape[:x.sparse_dim()])
+    return SparseCooTensor(idx, _segment_sum(x._values, inverse, uniq.size), x.shape, coalesced=True)
 
 
 def is_same_shape(x, y):
@@ -126,16 +124,16 @@ def reshape(x, shape, name=None):
     sd = c.sparse_dim()
     shape = [int(d) for d in shape]
     dense = c.shape[sd:]
-    n_sparse = int(np.prod(c.shape[:sd]))
+    n_sparse = math.prod(c.shape[:sd])
     new_sparse = shape[:len(shape) - len(dense)] if dense else shape
     if dense and shape[len(shape) - len(dense):] != dense:
         raise ValueError(f"reshape: the dense dims {dense} must stay at the end of the new shape {shape}")
     if new_sparse.count(-1) == 1:
-        known = int(np.prod([d for d in new_sparse if d != -1]))
+        known = math.prod(d for d in new_sparse if d != -1)
         new_sparse[new_sparse.index(-1)] = n_sparse // max(known, 1)
-    if int(np.prod(new_sparse)) != n_sparse:
+    if math.prod(new_sparse) != n_sparse:
         raise ValueError(f"reshape: cannot reshape sparse dims {c.shape[:sd]} into {new_sparse}")
-    idx = np.stack(np.unravel_index(_lin(c), new_sparse)).astype(np.int64).reshape(len(new_sparse), -1)
+    idx = K.unravel_index(_lin(c), new_sparse)
     return _back(x, SparseCooTensor(idx, c._values, new_sparse + dense, c._coalesced))
 
 
@@ -157,7 +155,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
         v = M.cast(v, "int64")
     if axis is None:
         total = dense_reshape(dense_sum(v), [1])
-        return SparseCooTensor(np.zeros((1, 1), np.int64), total, [1], coalesced=True)
+        return SparseCooTensor(K.zero_index(1, 1), total, [1], coalesced=True)
     out = dense_sum(c._with_values(v).to_dense(), axis=axis, keepdim=keepdim)
     axes = {int(a) % c.ndim for a in ([axis] if isinstance(axis, int) else axis)}
     sparse_dim = c.sparse_dim() - len([a for a in axes if a < c.sparse_dim()]) if not keepdim else c.sparse_dim()
@@ -226,10 +224,10 @@ def _union(a, b):
                          f"{a.sparse_dim()}) and {b.shape} (sparse_dim {b.sparse_dim()})")
     a, b = coalesce(a), coalesce(b)
     la, lb = _lin(a), _lin(b)
-    union = np.union1d(la, lb)
-    va = _segment_sum(a._values, np.searchsorted(union, la), union.size)
-    vb = _segment_sum(b._values, np.searchsorted(union, lb), union.size)
-    idx = np.stack(np.unravel_index(union, a.shape[:a.sparse_dim()])).astype(np.int64).reshape(a.sparse_dim(), -1)
+    union, pa, pb = K.union_positions(la, lb)
+    va = _segment_sum(a._values, pa, union.size)
+    vb = _segment_sum(b._values, pb, union.size)
+    idx = K.unravel_index(union, a.shape[:a.sparse_dim()])
     return idx, va, vb
 
 
@@ -325,7 +323,7 @@ def matmul(x, y, name=None):
     n_out = y.shape[-1]
     y2 = dense_reshape(y, [-1, n_out])
     contrib = unsqueeze(c._values, -1) * gather(y2, _index(cols))
-    out = index_add(zeros([int(np.prod(c.shape[:-1])), n_out], contrib.dtype), _index(rows), 0, contrib)
+    out = index_add(zeros([math.prod(c.shape[:-1]), n_out], contrib.dtype), _index(rows), 0, contrib)
     return dense_reshape(out, c.shape[:-1] + [n_out])
 
 

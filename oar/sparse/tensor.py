@@ -2,13 +2,16 @@
 `values`, for 2-D matrices and 3-D batches of them), as Paddle stores them.
 
 A sparse tensor is a pair of ordinary tensors: its index arrays (int64, never differentiated) and its `values`
-(a dense Tensor that may carry gradients). Every sparse op computes its index pattern with NumPy and its values
-with dense oar ops, so autograd works through `values` with no sparse-specific gradient rules. The index work
-needs concrete indices, so sparse tensors live in eager mode only.
+(a dense Tensor that may carry gradients). Every sparse op computes its index pattern with the index kernels of
+`oar/kernels/sparse.py` and its values with dense oar ops, so autograd works through `values` with no
+sparse-specific gradient rules. The index work needs concrete indices, so sparse tensors live in eager mode only.
 """
+import math
+
 import numpy as np
 
 from ..framework.state import STATE
+from ..kernels import sparse as sparse_kernels
 from ..tensor.tensor import Tensor
 
 
@@ -89,7 +92,7 @@ class SparseTensor:
         return None if g is None else self._with_values(g)
 
     def numel(self):
-        return int(np.prod(self._shape))
+        return math.prod(self._shape)
 
     def __add__(self, y):
         from . import ops
@@ -172,7 +175,7 @@ class SparseCooTensor(SparseTensor):
             [3.0, 0.0, 0.0]
         """
         from ..ops.indexing import scatter_nd
-        return scatter_nd(Tensor._wrap(np.ascontiguousarray(self._indices.T)), self._values, self._shape)
+        return scatter_nd(Tensor._wrap(sparse_kernels.index_array(self._indices.T)), self._values, self._shape)
 
     def to_sparse_coo(self, sparse_dim=None):
         if sparse_dim is None or sparse_dim == self.sparse_dim():
@@ -251,13 +254,12 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
     if vals.ndim < 1 or vals.shape[0] != idx.shape[1]:
         raise ValueError(f"values must have nnz = {idx.shape[1]} rows (one per index column), got shape {vals.shape}")
     if shape is None:
-        shape = [int(m) + 1 for m in (idx.max(axis=1) if idx.shape[1] else np.zeros(idx.shape[0], np.int64))]
-        shape += list(vals.shape[1:])
+        shape = sparse_kernels.extent(idx) + list(vals.shape[1:])
     shape = [int(d) for d in shape]
     if len(shape) != idx.shape[0] + vals.ndim - 1:
         raise ValueError(f"shape {shape} has {len(shape)} dims, but indices give {idx.shape[0]} sparse dims and "
                          f"values {vals.ndim - 1} dense dims")
-    if idx.size and (idx.min() < 0 or np.any(idx.max(axis=1) >= np.asarray(shape[:idx.shape[0]]))):
+    if not sparse_kernels.in_range(idx, shape[:idx.shape[0]]):
         raise ValueError(f"indices out of range for shape {shape}")
     if not stop_gradient:
         vals.stop_gradient = False
@@ -282,7 +284,7 @@ def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_g
     if crows.size != batch * (m + 1):
         raise ValueError(f"crows must have {batch * (m + 1)} entries for shape {shape}, got {crows.size}")
     rows = crows.reshape(batch, m + 1)
-    if np.any(np.diff(rows, axis=1) < 0) or rows[:, -1].sum() != cols.size or vals.ndim != 1 or \
+    if not sparse_kernels.crows_consistent(rows, cols.size) or vals.ndim != 1 or \
             vals.shape[0] != cols.size:
         raise ValueError(f"inconsistent CSR data: crows {crows.tolist()}, {cols.size} cols, values {vals.shape}")
     if cols.size and (cols.min() < 0 or cols.max() >= shape[-1]):
@@ -310,9 +312,9 @@ def to_sparse_coo(x, sparse_dim):
     mask = a != 0
     if sparse_dim < x.ndim:
         mask = mask.any(axis=tuple(range(sparse_dim, x.ndim)))
-    idx = np.stack(np.nonzero(mask)).astype(np.int64).reshape(sparse_dim, -1)
+    idx = sparse_kernels.nonzero_index(mask)
     from ..ops.indexing import gather_nd
-    values = gather_nd(x, Tensor._wrap(np.ascontiguousarray(idx.T)))
+    values = gather_nd(x, Tensor._wrap(sparse_kernels.index_array(idx.T)))
     return SparseCooTensor(idx, values, x.shape, coalesced=True)
 
 
@@ -340,21 +342,13 @@ def coo_to_csr(x):
     x = coalesce(x)
     idx = x._indices
     batch, m = (x.shape[0] if x.ndim == 3 else 1), x.shape[-2]
-    b = idx[0] if x.ndim == 3 else np.zeros(idx.shape[1], np.int64)
-    counts = np.bincount(b * m + idx[-2], minlength=batch * m).reshape(batch, m)
-    crows = np.concatenate([np.zeros((batch, 1), np.int64), np.cumsum(counts, axis=1)], axis=1).reshape(-1)
+    crows = sparse_kernels.coo_to_crows(idx, batch, m)
     return SparseCsrTensor(crows, idx[-1].copy(), x._values, x.shape)
 
 
 def csr_to_coo(x):
     batch, m = (x.shape[0] if x.ndim == 3 else 1), x.shape[-2]
-    rows_ptr = x._crows.reshape(batch, m + 1)
-    counts = np.diff(rows_ptr, axis=1).reshape(-1)
-    flat_rows = np.repeat(np.arange(batch * m), counts)
-    idx = [flat_rows % m, x._cols]
-    if x.ndim == 3:
-        idx.insert(0, flat_rows // m)
-    return SparseCooTensor(np.stack(idx).astype(np.int64), x._values, x.shape)
+    return SparseCooTensor(sparse_kernels.csr_to_coo_index(x._crows, x._cols, batch, m, x.ndim), x._values, x.shape)
 
 
 def is_sparse(x):

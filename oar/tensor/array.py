@@ -9,10 +9,13 @@ Example:
     >>> oar.tensor.array_write(x, oar.zeros([1], 'int64'), arr)
     >>> oar.tensor.array_length(arr)
 """
-import numpy as np
-
 from ..framework import dtype as D
 from ..framework.state import STATE
+from ..kernels.tensor_array import (add as _array_add, clear as _clear, create as _create, length as _length,
+                                    pick as _pick, position as _index, put as _put, read as _read,
+                                    read_grad as _read_grad_kernel, split_like as _split_like, stack as _stack,
+                                    stack_like as _stack_like, take_slice as _slice, unslice as _unslice,
+                                    unstack as _unstack, write as _write, zeros as _zeros)
 from ..ops.registry import apply, defop
 
 
@@ -24,25 +27,6 @@ def _grad_array(v):
     """Marks the static Variable `v` (a tensor array, or the gradient of one) as a tensor array."""
     v.attrs["kind"] = "tensor_array"
     return v
-
-
-def _index(i):
-    """A position given as an int, a one-element array or a one-element Tensor."""
-    return int(np.asarray(getattr(i, "_data", i)).reshape(-1)[0])
-
-
-def _put(a, k, x):
-    """Sets ``a[k] = x`` in the list `a`, growing it with None up to `k`."""
-    if k < len(a):
-        a[k] = x
-    else:
-        a.extend([None] * (k - len(a)))
-        a.append(x)
-    return a
-
-
-def _create(*xs, dtype):
-    return list(xs)
 
 
 def _create_grad(g, out, *xs, dtype):
@@ -59,33 +43,9 @@ CREATE_ARRAY = defop("create_array", _create, inputs=("x",), variadic=True,
                      grad=_create_grad, **ARRAY_FIELDS)
 
 
-def _write(arr, x, i):
-    return _put(list(arr), _index(i), x)
-
-
 # ---- gradients ----------------------------------------------------------------------------------------------
 # The gradient of a tensor array is a tensor array of the same element shapes in which a missing entry (None,
 # or an index past the end) is a zero; so a read's gradient is cheap and unused positions cost nothing.
-
-def _pick(g, x, i):
-    k = _index(i)
-    e = g[k] if k < len(g) else None
-    return np.zeros_like(x) if e is None else e
-
-
-def _clear(g, i):
-    k = _index(i)
-    if k >= len(g) or g[k] is None:
-        return g
-    g = list(g)
-    g[k] = None
-    return g
-
-
-def _array_add(a, b):
-    n = max(len(a), len(b))
-    a, b = list(a) + [None] * (n - len(a)), list(b) + [None] * (n - len(b))
-    return [y if x is None else x if y is None else x + y for x, y in zip(a, b)]
 
 
 ARRAY_PICK = defop("array_pick", _pick, inputs=("array", "like", "i"), infer=lambda m: [m[1]],
@@ -95,7 +55,7 @@ ARRAY_CLEAR = defop("array_clear", _clear, inputs=("array", "i"), infer=lambda m
                     grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_CLEAR, (g, i))), None), **ARRAY_FIELDS)
 ARRAY_ADD = defop("array_add", _array_add, inputs=("x", "y"), infer=lambda m: [m[0]],
                   grad=lambda g, out, x, y: (g, g), **ARRAY_FIELDS)
-ARRAY_ZEROS = defop("array_zeros", lambda arr: [], inputs=("array",), infer=lambda m: [m[0]], **ARRAY_FIELDS,
+ARRAY_ZEROS = defop("array_zeros", _zeros, inputs=("array",), infer=lambda m: [m[0]], **ARRAY_FIELDS,
                     differentiable=False)
 
 
@@ -109,30 +69,11 @@ ARRAY_WRITE = defop("array_write", _write, inputs=("array", "x", "i"), nondiff=(
 ARRAY_WRITE.set(side_effect=True)  # it writes the array variable in place
 
 
-def _read(arr, i):
-    return arr[_index(i)]
-
-
-def _read_grad_kernel(g, i):
-    return [None] * _index(i) + [g]
-
-
 ARRAY_READ_GRAD = defop("array_read_grad", _read_grad_kernel, inputs=("x", "i"), nondiff=(1,),
                         infer=lambda m: [m[0]],
                         grad=lambda g, out, x, i: (apply(ARRAY_PICK, (g, x, i)), None), **ARRAY_FIELDS)
 ARRAY_READ = defop("array_read", _read, inputs=("array", "i"), nondiff=(1,), infer=lambda m: [m[0]],
                    grad=lambda g, out, arr, i: (_grad_array(apply(ARRAY_READ_GRAD, (g, i))), None), **ARRAY_FIELDS)
-def _slice(arr, start, stop, step):
-    return list(arr[start:stop:step])
-
-
-def _unslice(g, arr, start, stop, step):
-    """The gradient of a slice: the slice's gradient put back at the positions it came from (None elsewhere)."""
-    out = [None] * len(arr)
-    for j, i in enumerate(range(len(arr))[start:stop:step]):
-        if j < len(g):
-            out[i] = g[j]
-    return out
 
 
 ARRAY_UNSLICE = defop("array_unslice", _unslice, inputs=("g", "array"), nondiff=(1,), infer=lambda m, **a: [m[1]],
@@ -140,12 +81,8 @@ ARRAY_UNSLICE = defop("array_unslice", _unslice, inputs=("g", "array"), nondiff=
 ARRAY_SLICE = defop("array_slice", _slice, inputs=("array",), infer=lambda m, **a: [m[0]],
                     grad=lambda g, out, arr, start, stop, step: (
                         apply(ARRAY_UNSLICE, (g, arr), {"start": start, "stop": stop, "step": step}),), **ARRAY_FIELDS)
-ARRAY_LENGTH = defop("array_length", lambda arr: np.asarray([len(arr)], np.int64), inputs=("array",),
+ARRAY_LENGTH = defop("array_length", _length, inputs=("array",),
                      infer=lambda m: [([1], D.int64)], **ARRAY_FIELDS, differentiable=False)
-
-
-def _stack(arr, axis, use_stack):
-    return np.stack(arr, axis) if use_stack else np.concatenate(arr, axis)
 
 
 def _stack_infer(m, axis, use_stack):
@@ -156,15 +93,6 @@ def _stack_infer(m, axis, use_stack):
     else:
         s[axis % len(s)] = -1
     return [(s, m[0][1])]
-
-
-def _unstack(g, axis):
-    return [np.take(g, k, axis) for k in range(g.shape[axis])]
-
-
-def _split_like(g, arr, axis):
-    cuts = np.cumsum([a.shape[axis] for a in arr])[:-1]
-    return np.split(g, cuts, axis)
 
 
 def _unstack_infer(m, axis):
@@ -181,20 +109,6 @@ ARRAY_SPLIT = defop("array_split", _split_like, inputs=("x", "array"), nondiff=(
                     grad=lambda g, out, x, arr, axis: (apply(ARRAY_TO_TENSOR_LIKE, (g, x), {"axis": axis,
                                                                                            "use_stack": False}),
                                                        None), **ARRAY_FIELDS)
-
-
-def _stack_like(g, like, axis, use_stack):
-    """Stacks a gradient array whose missing entries are zeros, into the shape of `like`."""
-    n = like.shape[axis] if use_stack else None
-    if use_stack:
-        shape = list(like.shape)
-        del shape[axis % like.ndim]
-        parts = [e if e is not None else np.zeros(shape, like.dtype) for e in list(g)[:n]]
-        parts += [np.zeros(shape, like.dtype)] * (n - len(parts))
-        return np.stack(parts, axis)
-    if not g or any(e is None for e in g):
-        raise ValueError("array_to_tensor_like: a concatenated gradient array has missing entries")
-    return np.concatenate(g, axis)
 
 
 ARRAY_TO_TENSOR_LIKE = defop("array_to_tensor_like", _stack_like, inputs=("array", "like"), nondiff=(1,),

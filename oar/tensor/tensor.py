@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework import dtype as D
 from ..framework.state import mode
+from ..kernels import elementwise as elementwise_kernels
 from ..ops import registry
 from .methods import TensorMethods
 
@@ -167,7 +168,7 @@ class Tensor(TensorMethods):
             if active() is not None:
                 return active().clear_grad([self], set_to_zero)
         if set_to_zero and self._grad is not None:
-            self._grad = Tensor(np.zeros_like(self._grad._data))
+            self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data))
         else:
             self._grad = None
 

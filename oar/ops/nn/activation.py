@@ -4,8 +4,7 @@ other ops from the activation's second derivative ``f''(x)``, so higher-order gr
 Hessian-vector products) work eagerly and in static programs."""
 import math
 
-import numpy as np
-
+from ...kernels import activation as K
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops import reduction as R
@@ -13,12 +12,12 @@ from ...ops.common import infer_same
 from ...ops.onnx_rules import first_input as _x, same, scalar as _c
 from ...ops.registry import apply, defop, lowerings
 
-_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_SQRT_2_PI = K.SQRT_2_PI
 
 
 def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
-    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``);
-    `fields` are the forward OpDef's typed fields (``amp=...``).
+    """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``), both
+    from `oar/kernels/activation.py`; `fields` are the forward OpDef's typed fields (``amp=...``).
 
     `curv(x, out, **attrs)` is f''(x) written with ops (None: piecewise linear, f'' = 0); it makes the gradient
     of `name_grad`: d(g * f'(x)) = gg * g * f''(x) for x, f'(x) * gg (the same kernel) for g. An activation
@@ -30,9 +29,9 @@ def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
             return (None,) + through_out(out, g, gg, **a)
         d2 = M.zeros_like(x) if curv is None else gg * g * curv(x, out, **a)
         return d2, None, apply(grad_op, (x, out, gg), a)
-    grad_op = defop(name + "_grad", lambda x, out, g, **a: dfn(x, out, g, **a).astype(g.dtype, copy=False),
+    grad_op = defop(name + "_grad", lambda x, out, g, **a: K.cast_like(dfn(x, out, g, **a), g),
                     inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]], grad=grad_grad)
-    return defop(name, lambda x, **a: np.asarray(fwd(x, **a)).astype(x.dtype, copy=False), infer=infer_same,
+    return defop(name, lambda x, **a: K.cast_like(fwd(x, **a), x), infer=infer_same,
                  grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a), **fields)
 
 
@@ -65,81 +64,27 @@ def _softplus_curv(x, out, beta, threshold):
     return _mask(x * beta <= threshold, x) * (beta * s * (1 - s))
 
 
-def _sigmoid(x):
-    return (np.tanh(x * 0.5) + 1) * 0.5
-
-
-def _softplus(x, beta, threshold):
-    bx = x * beta
-    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
-
-
-def _gelu(x, approximate):
-    if approximate:
-        return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + M._erf(x / math.sqrt(2.0)))
-
-
-def _gelu_grad(x, out, g, approximate):
-    if approximate:
-        inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
-        t = np.tanh(inner)
-        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
-    cdf = 0.5 * (1 + M._erf(x / math.sqrt(2.0)))
-    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
-
-
-def _mish_grad(x, out, g, threshold):
-    sp = _softplus(x, 1.0, threshold)
-    t = np.tanh(sp)
-    return g * (t + x * (1 - t * t) * _sigmoid(x))
-
-
-RELU = _act("relu", lambda x: np.maximum(x, 0), lambda x, out, g: g * (out > 0))
-RELU6 = _act("relu6", lambda x: np.clip(x, 0, 6), lambda x, out, g: g * ((x > 0) & (x < 6)))
-LEAKY_RELU = _act("leaky_relu", lambda x, alpha: np.where(x > 0, x, x * alpha),
-                  lambda x, out, g, alpha: np.where(x > 0, g, g * alpha))
-ELU = _act("elu", lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-           lambda x, out, g, alpha: np.where(x > 0, g, g * alpha * np.exp(np.minimum(x, 0))),
-           lambda x, out, alpha: _mask(x <= 0, x) * (out + alpha))
-SELU = _act("selu", lambda x, scale, alpha: scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-            lambda x, out, g, scale, alpha: g * scale * np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0))),
-            lambda x, out, scale, alpha: _mask(x <= 0, x) * (out + scale * alpha))
-GELU = _act("gelu", _gelu, _gelu_grad, _gelu_curv)
-SILU = _act("silu", lambda x: x * _sigmoid(x),
-            lambda x, out, g: g * (_sigmoid(x) * (1 + x * (1 - _sigmoid(x)))), lambda x, out: _swish_curv(x, 1.0))
-SWISH = _act("swish", lambda x, beta: x * _sigmoid(beta * x),
-             lambda x, out, g, beta: g * (_sigmoid(beta * x) * (1 + beta * x * (1 - _sigmoid(beta * x)))),
-             lambda x, out, beta: _swish_curv(x, beta))
-MISH = _act("mish", lambda x, threshold: x * np.tanh(_softplus(x, 1.0, threshold)), _mish_grad, _mish_curv)
-HARDSWISH = _act("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6,
-                 lambda x, out, g: g * np.where(x < -3, 0.0, np.where(x > 3, 1.0, (2 * x + 3) / 6)),
+RELU = _act("relu", K.relu, K.relu_grad)
+RELU6 = _act("relu6", K.relu6, K.relu6_grad)
+LEAKY_RELU = _act("leaky_relu", K.leaky_relu, K.leaky_relu_grad)
+ELU = _act("elu", K.elu, K.elu_grad, lambda x, out, alpha: _mask(x <= 0, x) * (out + alpha))
+SELU = _act("selu", K.selu, K.selu_grad, lambda x, out, scale, alpha: _mask(x <= 0, x) * (out + scale * alpha))
+GELU = _act("gelu", K.gelu, K.gelu_grad, _gelu_curv)
+SILU = _act("silu", K.silu, K.silu_grad, lambda x, out: _swish_curv(x, 1.0))
+SWISH = _act("swish", K.swish, K.swish_grad, lambda x, out, beta: _swish_curv(x, beta))
+MISH = _act("mish", K.mish, K.mish_grad, _mish_curv)
+HARDSWISH = _act("hardswish", K.hardswish, K.hardswish_grad,
                  lambda x, out: _mask((x >= -3) & (x <= 3), x) * (1 / 3))
-HARDSIGMOID = _act("hardsigmoid", lambda x, slope, offset: np.clip(x * slope + offset, 0, 1),
-                   lambda x, out, g, slope, offset: g * slope * ((out > 0) & (out < 1)))
-HARDTANH = _act("hardtanh", lambda x, min, max: np.clip(x, min, max),
-                lambda x, out, g, min, max: g * ((x > min) & (x < max)))
-SOFTPLUS = _act("softplus", _softplus,
-                lambda x, out, g, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)),
-                _softplus_curv, amp="black")
-SOFTSIGN = _act("softsign", lambda x: x / (1 + np.abs(x)), lambda x, out, g: g / (1 + np.abs(x)) ** 2,
-                 lambda x, out: -2 * M.sign(x) / ((1 + M.abs(x)) * (1 + M.abs(x)) * (1 + M.abs(x))))
-LOG_SIGMOID = _act("logsigmoid", lambda x: -np.logaddexp(0, -x), lambda x, out, g: g * _sigmoid(-x),
-                    lambda x, out: M.sigmoid(x) * (M.sigmoid(x) - 1), amp="black")
-TANHSHRINK = _act("tanh_shrink", lambda x: x - np.tanh(x), lambda x, out, g: g * np.tanh(x) ** 2,
-                   lambda x, out: 2 * M.tanh(x) * (1 - M.tanh(x) * M.tanh(x)))
-THRESHOLDED_RELU = _act("thresholded_relu", lambda x, threshold: np.where(x > threshold, x, 0),
-                        lambda x, out, g, threshold: g * (x > threshold))
-
-
-def _softmax(x, axis):
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _log_softmax(x, axis):
-    s = x - x.max(axis=axis, keepdims=True)
-    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+HARDSIGMOID = _act("hardsigmoid", K.hardsigmoid, K.hardsigmoid_grad)
+HARDTANH = _act("hardtanh", K.hardtanh, K.hardtanh_grad)
+SOFTPLUS = _act("softplus", K.softplus, K.softplus_grad, _softplus_curv, amp="black")
+SOFTSIGN = _act("softsign", K.softsign, K.softsign_grad,
+                lambda x, out: -2 * M.sign(x) / ((1 + M.abs(x)) * (1 + M.abs(x)) * (1 + M.abs(x))))
+LOG_SIGMOID = _act("logsigmoid", K.log_sigmoid, K.log_sigmoid_grad,
+                   lambda x, out: M.sigmoid(x) * (M.sigmoid(x) - 1), amp="black")
+TANHSHRINK = _act("tanh_shrink", K.tanh_shrink, K.tanh_shrink_grad,
+                  lambda x, out: 2 * M.tanh(x) * (1 - M.tanh(x) * M.tanh(x)))
+THRESHOLDED_RELU = _act("thresholded_relu", K.thresholded_relu, K.thresholded_relu_grad)
 
 
 def _softmax_out_grad(out, g, gg, axis):  # gradients of <gg, out * (g - sum(g out))> for out and g
@@ -152,42 +97,19 @@ def _log_softmax_out_grad(out, g, gg, axis):  # gradients of <gg, g - exp(out) s
     return -gg * p * R.sum(g, axis=axis, keepdim=True), gg - R.sum(gg * p, axis=axis, keepdim=True)
 
 
-SOFTMAX = _act("softmax", _softmax, lambda x, out, g, axis: out * (g - (g * out).sum(axis=axis, keepdims=True)),
-               through_out=_softmax_out_grad, amp="black")
-LOG_SOFTMAX = _act("log_softmax", _log_softmax,
-                   lambda x, out, g, axis: g - np.exp(out) * g.sum(axis=axis, keepdims=True),
-                   through_out=_log_softmax_out_grad, amp="black")
+SOFTMAX = _act("softmax", K.softmax, K.softmax_grad, through_out=_softmax_out_grad, amp="black")
+LOG_SOFTMAX = _act("log_softmax", K.log_softmax, K.log_softmax_grad, through_out=_log_softmax_out_grad, amp="black")
 
 
 def _prelu_grad(g, out, x, w, data_format):
     return apply(PRELU_GRAD, (x, w, g), {"data_format": data_format})
 
 
-def _prelu_w(x, w, data_format):
-    if w.size == 1:
-        return w.reshape(())
-    shape = [1] * x.ndim
-    shape[1 if data_format.startswith("NC") else x.ndim - 1] = w.size
-    return w.reshape(shape)
-
-
-def _prelu_grad_impl(x, w, g, data_format):
-    wb = _prelu_w(x, w, data_format)
-    dx = np.where(x > 0, g, g * wb)
-    dw_full = np.where(x > 0, 0, g * x)
-    if w.size == 1:
-        dw = dw_full.sum().reshape(w.shape)
-    else:
-        ch = 1 if data_format.startswith("NC") else x.ndim - 1
-        dw = dw_full.sum(axis=tuple(i for i in range(x.ndim) if i != ch)).reshape(w.shape)
-    return dx.astype(g.dtype), dw.astype(w.dtype)
-
-
 def _prelu_grad_grad(gouts, outs, x, w, g, data_format):
     """Gradients of <A, dx> + <B, dw> (dx = g * (x > 0 ? 1 : w), dw = sum of g * x where x <= 0)."""
     ga, gb = gouts
     neg = _mask(x <= 0, x)
-    ndim, size = len(x.shape), int(np.prod(w.shape))
+    ndim, size = len(x.shape), math.prod(w.shape)
     ch = None if size == 1 else (1 if data_format.startswith("NC") else ndim - 1)
 
     def per_channel(t):  # w's shape -> broadcastable against x
@@ -199,10 +121,9 @@ def _prelu_grad_grad(gouts, outs, x, w, g, data_format):
     return neg * g * per_channel(gb), to_w(ga * neg * g), dx_of_ga + neg * x * per_channel(gb)
 
 
-PRELU_GRAD = defop("prelu_grad", _prelu_grad_impl, inputs=("x", "alpha", "out_grad"), outputs=("x_grad", "alpha_grad"),
+PRELU_GRAD = defop("prelu_grad", K.prelu_grad, inputs=("x", "alpha", "out_grad"), outputs=("x_grad", "alpha_grad"),
                    infer=lambda m, data_format: [m[0], m[1]], grad=_prelu_grad_grad)
-PRELU = defop("prelu", lambda x, w, data_format: np.where(x > 0, x, x * _prelu_w(x, w, data_format)).astype(x.dtype),
-              inputs=("x", "alpha"), infer=infer_same, grad=_prelu_grad)
+PRELU = defop("prelu", K.prelu, inputs=("x", "alpha"), infer=infer_same, grad=_prelu_grad)
 
 
 # ---- public functional forms --------------------------------------------------------------------------------
@@ -516,7 +437,7 @@ def _onnx_softplus(ctx, op):
 def _onnx_prelu(ctx, op):
     xs = ctx.in_meta(op, "x")[0]
     w = ctx.inp(op, "alpha")
-    n = int(np.prod(ctx.in_meta(op, "alpha")[0] or [1]))
+    n = math.prod(ctx.in_meta(op, "alpha")[0] or [1])
     if n > 1:  # per channel: [C] broadcast along the channel dim
         shape = [1] * len(xs)
         shape[1 if op.attrs["data_format"].startswith("NC") else len(xs) - 1] = n

@@ -1,8 +1,8 @@
 """Normalisation: the `batch_norm` op (running statistics, a `training` attr that
 ``Program.clone(for_test=True)`` flips), and layer/group/instance norm composed from other ops."""
-import numpy as np
-
 from ...framework.state import STATE
+from ...kernels.norm import (batch_norm as _bn_impl, batch_norm_axes as _bn_axes, batch_norm_grad as _bn_grad_impl,
+                             broadcast_shape as _bshape)
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops import reduction as R
@@ -12,49 +12,6 @@ from ...ops.registry import apply, defop
 from .common import pad
 from .conv import _from_channels_first, _to_channels_first
 from .pooling import avg_pool2d
-
-
-def _bn_axes(ndim, data_format):
-    ch = ndim - 1 if data_format[-1] == "C" and ndim > 2 else 1
-    return tuple(i for i in range(ndim) if i != ch), ch
-
-
-def _bshape(ndim, ch, c):
-    s = [1] * ndim
-    s[ch] = c
-    return s
-
-
-def _bn_impl(x, mean, var, scale, bias, momentum, epsilon, training, data_format, use_global_stats):
-    axes, ch = _bn_axes(x.ndim, data_format)
-    if training and not use_global_stats:
-        m = x.mean(axis=axes)
-        v = np.maximum((x * x).mean(axis=axes) - m * m, 0) if x.dtype != np.float64 else x.var(axis=axes)
-        mean_out = (momentum * mean + (1 - momentum) * m).astype(mean.dtype, copy=False)
-        var_out = (momentum * var + (1 - momentum) * v).astype(var.dtype, copy=False)
-    else:
-        m, v = mean, var
-        mean_out, var_out = mean, var
-    inv = (1.0 / np.sqrt(v + epsilon)).astype(x.dtype, copy=False)
-    bs = _bshape(x.ndim, ch, x.shape[ch])
-    a = (scale * inv).reshape(bs)
-    b = (bias - m * scale * inv).reshape(bs)
-    out = x * a + b
-    return out.astype(x.dtype, copy=False), mean_out, var_out, np.asarray(m, x.dtype), inv
-
-
-def _bn_grad_impl(x, scale, saved_mean, saved_inv, g, epsilon, training, data_format, use_global_stats, momentum):
-    axes, ch = _bn_axes(x.ndim, data_format)
-    bs = _bshape(x.ndim, ch, x.shape[ch])
-    xhat = (x - saved_mean.reshape(bs)) * saved_inv.reshape(bs)
-    dbias = g.sum(axis=axes)
-    dscale = (g * xhat).sum(axis=axes)
-    if training and not use_global_stats:
-        n = x.size // x.shape[ch]
-        dx = (scale * saved_inv / n).reshape(bs) * (n * g - dbias.reshape(bs) - xhat * dscale.reshape(bs))
-    else:
-        dx = g * (scale * saved_inv).reshape(bs)
-    return dx.astype(g.dtype, copy=False), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
 
 
 def _bn_grad_grad(gouts, outs, x, scale, saved_mean, saved_inv, g, epsilon, training, data_format,

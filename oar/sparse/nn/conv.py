@@ -8,11 +8,15 @@ pooling op of oar applied to the scattered input and gathered at those sites, so
 ops' gradients restricted to the active sites. Costs are those of the dense op: fine for the small grids a
 CPU framework handles, not a replacement for a gather-GEMM sparse kernel.
 """
+import math
+
 import numpy as np
 
+from ...kernels import sparse as K
 from ...nn import functional as F
 from ...nn.initializer import Normal
 from ...nn.layer import Layer
+from ...ops.creation import ones
 from ...ops.indexing import gather_nd
 from ...ops.logic import logical_not
 from ...ops.manipulation import transpose
@@ -45,16 +49,12 @@ def _check(x, nd, data_format, what):
 
 def _active(c, nd):
     """The active-site indicator [N, 1, *spatial] (channels first), as a constant tensor."""
-    mask = np.zeros([c.shape[0], 1] + c.shape[1:nd + 1])
-    idx = c._indices
-    mask[(idx[0], np.zeros(idx.shape[1], np.int64)) + tuple(idx[1:])] = 1.0
-    return Tensor._wrap(mask.astype(c.values().dtype.np))
+    return Tensor._wrap(K.active_indicator(c._indices, [c.shape[0]] + c.shape[1:nd + 1], c.values().dtype.np))
 
 
 def _sites(indicator):
     """Indices [1 + nd, nnz] of the positive entries of a [N, 1, *spatial] indicator."""
-    a = indicator.numpy()[:, 0]
-    return np.stack(np.nonzero(a > 0.5)).astype(np.int64).reshape(a.ndim, -1)
+    return K.nonzero_index(indicator.numpy()[:, 0] > 0.5)
 
 
 def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd, subm, what):
@@ -70,7 +70,7 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd, s
         sites = c._indices
     else:
         k = [int(d) for d in weight.shape[:nd]]
-        probe = conv(_active(c, nd), Tensor._wrap(np.ones([1, 1] + k, c.values().dtype.np)), None, stride, padding,
+        probe = conv(_active(c, nd), ones([1, 1] + k, c.values().dtype), None, stride, padding,
                      dilation)
         sites = _sites(probe)
     values = gather_nd(out, _index(sites.T))
@@ -159,7 +159,7 @@ class _SparseConv(Layer):
             raise ValueError(f"sparse convolutions pad with zeros only, got padding_mode={padding_mode!r}")
         k = [int(v) for v in kernel_size] if isinstance(kernel_size, (list, tuple)) else [int(kernel_size)] * nd
         self._args = (stride, padding, dilation, groups, data_format or _FORMAT[nd])
-        fan_in = int(np.prod(k)) * in_channels
+        fan_in = math.prod(k) * in_channels
         self.weight = self.create_parameter(k + [in_channels // groups, out_channels], attr=weight_attr,
                                             default_initializer=Normal(0.0, (2.0 / fan_in) ** 0.5))
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)

@@ -1,7 +1,10 @@
 """`paddle.sparse.nn.functional`: activations on the stored values of sparse tensors, and `softmax` over the
 stored entries of each row."""
+import math
+
 import numpy as np
 
+from ...kernels import sparse as K
 from ...nn import functional as F
 from ...ops import math as M
 from ...ops.indexing import gather
@@ -63,12 +66,10 @@ def softmax(x, axis=-1, name=None):
     if c.sparse_dim() != c.ndim:
         raise ValueError("sparse softmax needs every dim sparse (values of shape [nnz])")
     lead = c._indices[:-1]
-    rows = np.ravel_multi_index(tuple(lead), c.shape[:-1]) if lead.shape[0] else np.zeros(c.nnz(), np.int64)
-    uniq, group = np.unique(rows, return_inverse=True)
+    uniq, group = K.unique_inverse(K.linear_index(lead, c.shape[:-1], c.nnz()))
     v = c.values()
-    peak = np.full(uniq.size, -np.inf)
-    np.maximum.at(peak, group, v.numpy())  # a per-row shift for stability; softmax does not depend on it
-    e = M.exp(v - M.cast(_index_values(peak[group]), v.dtype))
+    peak = K.segment_max(v.numpy(), group, uniq.size)  # a per-row shift for stability; softmax does not depend on it
+    e = M.exp(v - M.cast(_index_values(peak), v.dtype))
     total = _segment_sum(e, group, uniq.size)
     return _back(x, c._with_values(e / gather(total, _index(group))))
 
@@ -91,7 +92,7 @@ def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=N
     from ..ops import masked_matmul, matmul
     b, h, s, d = query.shape
     flat = [b * h, s, d]
-    q = reshape(query, flat) * (1.0 / float(np.sqrt(d)))
+    q = reshape(query, flat) * (1.0 / math.sqrt(d))
     scores = masked_matmul(q, _transpose_last(reshape(key, flat)), sparse_mask)
     return reshape(matmul(softmax(scores), reshape(value, [b * h, s, value.shape[-1]])), [b, h, s, value.shape[-1]])
 

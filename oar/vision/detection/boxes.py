@@ -1,6 +1,5 @@
 """Box utilities of detection models: non-maximum suppression, box encoding/decoding (box_coder) and SSD prior
 boxes (prior_box)."""
-import math
 
 import numpy as np
 
@@ -12,31 +11,8 @@ from ...ops.math import exp, log
 from ...ops.search import argsort, nonzero
 from ...tensor.tensor import to_tensor
 from ...framework import dtype as D
+from ...kernels.detection import nms as _nms, prior_box as _prior_box
 from ...ops.registry import apply, defop
-
-
-def _iou_matrix(b):
-    area = np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)
-    lt = np.maximum(b[:, None, :2], b[None, :, :2])
-    rb = np.minimum(b[:, None, 2:], b[None, :, 2:])
-    wh = np.clip(rb - lt, 0, None)
-    inter = wh[..., 0] * wh[..., 1]
-    union = area[:, None] + area[None, :] - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(union > 0, inter / union, 0.0)
-
-
-def _nms(boxes, iou_threshold):
-    """Greedy NMS over boxes already in priority order: the kept indices, in that order."""
-    iou = _iou_matrix(boxes.astype(np.float64))
-    removed = np.zeros(len(boxes), bool)
-    keep = []
-    for i in range(len(boxes)):
-        if removed[i]:
-            continue
-        keep.append(i)
-        removed |= iou[i] > iou_threshold
-    return np.asarray(keep, np.int64)
 
 
 NMS = defop("nms", _nms, inputs=("boxes",), infer=lambda m, iou_threshold: [([-1], D.int64)],
@@ -139,39 +115,6 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
 
 
 # ---- prior_box ----------------------------------------------------------------------------------------------------
-
-def _expand_ratios(aspect_ratios, flip):
-    out = [1.0]
-    for ar in aspect_ratios:
-        for r in ([ar, 1.0 / ar] if flip else [ar]):
-            if all(abs(r - e) > 1e-6 for e in out):
-                out.append(r)
-    return out
-
-
-def _prior_box(feature, image, min_sizes, max_sizes, aspect_ratios, variance, flip, clip, steps, offset,
-               min_max_aspect_ratios_order):
-    fh, fw = feature.shape[2], feature.shape[3]
-    ih, iw = image.shape[2], image.shape[3]
-    step_w = steps[0] if steps[0] > 0 else iw / fw
-    step_h = steps[1] if steps[1] > 0 else ih / fh
-    ratios = _expand_ratios(aspect_ratios, flip)
-    sizes = []  # (half width, half height) of each prior at a cell
-    for s, mn in enumerate(min_sizes):
-        square_max = [] if not max_sizes else [(math.sqrt(mn * max_sizes[s]) / 2,) * 2]
-        by_ratio = [(mn * math.sqrt(r) / 2, mn / math.sqrt(r) / 2) for r in ratios
-                    if not (min_max_aspect_ratios_order and abs(r - 1.0) < 1e-6)]
-        sizes += ([(mn / 2, mn / 2)] + square_max + by_ratio) if min_max_aspect_ratios_order else by_ratio + square_max
-    half = np.asarray(sizes)  # [P, 2]
-    cx = (np.arange(fw) + offset) * step_w
-    cy = (np.arange(fh) + offset) * step_h
-    cx, cy = np.meshgrid(cx, cy)  # [fh, fw]
-    boxes = np.stack([(cx[..., None] - half[:, 0]) / iw, (cy[..., None] - half[:, 1]) / ih,
-                      (cx[..., None] + half[:, 0]) / iw, (cy[..., None] + half[:, 1]) / ih], -1)
-    if clip:
-        boxes = np.clip(boxes, 0.0, 1.0)
-    var = np.broadcast_to(np.asarray(variance, np.float64), boxes.shape)
-    return boxes.astype(feature.dtype), np.ascontiguousarray(var).astype(feature.dtype)
 
 
 PRIOR_BOX = defop("prior_box", _prior_box, inputs=("input", "image"), outputs=("boxes", "variances"), nondiff=(0, 1),

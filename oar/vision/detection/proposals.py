@@ -1,71 +1,16 @@
 """Detection post-processing and proposal ops: matrix_nms (SOLOv2's parallel soft suppression), generate_proposals
 (RPN anchors + deltas -> NMS-filtered RoIs) and distribute_fpn_proposals (RoIs to FPN levels by scale).
 They select boxes, so they have no gradient; outputs whose length depends on the data have unknown (-1) dims."""
-import numpy as np
 
 from ...framework import dtype as D
+from ...kernels.detection import (distribute_fpn_proposals as _distribute, generate_proposals as _generate,
+                                  matrix_nms as _matrix_nms)
 from ...ops.registry import apply, defop
-from .boxes import _nms
 
 _NO_ONNX = "detection op: not lowered yet"  # the onnx_reason of this family's ops
 
 
-def _iou(a, b, norm):
-    """IoU matrix between box sets a [n, 4] and b [m, 4] (+1 on sides for pixel boxes)."""
-    area = lambda t: np.clip(t[:, 2] - t[:, 0] + norm, 0, None) * np.clip(t[:, 3] - t[:, 1] + norm, 0, None)  # noqa
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    wh = np.clip(rb - lt + norm, 0, None)
-    inter = wh[..., 0] * wh[..., 1]
-    union = area(a)[:, None] + area(b)[None, :] - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(union > 0, inter / union, 0.0)
-
-
 # ---- matrix_nms -------------------------------------------------------------------------------------------------
-
-def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, nms_top_k, use_gaussian, sigma, norm):
-    cand = np.flatnonzero(scores > score_threshold)
-    cand = cand[np.argsort(-scores[cand], kind="stable")]
-    if nms_top_k > -1:
-        cand = cand[:nms_top_k]
-    if not len(cand):
-        return cand, scores[cand]
-    iou = np.triu(_iou(boxes[cand], boxes[cand], norm), 1)  # iou[j, i] for j < i
-    comp = iou.max(axis=0)  # the largest IoU of each box with a higher-scored one
-    if use_gaussian:
-        decay = np.exp((comp[:, None] ** 2 - iou ** 2) * sigma)
-    else:
-        decay = (1 - iou) / (1 - comp[:, None])
-    decay = np.where(np.triu(np.ones_like(iou, bool), 1), decay, np.inf).min(axis=0)
-    decay[0] = 1.0
-    ds = scores[cand] * decay
-    keep = ds > post_threshold
-    return cand[keep], ds[keep]
-
-
-def _matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k, use_gaussian,
-                gaussian_sigma, background_label, normalized):
-    norm = 0.0 if normalized else 1.0
-    outs, index, nums = [], [], []
-    n, m = bboxes.shape[0], bboxes.shape[1]
-    for b in range(n):
-        dets = []
-        for c in range(scores.shape[1]):
-            if c == background_label:
-                continue
-            idx, ds = _matrix_nms_class(bboxes[b], scores[b, c], score_threshold, post_threshold, nms_top_k,
-                                        use_gaussian, gaussian_sigma, norm)
-            dets += [(s, c, i) for s, i in zip(ds, idx)]
-        dets.sort(key=lambda d: -d[0])
-        if keep_top_k > -1:
-            dets = dets[:keep_top_k]
-        for s, c, i in dets:
-            outs.append([c, s, *bboxes[b, i]])
-            index.append(b * m + i)
-        nums.append(len(dets))
-    out = np.asarray(outs, bboxes.dtype).reshape(-1, 6)
-    return out, np.asarray(index, np.int32).reshape(-1, 1), np.asarray(nums, np.int32)
 
 
 MATRIX_NMS = defop("matrix_nms", _matrix_nms, inputs=("bboxes", "scores"), outputs=("out", "index", "rois_num"),
@@ -105,26 +50,6 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
 
 # ---- distribute_fpn_proposals ------------------------------------------------------------------------------------
 
-def _distribute(rois, *rois_num, min_level, max_level, refer_level, refer_scale, pixel_offset):
-    off = 1.0 if pixel_offset else 0.0
-    w = np.clip(rois[:, 2] - rois[:, 0] + off, 0, None)
-    h = np.clip(rois[:, 3] - rois[:, 1] + off, 0, None)
-    with np.errstate(divide="ignore"):
-        lvl = np.floor(np.log2(np.sqrt(w * h) / refer_scale + 1e-8) + refer_level)
-    lvl = np.clip(lvl, min_level, max_level).astype(np.int64)
-    img = np.repeat(np.arange(len(rois_num[0])), rois_num[0]) if rois_num else np.zeros(len(rois), np.int64)
-    per_level, order, nums = [], [], []
-    for level in range(min_level, max_level + 1):
-        sel = np.flatnonzero(lvl == level)
-        sel = sel[np.argsort(img[sel], kind="stable")]  # grouped by image, original order within
-        per_level.append(rois[sel])
-        order.append(sel)
-        if rois_num:
-            nums.append(np.bincount(img[sel], minlength=len(rois_num[0])).astype(np.int32))
-    restore = np.empty(len(rois), np.int32)
-    restore[np.concatenate(order)] = np.arange(len(rois), dtype=np.int32)
-    return tuple(per_level) + (restore.reshape(-1, 1),) + tuple(nums)
-
 
 def _distribute_infer(m, min_level, max_level, **_):
     n = max_level - min_level + 1
@@ -161,44 +86,6 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
 
 
 # ---- generate_proposals ------------------------------------------------------------------------------------------
-
-def _generate(scores, deltas, img_size, anchors, variances, pre_nms_top_n, post_nms_top_n, nms_thresh, min_size,
-              eta, pixel_offset):
-    off = 1.0 if pixel_offset else 0.0
-    n = scores.shape[0]
-    a = anchors.reshape(-1, 4)
-    v = variances.reshape(-1, 4)
-    rois, probs, nums = [], [], []
-    for b in range(n):
-        s = scores[b].transpose(1, 2, 0).reshape(-1)  # [H, W, A] order, as the anchors
-        d = deltas[b].transpose(1, 2, 0).reshape(-1, 4)
-        order = np.argsort(-s, kind="stable")
-        if pre_nms_top_n > 0:
-            order = order[:pre_nms_top_n]
-        s, d, an, va = s[order], d[order], a[order], v[order]
-        aw, ah = an[:, 2] - an[:, 0] + off, an[:, 3] - an[:, 1] + off
-        acx, acy = an[:, 0] + 0.5 * aw, an[:, 1] + 0.5 * ah
-        cx, cy = va[:, 0] * d[:, 0] * aw + acx, va[:, 1] * d[:, 1] * ah + acy
-        clip = np.log(1000.0 / 16.0)
-        w = np.exp(np.minimum(va[:, 2] * d[:, 2], clip)) * aw
-        h = np.exp(np.minimum(va[:, 3] * d[:, 3], clip)) * ah
-        box = np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - off, cy + h / 2 - off], 1)
-        ih, iw = img_size[b][:2]
-        box[:, 0::2] = np.clip(box[:, 0::2], 0, iw - off)
-        box[:, 1::2] = np.clip(box[:, 1::2], 0, ih - off)
-        bw, bh = box[:, 2] - box[:, 0] + off, box[:, 3] - box[:, 1] + off
-        ok = (bw >= max(min_size, 1.0)) & (bh >= max(min_size, 1.0))  # Paddle raises min_size to at least 1
-        if pixel_offset:
-            ok &= (box[:, 0] + bw / 2 <= iw) & (box[:, 1] + bh / 2 <= ih)
-        box, s = box[ok], s[ok]
-        keep = _nms(box - np.array([0, 0, -off, -off]) if off else box, nms_thresh) if len(box) else np.zeros(0, int)
-        if post_nms_top_n > 0:
-            keep = keep[:post_nms_top_n]
-        rois.append(box[keep])
-        probs.append(s[keep])
-        nums.append(len(keep))
-    return (np.concatenate(rois).astype(scores.dtype).reshape(-1, 4),
-            np.concatenate(probs).astype(scores.dtype).reshape(-1, 1), np.asarray(nums, np.int32))
 
 
 GENERATE = defop("generate_proposals", _generate, inputs=("scores", "bbox_deltas", "img_size", "anchors",

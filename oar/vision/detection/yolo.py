@@ -1,6 +1,5 @@
 """YOLOv3 heads: box decoding (yolo_box) and the training loss (yolo_loss), composed from oar ops so they
 differentiate and convert like any model code; only yolo_loss's ground-truth matching is a kernel of its own."""
-import numpy as np
 
 from ...ops import math
 from ...ops import reduction
@@ -10,6 +9,7 @@ from ...ops.manipulation import reshape, stack, transpose, unsqueeze
 from ...ops.math import cast, exp, log1p, maximum, minimum, ones_like, sigmoid, where, zeros_like
 from ...tensor.tensor import to_tensor
 from ...framework import dtype as D
+from ...kernels.detection import yolo_loss_targets as _yolo_targets
 from ...ops.registry import apply, defop
 
 
@@ -63,60 +63,6 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
 
 
 # ---- yolo_loss: a kernel matches ground truth to anchors (no gradient); the loss is composed from oar ops -------
-
-def _center_iou(a, b):
-    """IoU of boxes given as (cx, cy, w, h) arrays broadcast together."""
-    w = np.minimum(a[..., 0] + a[..., 2] / 2, b[..., 0] + b[..., 2] / 2) - np.maximum(a[..., 0] - a[..., 2] / 2,
-                                                                                       b[..., 0] - b[..., 2] / 2)
-    h = np.minimum(a[..., 1] + a[..., 3] / 2, b[..., 1] + b[..., 3] / 2) - np.maximum(a[..., 1] - a[..., 3] / 2,
-                                                                                       b[..., 1] - b[..., 3] / 2)
-    inter = np.where((w < 0) | (h < 0), 0.0, w * h)
-    return inter / (a[..., 2] * a[..., 3] + b[..., 2] * b[..., 3] - inter)
-
-
-def _yolo_targets(x, gt_box, gt_score, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio,
-                  scale_x_y):
-    n, _, h, w = x.shape
-    m, b = len(anchor_mask), gt_box.shape[1]
-    input_size = downsample_ratio * h
-    an = np.asarray(anchors, np.float64).reshape(-1, 2)
-    p = x.reshape(n, m, 5 + class_num, h, w).astype(np.float64)
-    sig = 1 / (1 + np.exp(-p[:, :, :2]))
-    bias = -0.5 * (scale_x_y - 1)
-    cols, rows = np.arange(w)[None, None, None, :], np.arange(h)[None, None, :, None]
-    mask_an = an[list(anchor_mask)]
-    pred = np.stack([(cols + sig[:, :, 0] * scale_x_y + bias) / h, (rows + sig[:, :, 1] * scale_x_y + bias) / h,
-                     np.exp(p[:, :, 2]) * mask_an[None, :, 0, None, None] / input_size,
-                     np.exp(p[:, :, 3]) * mask_an[None, :, 1, None, None] / input_size], -1)  # [n, m, h, w, 4]
-    gt = gt_box.astype(np.float64)
-    valid = (gt[..., 2] >= 1e-6) & (gt[..., 3] >= 1e-6)  # [n, b]
-    iou = _center_iou(pred[:, :, :, :, None, :], gt[:, None, None, None, :, :])  # [n, m, h, w, b]
-    best = np.where(valid[:, None, None, None, :], iou, 0.0).max(-1, initial=0.0)
-    obj = np.where(best > ignore_thresh, -1.0, 0.0)
-    index = np.zeros((n, b, 4), np.int64)
-    target = np.zeros((n, b, 4))
-    weight = np.zeros((n, b))
-    shapes = np.concatenate([np.zeros((len(an), 2)), an / input_size], 1)
-    for i in range(n):
-        index[i, :, 0] = i
-        for t in range(b):
-            if not valid[i, t]:
-                continue
-            g = gt[i, t]
-            gi, gj = int(g[0] * w), int(g[1] * h)
-            ious = _center_iou(shapes, np.array([0.0, 0.0, g[2], g[3]]))
-            best_n = int(np.argmax(ious)) if ious.max() > 0 else 0
-            if best_n not in anchor_mask:
-                continue
-            k = list(anchor_mask).index(best_n)
-            score = gt_score[i, t]
-            index[i, t, 1:] = (k, gj, gi)
-            target[i, t] = (g[0] * h - gi, g[1] * h - gj, np.log(g[2] * input_size / an[best_n, 0]),
-                            np.log(g[3] * input_size / an[best_n, 1]))
-            weight[i, t] = score
-            obj[i, k, gj, gi] = score
-    dt = x.dtype
-    return obj.astype(dt), index, target.astype(dt), weight.astype(dt)
 
 
 YOLO_TARGETS = defop("yolo_loss_targets", _yolo_targets, inputs=("x", "gt_box", "gt_score"),

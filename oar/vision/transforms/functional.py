@@ -1,6 +1,7 @@
 """Functional image transforms. NumPy images are HWC (or HW); oar Tensors are CHW (Paddle's conventions)."""
 import numpy as np
 
+from ...kernels import image
 from ...tensor.tensor import Tensor
 
 
@@ -19,7 +20,7 @@ def _hw_axes(img):
 def _back(a, kind):
     if kind == "pil":   # PIL in, PIL out (Paddle's rule)
         from PIL import Image
-        return Image.fromarray(np.ascontiguousarray(a))
+        return Image.fromarray(image.contiguous(a))
     return Tensor(a) if kind is True else a
 
 
@@ -35,15 +36,7 @@ def to_tensor(pic, data_format="CHW"):
         raise ValueError(f"to_tensor: data_format must be 'CHW' or 'HWC', got {data_format!r}")
     if isinstance(pic, Tensor):
         return pic
-    a = np.asarray(pic)
-    if a.ndim == 2:
-        a = a[:, :, None]
-    if a.ndim != 3:
-        raise ValueError(f"to_tensor: expected an HW or HWC image, got shape {list(a.shape)}")
-    a = a.astype(np.float32) / 255.0 if a.dtype == np.uint8 else a.astype(np.float32)
-    if data_format == "CHW":
-        a = a.transpose(2, 0, 1)
-    return Tensor(np.ascontiguousarray(a))
+    return Tensor(image.to_float(np.asarray(pic), data_format == "CHW"))
 
 
 def normalize(img, mean, std, data_format="CHW", to_rgb=False):
@@ -57,12 +50,7 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     """
     is_t = isinstance(img, Tensor)
     a = img._data if is_t else np.asarray(img, dtype=np.float32)
-    if to_rgb:
-        a = a[::-1] if data_format == "CHW" else a[..., ::-1]
-    shape = (-1, 1, 1) if data_format == "CHW" else (1, 1, -1)
-    mean = np.asarray(mean, dtype=a.dtype).reshape(shape)
-    std = np.asarray(std, dtype=a.dtype).reshape(shape)
-    return _back(((a - mean) / std).astype(a.dtype, copy=False), is_t)
+    return _back(image.normalize(a, mean, std, data_format == "CHW", to_rgb), is_t)
 
 
 def _out_size(h, w, size):
@@ -90,33 +78,7 @@ def resize(img, size, interpolation="bilinear"):
     oh, ow = _out_size(h, w, size)
     if (oh, ow) == (h, w):
         return img
-    if interpolation == "nearest":
-        ys = np.minimum((np.arange(oh) * h / oh).astype(np.int64), h - 1)
-        xs = np.minimum((np.arange(ow) * w / ow).astype(np.int64), w - 1)
-        return _back(np.take(np.take(a, ys, axis=ha), xs, axis=wa), is_t)
-    if interpolation != "bilinear":
-        raise ValueError(f"resize: interpolation must be 'bilinear' or 'nearest', got {interpolation!r}")
-    f = a.astype(np.float32)
-
-    def coords(n_out, n_in):
-        c = np.clip((np.arange(n_out) + 0.5) * n_in / n_out - 0.5, 0, n_in - 1)
-        lo = np.floor(c).astype(np.int64)
-        hi = np.minimum(lo + 1, n_in - 1)
-        return lo, hi, (c - lo).astype(np.float32)
-
-    y0, y1, wy = coords(oh, h)
-    x0, x1, wx = coords(ow, w)
-    shp_y = [1] * a.ndim
-    shp_y[ha] = -1
-    shp_x = [1] * a.ndim
-    shp_x[wa] = -1
-    rows = np.take(f, y0, axis=ha) * (1 - wy.reshape(shp_y)) + np.take(f, y1, axis=ha) * wy.reshape(shp_y)
-    out = np.take(rows, x0, axis=wa) * (1 - wx.reshape(shp_x)) + np.take(rows, x1, axis=wa) * wx.reshape(shp_x)
-    if a.dtype == np.uint8:
-        out = np.clip(np.rint(out), 0, 255).astype(np.uint8)
-    else:
-        out = out.astype(a.dtype, copy=False)
-    return _back(out, is_t)
+    return _back(image.resize(a, ha, wa, oh, ow, interpolation), is_t)
 
 
 def crop(img, top, left, height, width):
@@ -166,11 +128,11 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     widths = [(0, 0)] * a.ndim
     widths[ha], widths[wa] = (top, bottom), (left, right)
     if padding_mode == "constant":
-        return _back(np.pad(a, widths, mode="constant", constant_values=fill), is_t)
+        return _back(image.pad(a, widths, "constant", fill), is_t)
     mode = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}.get(padding_mode)
     if mode is None:
         raise ValueError(f"pad: padding_mode must be constant/edge/reflect/symmetric, got {padding_mode!r}")
-    return _back(np.pad(a, widths, mode=mode), is_t)
+    return _back(image.pad(a, widths, mode, fill), is_t)
 
 
 def hflip(img):
@@ -182,7 +144,7 @@ def hflip(img):
         [[2, 1]]
     """
     a, (_, wa), is_t = _hw_axes(img)
-    return _back(np.flip(a, axis=wa).copy(), is_t)
+    return _back(image.flip(a, wa), is_t)
 
 
 def vflip(img):
@@ -194,7 +156,7 @@ def vflip(img):
         [[2], [1]]
     """
     a, (ha, _), is_t = _hw_axes(img)
-    return _back(np.flip(a, axis=ha).copy(), is_t)
+    return _back(image.flip(a, ha), is_t)
 
 
 # the warping and colour functions live beside this file; Paddle exposes them all from `functional`
