@@ -17,6 +17,7 @@ from ..static import builder
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
 from ..static.program import Program
+from ..static.scope import Scope
 from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
@@ -361,10 +362,12 @@ class StaticFunction:
         if log.code_level():
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
+        scope = Scope()   # the eager Tensors the function reads (parameters, buffers): the program's values
         inputs, used = [], set()
-        train = TrainCapture(main)
+        train = TrainCapture(main, scope)
         try:
-            with builder.program_guard(main, startup), builder.static_mode(True), capturing(train):
+            with (builder.program_guard(main, startup), builder.static_mode(True), capturing(train),
+                  builder.BUILDER.binding(main, scope)):
                 new = []
                 for i, a in enumerate(leaves):
                     spec = _spec_of(a)
@@ -401,7 +404,7 @@ class StaticFunction:
             if isinstance(v, UndefinedVar):
                 raise v.error()
         training = self.training
-        cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+        cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training, scope)
         cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
         cp.train = train.finish() if train.used else None
         if self._build_strategy is not None and cp.train is None:
