@@ -124,7 +124,7 @@ class ProgramRunner:
         values = self.scope.vars
         self.param_names = [n for n, v in gb.vars.items() if v.persistable and n in reads
                             and isinstance(values.get(n), Tensor)]
-        self._fwd = {}
+        self._fwd = [None, None]   # the forward plans, without and with the values the backward reads
         self._bwd = None
         self._bwd_plans = {}
         self.saved_names = []
@@ -158,11 +158,11 @@ class ProgramRunner:
         return [outs[i] for i in self._picks]
 
     def run_forward(self, arrays, save):
-        c = self._fwd.get(save)
-        if c is None or c[1] != self.program.version:
+        c = self._fwd[save]   # the runner owns its program: it recompiles only when it changed it (_sync_history)
+        if c is None:
             fetch = self.output_names + (self.saved_names if save else [])
-            c = self._fwd[save] = (compile_program(self.program, self.input_names, fetch), self.program.version)
-        outs = tuple(c[0].run_trusted(list(arrays[:self.n_in]), self.scope))
+            c = self._fwd[save] = compile_program(self.program, self.input_names, fetch)
+        outs = tuple(c.run_trusted(list(arrays[:self.n_in]), self.scope))
         if save and any(type(a) is list for a in outs):
             outs = tuple(_box(a) if type(a) is list else a for a in outs)
         return outs
@@ -182,7 +182,8 @@ class ProgramRunner:
             wrt = [gb.var(n) for n in wrt_names]
             grads = gradients(targets, wrt, seeds) if targets else [None] * len(wrt)
         grad_ops = gb.ops[n_fwd:]
-        _sync_history(gb.ops[:n_fwd], self.program.global_block())
+        if _sync_history(gb.ops[:n_fwd], self.program.global_block()):
+            self._fwd = [None, None]
         gb.ops = grad_ops
         bp._bump()
         free = read_before_written(grad_ops)  # what the backward reads from outside: inputs, seeds, forward values
@@ -242,7 +243,9 @@ class ProgramRunner:
 
 def _sync_history(cloned_ops, fwd_block):
     """Static backward switches `while` ops to keep their per-iteration history (a saved value the backward
-    program reads); the same switch is made on the forward program that the runner executes."""
+    program reads); the same switch is made on the forward program that the runner executes. Returns whether it
+    changed the forward program."""
+    changed = False
     for src, dst in zip(cloned_ops, fwd_block.ops):
         if src.attrs.get("save_history") and not dst.attrs.get("save_history"):
             dst.attrs["save_history"] = True
@@ -252,6 +255,8 @@ def _sync_history(cloned_ops, fwd_block):
                 nv = fwd_block.create_var(n, v.shape, v.dtype, stop_gradient=True)
                 nv.attrs = dict(v.attrs)
             fwd_block.program._bump()
+            changed = True
+    return changed
 
 
 def _box(value):

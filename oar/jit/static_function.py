@@ -33,6 +33,10 @@ CHECK_CALLS = 3
 
 BOUND_KEY = "_oar_static_functions"  # instance.__dict__ key: {class-level StaticFunction: the instance's own}
 
+# exact call signatures (train/eval, auto_cast, shapes, dtypes) kept for the one-key hot path; with an input_spec
+# many batch sizes map to one program, so the table is bounded: further signatures take the keyed path
+MAX_FAST = 64
+
 
 class StaticFunction:
     """A function (or Layer method) converted by `to_static`. Call it like the original.
@@ -242,8 +246,8 @@ class StaticFunction:
                 raise
             return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
-        if fast is not None and self._input_spec is None:
-            self._fast[fast] = cp
+        if fast is not None and len(self._fast) < MAX_FAST:  # (with an input_spec too: the exact signature was
+            self._fast[fast] = cp                             # checked against it once, and stays accepted)
         if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))
