@@ -73,7 +73,7 @@ class TrainCapture:
 
     # ---- what the traced calls do -------------------------------------------------------------------------
     def backward(self, loss, grad_tensor=None):
-        """`loss.backward()`: gradients of `loss` accumulated into every bound tensor that needs one."""
+        """`loss.backward()`: gradients of `loss` accumulated into every eager tensor of the scope that needs one."""
         self._check_block(loss, "loss.backward()")
         self.used = True
         gb = self.program.global_block()

@@ -1,6 +1,7 @@
 """Static program building: the `Builder` (this thread's cursor: the (main, startup) programs, the block being
 traced, the role of new ops) and `append_op`, which the registry's `apply` calls in static mode. Eager Tensors
-met while building (a Layer's parameters during to_static) become persistable Variables bound to those Tensors."""
+met while building (a Layer's parameters during to_static) become persistable Variables whose values are those
+Tensors, recorded in the scope the program is built for (`Builder.binding`)."""
 import contextlib
 import os
 import sys
