@@ -75,11 +75,11 @@ def gemm_floor(pred):
     gb, mats = pred.program.global_block(), []
     for op in gb.ops:
         if op.type == "fused_conv2d":
-            w = bound_value(pred.program, op.inputs["filter"][0])
+            w = bound_value(pred.program, op.inputs["filter"][0], pred.scope)
             out = [1 if d < 0 else d for d in gb.vars[op.output_names()[0]].shape]
             mats.append((w.reshape(w.shape[0], -1), np.ones([w[0].size, out[2] * out[3]], w.dtype)))
         elif op.type == "fused_linear":
-            w = bound_value(pred.program, op.inputs["w"][0])
+            w = bound_value(pred.program, op.inputs["w"][0], pred.scope)
             mats.append((np.ones([1, w.shape[0]], w.dtype), w))
 
     def run():
@@ -107,7 +107,7 @@ def raw_ort(pred, path):
     import onnx
     import onnxruntime as ort
     from oar.onnx.exporter import program_to_onnx
-    onnx.save(program_to_onnx(pred.program, pred.inputs, pred.outputs), path)
+    onnx.save(program_to_onnx(pred.program, pred.inputs, pred.outputs, scope=pred.scope), path)
     so = ort.SessionOptions()
     so.intra_op_num_threads, so.inter_op_num_threads = THREADS, 1
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])

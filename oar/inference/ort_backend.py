@@ -2,7 +2,7 @@
 exported through `oar.onnx.program_to_onnx` and run in an ``onnxruntime.InferenceSession`` on the CPU with the
 configured threads, behind the same `run` / `run_values` interface as the native executor's `Compiled` plan.
 
-`ort_runner(program, inputs, outputs, config)` returns None (after a warning that names the reason: an op type
+`ort_runner(program, inputs, outputs, config, scope)` returns None (after a warning that names the reason: an op type
 without an ONNX lowering, or onnxruntime not installed) when the model cannot run there; the predictor then
 keeps the native executor.
 
@@ -28,19 +28,20 @@ class OrtRunner:
         self._onnx_out = [o.name for o in session.get_outputs()]
         self._specs = [(i["name"], D.np_dtype(i["dtype"]), list(i["shape"])) for i in inputs]
 
-    def run(self, feed):
+    def run(self, feed, scope=None):
         try:
             vals = [np.asarray(getattr(feed[n], "_data", feed[n])) for n in self.feed_names]
         except KeyError as e:
             raise ValueError(f"feed is missing variable {e}") from None
         return self.run_values(vals)
 
-    def run_values(self, values):
+    def run_values(self, values, scope=None):
         return self.bound_runner()(values)
 
-    def bound_runner(self, convert=None):
+    def bound_runner(self, scope=None, convert=None):
         """``run(values) -> outputs`` (the predictor's hot path, as `Compiled.bound_runner`): values that are not
-        ndarrays of the saved dtype go through ``convert(list) -> list`` first; shapes are checked."""
+        ndarrays of the saved dtype go through ``convert(list) -> list`` first; shapes are checked. The weights are
+        the model's initializers (`scope` is accepted for the interface's sake)."""
         session, out_names, n_in = self.session, self._onnx_out, len(self._specs)
         specs = [(onnx_name, name, dt, len(shape), [(i, d) for i, d in enumerate(shape) if d >= 0])
                  for onnx_name, (name, dt, shape) in zip(self._onnx_in, self._specs)]
@@ -70,12 +71,13 @@ class OrtRunner:
         raise ValueError(f"input '{name}' has shape {want} (-1 is any size), got {list(got)}")
 
 
-def ort_runner(program, inputs, outputs, config):
-    """An `OrtRunner` for `program`, or None (with a warning saying why) when it cannot run in ONNX Runtime."""
+def ort_runner(program, inputs, outputs, config, scope=None):
+    """An `OrtRunner` for `program` (its weights from `scope`), or None (with a warning saying why) when it cannot
+    run in ONNX Runtime."""
     try:
         import onnxruntime as ort
         from ..onnx.exporter import program_to_onnx
-        model = program_to_onnx(program, inputs, outputs)
+        model = program_to_onnx(program, inputs, outputs, scope=scope)
     except ImportError as e:
         warnings.warn(f"Config.enable_onnxruntime(): {e}; running the native executor instead "
                       "(pip install 'oar[onnx]')", stacklevel=3)

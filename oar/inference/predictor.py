@@ -9,7 +9,7 @@ from ..static.model_files import load_files
 from ..kernels.threads import set_blas_threads
 from ..static.budget import applied, naming_source, swap
 from ..static.executor import Compiled
-from ..tensor.tensor import Tensor as _EagerTensor
+from ..static.scope import Scope
 
 
 class Tensor:
@@ -127,24 +127,24 @@ class Predictor:
             rec, weights = load_files(config.prog_file(), config.params_file(), self._budget)
             prog = no_history(rec.infer_program)
             gb = prog.global_block()
-            prog.bound = {n: _EagerTensor(a, name=n) for n, a in weights.items() if n in gb.vars}
+            self.scope = Scope({n: a for n, a in weights.items() if n in gb.vars})  # the model's values
             self.inputs, self.outputs = rec.inputs, rec.outputs
             self.program = self._optimize(prog, [o["name"] for o in self.outputs])
         else:
-            self.program, self.inputs, self.outputs = shared
+            self.program, self.scope, self.inputs, self.outputs = shared
         self._in_names = [i["name"] for i in self.inputs]
         self._out_names = [o["name"] for o in self.outputs]
         self.backend, self._compiled = "native", None
         if config.ort:
             from .ort_backend import ort_runner
-            self._compiled = ort_runner(self.program, self.inputs, self.outputs, config)
+            self._compiled = ort_runner(self.program, self.inputs, self.outputs, config, self.scope)
             self.backend = "onnxruntime" if self._compiled is not None else "native"
         if self._compiled is None:
             # its own plan (not the program's cached one): planned buffers are never shared by two predictors
             self._compiled = Compiled(self.program, self._in_names, self._out_names)
         runner = getattr(self._compiled, "bound_runner", None)
-        runner = runner(self._converted) if runner is not None else None
-        self._run_values = runner or (lambda vals: self._compiled.run_values(self._converted(vals)))
+        runner = runner(self.scope, self._converted) if runner is not None else None
+        self._run_values = runner or (lambda vals: self._compiled.run_values(self._converted(vals), self.scope))
         self._copy_views = config.memory_optim and self.backend == "native"
         self._in = {i["name"]: Tensor(i["name"], i) for i in self.inputs}
         self._out = {o["name"]: Tensor(o["name"], o) for o in self.outputs}
@@ -167,7 +167,7 @@ class Predictor:
         names = self.config.pass_names()
         before = Counter(op.type for op in prog.global_block().ops)
         for n in names:
-            prog = passes.apply_passes(prog, [n], keep=fetch)
+            prog = passes.apply_passes(prog, [n], keep=fetch, scope=self.scope)
             if self.config.ir_debug:
                 print(f"--- after {n} ---\n{prog}")
         after = Counter(op.type for op in prog.global_block().ops)
@@ -217,12 +217,15 @@ class Predictor:
             if h._data is None:
                 raise RuntimeError(f"input '{n}' has no data: call get_input_handle('{n}').copy_from_cpu(array)")
             feed[n] = h._data
-        outs = self._run(self._compiled.run, feed)
+        outs = self._run(self._run_feed, feed)
         if self._copy_views:
             outs = [_unshared(a) for a in outs]
         for n, a in zip(self._out_names, outs):
             self._out[n]._set_output(a)
         return True
+
+    def _run_feed(self, feed):
+        return self._compiled.run(feed, self.scope)
 
     def _run(self, fn, arg):
         """`fn(arg)` under this predictor's budget; errors name the model file."""
@@ -241,7 +244,7 @@ class Predictor:
 
     def clone(self):
         """A predictor sharing this one's program and weights, with its own input/output handles."""
-        return Predictor(self.config, _shared=(self.program, self.inputs, self.outputs))
+        return Predictor(self.config, _shared=(self.program, self.scope, self.inputs, self.outputs))
 
     def get_input_tensor_shape(self):
         return {n: list(i["shape"]) for n, i in zip(self._in_names, self.inputs)}

@@ -14,12 +14,12 @@ import numpy as np
 
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
+from ..static.scope import Scope
 from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from . import log
 
 MAX_PROGRAMS_WARN = 8
-_FOLDING = {"constant_folding", "fold_batch_norm", "fuse_linear"}  # passes that read parameter values
 _RUNNER_LOCK = threading.Lock()  # a program called from two threads at once gets one runner
 
 
@@ -27,8 +27,9 @@ class ConcreteProgram:
     """One traced Program of a function.
 
     Attributes: main_program, startup_program, inputs (feed Variables, in the order of the flattened tensor
-    arguments), outputs (output Variables), parameters (var name -> eager Tensor, == main_program.bound),
-    input_spec (flat InputSpecs of the inputs), function_name, training.
+    arguments), outputs (output Variables), scope (the `oar.static.Scope` holding the values of the program's
+    persistable variables: the eager Tensors the function read, live), parameters (``scope.vars``: var name ->
+    eager Tensor), input_spec (flat InputSpecs of the inputs), function_name, training.
 
     Example:
         >>> net = oar.jit.to_static(oar.nn.Linear(3, 2))
@@ -38,8 +39,9 @@ class ConcreteProgram:
     """
 
     def __init__(self, main_program, startup_program, inputs, outputs, out_tree, out_leaves, function_name,
-                 training):
+                 training, scope=None):
         self.main_program, self.startup_program = main_program, startup_program
+        self.scope = scope if scope is not None else Scope()
         self.inputs, self.outputs = inputs, outputs
         self._out_tree, self._out_leaves = out_tree, out_leaves
         self.function_name, self.training = function_name, training
@@ -47,6 +49,7 @@ class ConcreteProgram:
         self._runner = None
         self._single = out_tree == "*" and len(outputs) == 1
         self.run_program = main_program   # the Program actually run (after the build strategy's passes)
+        self.run_scope = self.scope       # its values: `scope`, plus what folding passes computed from it
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
         self.side_effects = []            # (object, attribute, tree, leaves): attributes the function sets
@@ -54,7 +57,7 @@ class ConcreteProgram:
 
     @property
     def parameters(self):
-        return self.main_program.bound
+        return self.scope.vars
 
     def apply_build_strategy(self, build_strategy):
         """Runs the passes `build_strategy` selects (training or eval ones) to make `run_program`."""
@@ -63,14 +66,17 @@ class ConcreteProgram:
         self._optimize()
 
     def _optimize(self):
-        from ..passes import apply_passes
+        from ..passes import READS_VALUES, apply_passes
         if not self.passes:
             return
         keep = list(dict.fromkeys(v.name for v in self.outputs))
-        self.run_program = apply_passes(self.main_program, self.passes, keep=keep)
+        folding = set(self.passes) & set(READS_VALUES)
+        # folded values go to a scope of their own: the function's scope keeps exactly its parameters
+        self.run_scope = Scope(self.scope.vars) if folding else self.scope
+        self.run_program = apply_passes(self.main_program, self.passes, keep=keep, scope=self.run_scope)
         self._runner = None
-        if set(self.passes) & _FOLDING:  # parameter values were baked in: rebuild when they change
-            self._frozen = [(t, t._data) for t in self.main_program.bound.values()]
+        if folding:  # parameter values were baked in: rebuild when they change
+            self._frozen = [(t, t._data) for t in self.scope.vars.values()]
             log.info(1, f"'{self.function_name}': passes {self.passes} baked parameter values into the program; "
                      "it is rebuilt when a parameter changes")
 
@@ -91,9 +97,9 @@ class ConcreteProgram:
         names = [v.name for v in self.inputs], [v.name for v in self.outputs + self.side_outputs]
         if self.train is not None:
             from .train_step import TrainStepRunner, train_passes
-            return TrainStepRunner(self.main_program, *names, self.train, train_passes())
+            return TrainStepRunner(self.main_program, *names, self.train, train_passes(), scope=self.scope)
         from .runner import ProgramRunner
-        return ProgramRunner(self.run_program, *names)
+        return ProgramRunner(self.run_program, *names, scope=self.run_scope)
 
     @property
     def side_outputs(self):

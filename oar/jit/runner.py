@@ -1,7 +1,7 @@
 """`ProgramRunner`: runs a forward Program as ONE eager op (`run_program`) whose gradient rule runs the
 backward program (built once with `oar.static.gradients`), so `loss.backward()` accumulates `.grad` on the
-Parameters bound in `program.bound` and on inputs that need gradients. Eager optimizers, LR schedulers,
-clipping and `clear_grad()` work unchanged.
+eager Tensors its scope holds (a converted layer's Parameters) and on inputs that need gradients. Eager
+optimizers, LR schedulers, clipping and `clear_grad()` work unchanged.
 
 The forward plan fetches the outputs and the intermediates the backward reads; they travel as extra
 outputs of the op, so nothing is stored between the two calls.
@@ -12,7 +12,7 @@ Example:
     >>> x = oar.ones([4, 3])
     >>> concrete = net.forward.get_concrete_program(x)
     >>> runner = ProgramRunner(concrete.main_program, [v.name for v in concrete.inputs],
-    ...                        [v.name for v in concrete.outputs])
+    ...                        [v.name for v in concrete.outputs], scope=concrete.scope)
     >>> outs = runner(x)                 # eager Tensors
     >>> outs[0].shape
     [4, 2]
@@ -28,6 +28,9 @@ from ..framework.state import STATE
 from ..ops.common import not_differentiable_again
 from ..ops.registry import apply, defop
 from ..static.budget import naming_source, swap
+from ..static.cursor import BUILDER
+from ..static.scope import global_scope
+from ..tensor.tensor import Tensor
 from ..static.executor import compile_program
 from ..static.liveness import read_before_written
 
@@ -82,9 +85,12 @@ class ProgramRunner:
     """Runs `program` (feeds `input_names`, fetches `output_names`) as one differentiable eager op.
 
     Args:
-        program: a forward Program; its `bound` Tensors (parameters, buffers) are read at call time.
+        program: a forward Program.
         input_names: feed variable names, in the order of the tensors given to `__call__`.
         output_names: fetched variable names, in the order returned.
+        scope: the `oar.static.Scope` holding the values of the program's persistable variables, read at every
+            call (`global_scope()` when None); those that are eager Tensors (parameters, buffers) are inputs of
+            the eager op, so gradients reach them.
 
     Example:
         >>> from oar.jit.runner import ProgramRunner
@@ -103,8 +109,9 @@ class ProgramRunner:
         ([[1.0, 9.0]], [[2.0, 6.0]])
     """
 
-    def __init__(self, program, input_names, output_names):
+    def __init__(self, program, input_names, output_names, scope=None):
         self.program = program
+        self.scope = scope if scope is not None else global_scope()
         self.input_names = list(input_names)
         self.output_names = list(dict.fromkeys(output_names))  # `return y, y`: fetched once, returned twice
         self._picks = [self.output_names.index(n) for n in output_names]
@@ -114,8 +121,10 @@ class ProgramRunner:
         for b in program.blocks:
             for op in b.ops:
                 reads.update(op.input_names())
-        self.param_names = [n for n in program.bound if n in gb.vars and n in reads]
-        self._fwd = {}
+        values = self.scope.vars
+        self.param_names = [n for n, v in gb.vars.items() if v.persistable and n in reads
+                            and isinstance(values.get(n), Tensor)]
+        self._fwd = [None, None]   # the forward plans, without and with the values the backward reads
         self._bwd = None
         self._bwd_plans = {}
         self.saved_names = []
@@ -127,8 +136,8 @@ class ProgramRunner:
 
     # ---- calling ------------------------------------------------------------------------------------------
     def __call__(self, *inputs):
-        bound = self.program.bound
-        params = [bound[n] for n in self.param_names]
+        values = self.scope.vars
+        params = [values[n] for n in self.param_names]
         args = tuple(inputs) + tuple(params)
         save = False
         if STATE.grad_enabled:
@@ -149,11 +158,11 @@ class ProgramRunner:
         return [outs[i] for i in self._picks]
 
     def run_forward(self, arrays, save):
-        c = self._fwd.get(save)
-        if c is None or c[1] != self.program.version:
+        c = self._fwd[save]   # the runner owns its program: it recompiles only when it changed it (_sync_history)
+        if c is None:
             fetch = self.output_names + (self.saved_names if save else [])
-            c = self._fwd[save] = (compile_program(self.program, self.input_names, fetch), self.program.version)
-        outs = tuple(c[0].run_trusted(list(arrays[:self.n_in])))
+            c = self._fwd[save] = compile_program(self.program, self.input_names, fetch)
+        outs = tuple(c.run_trusted(list(arrays[:self.n_in]), self.scope))
         if save and any(type(a) is list for a in outs):
             outs = tuple(_box(a) if type(a) is list else a for a in outs)
         return outs
@@ -168,12 +177,13 @@ class ProgramRunner:
         outs = [gb.var(n) for n in self.output_names]
         targets = [v for v in outs if v.dtype.kind in "fc" and not v.stop_gradient]
         wrt_names = self.input_names + self.param_names
-        with program_guard(bp), static_mode(True):
+        with program_guard(bp), static_mode(True), BUILDER.binding(bp, self.scope):
             seeds = [data(f"{v.name}@OUT_GRAD", v.shape, v.dtype) for v in targets]
             wrt = [gb.var(n) for n in wrt_names]
             grads = gradients(targets, wrt, seeds) if targets else [None] * len(wrt)
         grad_ops = gb.ops[n_fwd:]
-        _sync_history(gb.ops[:n_fwd], self.program.global_block())
+        if _sync_history(gb.ops[:n_fwd], self.program.global_block()):
+            self._fwd = [None, None]
         gb.ops = grad_ops
         bp._bump()
         free = read_before_written(grad_ops)  # what the backward reads from outside: inputs, seeds, forward values
@@ -211,7 +221,7 @@ class ProgramRunner:
             fetch = [n for n in names if n is not None]
             plan = self._bwd_plans[key] = (compile_program(bp, feed_names, fetch), pick, names, fetch)
         c, pick, names, fetch = plan
-        vals = tuple(c.run_trusted([_unbox(arrays[i]) for i in pick]))
+        vals = tuple(c.run_trusted([_unbox(arrays[i]) for i in pick], self.scope))
         if len(fetch) == len(names):
             return vals
         inputs = arrays[:n_in]
@@ -219,7 +229,7 @@ class ProgramRunner:
         out = []
         for i, n in zip(want, names):
             if n is None:  # no path from the outputs to this input: a zero gradient
-                shape = np.shape(inputs[i]) if i < n_in else self.program.bound[self.param_names[i - n_in]].shape
+                shape = np.shape(inputs[i]) if i < n_in else self.scope.vars[self.param_names[i - n_in]].shape
                 got[n] = np.zeros(shape, self.in_meta(i)[1].np)
             out.append(got[n])
         return tuple(out)
@@ -233,7 +243,9 @@ class ProgramRunner:
 
 def _sync_history(cloned_ops, fwd_block):
     """Static backward switches `while` ops to keep their per-iteration history (a saved value the backward
-    program reads); the same switch is made on the forward program that the runner executes."""
+    program reads); the same switch is made on the forward program that the runner executes. Returns whether it
+    changed the forward program."""
+    changed = False
     for src, dst in zip(cloned_ops, fwd_block.ops):
         if src.attrs.get("save_history") and not dst.attrs.get("save_history"):
             dst.attrs["save_history"] = True
@@ -243,6 +255,8 @@ def _sync_history(cloned_ops, fwd_block):
                 nv = fwd_block.create_var(n, v.shape, v.dtype, stop_gradient=True)
                 nv.attrs = dict(v.attrs)
             fwd_block.program._bump()
+            changed = True
+    return changed
 
 
 def _box(value):

@@ -166,7 +166,7 @@ def records_from_concrete(entries, layer=None, output_spec=None):
     for name, cp in entries:
         rec = _record(name, cp, training, output_spec if name == "forward" else None)
         for n in rec.params:
-            tensors[n] = cp.main_program.bound[n]
+            tensors[n] = cp.scope.vars[n]
         records[name] = rec
     structured = {id(t): k for k, t in layer.state_dict().items()} if is_layer else {}
     info = {n: {"structured_name": structured.get(id(t)), **_tensor_meta(t)} for n, t in tensors.items()}
@@ -221,7 +221,7 @@ def _record(method, cp, training, output_spec):
     main = pruned if training else infer
     used = _persistables_read(main) | (_persistables_read(infer) if training else set())
     params = [n for n in main.global_block().vars if n in used]
-    missing = [n for n in params if n not in prog.bound]
+    missing = [n for n in params if n not in cp.scope.vars]
     if missing:
         raise ValueError(f"oar.jit.save: persistable variables {missing} of '{method}' have no value (not bound "
                          "to a tensor)")

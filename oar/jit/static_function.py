@@ -17,6 +17,7 @@ from ..static import builder
 from ..static import control_flow as cf
 from ..static.input_spec import InputSpec
 from ..static.program import Program
+from ..static.scope import Scope
 from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
@@ -31,6 +32,10 @@ CHECK_CALLS = 3
 
 
 BOUND_KEY = "_oar_static_functions"  # instance.__dict__ key: {class-level StaticFunction: the instance's own}
+
+# exact call signatures (train/eval, auto_cast, shapes, dtypes) kept for the one-key hot path; with an input_spec
+# many batch sizes map to one program, so the table is bounded: further signatures take the keyed path
+MAX_FAST = 64
 
 
 class StaticFunction:
@@ -241,8 +246,8 @@ class StaticFunction:
                 raise
             return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
-        if fast is not None and self._input_spec is None:
-            self._fast[fast] = cp
+        if fast is not None and len(self._fast) < MAX_FAST:  # (with an input_spec too: the exact signature was
+            self._fast[fast] = cp                             # checked against it once, and stays accepted)
         if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))
@@ -361,10 +366,12 @@ class StaticFunction:
         if log.code_level():
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
+        scope = Scope()   # the eager Tensors the function reads (parameters, buffers): the program's values
         inputs, used = [], set()
-        train = TrainCapture(main)
+        train = TrainCapture(main, scope)
         try:
-            with builder.program_guard(main, startup), builder.static_mode(True), capturing(train):
+            with (builder.program_guard(main, startup), builder.static_mode(True), capturing(train),
+                  builder.BUILDER.binding(main, scope)):
                 new = []
                 for i, a in enumerate(leaves):
                     spec = _spec_of(a)
@@ -401,7 +408,7 @@ class StaticFunction:
             if isinstance(v, UndefinedVar):
                 raise v.error()
         training = self.training
-        cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training)
+        cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training, scope)
         cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
         cp.train = train.finish() if train.used else None
         if self._build_strategy is not None and cp.train is None:

@@ -1,15 +1,16 @@
 """A whole training step as ONE Program: what `to_static` builds when the traced function trains.
 
 While a converted function is traced, `loss.backward()` appends the backward ops (gradients of the loss with
-respect to every bound tensor that needs one) and accumulates them per parameter, `optimizer.step()` /
-`minimize()` appends the optimizer's registered update op for each parameter (outputs written to the
-persistable parameter and accumulator variables, bound to the eager Tensors), `clear_grad()` marks gradients
-cleared, and `lr_scheduler.step()` is recorded as host work. The result runs as one call (`TrainStepRunner`):
+respect to every eager tensor of the step's scope that needs one) and accumulates them per parameter,
+`optimizer.step()` / `minimize()` appends the optimizer's registered update op for each parameter (outputs
+written to the persistable parameter and accumulator variables, whose values are the eager Tensors in the step's
+scope), `clear_grad()` marks gradients cleared, and `lr_scheduler.step()` is recorded as host work. The result
+runs as one call (`TrainStepRunner`):
 
     host steps (LR values fed, scheduler steps, the eager .grad read)  ->  one compiled plan  ->  .grad written
 
 Parameters, moments, step counters and the LR schedule stay the eager objects' state: the plan reads and writes
-the bound Tensors' arrays, and the learning rate is computed by the optimizer on every run, so converted and
+those Tensors' arrays, and the learning rate is computed by the optimizer on every run, so converted and
 eager steps can alternate. What the function returns is fetched, and so are the gradients left uncleared (Python
 may read `p.grad`); nothing else is materialised.
 
@@ -54,8 +55,9 @@ class TrainCapture:
     used (True once any training call was captured).
     """
 
-    def __init__(self, program):
+    def __init__(self, program, scope):
         self.program = program
+        self.scope = scope     # the program's values: the eager Tensors (parameters, accumulators) it reads
         self.steps = []
         self.state = {}        # bound var name -> current gradient Variable, _ZERO or _NONE (absent: the eager .grad)
         self.grad_in = {}      # bound var name -> feed Variable holding the eager .grad at call start
@@ -71,11 +73,11 @@ class TrainCapture:
 
     # ---- what the traced calls do -------------------------------------------------------------------------
     def backward(self, loss, grad_tensor=None):
-        """`loss.backward()`: gradients of `loss` accumulated into every bound tensor that needs one."""
+        """`loss.backward()`: gradients of `loss` accumulated into every eager tensor of the scope that needs one."""
         self._check_block(loss, "loss.backward()")
         self.used = True
         gb = self.program.global_block()
-        names = [n for n, t in self.program.bound.items()
+        names = [n for n, t in self.scope.vars.items()
                  if not t.stop_gradient and n in gb.vars and gb.vars[n].dtype.kind in "fc"]
         seeds = None if grad_tensor is None else [grad_tensor]
         grads = gradients([loss], [gb.var(n) for n in names], seeds)
@@ -242,7 +244,7 @@ class TrainCapture:
     def _grad_in(self, n):
         v = self.grad_in.get(n)
         if v is None:
-            t = self.program.bound[n]
+            t = self.scope.vars[n]
             v = self.grad_in[n] = builder.data(f"{n}@GRAD_IN", t.shape, t.dtype)
             zero = np.zeros(t._data.shape, t._data.dtype)
             zero.flags.writeable = False
@@ -304,30 +306,32 @@ class TrainStepRunner:
         passes: names of `oar.passes` to run on the program first (each keeps every fetched value).
     """
 
-    def __init__(self, program, input_names, output_names, capture, passes=()):
+    def __init__(self, program, input_names, output_names, capture, passes=(), scope=None):
         self.capture = capture
+        self.scope = scope = capture.scope if scope is None else scope
         self.n_out = len(output_names)
-        self.grad_tensors = [program.bound[n] for n in capture.grad_out]
-        self.cleared = [(program.bound[n], s) for n, s in capture.cleared.items()]
-        self.summed = [program.bound[n] for n in capture.in_sums]
+        values = scope.vars
+        self.grad_tensors = [values[n] for n in capture.grad_out]
+        self.cleared = [(values[n], s) for n, s in capture.cleared.items()]
+        self.summed = [values[n] for n in capture.in_sums]
         self.post = capture.post
         self.n_grads = len(self.grad_tensors)
         fetch = list(output_names) + [v.name for v in capture.grad_out.values()] + \
             [v.name for v, _ in capture.post if v is not None]
-        self.full = self._compile(program, input_names, fetch, capture.steps, passes)
+        self.full = self._compile(program, input_names, fetch, capture.steps, passes, scope)
         skip = {capture.grad_in[n].name for n in capture.in_sums}
         renamed = {a: b for a, b in capture.in_sums.values()}
         self.fresh = self._compile(_without_sums(program, capture.in_sums), input_names,
                                    [renamed.get(n, n) for n in fetch], [s for s in capture.steps if s.feed not in skip],
-                                   passes)
+                                   passes, scope)
         self._zeros = {}  # id(param) -> (grad Tensor, version) of the zeros this runner left in .grad
 
     @staticmethod
-    def _compile(program, input_names, fetch, steps, passes):
+    def _compile(program, input_names, fetch, steps, passes, scope):
         from ..passes import apply_passes
         from ..static.executor import compile_program
         if passes:
-            program = apply_passes(program, passes, keep=fetch)
+            program = apply_passes(program, passes, keep=fetch, scope=scope)
         feeds = list(input_names) + [s.feed for s in steps if s.feed is not None]
         return compile_program(program, feeds, fetch), steps
 
@@ -349,7 +353,7 @@ class TrainStepRunner:
             r = s.fn()
             if s.feed is not None:
                 vals.append(r)
-        outs = plan.run_trusted(vals)
+        outs = plan.run_trusted(vals, self.scope)
         n = self.n_out
         if self.post:
             rest = iter(outs[n + self.n_grads:])

@@ -12,6 +12,7 @@ import numpy as np
 from ..nn.layer import Layer
 from ..tensor.tensor import Parameter, Tensor
 from ..static.budget import naming_source, swap
+from ..static.scope import Scope
 from .runner import ProgramRunner
 
 
@@ -94,10 +95,10 @@ class TranslatedLayer(Layer):
             for prog in {id(rec.program): rec.program, id(rec.infer_program): rec.infer_program}.values():
                 gb = prog.global_block()
                 for n in rec.params:
-                    if n not in tensors:
+                    if n not in tensors and n in gb.vars:
                         tensors[n] = self._make_tensor(n, gb.vars[n], weights[n], info.get(n, {}))
-                prog.bound = {n: tensors[n] for n in rec.params if n in gb.vars}
         d["_tensors"] = tensors
+        d["_scope"] = Scope(tensors)  # the values of every method's programs: this layer's own Tensors
         for method in records:
             if method != "forward":
                 d[method] = functools.partial(self._run, method)
@@ -139,7 +140,7 @@ class TranslatedLayer(Layer):
         runner = self._runners.get(key)
         if runner is None:
             runner = self._runners[key] = ProgramRunner(self._program_for(method), rec.input_names,
-                                                        rec.output_names)
+                                                        rec.output_names, scope=self._scope)
             runner.budget = self._budgets.get(method)
         budget = self._budgets.get(method)
         prev = swap(budget)

@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from ..ops.registry import REGISTRY
+from ..passes.graph import values_scope
 from .context import Context, onnx_dtype, user_line
 
 OPSET = 13  # lowerings are written against opset 13; 11-12 by `Context`, later ones by onnx.version_converter
@@ -57,8 +58,8 @@ def export(layer, path, input_spec=None, opset_version=OPSET, **configs):
     path = os.fspath(path)
     if not path or os.path.basename(path) == "":
         raise ValueError(f"oar.onnx.export: path {path!r} must be a file prefix such as 'model/net'")
-    program, inputs, outputs = inference_program(layer, input_spec, configs.get("output_spec"))
-    model = program_to_onnx(program, inputs, outputs, opset_version)
+    program, scope, inputs, outputs = inference_program(layer, input_spec, configs.get("output_spec"))
+    model = program_to_onnx(program, inputs, outputs, opset_version, scope)
     if configs.get("enable_onnx_checker", True):
         onnx.checker.check_model(model)
     file = path + ".onnx"
@@ -70,9 +71,10 @@ def export(layer, path, input_spec=None, opset_version=OPSET, **configs):
 
 
 def inference_program(layer, input_spec=None, output_spec=None):
-    """(program, input specs, output specs) of `layer` as the predictor would run it: the inference program
-    of `oar.jit.save`, with the inference passes applied and parameters bound."""
+    """(program, scope, input specs, output specs) of `layer` as the predictor would run it: the inference
+    program of `oar.jit.save` with the inference passes applied, and the `oar.static.Scope` of its values."""
     from .. import passes
+    from ..static.scope import Scope
     from ..jit.save_load import _concrete, _methods, records_from_concrete
     from ..nn.layer import Layer
     was_training = isinstance(layer, Layer) and layer.training
@@ -89,9 +91,9 @@ def inference_program(layer, input_spec=None, output_spec=None):
             layer.train()
     rec = records["forward"]
     prog = rec.infer_program
-    prog.bound = {n: tensors[n] for n in rec.params}
-    prog = passes.apply_passes(prog, EXPORT_PASSES, keep=rec.output_names)
-    return prog, rec.inputs, rec.outputs
+    scope = Scope({n: tensors[n]._data for n in rec.params})   # folding writes here, not into the layer
+    prog = passes.apply_passes(prog, EXPORT_PASSES, keep=rec.output_names, scope=scope)
+    return prog, scope, rec.inputs, rec.outputs
 
 
 def _missing_lowerings(program):
@@ -117,8 +119,9 @@ def _value_info(name, shape, dtype):
     return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
 
 
-def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
-    """An ONNX ModelProto for `program` fed by `inputs` and fetching `outputs` (lists of {name, shape, dtype})."""
+def program_to_onnx(program, inputs, outputs, opset_version=OPSET, scope=None):
+    """An ONNX ModelProto for `program` fed by `inputs` and fetching `outputs` (lists of {name, shape, dtype});
+    the values `scope` (`global_scope()` when None) holds for its persistable variables become initializers."""
     _require_onnx()
     from onnx import helper, numpy_helper
     opset_version = int(opset_version)
@@ -133,20 +136,21 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET):
     built = min(opset_version, OPSET)
     ctx = Context(program, built)
     gb = program.global_block()
+    values = values_scope(scope)
     graph_inputs = []
     for spec in inputs:
         ctx.bind(spec["name"], ctx.fresh(spec["name"]))
         graph_inputs.append(_value_info(spec["name"], spec["shape"], spec["dtype"]))
-    for n, t in program.bound.items():
-        if n in gb.vars and gb.vars[n].persistable:
-            ctx.bind(n, n)
-            ctx.used.add(n)
-            ctx.initializers.append(numpy_helper.from_array(np.array(t._data, order="C"), n))
+    consts = [n for n, v in gb.vars.items() if v.persistable and n in values]
+    for n in consts:
+        ctx.bind(n, n)
+        ctx.used.add(n)
+        ctx.initializers.append(numpy_helper.from_array(np.array(values.array(n), order="C"), n))
     ctx.lower_ops(gb.ops)
     graph_outputs, taken = [], {i["name"] for i in inputs}
     for spec in outputs:
         src = ctx.name(spec["name"])
-        if src != spec["name"] or src in program.bound or src in taken:
+        if src != spec["name"] or src in consts or src in taken:
             src = ctx.node("Identity", [src], [ctx.fresh(spec["name"])])  # an output of its own
         taken.add(src)
         graph_outputs.append(_value_info(src, spec["shape"], spec["dtype"]))

@@ -2,12 +2,15 @@
 
 `apply_passes(program, names, keep)` runs a pipeline; `INFERENCE_PASSES` is what the predictor runs.
 Every pass takes ``(program, keep=())`` (``keep``: names the caller will fetch), returns a new Program and
-appends a provenance line to it.
+appends a provenance line to it. The passes that read parameter values (`READS_VALUES`) also take ``scope``:
+the `oar.static.Scope` holding them (`global_scope()` when None), into which they write the values they make.
 
 Example:
-    >>> p = oar.passes.apply_passes(program, oar.passes.INFERENCE_PASSES, keep=['out'])
+    >>> p = oar.passes.apply_passes(program, oar.passes.INFERENCE_PASSES, keep=['out'], scope=scope)
     >>> p.provenance
 """
+import inspect
+
 from .constant_folding import constant_folding
 from .dead_code import dead_code_elimination
 from .fold_batch_norm import fold_batch_norm
@@ -35,6 +38,8 @@ PASSES = {
 
 INFERENCE_PASSES = ("constant_folding", "fold_batch_norm", "fuse_conv_bias_act", "fuse_linear", "fuse_elewise_add_act",
                     "dead_code_elimination")
+# passes that read parameter values from a scope (and bake them into the program they return)
+READS_VALUES = ("constant_folding", "fold_batch_norm", "fuse_conv_bias_act", "fuse_linear")
 # added by the predictor after INFERENCE_PASSES when `Config.enable_memory_optim()` is on
 MEMORY_PASSES = ("memory_optimize",)
 # left out when the predictor runs the program in ONNX Runtime (`Config.enable_onnxruntime()`)
@@ -42,21 +47,31 @@ NATIVE_ONLY_PASSES = ("constant_folding", "memory_optimize")
 
 
 def register_pass(name, fn):
-    """Adds a pass ``fn(program, keep=()) -> Program`` under `name` (its result verified in tests, as every pass)."""
+    """Adds a pass ``fn(program, keep=()) -> Program`` under `name` (its result verified in tests, as every pass);
+    one that also takes ``scope=`` gets the caller's scope from `apply_passes`."""
     if name in PASSES:
         raise ValueError(f"pass {name!r} is registered twice")
     PASSES[name] = verified(fn)
 
 
-def apply_passes(program, names=INFERENCE_PASSES, keep=()):
-    """Runs the named passes in order and returns the final Program (the input is not changed)."""
+def apply_passes(program, names=INFERENCE_PASSES, keep=(), scope=None):
+    """Runs the named passes in order and returns the final Program (the input is not changed). Passes that read
+    parameter values read them from `scope` and write the values they make into it (`global_scope()` when
+    None)."""
     for n in names:
         try:
             fn = PASSES[n]
         except KeyError:
             raise ValueError(f"unknown pass {n!r}; known passes: {sorted(PASSES)}") from None
-        program = fn(program, keep=keep)
+        program = fn(program, keep=keep, scope=scope) if _takes_scope(fn) else fn(program, keep=keep)
     return program
+
+
+def _takes_scope(fn):
+    try:
+        return "scope" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def passes_for_build_strategy(build_strategy, training=False):

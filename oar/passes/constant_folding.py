@@ -1,30 +1,31 @@
 """Constant folding: run ops whose inputs are all constants once, now, and store their results as constants.
 
-Needs: an inference program: persistable variables bound in ``program.bound`` (and never written by an op)
-hold fixed values. Guarantees: folded outputs become persistable variables bound to their values, so every
+Needs: an inference program: the persistable variables `scope` holds values for (and no op writes) are fixed.
+Guarantees: folded outputs become persistable variables whose values are written into `scope`, so every
 result is unchanged; random ops, ops with side effects or sub-blocks, and results larger than
 ``max_elements`` are left alone. Run dead-code elimination afterwards to drop inputs nobody reads any more.
 
 Example:
-    >>> p = constant_folding(program)   # e.g. transpose(weight) becomes a weight of its own
+    >>> p = constant_folding(program, scope=scope)   # e.g. transpose(weight) becomes a weight of its own
 """
 import math
 
 import numpy as np
 
-from ..tensor.tensor import Tensor
 from ..static.budget import out_elements
-from .graph import arg_names, opdef, out_names, sub_blocks
+from .graph import arg_names, opdef, out_names, sub_blocks, values_scope
 from .contract import verified
 
 
 @verified
-def constant_folding(program, keep=(), max_elements=1 << 22):
-    """Returns a copy of `program` with every all-constant op replaced by its precomputed result."""
+def constant_folding(program, keep=(), max_elements=1 << 22, scope=None):
+    """Returns a copy of `program` with every all-constant op replaced by its precomputed result (values read
+    from and written to `scope`, `global_scope()` when None)."""
+    scope = values_scope(scope)
     p = program.clone()
     gb = p.global_block()
     written = {n for b in p.blocks for op in b.ops for n in op.output_names()}
-    values = {n: t._data for n, t in p.bound.items() if n in gb.vars and gb.vars[n].persistable and n not in written}
+    values = {n: scope.array(n) for n, v in gb.vars.items() if v.persistable and n not in written and n in scope}
     kept, folded = [], 0
     for op in gb.ops:
         d = opdef(op)
@@ -53,7 +54,7 @@ def constant_folding(program, keep=(), max_elements=1 << 22):
             v = gb.vars[n]
             v.persistable, v.stop_gradient, v.shape = True, True, list(r.shape)
             values[n] = r
-            p.bound[n] = Tensor(r, stop_gradient=True, name=n)
+            scope.vars[n] = r
         folded += 1
     gb.ops = kept
     p._bump()

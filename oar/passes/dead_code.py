@@ -2,7 +2,7 @@
 
 Needs: ``keep``, the names the caller fetches. Guarantees: every kept name is computed exactly as before;
 ops with side effects (print/assert, writes to persistable variables, control flow containing them) stay;
-feed variables stay; parameters no op reads are dropped from the program and from ``program.bound``.
+feed variables stay; parameters no op reads are dropped from the program (their values stay in the scope).
 Sub-blocks are kept whole when their owning op is live.
 
 Example:
@@ -30,7 +30,6 @@ def dead_code_elimination(program, keep=()):
     dropped = [n for n, v in gb.vars.items() if n not in used and not v.is_data]
     for n in dropped:
         del gb.vars[n]
-        p.bound.pop(n, None)
     p._bump()
     p.provenance.append(f"dead_code_elimination: removed {removed_ops} ops, {len(dropped)} variables")
     return p

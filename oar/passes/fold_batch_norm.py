@@ -4,7 +4,7 @@ a rescaled weight (and bias) plus one per-channel add.
     y = (conv(x, W) + b - mean) * gamma / sqrt(var + eps) + beta
       = conv(x, W * s) + b * s + (beta - mean * s),      s = gamma / sqrt(var + eps)
 
-Needs: the weights, biases and batch-norm statistics are constants bound in ``program.bound`` (an inference
+Needs: the weights, biases and batch-norm statistics are constants `scope` holds (an inference
 program); the batch_norm is in inference mode (``training=False`` / ``is_test`` / ``use_global_stats``), and
 every intermediate between the conv/matmul and the batch_norm has that single reader and is not kept.
 Guarantees: the batch_norm's output variable keeps its name and value (up to rounding); scaled weights are
@@ -17,8 +17,7 @@ Example:
 import numpy as np
 
 from ..kernels.norm import batch_norm_affine
-from ..tensor.tensor import Tensor
-from .graph import arg_names, bound_value, consumers, opdef, out_names
+from .graph import arg_names, bound_value, consumers, opdef, out_names, values_scope
 from .contract import verified
 
 BN_TYPES = ("batch_norm",)
@@ -41,15 +40,15 @@ def _bn_inference(op):
     return a.get("training") is False or a.get("is_test") is True or a.get("use_global_stats") is True
 
 
-def _new_const(p, base, value):
+def _new_const(p, scope, base, value):
     name = p.unique_name(base + ".folded")
     gb = p.global_block()
     gb.create_var(name, list(value.shape), str(value.dtype), persistable=True, stop_gradient=True)
-    p.bound[name] = Tensor(np.ascontiguousarray(value), stop_gradient=True, name=name)
+    scope.vars[name] = np.ascontiguousarray(value)
     return name
 
 
-def _try_fold(p, bn, producers, readers, keep):
+def _try_fold(p, scope, bn, producers, readers, keep):
     fmt = str(bn.attrs.get("data_format", "NCHW"))
     if fmt.endswith("C") and fmt != "NC":  # channels last: the per-channel scale is not along axis 1
         return False
@@ -58,7 +57,7 @@ def _try_fold(p, bn, producers, readers, keep):
     x = _find(s, "x", "input")
     mean, var = _find(s, "running_mean", "mean"), _find(s, "running_var", "variance", "var")
     gamma, beta = _find(s, "weight", "scale"), _find(s, "bias")
-    vals = {k: bound_value(p, n) if n else None for k, n in (("mean", mean), ("var", var), ("gamma", gamma),
+    vals = {k: bound_value(p, n, scope) if n else None for k, n in (("mean", mean), ("var", var), ("gamma", gamma),
                                                           ("beta", beta))}
     if x is None or vals["mean"] is None or vals["var"] is None:
         return False
@@ -71,7 +70,7 @@ def _try_fold(p, bn, producers, readers, keep):
     op = producers.get(cur)
     if op is not None and op.type == "add" and readers.get(cur, 0) == 1 and cur not in keep:
         a, b = arg_names(op)
-        bv = bound_value(p, b)
+        bv = bound_value(p, b, scope)
         if bv is not None and _per_channel(bv, c, rank):
             bias_add, cur = (op, b, bv), a
             op = producers.get(cur)
@@ -80,36 +79,36 @@ def _try_fold(p, bn, producers, readers, keep):
     if op.type in CONV_TYPES and _conv_ok(op):
         ws = _slots(op)
         w_name = _find(ws, "filter", "weight", "w")
-        w = bound_value(p, w_name) if w_name else None
+        w = bound_value(p, w_name, scope) if w_name else None
         if w is None or w.shape[0] != c:
             return False
         conv_b = _find(ws, "bias", "b")
         new_w = w * scale.reshape([-1] + [1] * (w.ndim - 1)).astype(w.dtype)
         slot_w = [k for k, n in ws.items() if n == w_name][0]
-        chain.append((op, slot_w, _new_const(p, w_name, new_w)))
+        chain.append((op, slot_w, _new_const(p, scope, w_name, new_w)))
         if conv_b is not None:
-            bv = bound_value(p, conv_b)
+            bv = bound_value(p, conv_b, scope)
             if bv is None:
                 return False
             slot_b = [k for k, n in ws.items() if n == conv_b][0]
-            chain.append((op, slot_b, _new_const(p, conv_b, (bv * scale.reshape(bv.shape)).astype(bv.dtype))))
+            chain.append((op, slot_b, _new_const(p, scope, conv_b, (bv * scale.reshape(bv.shape)).astype(bv.dtype))))
         bshape = [c] + [1] * (rank - 2)
     elif op.type == "matmul" and rank == 2 and not op.attrs.get("transpose_x") and not op.attrs.get("transpose_y"):
         a, w_name = arg_names(op)
-        w = bound_value(p, w_name)
+        w = bound_value(p, w_name, scope)
         if w is None or w.ndim != 2 or w.shape[1] != c:
             return False
-        chain.append((op, "y", _new_const(p, w_name, (w * scale[None, :]).astype(w.dtype))))
+        chain.append((op, "y", _new_const(p, scope, w_name, (w * scale[None, :]).astype(w.dtype))))
         bshape = [c]
     else:
         return False
     if bias_add is not None:
         aop, b, bv = bias_add
-        chain.append((aop, "y", _new_const(p, b, (bv * scale.reshape(bv.shape)).astype(bv.dtype))))
+        chain.append((aop, "y", _new_const(p, scope, b, (bv * scale.reshape(bv.shape)).astype(bv.dtype))))
     for o, slot, name in chain:
         o.inputs[slot] = [name]
     out = out_names(bn)[0]
-    sh = _new_const(p, "bn_shift", shift.reshape(bshape).astype(vals["mean"].dtype))
+    sh = _new_const(p, scope, "bn_shift", shift.reshape(bshape).astype(vals["mean"].dtype))
     # the batch_norm becomes `out = x + shift`; its other outputs (saved statistics) are dropped
     idx = gb.ops.index(bn)
     gb.ops[idx] = type(bn)(gb, "add", {"x": [x], "y": [sh]}, {"out": [out]}, {}, bn.loc)
@@ -142,8 +141,10 @@ def _drop_stat_writeback(gb, bn):
 
 
 @verified
-def fold_batch_norm(program, keep=()):
-    """Returns a copy of `program` with inference batch_norms folded into the preceding conv/linear."""
+def fold_batch_norm(program, keep=(), scope=None):
+    """Returns a copy of `program` with inference batch_norms folded into the preceding conv/linear (the
+    statistics read from, the folded weights written to, `scope`: `global_scope()` when None)."""
+    scope = values_scope(scope)
     p = program.clone()
     gb = p.global_block()
     keep = set(keep)
@@ -153,7 +154,7 @@ def fold_batch_norm(program, keep=()):
         producers = {n: o for o in gb.ops for n in o.output_names()}
         readers = consumers(p)
         extra = [n for n in out_names(bn)[1:] if readers.get(n, 0) or n in keep]
-        if not extra and _try_fold(p, bn, producers, readers, keep):
+        if not extra and _try_fold(p, scope, bn, producers, readers, keep):
             folded += 1
     p._bump()
     p.provenance.append(f"fold_batch_norm: folded {folded} batch_norm ops")

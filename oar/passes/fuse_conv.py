@@ -4,7 +4,7 @@ convolution's result, and runs the convolution through a planned `ConvRunner` (b
 im2col algorithm chosen by measurement; `oar.kernels.conv_plan`).
 
 Needs: W (4-D) and b (per output channel: shape ``[O]``, ``[O, 1, 1]`` or ``[1, O, 1, 1]``, same dtype) are
-constants bound in ``program.bound``; each intermediate has that single reader and is not kept; the residual is
+constants `scope` holds; each intermediate has that single reader and is not kept; the residual is
 a same-shape, same-dtype value; no op between the conv and the chain's end writes x, W or b (the fused op runs
 where the chain ends, after the residual is computed). Guarantees: the last op's output keeps its name and
 value (up to float rounding); the op has no gradient (inference only). ``reuse_output=True`` (set by the
@@ -17,7 +17,7 @@ from ..kernels import fused
 from ..ops.nn.conv import onnx_spatial_pads, resolve_pads
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
-from .graph import arg_names, bound_value, consumers, last_readers, out_names
+from .graph import arg_names, bound_value, consumers, last_readers, out_names, values_scope
 from .contract import verified
 
 ACTS = fused.EPILOGUE_ACTS
@@ -56,9 +56,11 @@ FUSED_CONV2D = defop("fused_conv2d", _fused_conv2d, inputs=("input", "filter", "
 
 
 @verified
-def fuse_conv_bias_act(program, keep=(), epilogue=True):
+def fuse_conv_bias_act(program, keep=(), epilogue=True, scope=None):
     """Returns a copy of `program` with constant-weight conv2d + bias [+ residual] [+ relu] chains fused
-    (``epilogue=False``: conv2d + bias only, as `oar.quantization` wants them)."""
+    (``epilogue=False``: conv2d + bias only, as `oar.quantization` wants them); constants are read from `scope`
+    (`global_scope()` when None)."""
+    scope = values_scope(scope)
     p = program.clone()
     gb = p.global_block()
     keep = set(keep)
@@ -69,7 +71,7 @@ def fuse_conv_bias_act(program, keep=(), epilogue=True):
         if op.type != "conv2d" or id(op) in drop:
             continue
         x, w = arg_names(op)
-        wv = bound_value(p, w)
+        wv = bound_value(p, w, scope)
         if wv is None or wv.ndim != 4:
             continue
         last = out_names(op)[0]
@@ -77,7 +79,7 @@ def fuse_conv_bias_act(program, keep=(), epilogue=True):
         if nxt is None or nxt.type != "add" or arg_names(nxt)[0] != last:
             continue
         bias = arg_names(nxt)[1]
-        bv = bound_value(p, bias)
+        bv = bound_value(p, bias, scope)
         if bv is None or bv.dtype != wv.dtype or bv.size != wv.shape[0] or bv.shape[-1:] not in ((1,), (bv.size,)) \
                 or bv.ndim > 4 or (bv.ndim > 1 and bv.shape[-3] != bv.size):
             continue

@@ -1,7 +1,7 @@
 """Linear fusion for inference: ``matmul(x, W) [+ b] [-> relu]`` with constant W, b becomes one
 ``fused_linear`` op that adds the bias and applies the activation in place on the matmul's result.
 
-Needs: W (2-D) and b (1-D, length W.shape[1], same dtype) are constants bound in ``program.bound``; each
+Needs: W (2-D) and b (1-D, length W.shape[1], same dtype) are constants `scope` holds; each
 intermediate has that single reader and is not kept. Guarantees: the last op's output keeps its name and
 value; fewer ops and temporary buffers per layer (the ``fused_linear`` op has no gradient: inference only).
 
@@ -11,7 +11,7 @@ Example:
 from ..kernels import fused
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
-from .graph import arg_names, bound_value, consumers, last_readers, out_names
+from .graph import arg_names, bound_value, consumers, last_readers, out_names, values_scope
 from .contract import verified
 
 ACTS = fused.EPILOGUE_ACTS
@@ -33,9 +33,10 @@ FUSED_LINEAR = defop("fused_linear", fused.linear, inputs=("x", "w", "b"), infer
 
 
 @verified
-def fuse_linear(program, keep=(), activation=True):
+def fuse_linear(program, keep=(), activation=True, scope=None):
     """Returns a copy of `program` with constant-weight matmul + bias [+ relu] chains fused (``activation=False``:
-    matmul + bias only)."""
+    matmul + bias only); constants are read from `scope` (`global_scope()` when None)."""
+    scope = values_scope(scope)
     p = program.clone()
     gb = p.global_block()
     keep = set(keep)
@@ -46,13 +47,13 @@ def fuse_linear(program, keep=(), activation=True):
         if op.type != "matmul" or id(op) in drop or op.attrs.get("transpose_x") or op.attrs.get("transpose_y"):
             continue
         x, w = arg_names(op)
-        wv, xv = bound_value(p, w), gb.vars.get(x)
+        wv, xv = bound_value(p, w, scope), gb.vars.get(x)
         if wv is None or wv.ndim != 2 or xv is None or xv.dtype.np != wv.dtype or len(xv.shape) < 1:
             continue
         chain, bias, act, last = [op], None, None, out_names(op)[0]
         nxt = _single_reader(last, readers, reader_of, keep)
         if nxt is not None and nxt.type == "add" and arg_names(nxt)[0] == last:
-            bv = bound_value(p, arg_names(nxt)[1])
+            bv = bound_value(p, arg_names(nxt)[1], scope)
             if bv is not None and bv.ndim == 1 and bv.shape[0] == wv.shape[1] and bv.dtype == wv.dtype:
                 bias, last = arg_names(nxt)[1], out_names(nxt)[0]
                 chain.append(nxt)

@@ -1,8 +1,8 @@
 """Small graph helpers shared by the passes: argument order, sub-blocks, readers and side effects."""
 from ..ops.registry import REGISTRY
 from ..static.liveness import last_reads, names_in_sub_blocks
+from ..static.scope import global_scope
 from ..ir.printer import sub_blocks  # noqa: F401  (one definition of "which attrs are sub-blocks")
-
 
 
 def opdef(op):
@@ -34,10 +34,16 @@ def names_read_inside(program, op):
     return names_in_sub_blocks(op)
 
 
-def bound_value(program, name):
-    """The fixed value (ndarray) of a persistable global variable bound in ``program.bound``, else None."""
-    t, v = program.bound.get(name), program.global_block().vars.get(name)
-    return t._data if t is not None and v is not None and v.persistable else None
+def bound_value(program, name, scope):
+    """The fixed value (ndarray) `scope` holds for a persistable global variable of `program`, else None."""
+    v = program.global_block().vars.get(name)
+    return scope.array(name) if v is not None and v.persistable else None
+
+
+def values_scope(scope):
+    """The scope a pass reads constants from and writes new ones to: `scope`, or `global_scope()` when None
+    (where `Executor.run` looks by default)."""
+    return scope if scope is not None else global_scope()
 
 
 def consumers(program):

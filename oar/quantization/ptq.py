@@ -27,18 +27,20 @@ QUANTIZABLE = {"fused_conv2d": ("input", "filter", 0), "fused_linear": ("x", "w"
 PREPARE = ("constant_folding", "fold_batch_norm", "dead_code_elimination")
 
 
-def prepare(program, keep):
-    """The float program in the form quantization works on: folded, conv/linear fused with their biases only."""
+def prepare(program, keep, scope):
+    """The float program in the form quantization works on: folded, conv/linear fused with their biases only
+    (weights read from, folded ones written to, `scope`)."""
     from .. import passes
     from ..passes.fuse_conv import fuse_conv_bias_act
     from ..passes.fuse_linear import fuse_linear
-    p = passes.apply_passes(program, PREPARE, keep=keep)
-    p = fuse_linear(fuse_conv_bias_act(p, keep=keep, epilogue=False), keep=keep, activation=False)
+    p = passes.apply_passes(program, PREPARE, keep=keep, scope=scope)
+    p = fuse_conv_bias_act(p, keep=keep, epilogue=False, scope=scope)
+    p = fuse_linear(p, keep=keep, activation=False, scope=scope)
     return passes.dead_code_elimination(p, keep=keep)
 
 
-def quantizable_ops(program):
-    """The ops `insert_qdq` quantizes: fused conv / linear ops with a bound weight and bias, no epilogue."""
+def quantizable_ops(program, scope):
+    """The ops `insert_qdq` quantizes: fused conv / linear ops whose weight and bias `scope` holds, no epilogue."""
     from ..passes.graph import bound_value
     out = []
     for op in program.global_block().ops:
@@ -46,8 +48,8 @@ def quantizable_ops(program):
         if spec is None or op.attrs.get("act") or op.inputs.get("residual"):
             continue
         bias = op.inputs.get("bias") or op.inputs.get("b")
-        w = bound_value(program, op.inputs[spec[1]][0])
-        if w is None or w.dtype != np.float32 or not bias or bound_value(program, bias[0]) is None:
+        w = bound_value(program, op.inputs[spec[1]][0], scope)
+        if w is None or w.dtype != np.float32 or not bias or bound_value(program, bias[0], scope) is None:
             continue
         out.append(op)
     return out
@@ -64,18 +66,18 @@ def activation_params(threshold, nonnegative):
 class _QDQBuilder:
     """Appends constants, QDQ ops and the ops they feed to a new op list of program `p` (see `insert_qdq`)."""
 
-    def __init__(self, p, act_params):
+    def __init__(self, p, act_params, scope):
         from ..ir import Operator
         self.p, self.gb, self.act_params, self.Operator = p, p.global_block(), act_params, Operator
+        self.scope = scope
         self.ops = []
         self.dequantized = {}  # float var -> the var of its QDQ'd value
         self.source = {}       # and back
 
     def const(self, base, value):
-        from ..tensor.tensor import Tensor
         name = self.p.unique_name(base)
         self.gb.create_var(name, list(value.shape), value.dtype.name, persistable=True, stop_gradient=True)
-        self.p.bound[name] = Tensor(value, stop_gradient=True, name=name)
+        self.scope.vars[name] = value
         return name
 
     def op(self, type_, ins, out, shape, dtype, attrs, loc):
@@ -107,7 +109,7 @@ class _QDQBuilder:
         w_name = o.inputs[w_slot][0]
         b_slot = "bias" if "bias" in o.inputs else "b"
         b_name = o.inputs[b_slot][0]
-        w, b = bound_value(self.p, w_name), bound_value(self.p, b_name).reshape(-1)
+        w, b = bound_value(self.p, w_name, self.scope), bound_value(self.p, b_name, self.scope).reshape(-1)
         s_w = np.broadcast_to(weight_scales(w, axis if per_channel else None), (w.shape[axis],)).astype(np.float32)
         # a dead channel's tiny weight scale must still leave its bias representable in int32
         s_w = np.maximum(s_w, np.abs(b) / (s_x * 2.0**30)).astype(np.float32)
@@ -122,20 +124,23 @@ class _QDQBuilder:
         o.inputs[b_slot] = [self.dequantize(bq, bs, bz, 0, b.shape, o.loc)]
 
 
-def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_abs_max"):
+def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_abs_max", scope=None):
     """A copy of `program` (from `prepare`) with QDQ ops around every quantizable op whose input has parameters
     in `act_params` (var name -> (scale, uint8 zero point)). The output is quantized too when it has parameters,
     is not kept, and is not read by a single relu only (then the relu's output is quantized where it is used, so
-    ONNX Runtime sees ``Conv -> Relu -> QuantizeLinear`` and folds the Relu into the int8 convolution)."""
+    ONNX Runtime sees ``Conv -> Relu -> QuantizeLinear`` and folds the Relu into the int8 convolution). The float
+    weights are read from `scope` (`global_scope()` when None); the int8 ones and the scales are written to it."""
     from ..passes import dead_code_elimination
+    from ..passes.graph import values_scope
+    scope = values_scope(scope)
     p = program.clone()
     keep = set(keep)
-    targets = {id(op) for op in quantizable_ops(p)}
+    targets = {id(op) for op in quantizable_ops(p, scope)}
     readers = {}
     for o in p.global_block().ops:
         for n in o.input_names():
             readers.setdefault(n, []).append(o)
-    b, quantized = _QDQBuilder(p, act_params), 0
+    b, quantized = _QDQBuilder(p, act_params, scope), 0
     for o in list(p.global_block().ops):
         o.inputs = {k: [b.dequantized.get(n, n) for n in v] for k, v in o.inputs.items()}
         x_slot, w_slot, axis = QUANTIZABLE.get(o.type, (None, None, None))
@@ -206,6 +211,7 @@ class PostTrainingQuantization:
         self.batch_nums, self.algo, self.weight_quantize_type = batch_nums, algo, weight_quantize_type
         self.observer_args = {"bins": bins, "hist_percent": hist_percent, "moving_rate": moving_rate}
         self.program = None
+        self.scope = None   # the quantized program's values (an oar.static.Scope), set by quantize()
 
     def _files(self):
         import os
@@ -233,18 +239,18 @@ class PostTrainingQuantization:
         return batches
 
     def quantize(self):
-        """Calibrates and returns the quantized inference Program (weights bound in ``program.bound``)."""
+        """Calibrates and returns the quantized inference Program (its weights in `scope`)."""
         from ..static.model_files import load_files
         from ..static.executor import Compiled
-        from ..tensor.tensor import Tensor
+        from ..static.scope import Scope
         config = self._files()
         rec, weights = load_files(config.prog_file(), config.params_file())
         prog = rec.infer_program
-        prog.bound = {n: Tensor(a, name=n) for n, a in weights.items() if n in prog.global_block().vars}
+        self.scope = scope = Scope({n: a for n, a in weights.items() if n in prog.global_block().vars})
         self.record = rec
         fetch = rec.output_names
-        prog = prepare(prog, fetch)
-        ops = quantizable_ops(prog)
+        prog = prepare(prog, fetch, scope)
+        ops = quantizable_ops(prog, scope)
         watch = list(dict.fromkeys(n for o in ops for n in (o.inputs[QUANTIZABLE[o.type][0]][0],
                                                            o.output_names()[0])))
         observers = {n: make_observer(self.algo, **self.observer_args) for n in watch}
@@ -257,11 +263,12 @@ class PostTrainingQuantization:
                 for obs in observers.values():
                     obs.start_second_pass()
             for vals in batches:
-                for n, a in zip(watch, plan.run_values(vals)):
+                for n, a in zip(watch, plan.run_values(vals, scope)):
                     observers[n].observe(a)
                     nonnegative[n] = nonnegative[n] and (a.size == 0 or float(a.min()) >= 0)
         params = {n: activation_params(obs.threshold(), nonnegative[n]) for n, obs in observers.items()}
-        self.program = insert_qdq(prog, params, keep=fetch, weight_quantize_type=self.weight_quantize_type)
+        self.program = insert_qdq(prog, params, keep=fetch, weight_quantize_type=self.weight_quantize_type,
+                                  scope=scope)
         self.activation_params = params
         return self.program
 
@@ -280,9 +287,9 @@ class PostTrainingQuantization:
             pdmodel, pdiparams = F.file_names(path)
         p, rec = self.program, self.record
         gb = p.global_block()
-        params = sorted(n for n in p.bound if n in gb.vars and gb.vars[n].persistable)
+        params = sorted(n for n in self.scope.vars if n in gb.vars and gb.vars[n].persistable)
         out = F.ModelRecord(p, p, rec.inputs, rec.outputs, rec.structure, params, rec.method, False)
-        arrays = {n: p.bound[n]._data for n in params}
+        arrays = {n: self.scope.array(n) for n in params}
         info = {n: {"structured_name": None, "shape": list(a.shape), "dtype": a.dtype.name, "stop_gradient": True,
                     "trainable": False, "is_parameter": False} for n, a in arrays.items()}
         F.write_files({pdmodel: F.encode_record(out), pdiparams: F.encode_weights(arrays),

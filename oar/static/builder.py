@@ -1,6 +1,7 @@
 """Static program building: the `Builder` (this thread's cursor: the (main, startup) programs, the block being
 traced, the role of new ops) and `append_op`, which the registry's `apply` calls in static mode. Eager Tensors
-met while building (a Layer's parameters during to_static) become persistable Variables bound to those Tensors."""
+met while building (a Layer's parameters during to_static) become persistable Variables whose values are those
+Tensors, recorded in the scope the program is built for (`Builder.binding`)."""
 import contextlib
 import os
 import sys
@@ -15,6 +16,7 @@ from ..ops.registry import infer_meta
 from ..tensor.tensor import Tensor, Parameter
 from .. import ir
 from .cursor import BUILDER, Builder  # noqa: F401  (the Builder is defined beside Program's needs)
+from .scope import global_scope
 from .variable import Variable
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -121,7 +123,8 @@ def user_location():
 
 
 def as_var(block, t):
-    """The Variable for an op input: Variables pass through; eager Tensors become bound persistable vars."""
+    """The Variable for an op input: Variables pass through; an eager Tensor becomes a persistable var whose value is
+    that Tensor, recorded in the scope the program is built for (`Builder.binding`)."""
     if isinstance(t, Variable):
         if t.__class__ is not Variable:  # e.g. dy2static's maybe-undefined value: checks itself when used
             t._on_use(block)
@@ -129,15 +132,16 @@ def as_var(block, t):
     if isinstance(t, Tensor):
         prog = block.program
         gb = prog.global_block()
+        values = (BUILDER.scope(prog) or global_scope()).vars
         name = t.name
         v = gb.vars.get(name)
-        if v is None or prog.bound.get(name) is not t:
+        if v is None or values.get(name) is not t:
             if v is not None:  # a different tensor under the same name
                 name = prog.unique_name(name)
             is_param = isinstance(t, Parameter)
             v = gb.create_var(name, t.shape, t.dtype, persistable=True, stop_gradient=t.stop_gradient,
                               is_parameter=is_param, trainable=getattr(t, "trainable", False))
-            prog.bound[name] = t
+            values[name] = t
         return v
     raise TypeError(f"static op input must be a Variable or Tensor, got {type(t).__name__}")
 

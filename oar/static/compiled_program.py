@@ -38,12 +38,13 @@ class CompiledProgram:
     @property
     def _program(self):
         """The Program the Executor runs."""
-        from ..passes import apply_passes, passes_for_build_strategy
+        from ..passes import READS_VALUES, apply_passes, passes_for_build_strategy
         if self._cache is None or self._cache[0] != self.program.version:
             training = any(op.role == "optimize" for op in self.program.global_block().ops)
-            # the fetch list is known only at run time: no pass that drops values (the executor prunes anyway)
+            # the fetch list is known only at run time: no pass that drops values (the executor prunes anyway);
+            # the scope too (`Executor.run(scope=...)`): no pass that bakes parameter values in
             names = [n for n in passes_for_build_strategy(self.build_strategy, training)
-                     if n != "dead_code_elimination"]
+                     if n != "dead_code_elimination" and n not in READS_VALUES]
             self._cache = (self.program.version, apply_passes(self.program, names))
         return self._cache[1]
 

@@ -7,10 +7,10 @@ import weakref
 
 class _Cursor:
     """Where one program is being built: the block ops are appended to and the role they get."""
-    __slots__ = ("block_idx", "role")
+    __slots__ = ("block_idx", "role", "scope")
 
     def __init__(self):
-        self.block_idx, self.role = 0, None
+        self.block_idx, self.role, self.scope = 0, None, None
 
 
 class Builder(threading.local):
@@ -99,6 +99,23 @@ class Builder(threading.local):
             yield block
         finally:
             c.block_idx = prev
+
+    def scope(self, program):
+        """Where eager Tensors that ops of `program` read while it is built are recorded (`binding`), else None:
+        then `oar.static.global_scope()`, where `Executor.run` looks by default."""
+        c = self._cursors.get(program)
+        return None if c is None else c.scope
+
+    @contextlib.contextmanager
+    def binding(self, program, scope):
+        """Eager Tensors read by ops appended to `program` inside are recorded in `scope` (an `oar.static.Scope`,
+        owned by whoever will run the program: a converted function keeps its parameters there)."""
+        c = self._cursor(program)
+        prev, c.scope = c.scope, scope
+        try:
+            yield scope
+        finally:
+            c.scope = prev
 
     @contextlib.contextmanager
     def role_guard(self, program, role):

@@ -31,7 +31,7 @@ from . import budget, feeders, liveness
 from ..ir import Program
 from .variable import Variable
 from ..ir.printer import format_op
-from .scope import global_scope
+from .scope import global_scope, value_of
 
 _LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)
 _ids = itertools.count()
@@ -281,15 +281,16 @@ class Compiled:
             raise ValueError(f"expected {len(self.checks)} fed values ({list(self.feed_names)}), got {len(values)}")
         return self.run_trusted(self._check_values(list(values)), scope)
 
-    def bound_runner(self, convert=None):
-        """``run(values) -> outputs`` with the persistable values read from ``program.bound`` once, now: for a
-        predictor, whose weights do not change between runs. Values that are not ndarrays of the declared dtype,
-        rank and fixed dims go through ``convert(list) -> list`` first (default: the checks of `run_values`).
-        None when the plan reads unbound persistables or writes persistables (run `run_values` then)."""
-        bound = self.program.bound
-        if self.writes or any(n not in bound for n in self.reads):
+    def bound_runner(self, scope=None, convert=None):
+        """``run(values) -> outputs`` with the persistable values read from `scope` (`global_scope()` when None)
+        once, now: for a predictor, whose weights do not change between runs. Values that are not ndarrays of the
+        declared dtype, rank and fixed dims go through ``convert(list) -> list`` first (default: the checks of
+        `run_values`). None when `scope` lacks a value the plan reads, or the plan writes persistables (run
+        `run_values` then)."""
+        sc = scope if scope is not None else global_scope()
+        if self.writes or any(n not in sc.vars for n in self.reads):
             return None
-        consts = [bound[n]._data for n in self.reads]
+        consts = [sc.array(n) for n in self.reads]
         fn, n_in = self.fn, len(self.checks)
         slow = self._check_values if convert is None else (lambda vals: self._check_values(convert(vals)))
         # per feed: dtype, rank and the (axis, size) pairs the declared shape fixes (non-data feeds: no checks)
@@ -324,28 +325,14 @@ class Compiled:
 
     def run_trusted(self, args, scope=None):
         """Runs the plan on feed values already known to match the declared variables (a fresh list in
-        `feed_names` order; the persistable values are appended to it). `oar.jit`'s runner uses this: its
-        program cache key has already checked the shapes and dtypes."""
-        bound = self.program.bound
+        `feed_names` order; the persistable values, read from `scope` (`global_scope()` when None), are appended
+        to it). `oar.jit`'s runner uses this: its program cache key has already checked the shapes and dtypes."""
+        sc = (scope if scope is not None else global_scope()).vars
         if self.reads:
-            try:  # the common case (oar.jit): every persistable is a bound Tensor
-                args += [bound[name]._data for name in self.reads]
-                reads = ()
-            except KeyError:
-                reads = self.reads
-            sc = None
-            for name in reads:
-                t = bound.get(name)
-                if t is not None:
-                    args.append(t._data)
-                    continue
-                if sc is None:
-                    sc = (scope or global_scope()).vars
-                a = sc.get(name)
-                if a is None:
-                    raise RuntimeError(f"persistable variable '{name}' has no value: run the startup program "
-                                       "first (exe.run(startup_program)) or bind it")
-                args.append(a)
+            try:  # the common case (oar.jit): every persistable is a live eager Tensor
+                args += [sc[name]._data for name in self.reads]
+            except (KeyError, AttributeError):
+                args += self._read(sc)
         try:
             outs = self.fn(*args)
         except Exception as e:
@@ -355,22 +342,30 @@ class Compiled:
             raise op_run_error(e, op) from None
         nf = self.n_fetch
         if self.writes:
-            sc = None
             for name, a in zip(self.writes, outs[nf:]):
-                t = bound.get(name)
-                if t is not None:
+                t = sc.get(name)
+                if type(getattr(t, "_data", None)) is np.ndarray:  # a live Tensor: it takes the new array
                     if a is not t._data:  # (an in-place update hands back the array it was given)
                         t._data = _owned(a)
                     t._version += 1
                 else:
-                    if sc is None:
-                        sc = (scope or global_scope()).vars
                     sc[name] = _owned(a)
             outs = outs[:nf]
         for a in outs:
             if type(a) is not np.ndarray or not a.flags.writeable:
                 return [a if type(a) is list else _owned(a) for a in outs]
         return list(outs)
+
+    def _read(self, values):
+        """The values of `reads` from a scope's table (ndarrays or live Tensors), naming the first one missing."""
+        out = []
+        for name in self.reads:
+            v = values.get(name)
+            if v is None:
+                raise RuntimeError(f"persistable variable '{name}' has no value in the scope: run the startup "
+                                   "program first (exe.run(startup_program)) or pass the scope that holds it")
+            out.append(value_of(v))
+        return out
 
 
 def _owned(a):

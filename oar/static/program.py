@@ -11,12 +11,6 @@ class Program(ir.Program):
     __doc__ = ir.Program.__doc__
     var_class = Variable
 
-    def __init__(self):
-        super().__init__()
-        # var name -> the eager Tensor whose value a persistable var holds (to_static parameters, loaded weights);
-        # the IR itself holds no live values
-        self.bound = {}
-
     def current_block(self):
         """The block ops are appended to now in this thread (a sub-block while a branch or loop body is traced).
 
@@ -29,7 +23,6 @@ class Program(ir.Program):
 
     def clone(self, for_test=False):
         p = super().clone(for_test)
-        p.bound = dict(self.bound)
         feeders.copy(self, p)   # inputs the executor fills (an LRScheduler's learning rate) stay filled
         return p
 

@@ -12,17 +12,17 @@ class _TensorView:
         self._scope, self._name = scope, name
 
     def __array__(self, dtype=None, copy=None):
-        a = self._scope.vars[self._name]
+        a = value_of(self._scope.vars[self._name])
         return a if dtype is None else a.astype(dtype)
 
     def set(self, value, place=None):
-        self._scope.vars[self._name] = np.array(getattr(value, "_data", value))
+        self._scope.set(self._name, np.array(getattr(value, "_data", value)))
 
     def shape(self):
-        return list(self._scope.vars[self._name].shape)
+        return list(value_of(self._scope.vars[self._name]).shape)
 
     def _dtype(self):
-        return self._scope.vars[self._name].dtype
+        return value_of(self._scope.vars[self._name]).dtype
 
 
 class _ScopeVar:
@@ -33,8 +33,20 @@ class _ScopeVar:
         return _TensorView(self._scope, self._name)
 
 
+def value_of(v):
+    """The array a scope entry holds now: an ndarray as it is, a live eager Tensor's current ``_data``."""
+    d = getattr(v, "_data", None)
+    return v if d is None else d
+
+
 class Scope:
-    """A name -> ndarray table.
+    """The values of a program's persistable variables (parameters, buffers, optimizer state), by name: the one
+    place they live. Programs hold none; whoever runs a compiled plan passes the scope it reads and writes
+    (`Executor.run(scope=...)`, a converted function's or loaded model's own scope, a predictor's).
+
+    A value is an ndarray, or a live eager Tensor: a converted layer's parameters stay the Layer's own
+    Tensors, so eager optimizers and schedulers that replace ``t._data`` are seen by the next run, and the
+    plan's writes (batch-norm statistics, optimizer updates) land in ``t._data``.
 
     Example:
         >>> oar.enable_static()
@@ -51,8 +63,22 @@ class Scope:
         [[0.5, 0.5], [0.5, 0.5]]
     """
 
-    def __init__(self):
-        self.vars = {}
+    def __init__(self, values=None):
+        self.vars = dict(values or {})
+
+    def set(self, name, value):
+        """Stores `value` under `name`; a live Tensor held there keeps its identity and takes the new array."""
+        held = self.vars.get(name)
+        if held is not None and getattr(held, "_data", None) is not None and getattr(value, "_data", None) is None:
+            held._data = value
+            held._version += 1
+        else:
+            self.vars[name] = value
+
+    def array(self, name):
+        """The current ndarray of `name` (None when the scope has no value for it)."""
+        v = self.vars.get(name)
+        return None if v is None else value_of(v)
 
     def find_var(self, name):
         return _ScopeVar(self, name) if name in self.vars else None

@@ -63,7 +63,7 @@ def test_state_dict_from_prefix(tmp_path):
     prefix = save(tmp_path, cp)
     sd = load_state_dict_from_prefix(prefix)
     assert sorted(sd) == ["fc_0.b_0", "fc_0.w_0", "fc_1.w_0"]
-    np.testing.assert_array_equal(sd["fc_0.w_0"].numpy(), cp.main_program.bound["fc_0.w_0"].numpy())
+    np.testing.assert_array_equal(sd["fc_0.w_0"].numpy(), cp.scope.vars["fc_0.w_0"].numpy())
     assert sd.name_map == {}  # no Layer: no structured names
 
 

@@ -247,9 +247,9 @@ def test_fused_linear_program():
         return F.relu(oar.matmul(x, w) + b)
 
     spec = [oar.static.InputSpec([None, 4], "float32", "x")]
-    prog, ins, outs = inference_program(oar.jit.to_static(fn, input_spec=spec), spec)
-    prog = passes.apply_passes(prog, ["fuse_linear"], keep=[o["name"] for o in outs])
+    prog, scope, ins, outs = inference_program(oar.jit.to_static(fn, input_spec=spec), spec)
+    prog = passes.apply_passes(prog, ["fuse_linear"], keep=[o["name"] for o in outs], scope=scope)
     assert "fused_linear" in {o.type for o in prog.global_block().ops}
-    sess = ort.InferenceSession(program_to_onnx(prog, ins, outs).SerializeToString(),
+    sess = ort.InferenceSession(program_to_onnx(prog, ins, outs, scope=scope).SerializeToString(),
                                 providers=["CPUExecutionProvider"])
     np.testing.assert_allclose(sess.run(None, {"x": X})[0], fn(oar.to_tensor(X)).numpy(), rtol=1e-5, atol=1e-6)

@@ -20,7 +20,7 @@ def test_folds_weight_transforms():
     assert types == ["matmul", "add"], types
     assert q.provenance[-1].startswith("constant_folding: folded")
     q = dead_code_elimination(q, keep=fetch)
-    assert w.name not in q.bound
+    assert w.name not in q.global_block().vars
     x = np.random.rand(5, 4).astype("float32")
     np.testing.assert_allclose(run(q, feeds, fetch, [x])[0], run(p, feeds, fetch, [x])[0], rtol=1e-6)
 

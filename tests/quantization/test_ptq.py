@@ -80,7 +80,7 @@ def test_onnxruntime_runs_the_int8_program_like_native(tmp_path):
         ort_pred = inference.create_predictor(config)
     assert ort_pred.backend == "onnxruntime"
     from oar.onnx.exporter import program_to_onnx
-    model = program_to_onnx(ort_pred.program, ort_pred.inputs, ort_pred.outputs)
+    model = program_to_onnx(ort_pred.program, ort_pred.inputs, ort_pred.outputs, scope=ort_pred.scope)
     types = [n.op_type for n in model.graph.node]
     assert "QuantizeLinear" in types and types.count("DequantizeLinear") >= 9  # weights stay int8 for ORT
     for x in data(3):
@@ -159,7 +159,7 @@ def test_onnxruntime_fuses_every_quantized_conv_into_int8_kernels(tmp_path):
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     so.optimized_model_filepath = str(tmp_path / "optimized.onnx")
-    ort.InferenceSession(program_to_onnx(pred.program, pred.inputs, pred.outputs).SerializeToString(), so,
-                         providers=["CPUExecutionProvider"])
+    model = program_to_onnx(pred.program, pred.inputs, pred.outputs, scope=pred.scope)
+    ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     types = [n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx")).graph.node]
     assert types.count("QLinearConv") == 2 and "Conv" not in types

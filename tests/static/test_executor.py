@@ -61,11 +61,14 @@ def test_persistable_scope_and_bound(prog):
         exe.run(startup)
         got = exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y])[0]
         np.testing.assert_allclose(got, np.array(scope.find_var("w_param").get_tensor()))
-    # a name bound to an eager Tensor reads (and writes) that tensor instead of the scope
+    # a scope may hold a live eager Tensor: its current array is read at every run
     t = oar.Tensor(np.array([5.0, 6.0], "float32"))
-    main.bound["w_param"] = t
+    scope.vars["w_param"] = t
     got = exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y], scope=scope)[0]
     np.testing.assert_allclose(got, [5.0, 6.0])
+    t._data = np.array([7.0, 8.0], "float32")
+    got = exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y], scope=scope)[0]
+    np.testing.assert_allclose(got, [7.0, 8.0])
 
 
 def test_persistable_write_back(prog):
