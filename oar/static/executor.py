@@ -22,7 +22,6 @@ Example:
 """
 import functools
 import itertools
-import weakref
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from ..ir import Program
 from .variable import Variable
 from ..ir.printer import format_op
 from .scope import global_scope, value_of
+from ..framework.weakmap import WeakIdMap
 
 _LINE_OPS = "__oar_line_ops__"  # a plan's global: {line number: Operator}, for error reports (dies with the plan)
 _ids = itertools.count()
@@ -382,7 +382,7 @@ class PlanCache:
     cache does; the cache keeps the `max_programs` programs used last."""
 
     def __init__(self, max_programs=32):
-        self._plans = weakref.WeakKeyDictionary()   # program -> (version, {(feeds, fetches): Compiled})
+        self._plans = WeakIdMap()   # program (held weakly) -> (version, {(feeds, fetches): Compiled})
         self.max_programs = max_programs
 
     def get(self, program, key):

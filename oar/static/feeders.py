@@ -15,11 +15,11 @@ Example:
     >>> float(oar.static.Executor().run(main, fetch_list=[y])[0])
     1.0
 """
-import weakref
-
 import numpy as np
 
-_SOURCES = weakref.WeakKeyDictionary()   # program -> {var name: source}
+from ..framework.weakmap import WeakIdMap
+
+_SOURCES = WeakIdMap()   # program (held weakly) -> {var name: source}
 
 
 def register(program, name, source):
@@ -42,7 +42,9 @@ def copy(src, dst):
 
 def fill(program, feed):
     """`feed` with the registered inputs of `program` the caller did not feed added (a new dict when any)."""
-    regs = sources(program)
+    regs = _SOURCES.get(program)
+    if not regs:  # the common case: nothing registered (one lookup per Executor.run)
+        return feed
     missing = [n for n in regs if n not in feed]
     if not missing:
         return feed
