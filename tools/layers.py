@@ -20,7 +20,8 @@ PACKAGE = ROOT / "oar"
 # prefixes it. The root `oar` (the facade that re-exports the public API) sits above everything.
 LAYERS = [
     ("framework", ["oar.framework.dtype", "oar.framework.state", "oar.framework.safe_files",
-                   "oar.framework.safetensors_file", "oar.framework.info", "oar.tensor.methods",
+                   "oar.framework.safetensors_file", "oar.framework.info", "oar.framework.weakmap",
+                   "oar.tensor.methods",
                    "oar.static.capture", "oar.device"]),
     ("ir", ["oar.ir"]),
     ("kernels", ["oar.kernels"]),
