@@ -327,10 +327,11 @@ class Compiled:
         """Runs the plan on feed values already known to match the declared variables (a fresh list in
         `feed_names` order; the persistable values, read from `scope` (`global_scope()` when None), are appended
         to it). `oar.jit`'s runner uses this: its program cache key has already checked the shapes and dtypes."""
-        sc = (scope if scope is not None else global_scope()).vars
+        sc = None  # the scope's table, looked up only by a plan that reads or writes persistables
         if self.reads:
-            try:  # the common case (oar.jit): every persistable is a live eager Tensor
-                args += [sc[name]._data for name in self.reads]
+            sc = (scope if scope is not None else global_scope()).vars
+            try:  # live eager Tensors (oar.jit) or ndarrays (a static Executor's scope)
+                args += [v if type(v) is np.ndarray else v._data for v in [sc[name] for name in self.reads]]
             except (KeyError, AttributeError):
                 args += self._read(sc)
         try:
@@ -342,6 +343,8 @@ class Compiled:
             raise op_run_error(e, op) from None
         nf = self.n_fetch
         if self.writes:
+            if sc is None:
+                sc = (scope if scope is not None else global_scope()).vars
             for name, a in zip(self.writes, outs[nf:]):
                 t = sc.get(name)
                 if type(getattr(t, "_data", None)) is np.ndarray:  # a live Tensor: it takes the new array
