@@ -24,6 +24,22 @@ def momentum(param, grad, velocity, lr, momentum=0.9, use_nesterov=False, rescal
     return _cast(param - lr * step, param), _cast(v, velocity)
 
 
+def _adam_step(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t):
+    """Adds this step's share of `grad` into the moments `m1` / `m2` (already scaled by beta1 / beta2, owned by
+    the caller: updated in place) and returns the update ``lr_t * m1 / (sqrt(m2) + epsilon * c2)`` (a fresh
+    array). In-place ops throughout: this is the bulk of an eager Adam step."""
+    t = grad * (1.0 - beta1)
+    m1 += t
+    np.multiply(grad, grad, out=t)
+    t *= 1.0 - beta2
+    m2 += t
+    den = np.sqrt(m2)
+    den += epsilon * c2
+    np.divide(m1, den, out=den)
+    den *= lr_t
+    return den
+
+
 def adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, coeff=0.0, lr_ratio=1.0):
     # Written with in-place ops on fresh outputs: this kernel is the bulk of an eager Adam step.
     lr = float(lr) * lr_ratio
@@ -31,18 +47,9 @@ def adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8
         param = param * (1.0 - lr * coeff)
     c2 = (1.0 - float(b2p.reshape(()))) ** 0.5
     lr_t = lr * c2 / (1.0 - float(b1p.reshape(())))
-    m1o = m1 * beta1
-    t = grad * (1.0 - beta1)
-    m1o += t
-    m2o = m2 * beta2
-    np.multiply(grad, grad, out=t)
-    t *= 1.0 - beta2
-    m2o += t
-    den = np.sqrt(m2o)
-    den += epsilon * c2
-    np.divide(m1o, den, out=den)
-    den *= lr_t
-    p = np.subtract(param, den, out=den)
+    m1o, m2o = m1 * beta1, m2 * beta2
+    step = _adam_step(grad, m1o, m2o, beta1, beta2, epsilon, c2, lr_t)
+    p = np.subtract(param, step, out=step)
     return (_cast(p, param), _cast(m1o, m1), _cast(m2o, m2), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
 
 
@@ -140,17 +147,8 @@ def adam_flat(P, G, M1, M2, B1P, B2P, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, 
     c2 = (1.0 - b2p[0]) ** 0.5
     lr_t = lr * c2 / (1.0 - b1p[0])
     M1 *= beta1
-    t = G * (1.0 - beta1)
-    M1 += t
     M2 *= beta2
-    np.multiply(G, G, out=t)
-    t *= 1.0 - beta2
-    M2 += t
-    den = np.sqrt(M2)
-    den += epsilon * c2
-    np.divide(M1, den, out=den)
-    den *= lr_t
-    np.subtract(P, den, out=P)
+    np.subtract(P, _adam_step(G, M1, M2, beta1, beta2, epsilon, c2, lr_t), out=P)
     B1P *= beta1
     B2P *= beta2
     return True
