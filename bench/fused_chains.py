@@ -19,8 +19,8 @@ import oar
 import oar.nn.functional as F
 from oar.passes import fuse_elementwise
 from oar.static import Program, data, program_guard
-from oar.static.builder import static_mode
-from oar.static.executor import compile_program
+from oar.graph.builder import static_mode
+from oar.graph.executor import compile_program
 
 
 def cell(f, i, g, o, c):

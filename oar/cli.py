@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from .static.serialize import clean_text
+from .graph.serialize import clean_text
 
 
 def _human(n):
@@ -22,10 +22,10 @@ def _human(n):
 
 def inspect_model(path, out=None):
     """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
-    from .static.model_files import MODEL_FORMAT_VERSION, file_names, load_files
+    from .graph.model_files import MODEL_FORMAT_VERSION, file_names, load_files
     from .jit.save_load import saved_methods
-    from .static.budget import Budget
-    from .static.serialize import FORMAT_VERSION
+    from .graph.budget import Budget
+    from .graph.serialize import FORMAT_VERSION
     path = os.fspath(path)
     prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
     methods = saved_methods(prefix)
@@ -56,8 +56,8 @@ def inspect_model(path, out=None):
 def write_dot(path, dot_file, method=None):
     """Writes the inference program of the model at `path` (its `method`, default the first saved) as dot."""
     from .jit.save_load import saved_methods
-    from .static.dot import program_to_dot
-    from .static.model_files import file_names, read_record
+    from .graph.dot import program_to_dot
+    from .graph.model_files import file_names, read_record
     path = os.fspath(path)
     prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
     methods = saved_methods(prefix)

@@ -3,7 +3,7 @@ sample frequencies and shifts. Every transform is one of three differentiable op
 
 `norm` is 'backward' (no scaling forward, 1/n inverse; the default), 'forward' (the reverse) or 'ortho'.
 """
-from .framework import dtype as D
+from .core import dtype as D
 from .ops.common import operand
 from .ops.fft import c2c, r2c, c2r, plan, one_axis, FFTFREQ
 from .ops.registry import apply

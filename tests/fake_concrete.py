@@ -3,7 +3,7 @@ import numpy as np
 
 import oar
 from oar.static import Program, program_guard, data
-from oar.static.builder import BUILDER, static_mode
+from oar.graph.builder import BUILDER, static_mode
 
 
 class FakeConcrete:

@@ -18,7 +18,7 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.device", "oar.text",
               "oar.vision.datasets",
               "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers",
-              "oar.lite", "oar.serving", "oar.static.dot", "oar.distributed",
+              "oar.lite", "oar.serving", "oar.graph.dot", "oar.distributed",
               "oar.distribution", "oar.vision.ops", "oar.autograd",
               "oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.sparse.nn", "oar.sparse.nn.functional",
               "oar.ir"]
@@ -44,7 +44,7 @@ def _defining_modules():
 @pytest.fixture(autouse=True)
 def _clean_state():
     """Examples start in dynamic mode with a fixed seed, the default dtype and grad enabled."""
-    from oar.framework.state import STATE
+    from oar.core.state import STATE
     static = STATE.static
     oar.disable_static()
     oar.set_default_dtype("float32")

@@ -1,4 +1,4 @@
-"""Kernels are a layer: `oar/kernels/` imports nothing of oar above `oar.framework`, and the op families listed in
+"""Kernels are a layer: `oar/kernels/` imports nothing of oar above `oar.core`, and the op families listed in
 KERNEL_ONLY do no NumPy compute of their own (their kernels live in `oar/kernels/<family>.py`)."""
 import ast
 import pathlib
@@ -101,9 +101,9 @@ def test_kernels_import_only_framework_and_kernels(path):
         if level == 1:  # a sibling kernel module
             continue
         if level == 2:
-            assert module.startswith("framework"), f"{path} imports ..{module}: kernels sit below the ops"
+            assert module.startswith("core"), f"{path} imports ..{module}: kernels sit below the ops"
         elif level > 2 or module.split(".")[0] == "oar":
-            assert module.startswith("oar.framework"), f"{path} imports {module}: kernels sit below the ops"
+            assert module.startswith("oar.core"), f"{path} imports {module}: kernels sit below the ops"
 
 
 @pytest.mark.parametrize("path", KERNEL_ONLY)

@@ -44,6 +44,24 @@ def test_layer_graph_has_no_cycle():
     assert layers.find_cycle(graph) is None, f"the layers import each other in a cycle: {layers.find_cycle(graph)}"
 
 
+def test_layers_list_top_folders_only():
+    """A module's layer is its top folder: `LAYERS` names `oar` itself or a folder/module directly under `oar/`."""
+    for name, units in layers.LAYERS:
+        for unit in units:
+            parts = unit.split(".")
+            assert parts[0] == "oar" and len(parts) <= 2, f"layer '{name}' lists {unit}, which is not a top folder"
+            assert unit == "oar" or layers._is_module(unit), f"layer '{name}' lists {unit}, which does not exist"
+
+
+def test_folders_import_each_other_without_a_cycle():
+    cycle = layers.find_cycle(layers.unit_graph())
+    assert cycle is None, f"folders import each other in a cycle: {' -> '.join(cycle)}"
+
+
+def test_folder_cycle_is_found():
+    assert layers.find_cycle({"oar.io": {"oar.distributed"}, "oar.distributed": {"oar.io"}}) is not None
+
+
 @pytest.mark.parametrize("source, target", [
     ("import oar.jit.api\n", "oar.jit.api"),
     ("def f():\n    from ..jit import api\n", "oar.jit.api"),

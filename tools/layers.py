@@ -1,9 +1,11 @@
 """The layer order of the `oar` package and a reader of its imports.
 
-`LAYERS` lists oar's packages and modules from the bottom up; a module may import its own layer and the layers
-below it, never one above. `tests/test_layering.py` enforces that on every import statement, module-level or inside
-a function (`import oar.x`, `from .. import x`, `importlib.import_module("oar.x")`, and a string naming an oar module
-outside a docstring: a table of names imported by name), and that the layers import each other without a cycle.
+`LAYERS` lists oar's top folders (and top-level modules) from the bottom up, so a module's layer is its top folder;
+a module may import its own layer and the layers below it, never one above. `tests/test_layering.py` enforces that
+on every import statement, module-level or inside a function (`import oar.x`, `from .. import x`,
+`importlib.import_module("oar.x")`, and a string naming an oar module outside a docstring: a table of names imported
+by name), that the layers import each other without a cycle, and that the folders do too (no two folders of one
+layer import each other).
 `docs/architecture.md` shows the same order.
 
 Run `python tools/layers.py` to print the layers, their code lines and the edges between them.
@@ -16,30 +18,25 @@ from collections import defaultdict
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "oar"
 
-# Bottom to top. A unit is a package or a module (dotted, under `oar`); a module belongs to the longest unit that
-# prefixes it. The root `oar` (the facade that re-exports the public API) sits above everything.
+# Bottom to top. A unit is a folder (package) or a module directly under `oar/`; every module belongs to the unit
+# of its top folder, so the tree shows the layers. The root `oar/__init__.py` (the facade that re-exports the public
+# API) is the unit `oar`, with the other public namespaces that gather names from several layers.
 LAYERS = [
-    ("framework", ["oar.framework.dtype", "oar.framework.state", "oar.framework.safe_files",
-                   "oar.framework.safetensors_file", "oar.framework.info", "oar.framework.weakmap",
-                   "oar.tensor.methods",
-                   "oar.static.capture", "oar.device"]),
+    ("core", ["oar.core", "oar.device"]),
     ("ir", ["oar.ir"]),
     ("kernels", ["oar.kernels"]),
     ("ops", ["oar.ops"]),
-    ("eager", ["oar.tensor", "oar.autograd"]),
-    ("static", ["oar.static", "oar.tensor.array"]),
-    ("passes", ["oar.passes", "oar.static.compiled_program"]),
-    ("nn", ["oar.nn", "oar.regularizer", "oar.framework.param_attr", "oar.static.nn"]),
-    ("numerics", ["oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.distribution",
-                  "oar.ops.method_table"]),
+    ("eager", ["oar.eager"]),
+    ("graph", ["oar.graph"]),
+    ("passes", ["oar.passes"]),
+    ("nn", ["oar.nn", "oar.regularizer"]),
+    ("numerics", ["oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.distribution"]),
     ("jit", ["oar.jit"]),
     ("optimizer", ["oar.optimizer", "oar.amp"]),
-    ("io", ["oar.io", "oar.framework.io", "oar.framework.paddle_pickle", "oar.batch", "oar.distributed",
-            "oar.dataset.download", "oar.dataset.common"]),
-    ("apps", ["oar.metric", "oar.vision", "oar.text", "oar.hapi", "oar.callbacks", "oar.dataset",
-              "oar.utils"]),
+    ("io", ["oar.io", "oar.distributed"]),
+    ("apps", ["oar.metric", "oar.vision", "oar.text", "oar.hapi", "oar.callbacks", "oar.dataset", "oar.utils"]),
     ("deploy", ["oar.onnx", "oar.inference", "oar.serving", "oar.lite", "oar.cli", "oar.quantization"]),
-    ("namespaces", ["oar", "oar.tensor.__init__", "oar.static.__init__", "oar.fluid"]),
+    ("namespaces", ["oar", "oar.tensor", "oar.static", "oar.framework", "oar.autograd", "oar.fluid"]),
 ]
 
 LAYER_INDEX = {name: i for i, (name, _) in enumerate(LAYERS)}
@@ -47,16 +44,13 @@ _UNIT_LAYER = {unit: name for name, units in LAYERS for unit in units}
 
 
 def unit_of(module):
-    """The unit (longest prefix listed in `LAYERS`) that `module` belongs to, or None. `pkg.__init__` names only
-    the package's own `__init__.py` (a public namespace that re-exports from higher layers), not its modules."""
-    if module + ".__init__" in _UNIT_LAYER and (ROOT.joinpath(*module.split(".")) / "__init__.py").is_file():
-        return module + ".__init__"
+    """The unit of `module`: `oar` for the root facade, else the folder or module directly under `oar/`
+    (None outside the package or when that unit is not listed in `LAYERS`)."""
     parts = module.split(".")
-    for n in range(len(parts), 0, -1):
-        prefix = ".".join(parts[:n])
-        if prefix in _UNIT_LAYER:
-            return prefix
-    return None
+    if parts[0] != "oar":
+        return None
+    unit = "oar" if len(parts) == 1 else f"oar.{parts[1]}"
+    return unit if unit in _UNIT_LAYER else None
 
 
 def layer_of(module):
@@ -235,16 +229,18 @@ def report(out=sys.stdout):
     if unassigned:
         print("not in any layer:", ", ".join(unassigned), file=out)
     units = unit_graph(imports)
-    for name, _ in LAYERS:  # peers may import each other; a cycle among them is shown, not an error
-        peers = {a: {b for b in bs if _UNIT_LAYER[b] == name} for a, bs in units.items() if _UNIT_LAYER[a] == name}
-        cycle = find_cycle(peers)
-        if cycle:
-            print(f"peer cycle in {name}: {' -> '.join(cycle)}", file=out)
+    print("folders (bottom up) and the folders each imports:", file=out)
+    for name, members in LAYERS:
+        for unit in members:
+            print(f"  {name:<11} {unit:<17} -> {', '.join(sorted(units.get(unit, ()))) or '-'}", file=out)
+    cycle = find_cycle(units)
+    if cycle:
+        print(f"folder cycle: {' -> '.join(cycle)}", file=out)
     up = upward_imports(imports)
     print(f"upward imports: {len(up)}", file=out)
     for imp, a, b in up:
         print(f"  {imp} ({a} -> {b})", file=out)
-    return len(up)
+    return len(up) + bool(cycle)
 
 
 if __name__ == "__main__":

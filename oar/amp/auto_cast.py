@@ -29,8 +29,8 @@ import contextlib
 import warnings
 from threading import get_ident
 
-from ..framework import dtype as D
-from ..framework.state import STATE, mode, own_mode
+from ..core import dtype as D
+from ..core.state import STATE, mode, own_mode
 from ..ops.math import cast
 from ..ops.registry import apply, ops_where
 

@@ -17,8 +17,8 @@ Example:
 """
 import numpy as np
 
-from ..framework.state import STATE
-from ..static import capture
+from ..core.state import STATE
+from ..core import capture
 
 _UNSCALED, _STEPPED = 1, 2
 

@@ -1,7 +1,7 @@
 """`oar.dataset.mnist`: MNIST as Paddle 2.x reader creators, ``(image float32 [784] in [-1, 1], label int)``."""
 import numpy as np
 
-from ..vision.datasets.mnist import IMAGES_MAGIC, LABELS_MAGIC, read_idx
+from .idx import IMAGES_MAGIC, LABELS_MAGIC, read_idx
 from . import common
 
 __all__ = ["train", "test"]

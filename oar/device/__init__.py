@@ -7,7 +7,7 @@ Example:
     >>> paddle.device.get_device(), paddle.device.is_compiled_with_cuda(), paddle.device.cuda.device_count()
     ('cpu', False, 0)
 """
-from ..framework.state import set_device, get_device, is_compiled_with_cuda
+from ..core.state import set_device, get_device, is_compiled_with_cuda
 from . import cuda
 
 __all__ = ["set_device", "get_device", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",

@@ -7,10 +7,9 @@ from .collective import (ReduceOp, all_reduce, broadcast, all_gather, reduce, sc
                          recv, isend, irecv, all_gather_object)
 from .parallel import DataParallel
 from .spawn import spawn
-from ..io import DistributedBatchSampler
 from . import parallel, fleet
 
 __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
            "Group", "new_group", "get_group", "ReduceOp", "all_reduce", "broadcast", "all_gather", "reduce",
            "scatter", "alltoall", "barrier", "send", "recv", "isend", "irecv", "all_gather_object", "DataParallel",
-           "spawn", "DistributedBatchSampler"]
+           "spawn"]

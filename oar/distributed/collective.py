@@ -8,7 +8,7 @@ no pass removes, folds or merges them. Like Paddle's, they are not differentiabl
 The Paddle functions change their tensor in place (in a program: the Python variable is rebound to the op's
 result) and return None; ``sync_op=False`` returns a finished task whose ``wait()`` returns at once.
 """
-from ..framework.state import no_grad
+from ..core.state import no_grad
 from ..ops.registry import apply, defop
 from . import comm
 from .group import get_group, resolve

@@ -5,7 +5,7 @@ appends, inside the program, an average all-reduce (a ``c_allreduce`` op) of eve
 and the updates, and a broadcast of every parameter from rank 0 to the startup program, so the same Program run on
 every rank trains one model.
 """
-from ..framework.state import STATE
+from ..core.state import STATE
 from .collective import ALL_REDUCE, BROADCAST, _run
 from .env import get_rank, get_world_size, init_parallel_env
 from .group import resolve
@@ -74,8 +74,8 @@ class DistributedOptimizer:
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         if not STATE.static:  # dynamic mode: DataParallel has averaged the gradients during backward
             return self.inner_opt.minimize(loss, startup_program, parameters, no_grad_set)
-        from ..static.builder import default_startup_program
-        from ..static.optimize import static_minimize
+        from ..graph.builder import default_startup_program
+        from ..graph.optimize import static_minimize
         g = resolve(self._group)
         ops, params_grads = static_minimize(self.inner_opt, loss, startup_program, parameters, no_grad_set,
                                             grad_transform=lambda pg: _average(pg, g))

@@ -1,9 +1,9 @@
 """`DataParallel`: each rank runs the same model on its share of the batch, gradients averaged over the ranks."""
 import contextlib
 
-from ..framework.state import STATE
+from ..core.state import STATE
 from ..nn.layer import Layer
-from ..static import capture
+from ..core import capture
 from . import comm
 from .env import get_world_size
 from .group import resolve

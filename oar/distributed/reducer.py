@@ -13,8 +13,8 @@ buckets' average all-reduce to the step's program, as ``c_allreduce`` ops betwee
 """
 import numpy as np
 
-from ..autograd import engine
-from ..tensor.tensor import Tensor
+from ..eager import engine
+from ..eager.tensor import Tensor
 from . import comm
 
 _MB = 1 << 20

@@ -4,8 +4,8 @@ Every method is written with oar ops, so log_prob/entropy/rsample carry gradient
 static programs too."""
 import math
 
-from ..framework.dtype import float64
-from ..framework.state import no_grad
+from ..core.dtype import float64
+from ..core.state import no_grad
 from ..ops import math as math_ops
 from ..ops.creation import full_like
 from ..ops.logic import logical_and

@@ -1,7 +1,7 @@
 """Discrete distributions: Bernoulli, Binomial, Categorical, Geometric, Poisson."""
 import numpy as np
 
-from ..framework.state import no_grad
+from ..core.state import no_grad
 from ..ops import math
 from ..ops import reduction
 from ..ops.creation import arange
@@ -11,7 +11,7 @@ from ..ops.math import cast, ceil, exp, log, log1p, maximum, minimum, ones_like,
 from ..ops.nn.activation import softmax
 from ..ops.random import multinomial, uniform
 from ..ops.special import lgamma
-from ..tensor.tensor import Tensor, to_tensor
+from ..eager.tensor import Tensor, to_tensor
 from .distribution import Distribution, ExponentialFamily, draw, to_params, value_like
 
 

@@ -4,14 +4,14 @@ import numbers
 
 import numpy as np
 
-from ..autograd.engine import grad
-from ..framework.state import no_grad
+from ..eager.engine import grad
+from ..core.state import no_grad
 from ..ops.manipulation import broadcast_to
 from ..ops.math import cast, exp, sqrt
 from ..ops.rearrange import broadcast_shape
-from ..tensor.tensor import Tensor, to_tensor
-from ..framework import dtype as D
-from ..framework.state import rng
+from ..eager.tensor import Tensor, to_tensor
+from ..core import dtype as D
+from ..core.state import rng
 from ..ops.registry import apply, defop
 
 

@@ -1,7 +1,7 @@
 """KL divergences: `kl_divergence(p, q)` looks up the rule registered with `register_kl` for the most specific
 pair of classes (by method resolution order), as Paddle's registry does."""
 
-from ..autograd.engine import grad
+from ..eager.engine import grad
 from ..ops import math
 from ..ops import reduction
 from ..ops.creation import full_like

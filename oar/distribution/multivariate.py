@@ -1,5 +1,5 @@
 """Distributions over vectors: Dirichlet and Multinomial (event shape = the last dim of the parameters)."""
-from ..framework.state import no_grad
+from ..core.state import no_grad
 from ..ops import reduction
 from ..ops.creation import arange, full
 from ..ops.manipulation import reshape

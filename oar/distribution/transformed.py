@@ -1,7 +1,7 @@
 """Distributions built from others: `TransformedDistribution` (a base pushed through transforms), `Independent`
 (batch dims reinterpreted as event dims) and `LogNormal` (a Normal through exp)."""
 
-from ..framework.state import no_grad
+from ..core.state import no_grad
 from ..ops.math import exp, expm1
 from .continuous import Normal
 from .distribution import Distribution

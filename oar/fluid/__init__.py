@@ -3,10 +3,12 @@
 
 Everything else of the 1.x API is not provided: reaching for it raises an AttributeError that names the
 Paddle 2.x replacement (from Paddle's 1.8 -> 2.0 API mapping) instead of a bare "no attribute"."""
-from ..framework.param_attr import ParamAttr
-from ..framework.state import CPUPlace, CUDAPlace
-from ..static import (Executor, Program, default_main_program, default_startup_program, program_guard, data,
-                      BuildStrategy)
+from ..nn.param_attr import ParamAttr
+from ..core.state import CPUPlace, CUDAPlace
+from ..graph.executor import Executor
+from ..graph.program import Program
+from ..graph.builder import default_main_program, default_startup_program, program_guard, data
+from ..graph.build_strategy import BuildStrategy
 from . import core, dygraph, layers
 from ._legacy import missing
 

@@ -1,5 +1,5 @@
 """`fluid.core`: only the build queries older examples call."""
-from ..framework.state import is_compiled_with_cuda
+from ..core.state import is_compiled_with_cuda
 from ._legacy import missing
 
 __all__ = ["is_compiled_with_cuda"]

@@ -1,9 +1,9 @@
 """`fluid.dygraph`: ``guard``, ``to_variable`` and ``Layer`` as Paddle 2.x kept them; other names point to 2.x."""
 import contextlib
 
-from ..framework.state import STATE
+from ..core.state import STATE
 from ..nn.layer import Layer
-from ..tensor import Tensor, to_tensor
+from ..eager.tensor import Tensor, to_tensor
 from ._legacy import missing
 
 __all__ = ["guard", "to_variable", "Layer"]
@@ -30,13 +30,13 @@ def guard(place=None):
     """
     was_static = STATE.static
     if was_static:
-        from ..static import disable_static
+        from ..graph.builder import disable_static
         disable_static()
     try:
         yield
     finally:
         if was_static:
-            from ..static import enable_static
+            from ..graph.builder import enable_static
             enable_static()
 
 

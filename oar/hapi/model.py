@@ -4,11 +4,11 @@ import os
 
 import numpy as np
 
-from ..framework.io import load as _load, save as _save
-from ..framework.state import no_grad
+from ..io.save_load import load as _load, save as _save
+from ..core.state import no_grad
 from ..io import DataLoader, Dataset, DistributedBatchSampler
 from ..metric import Metric
-from ..tensor.tensor import Tensor, to_tensor
+from ..eager.tensor import Tensor, to_tensor
 from .callbacks import config_callbacks
 from .captured_step import captured_step, is_converted
 
@@ -121,7 +121,7 @@ class Model:
         n = self._n_inputs()
         inputs = data[:n]
         if self._seen is None and inputs:   # shapes for save(training=False) without InputSpecs
-            from ..static.input_spec import InputSpec
+            from ..graph.input_spec import InputSpec
             self._seen = [InputSpec([None] + list(np.shape(_numpy(x)))[1:], str(_numpy(x).dtype), f"x{i}")
                           for i, x in enumerate(inputs)]
         return inputs, data[n:]

@@ -5,7 +5,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..framework.state import no_grad
+from ..core.state import no_grad
 
 
 def _shape_of(x):
@@ -20,7 +20,7 @@ def _is_shape(s):
 
 def _normalize_sizes(input_size):
     """Paddle's rules: one shape or a list of shapes; a None/-1 batch dim becomes 1."""
-    from ..static.input_spec import InputSpec
+    from ..graph.input_spec import InputSpec
     if isinstance(input_size, InputSpec):
         input_size = tuple(input_size.shape)
     if isinstance(input_size, int):

@@ -3,7 +3,7 @@ import enum
 import os
 import warnings
 
-from ..static.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
+from ..graph.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
 
 
 class PrecisionType(enum.IntEnum):
@@ -165,7 +165,7 @@ class Config:
         self.max_loop_iterations = Budget(max_loop_iterations=n).max_loop_iterations
 
     def budget(self):
-        """The `oar.static.budget.Budget` of this config, naming the model file."""
+        """The `oar.graph.budget.Budget` of this config, naming the model file."""
         return Budget(self.max_bytes, self.max_loop_iterations, self._prog)
 
     def delete_pass(self, name):

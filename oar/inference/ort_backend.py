@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 class OrtRunner:

@@ -4,12 +4,12 @@ from collections import Counter
 
 import numpy as np
 
-from ..framework import dtype as D
-from ..static.model_files import load_files
+from ..core import dtype as D
+from ..graph.model_files import load_files
 from ..kernels.threads import set_blas_threads
-from ..static.budget import applied, naming_source, swap
-from ..static.executor import Compiled
-from ..static.scope import Scope
+from ..graph.budget import applied, naming_source, swap
+from ..graph.executor import Compiled
+from ..graph.scope import Scope
 
 
 class Tensor:

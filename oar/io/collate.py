@@ -5,7 +5,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..tensor.tensor import Tensor
+from ..eager.tensor import Tensor
 
 
 def default_collate_fn(batch):

@@ -1,5 +1,5 @@
 """`DataLoader`: batches from a dataset, in the main process or in worker processes (see `worker.py`)."""
-from ..framework.state import rng
+from ..core.state import rng
 from .collate import default_collate_fn, default_convert_fn, to_arrays, to_tensors
 from .dataset import IterableDataset
 from .sampler import BatchSampler

@@ -174,7 +174,7 @@ def random_split(dataset, lengths, generator=None):
         lengths = sizes
     if sum(lengths) != n:
         raise ValueError(f"random_split: the lengths {lengths} sum to {sum(lengths)}, but the dataset has {n} samples")
-    from ..framework.state import rng
+    from ..core.state import rng
     perm = (generator if generator is not None else rng()).permutation(n).tolist()
     out, start = [], 0
     for k in lengths:

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..framework.state import rng
+from ..core.state import rng
 
 
 class Sampler:

@@ -114,7 +114,7 @@ def _worker_loop(wid, num_workers, seed, dataset, task_q, result_q, collate_fn, 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (it stops the workers)
     _watch_parent(*parent)
     _worker_info = WorkerInfo(wid, num_workers, dataset, seed)
-    from ..framework import state
+    from ..core import state
     state.seed(seed)
     np.random.seed(seed % (2 ** 32))
     try:

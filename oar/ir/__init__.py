@@ -1,6 +1,6 @@
 """The IR: plain data. A `Program` holds `Block`s of `Var`s and `Operator`s; `printer` gives its text form
 (docs/ir.md), `serialize` its JSON form, `verify` checks it is well formed. What an op type means comes from a
-schema the caller passes (`schema.OpSchema`); this package imports only `oar.framework.dtype`.
+schema the caller passes (`schema.OpSchema`); this package imports only `oar.core.dtype`.
 
 Example:
     >>> from oar import ir

@@ -1,7 +1,7 @@
 """What the IR needs to know about an op type, given by the layer that defines ops: the IR imports no op.
 
 A *schema* is any mapping ``op type -> OpSchema`` (``schema.get(t)`` returns None for an unknown type).
-`oar.static.op_schema` builds one from the op registry; tests build small ones by hand. The printer and
+`oar.graph.op_schema` builds one from the op registry; tests build small ones by hand. The printer and
 `Operator.has_side_effects` ask the schema installed with `install` (the registry's, once `oar.static` is
 imported); the verifier and the serializer's validator take theirs as an argument.
 

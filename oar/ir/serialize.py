@@ -17,7 +17,7 @@ Example:
 """
 import re
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 FORMAT = "oar.program"
 FORMAT_VERSION = 1

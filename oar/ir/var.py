@@ -1,5 +1,5 @@
 """`Var`: a named, typed value of a Block. Plain data; `oar.static.Variable` adds the tensor methods."""
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 class Var:

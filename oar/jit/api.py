@@ -33,7 +33,7 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         [3, 10]
     """
     if build_strategy is not None:
-        from ..static.build_strategy import BuildStrategy
+        from ..graph.build_strategy import BuildStrategy
         if not isinstance(build_strategy, BuildStrategy):
             raise TypeError(f"to_static: build_strategy must be an oar.static.BuildStrategy, got "
                             f"{type(build_strategy).__name__}")

@@ -12,7 +12,7 @@ Example:
 import numpy as np
 
 from ..ops.registry import apply, defop
-from ..tensor.array import ARRAY_FIELDS, ARRAY_READ_GRAD, array_length
+from ..graph.tensor_array import ARRAY_FIELDS, ARRAY_READ_GRAD, array_length
 
 
 def _k(i):

@@ -12,11 +12,11 @@ import warnings
 
 import numpy as np
 
-from ..static import control_flow as cf
-from ..static.input_spec import InputSpec
-from ..static.scope import Scope
-from ..static.variable import Variable
-from ..tensor.methods import TensorMethods
+from ..graph import pytree
+from ..graph.input_spec import InputSpec
+from ..graph.scope import Scope
+from ..graph.variable import Variable
+from ..core.tensor_methods import TensorMethods
 from . import log
 
 MAX_PROGRAMS_WARN = 8
@@ -112,7 +112,7 @@ class ConcreteProgram:
         if self.side_effects:
             it = iter(flat_values[len(self.outputs):])
             for obj, attr, tree, leaves in self.side_effects:
-                setattr(obj, attr, cf.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
+                setattr(obj, attr, pytree.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
             flat_values = flat_values[:len(self.outputs)]
         return self.pack(flat_values)
 
@@ -122,7 +122,7 @@ class ConcreteProgram:
             return flat_values[0]
         it = iter(flat_values)
         leaves = [next(it) if isinstance(v, Variable) else v for v in self._out_leaves]
-        return cf.unflatten(self._out_tree, leaves)
+        return pytree.unflatten(self._out_tree, leaves)
 
 
 class ProgramCache:

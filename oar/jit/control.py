@@ -5,10 +5,11 @@ or the loop body leave in the shared variables (Python scalars become constants,
 branch gets a zero filler when the other defines it, lists carried by loops become tensor arrays)."""
 import numpy as np
 
-from ..static.variable import Variable
-from ..static import control_flow as cf
-from ..static import builder
-from ..tensor.methods import TensorMethods
+from ..graph.variable import Variable
+from ..graph import control_flow as cf
+from ..graph import pytree
+from ..graph import builder
+from ..core.tensor_methods import TensorMethods
 from . import log
 from .places import Snapshot
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
@@ -100,7 +101,7 @@ def static_branches(pred, true_run, false_run, names):
         tout[i], fout[i] = _reconcile(name, a, b, tb, fb)
         if name.startswith("__"):
             continue
-        la, lb, lr = cf.flatten(a)[0], cf.flatten(b)[0], cf.flatten(tout[i])[0]
+        la, lb, lr = pytree.flatten(a)[0], pytree.flatten(b)[0], pytree.flatten(tout[i])[0]
         if not len(la) == len(lb) == len(lr):
             continue
         for k, (x, y, r) in enumerate(zip(la, lb, lr)):  # a value one path did not assign: a run-time flag
@@ -120,7 +121,7 @@ def static_branches(pred, true_run, false_run, names):
             if is_array(side) and is_var(out[i]):
                 out[i].attrs.update(side.attrs)
     for j, (i, k, name, lines, kind) in enumerate(partial):
-        leaf = cf.flatten(out[i])[0][k]
+        leaf = pytree.flatten(out[i])[0][k]
         if is_var(leaf):
             MaybeUndefinedVar.mark(leaf, out[n + j], name, lines, kind)
     return out[:n]
@@ -149,11 +150,11 @@ def _reconcile(name, a, b, tb, fb):
         # structure; a Python value returned (None, a number) is kept, and a later `return` of anything else on
         # the other path is then an error
         done, block = (a, fb) if b is NO_RETURN else (b, tb)
-        if not any(is_var(v) for v in cf.flatten(done)[0]):
+        if not any(is_var(v) for v in pytree.flatten(done)[0]):
             return done, done
         return (a, _fill_like(b, a, fb)) if b is NO_RETURN else (_fill_like(a, b, tb), b)
-    la, ta = cf.flatten(a)
-    lb, tb_ = cf.flatten(b)
+    la, ta = pytree.flatten(a)
+    lb, tb_ = pytree.flatten(b)
     if ta != tb_:
         if isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
             return _one_sided(name, a, b, tb, fb)
@@ -166,7 +167,7 @@ def _reconcile(name, a, b, tb, fb):
         x, y = _leaf_pair(name, x, y, tb, fb)
         ra.append(x)
         rb.append(y)
-    return cf.unflatten(ta, ra), cf.unflatten(ta, rb)
+    return pytree.unflatten(ta, ra), pytree.unflatten(ta, rb)
 
 
 RETURN_VALUE = "__return_value"
@@ -174,7 +175,7 @@ RETURN_VALUE = "__return_value"
 
 def _origin(value, block):
     """` (line N: source)` of the op in `block` that made the first static leaf of `value`, or ''."""
-    names = {v.name for v in cf.flatten(value)[0] if is_var(v)}
+    names = {v.name for v in pytree.flatten(value)[0] if is_var(v)}
     for op in reversed(block.ops):
         if names & set(op.output_names()) and op.loc:
             return f" (line {op.loc[1]}: {op.loc[2]})"
@@ -183,8 +184,8 @@ def _origin(value, block):
 
 def _fill_like(missing, like, block):
     """A value of `like`'s structure for a path where the function has not returned yet."""
-    leaves, tree = cf.flatten(like)
-    return cf.unflatten(tree, [_filler(RETURN_VALUE, v, block, missing) if is_var(v) else v for v in leaves])
+    leaves, tree = pytree.flatten(like)
+    return pytree.unflatten(tree, [_filler(RETURN_VALUE, v, block, missing) if is_var(v) else v for v in leaves])
 
 
 def _missing(v):

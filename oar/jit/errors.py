@@ -36,8 +36,8 @@ def attach(exc, function_name, phase):
 
 def unsupported(construct, instead):
     """An error for a construct that a static program cannot express, naming the user's line."""
-    from ..static.builder import user_location
-    from ..static.variable import StaticValueError
+    from ..graph.builder import user_location
+    from ..graph.variable import StaticValueError
     loc = user_location()
     where = f" at {loc[0]}:{loc[1]}: {loc[2]}" if loc else ""
     return StaticValueError(f"{construct} is not supported inside a function converted by to_static{where}. {instead}")

@@ -31,7 +31,7 @@ import ast
 import inspect
 import linecache
 
-from ..static.variable import StaticValueError
+from ..graph.variable import StaticValueError
 from . import log
 from .analysis.places import block_places, closure_names
 from .transformers.base import walk_scope

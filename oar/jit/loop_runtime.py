@@ -3,9 +3,10 @@
 once it depends on a static Variable it becomes one `while` op carrying the variables the body assigns."""
 import numpy as np
 
-from ..static import builder
-from ..static import control_flow as cf
-from ..tensor.methods import TensorMethods
+from ..graph import builder
+from ..graph import control_flow as cf
+from ..graph import pytree
+from ..core.tensor_methods import TensorMethods
 from . import log
 from .control import _SCALARS, _site, convert_ifelse, convert_logical_not, is_array, is_var
 from .places import Snapshot
@@ -27,7 +28,7 @@ class TensorRange:
         if isinstance(step, int) and step == 0 or isinstance(step, np.integer) and step == 0:
             raise ValueError("range() arg 3 must not be zero")
         if is_var(step):
-            from ..static.debug_ops import Assert
+            from ..graph.debug_ops import Assert
             Assert(step != 0, name="range() arg 3 must not be zero")
         if isinstance(start, int) and start == 0 and isinstance(step, int) and step == 1:
             n = stop
@@ -52,13 +53,13 @@ class _Rows:
         from ..ops.manipulation import shape
         d = self.x.shape[0] if self.x.ndim else -1
         if is_array(self.x):
-            from ..tensor.array import array_length
+            from ..graph.tensor_array import array_length
             return array_length(self.x)
         return d if d >= 0 else shape(self.x)[0]
 
     def item(self, k):
         if is_array(self.x):
-            from ..tensor.array import array_read
+            from ..graph.tensor_array import array_read
             return array_read(self.x, k)
         row = self.x[k]
         return weak(row) if self.x.attrs.get("numpy") and self.x.ndim == 1 else row
@@ -72,7 +73,7 @@ class _PyList:
         return len(self.xs)
 
     def item(self, k):
-        from ..tensor.tensor import to_tensor
+        from ..eager.tensor import to_tensor
         return to_tensor(self.xs)[k]
 
 
@@ -210,14 +211,14 @@ def convert_for(iterable, body, get, set_, places, target, brk, in_try=None, rea
 
 def _carried(v):
     """Values a `while` op can carry: Variables, eager Tensors, Python scalars, and nests of them."""
-    leaves, _ = cf.flatten(v)
+    leaves, _ = pytree.flatten(v)
     return all(is_var(x) or isinstance(x, TensorMethods) or isinstance(x, _SCALARS) for x in leaves) and \
         not (isinstance(v, (list, tuple, dict)) and not leaves and not isinstance(v, list))
 
 
 def _to_array(v, dtype=None):
     """A tensor array holding the list `v`; an empty list with no `dtype` takes the type of its first append."""
-    from ..tensor.array import create_array
+    from ..graph.tensor_array import create_array
     untyped = not v and dtype is None
     arr = create_array(dtype or (v[0].dtype if v else "float32"), v)
     arr.attrs["empty_dtype"] = untyped
@@ -272,12 +273,12 @@ def _type_from_body(i, v, names, init, fills):
     """A place with no value before the loop is carried from zeros of the type the body gives it, with a
     run-time "defined" flag."""
     from ..ops.creation import full, zeros
-    leaves, tree = cf.flatten(v)
+    leaves, tree = pytree.flatten(v)
     if not any(is_var(x) for x in leaves):
         return
     log.info(1, f"{_site()}: '{names[i]}' is first assigned inside a tensor-dependent loop; it is carried from "
              "zeros, with a run-time 'defined' flag checked where it is used")
-    fills[i] = cf.unflatten(tree, [zeros([d if d >= 0 else 1 for d in x.shape], x.dtype) if is_var(x) else x
+    fills[i] = pytree.unflatten(tree, [zeros([d if d >= 0 else 1 for d in x.shape], x.dtype) if is_var(x) else x
                                    for x in leaves])
     if is_var(v):
         lines = init[i].lines if isinstance(init[i], UndefinedVar) else ()
@@ -289,12 +290,12 @@ def _widen(i, changes, init, fills):
     would promote on the first iteration), the body's shape for a Python number, the element type of a tensor
     array made from an empty list."""
     from ..ops.creation import full
-    from ..framework import dtype as D
+    from ..core import dtype as D
     from ..ops.math import cast
     if "array" in changes:
         fills[i] = _to_array([], changes["array"])
         return
-    leaves, tree = cf.flatten(fills.get(i, init[i]))
+    leaves, tree = pytree.flatten(fills.get(i, init[i]))
     leaves = list(leaves)
     for k, body_leaf in changes.items():
         x = leaves[k]
@@ -303,7 +304,7 @@ def _widen(i, changes, init, fills):
         else:
             x = x if is_var(x) else _scalar_var(x)
             leaves[k] = cast(x, D.promote(x.dtype, body_leaf.dtype))
-    fills[i] = cf.unflatten(tree, leaves)
+    fills[i] = pytree.unflatten(tree, leaves)
 
 
 def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, retype):
@@ -325,10 +326,10 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
     arrays = {i for i in carried if is_array(vals[i])}
     scalars = {}
     for i in carried:  # Python scalars carried by a static loop become tensors
-        leaves, tree = cf.flatten(vals[i])
+        leaves, tree = pytree.flatten(vals[i])
         scalars[i] = {k for k, x in enumerate(leaves) if isinstance(x, _SCALARS)}
         if any(isinstance(x, _SCALARS) for x in leaves):
-            vals[i] = cf.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
+            vals[i] = pytree.unflatten(tree, [_scalar_var(x) if isinstance(x, _SCALARS) else x for x in leaves])
     # a value Python may not have assigned (first assigned in this loop, or in one branch of an `if`)
     # carries its run-time "defined" flag through the loop
     flagged = [(i, defined_flag(vals[i]), undefined_info(vals[i])) for i in carried]
@@ -387,8 +388,8 @@ def _note_retype(i, v, start, scalar_leaves, retype):
     """Records leaves of the body value `v` whose type differs from the loop variable's; returns `v` with a
     rank change replaced by zeros of the loop variable's shape (the op built is then thrown away)."""
     from ..ops.creation import zeros
-    lv, tv = cf.flatten(v)
-    ls, ts = cf.flatten(start)
+    lv, tv = pytree.flatten(v)
+    ls, ts = pytree.flatten(start)
     if tv != ts:
         return v
     out = list(lv)
@@ -399,10 +400,10 @@ def _note_retype(i, v, start, scalar_leaves, retype):
             retype.setdefault(i, {})[k] = x
             out[k] = zeros([d if d >= 0 else 1 for d in y.shape], y.dtype)
         elif x.dtype is not y.dtype and (k in scalar_leaves or x.dtype.kind == y.dtype.kind):
-            from ..framework import dtype as D
+            from ..core import dtype as D
             if D.promote(x.dtype, y.dtype) is not y.dtype:
                 retype.setdefault(i, {})[k] = x
-    return cf.unflatten(tv, out)
+    return pytree.unflatten(tv, out)
 
 
 def _scalar_var(x):
@@ -414,8 +415,8 @@ def _scalar_var(x):
 def _match(name, v, init, array):
     """The body's value for a carried variable, in the loop var's dtype (Python scalars become constants)."""
     from ..ops.math import cast
-    lv, tv = cf.flatten(v)
-    li, ti = cf.flatten(init)
+    lv, tv = pytree.flatten(v)
+    li, ti = pytree.flatten(init)
     if tv != ti:
         raise ValueError(f"loop variable '{name}' changes structure inside a tensor-dependent loop "
                          f"({cf._describe(init)} before, {cf._describe(v)} after the body)")
@@ -432,4 +433,4 @@ def _match(name, v, init, array):
             from ..ops.creation import full
             x = full([d if d >= 0 else 1 for d in y.shape] if y.ndim else [], x, y.dtype.name)
         out.append(x)
-    return cf.unflatten(tv, out)
+    return pytree.unflatten(tv, out)

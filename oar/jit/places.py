@@ -14,7 +14,7 @@ Example:
     >>> _ = snap.restore(); d
     {'a': [1]}
 """
-from ..static.variable import Variable
+from ..graph.variable import Variable
 from .undefined import UndefinedVar
 
 _VAR_FIELDS = ("name", "shape", "dtype", "block", "persistable", "stop_gradient")

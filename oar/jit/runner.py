@@ -24,15 +24,15 @@ import threading
 
 import numpy as np
 
-from ..framework.state import STATE
+from ..core.state import STATE
 from ..ops.common import not_differentiable_again
 from ..ops.registry import apply, defop
-from ..static.budget import naming_source, swap
-from ..static.cursor import BUILDER
-from ..static.scope import global_scope
-from ..tensor.tensor import Tensor
-from ..static.executor import compile_program
-from ..static.liveness import read_before_written
+from ..graph.budget import naming_source, swap
+from ..graph.cursor import BUILDER
+from ..graph.scope import global_scope
+from ..eager.tensor import Tensor
+from ..graph.executor import compile_program
+from ..graph.liveness import read_before_written
 
 # The ops' `runner` attribute is the ProgramRunner itself: whatever holds the op (a tape Node until backward has
 # run, a Program that calls a converted function) keeps its runner alive, and nothing else does.
@@ -129,7 +129,7 @@ class ProgramRunner:
         self._bwd_plans = {}
         self.saved_names = []
         self._lock = threading.Lock()
-        self.budget = None  # a loaded model's oar.static.budget.Budget: applied to, and named in errors of, backward
+        self.budget = None  # a loaded model's oar.graph.budget.Budget: applied to, and named in errors of, backward
 
     def __repr__(self):  # as an op attribute in printed programs and error messages
         return f"<ProgramRunner {self.output_names} at {id(self):#x}>"
@@ -169,8 +169,8 @@ class ProgramRunner:
 
     # ---- backward -----------------------------------------------------------------------------------------
     def _build_backward(self):
-        from ..static.backward import gradients
-        from ..static.builder import program_guard, static_mode, data
+        from ..graph.backward import gradients
+        from ..graph.builder import program_guard, static_mode, data
         bp = self.program.clone()
         gb = bp.global_block()
         n_fwd = len(gb.ops)

@@ -121,7 +121,7 @@ def _guard_recursion(fn):
     code = fn.__code__
 
     def call(*args, **kwargs):
-        from ..framework.state import STATE
+        from ..core.state import STATE
         if not STATE.static:
             return fn(*args, **kwargs)
         depth = _CALLS.depth
@@ -147,7 +147,7 @@ def _array_aware(fn):
     if name in ("stack", "concat") and getattr(fn, "__module__", "").startswith("oar."):
         def call(x, axis=0, name=None):
             if is_array(x):
-                from ..tensor.array import array_to_tensor
+                from ..graph.tensor_array import array_to_tensor
                 return array_to_tensor(x, axis, fn.__name__ == "stack")
             return fn(x, axis)
         return call
@@ -160,7 +160,7 @@ def convert_print(*args, **kwargs):
     """`print`: static values print when the program runs (a `print` op); others print now."""
     if not any(is_var(a) for a in args):
         return builtins.print(*args, **kwargs)
-    from ..static.debug_ops import Print
+    from ..graph.debug_ops import Print
     text = [str(a) for a in args if not is_var(a)]
     for a in args:
         if is_var(a):
@@ -176,7 +176,7 @@ def convert_assert(cond, message):
             msg = message()
             raise AssertionError(msg) if msg is not None else AssertionError()
         return
-    from ..static.debug_ops import Assert
+    from ..graph.debug_ops import Assert
     from .control import _pred
     msg = message()
     Assert(_pred(cond), name=str(msg) if msg is not None else "assert")
@@ -186,7 +186,7 @@ def convert_len(x):
     """`len(x)`: a Python int when known, a run-time shape value for an unknown first dim or a tensor array."""
     if is_var(x):
         if is_array(x):
-            from ..tensor.array import array_length
+            from ..graph.tensor_array import array_length
             from ..ops.manipulation import reshape
             return reshape(array_length(x), [])
         if x.ndim == 0:
@@ -224,7 +224,7 @@ def convert_shape(x):
 def convert_append(xs, v):
     """`xs.append(v)`: on a tensor array (a list carried by a static loop) an `array_write` at the end."""
     if is_array(xs):
-        from ..tensor.array import array_length, array_write
+        from ..graph.tensor_array import array_length, array_write
         if xs.attrs.pop("empty_dtype", False) and v.dtype is not xs.dtype:
             xs.dtype = v.dtype
         array_write(v, array_length(xs), xs)

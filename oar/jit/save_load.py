@@ -10,12 +10,12 @@ import warnings
 
 import numpy as np
 
-from ..framework import safetensors_file
+from ..core import safetensors_file
 from ..passes.dead_code import dead_code_elimination
-from ..static.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
-from ..tensor.tensor import Tensor
-from ..static.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files,
-                                  read_info, read_json, write_files)
+from ..graph.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
+from ..eager.tensor import Tensor
+from ..graph.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files,
+                                 read_info, read_json, write_files)
 from .translated import TranslatedLayer, method_name_problem
 
 _CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program", "fsync")
@@ -113,7 +113,7 @@ def _methods(layer, input_spec):
 
 
 def _as_specs(spec):
-    from ..static.input_spec import InputSpec
+    from ..graph.input_spec import InputSpec
     if isinstance(spec, Tensor):
         return InputSpec.from_tensor(spec)
     if isinstance(spec, np.ndarray):

@@ -12,17 +12,17 @@ import types
 
 import numpy as np
 
-from ..framework.state import STATE, get_rng_state, mode, set_rng_state
-from ..static import builder
-from ..static import control_flow as cf
-from ..static.input_spec import InputSpec
-from ..static.program import Program
-from ..static.scope import Scope
-from ..static.variable import Variable
-from ..tensor.methods import TensorMethods
-from ..tensor.tensor import Tensor
+from ..core.state import STATE, get_rng_state, mode, set_rng_state
+from ..graph import builder
+from ..graph import pytree
+from ..graph.input_spec import InputSpec
+from ..graph.program import Program
+from ..graph.scope import Scope
+from ..graph.variable import Variable
+from ..core.tensor_methods import TensorMethods
+from ..eager.tensor import Tensor
 from . import errors, log
-from ..static.capture import capturing
+from ..core.capture import capturing
 from .concrete import ConcreteProgram, ProgramCache, _spec_of  # noqa: F401  (ConcreteProgram: public here too)
 from .convert import ConversionError, convert_function
 from .train_step import TrainCapture
@@ -65,7 +65,7 @@ class StaticFunction:
         self._function = function
         self._layer = layer
         self._input_spec = list(input_spec) if input_spec is not None else None
-        self._spec_leaves = cf.flatten(self._input_spec)[0] if input_spec is not None else None
+        self._spec_leaves = pytree.flatten(self._input_spec)[0] if input_spec is not None else None
         self._build_strategy = build_strategy
         self.program_cache = ProgramCache()
         self._check = check if check is not None else os.environ.get("OAR_TO_STATIC_CHECK", "") not in ("", "0")
@@ -386,12 +386,12 @@ class StaticFunction:
                     v.stop_gradient = spec.dtype.kind not in "fc"
                     inputs.append(v)
                     new.append(v)
-                args, kwargs = cf.unflatten(tree, new)
+                args, kwargs = pytree.unflatten(tree, new)
                 input_names = [v.name for v in inputs]
                 out = fn(*args, **kwargs)
                 # an in-place op on an input rebinds its Python object to the result; the feed is the original
                 inputs = [main.global_block().vars[n] for n in input_names]
-                out_leaves, out_tree = cf.flatten(out)
+                out_leaves, out_tree = pytree.flatten(out)
                 fixed = []
                 for v in out_leaves:
                     if isinstance(v, Variable) and v.__class__ is not Variable:
@@ -419,13 +419,13 @@ class StaticFunction:
     def _checked_call(self, cp, tensors, args, kwargs):
         self._checks_left -= 1
         state = get_rng_state()
-        from ..framework.state import no_grad
+        from ..core.state import no_grad
         with no_grad():
             expected = self.dygraph_function(*args, **kwargs)
         set_rng_state(state)
         got = cp.pack_outputs(cp.runner(*tensors))
-        el, _ = cf.flatten(expected)
-        gl, _ = cf.flatten(got)
+        el, _ = pytree.flatten(expected)
+        gl, _ = pytree.flatten(got)
         if len(el) != len(gl):
             raise AssertionError(f"to_static check: '{self.__name__}' returns {len(gl)} values converted but "
                                  f"{len(el)} eagerly")
@@ -458,7 +458,7 @@ def _attribute_writes(fn, paths, args, kwargs):
         if obj is None or (id(obj), attrs[-1]) in seen:
             continue
         value = getattr(obj, attrs[-1], None)
-        leaves, tree = cf.flatten(value)
+        leaves, tree = pytree.flatten(value)
         if any(isinstance(v, Variable) for v in leaves):
             seen.add((id(obj), attrs[-1]))
             found.append((obj, attrs[-1], tree, leaves))
@@ -478,9 +478,9 @@ def _check_spec(fn_name, k, t, spec):
 
 def _flat_args(args, kwargs):
     if not kwargs:
-        leaves, tree = cf.flatten(list(args))
+        leaves, tree = pytree.flatten(list(args))
         return leaves, ("tuple", [tree, ("dict", [])])
-    return cf.flatten((list(args), dict(kwargs)))
+    return pytree.flatten((list(args), dict(kwargs)))
 
 
 def _arg_names(fn, is_method):

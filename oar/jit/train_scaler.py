@@ -22,8 +22,8 @@ Example:
 """
 import numpy as np
 
-from ..framework import dtype as D
-from ..static import builder
+from ..core import dtype as D
+from ..graph import builder
 
 _UNSCALED, _STEPPED = "unscaled", "stepped"
 

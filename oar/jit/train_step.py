@@ -32,10 +32,10 @@ from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
-from ..static import builder
-from ..static.backward import building, gradients
-from ..static.variable import Variable
-from ..tensor.tensor import Tensor
+from ..graph import builder
+from ..graph.backward import building, gradients
+from ..graph.variable import Variable
+from ..eager.tensor import Tensor
 
 _ZERO, _NONE = "zeroed", "cleared"  # gradient states after clear_grad(set_to_zero=True / False)
 
@@ -329,7 +329,7 @@ class TrainStepRunner:
     @staticmethod
     def _compile(program, input_names, fetch, steps, passes, scope):
         from ..passes import apply_passes
-        from ..static.executor import compile_program
+        from ..graph.executor import compile_program
         if passes:
             program = apply_passes(program, passes, keep=fetch, scope=scope)
         feeds = list(input_names) + [s.feed for s in steps if s.feed is not None]

@@ -10,9 +10,9 @@ import keyword
 import numpy as np
 
 from ..nn.layer import Layer
-from ..tensor.tensor import Parameter, Tensor
-from ..static.budget import naming_source, swap
-from ..static.scope import Scope
+from ..eager.tensor import Parameter, Tensor
+from ..graph.budget import naming_source, swap
+from ..graph.scope import Scope
 from .runner import ProgramRunner
 
 
@@ -88,7 +88,7 @@ class TranslatedLayer(Layer):
         d = self.__dict__
         d["_records"] = records
         d["_info"] = info
-        d["_budgets"] = budgets or {}  # method -> oar.static.budget.Budget of the file it came from
+        d["_budgets"] = budgets or {}  # method -> oar.graph.budget.Budget of the file it came from
         d["_runners"] = {}
         tensors = {}
         for rec in records.values():

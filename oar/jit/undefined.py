@@ -8,11 +8,11 @@ import numpy as np
 
 from ..ops.onnx_rules import passthrough
 from ..ops.registry import apply, defop
-from ..static.variable import Variable
+from ..graph.variable import Variable
 
 
 def _where():
-    from ..static.builder import user_location
+    from ..graph.builder import user_location
     return user_location()
 
 

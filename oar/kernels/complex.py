@@ -1,7 +1,7 @@
 """Complex-number kernels: parts, conjugate, angle, and the complex <-> (real, imag) pair views."""
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 conj = np.conj
 REAL_OF = {"complex64": D.float32, "complex128": D.float64}

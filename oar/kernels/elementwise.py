@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 add, subtract, multiply = np.add, np.subtract, np.multiply
 floor_divide, remainder, power = np.floor_divide, np.mod, np.power

@@ -2,7 +2,7 @@
 and the sample frequencies."""
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 SWAP_NORM = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 def matmul_check(xs, ys, transpose_x, transpose_y):

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 def reshape_target(ins, shape):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 def uniform(gen, shape, dtype, min, max):

@@ -1,7 +1,7 @@
 """Search and sort kernels: argmax/argmin, stable (arg)sort, topk, unique, nonzero, masked_select, searchsorted."""
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 def _arg(fn):

@@ -1,4 +1,4 @@
-"""Tensor-array kernels (oar/tensor/array.py): a tensor array's run-time value is a Python list of arrays; its
+"""Tensor-array kernels (oar/graph/tensor_array.py): a tensor array's run-time value is a Python list of arrays; its
 gradient is a list of the same length in which a missing entry (None, or an index past the end) is a zero."""
 import numpy as np
 

@@ -19,5 +19,5 @@ from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, BCE
 from .rnn import (RNNCellBase, SimpleRNNCell, LSTMCell, GRUCell, RNN, BiRNN, SimpleRNN, LSTM, GRU)
 from .transformer import (MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
-from ..framework.param_attr import ParamAttr  # noqa: F401
+from .param_attr import ParamAttr  # noqa: F401
 from .clip import ClipGradBase, ClipGradByValue, ClipGradByNorm, ClipGradByGlobalNorm  # noqa: F401  (optimizer engineer's module)

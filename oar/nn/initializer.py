@@ -2,14 +2,14 @@
 
 Every initializer is also an op (`uniform_random`, `gaussian_random`, `truncated_gaussian_random`, `full`,
 `assign_value`), so a static startup program holds the same draw the eager path makes. Random draws come
-from `oar.framework.state.rng()`, so `oar.seed(n)` makes models reproducible.
+from `oar.core.state.rng()`, so `oar.seed(n)` makes models reproducible.
 """
 import math
 
 import numpy as np
 
-from ..framework import dtype as D
-from ..framework.state import rng
+from ..core import dtype as D
+from ..core.state import rng
 from ..kernels import creation as creation_kernels, random as random_kernels
 from ..ops import creation as _creation, random as _random  # noqa: F401  (registers the init ops)
 from ..ops.registry import defop, get_op
@@ -214,8 +214,8 @@ def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initi
     Returns the main-program Variable (persistable, ``is_parameter=True``); its ``attrs`` hold
     ``optimize_attr``, ``regularizer`` and ``need_clip`` from the `ParamAttr`.
     """
-    from ..framework.param_attr import ParamAttr
-    from ..static.builder import default_main_program, default_startup_program
+    from .param_attr import ParamAttr
+    from ..graph.builder import default_main_program, default_startup_program
     from .layer import unique_param_name
     attr = ParamAttr._to_attr(attr)
     dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
@@ -246,9 +246,9 @@ def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, def
         >>> w.numpy().tolist(), w.stop_gradient
         ([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]], False)
     """
-    from ..framework.param_attr import ParamAttr
-    from ..framework.state import STATE
-    from ..tensor.tensor import Parameter
+    from .param_attr import ParamAttr
+    from ..core.state import STATE
+    from ..eager.tensor import Parameter
     from .layer import unique_param_name
     attr = ParamAttr._to_attr(attr)
     dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())

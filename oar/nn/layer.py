@@ -10,10 +10,10 @@ import threading
 
 import numpy as np
 
-from ..framework import dtype as D
-from ..framework.param_attr import ParamAttr
-from ..framework.state import mode, no_grad
-from ..tensor.tensor import Parameter, Tensor
+from ..core import dtype as D
+from .param_attr import ParamAttr
+from ..core.state import mode, no_grad
+from ..eager.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)
 _NAME_LOCK = threading.Lock()  # layers created in two threads at once never share a name
@@ -310,7 +310,7 @@ class Layer:
     def to(self, device=None, dtype=None, blocking=None):
         """Converts floating parameters and buffers to `dtype` (the device can only be the CPU)."""
         if device is not None and not str(device).lower().startswith(("cpu", "place(cpu")):
-            from ..framework.state import set_device
+            from ..core.state import set_device
             set_device(device)
         if dtype is None:
             return self

@@ -1,6 +1,6 @@
 """Normalisation layers. BatchNorm's running mean/variance are non-trainable parameters named `_mean` and
 `_variance` (Paddle's state_dict keys), updated by `F.batch_norm` in training mode."""
-from ..framework.param_attr import ParamAttr
+from .param_attr import ParamAttr
 from . import functional as F
 from .initializer import Constant
 from .layer import Layer

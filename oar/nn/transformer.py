@@ -3,7 +3,7 @@
 import copy
 import math
 
-from ..framework.param_attr import ParamAttr
+from .param_attr import ParamAttr
 from ..ops import manipulation as S
 from ..ops.creation import full
 from ..ops.matrix import triu

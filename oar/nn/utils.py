@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ops import manipulation as S
-from ..tensor.tensor import Tensor
+from ..eager.tensor import Tensor
 
 
 def parameters_to_vector(parameters, name=None):

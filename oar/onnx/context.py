@@ -9,7 +9,7 @@ stays in SSA form as ONNX requires.
 """
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 
 
 def onnx_dtype(dtype):

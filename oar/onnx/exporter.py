@@ -74,7 +74,7 @@ def inference_program(layer, input_spec=None, output_spec=None):
     """(program, scope, input specs, output specs) of `layer` as the predictor would run it: the inference
     program of `oar.jit.save` with the inference passes applied, and the `oar.static.Scope` of its values."""
     from .. import passes
-    from ..static.scope import Scope
+    from ..graph.scope import Scope
     from ..jit.save_load import _concrete, _methods, records_from_concrete
     from ..nn.layer import Layer
     was_training = isinstance(layer, Layer) and layer.training
@@ -170,7 +170,7 @@ def program_to_onnx(program, inputs, outputs, opset_version=OPSET, scope=None):
 
 
 def _version():
-    from ..framework.info import VERSION as __version__
+    from ..core.info import VERSION as __version__
     return __version__
 
 

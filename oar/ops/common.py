@@ -1,10 +1,10 @@
 """Helpers shared by the op families: operand conversion, type promotion, axis handling, shape rules."""
 import numpy as np
 
-from ..framework import dtype as D
-from ..framework.state import mode
+from ..core import dtype as D
+from ..core.state import mode
 from ..kernels.reduction import axis_tuple  # noqa: F401  (re-exported for the op families)
-from ..tensor.methods import TensorMethods
+from ..core.tensor_methods import TensorMethods
 from . import registry
 from .registry import apply
 

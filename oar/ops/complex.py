@@ -1,7 +1,7 @@
 """Complex tensors: building them (complex, polar, as_complex), taking them apart (real, imag, angle, as_real) and
 conj. Gradients: real/imag/complex/as_real/as_complex move gradients between the real and complex views (Paddle's
 convention: the gradient of a real loss w.r.t. a complex input is ``dL/dRe + i dL/dIm``)."""
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import infer_same, binary, infer_broadcast, public_api
 from ..kernels.complex import (COMPLEX_OF as _COMPLEX_OF, REAL_OF as _REAL_OF, angle as _angle,
                                as_complex as _as_complex, as_real as _as_real, complex as _complex, conj as _conj,

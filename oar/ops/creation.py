@@ -1,7 +1,7 @@
 """Creation ops: constants, ranges and identity matrices (random creation lives in `random.py`)."""
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import public_api, to_int_list
 from ..kernels.creation import (arange as _arange, arange_length as _arange_length, assign_value as _assign_value,
                                 eye as _eye, full as _full, is_uniform as _is_uniform, linspace as _linspace)

@@ -9,8 +9,8 @@ Example:
 """
 import numpy as np
 
-from ..framework import dtype as D
-from ..framework.state import STATE
+from ..core import dtype as D
+from ..core.state import STATE
 from ..kernels.creation import (arange_dynamic as _arange_dyn, arange_dynamic_count as _arange_dynamic_count,
                                 full_dynamic as _full_dynamic, full_dynamic_count as _full_dynamic_count)
 from ..kernels.manipulation import reshape_dynamic as _reshape_dyn

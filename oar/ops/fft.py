@@ -11,7 +11,7 @@ adjoint is its conjugate), so all three rules are one line of other FFT ops plus
 """
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import const, operand
 from .complex import real, complex as make_complex
 from .math import cast

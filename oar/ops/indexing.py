@@ -6,7 +6,7 @@ scatter-add's gradient is the matching gather, so higher orders work too.
 """
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from .math import cast, unbroadcast, zeros_like, where
 from ..kernels.indexing import (gather as _gather, gather_nd as _gather_nd, index_add as _index_add,

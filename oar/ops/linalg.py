@@ -1,5 +1,5 @@
 """Linear algebra: matmul (with transpose flags and batching), mm, bmm, dot, outer, t, inverse, einsum, add_n."""
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
 from .math import add, cast, expand_as, unbroadcast
 from .reduction import sum

@@ -5,7 +5,7 @@ matrix-calculus results for real inputs, written with other ops (matmul, inverse
 backward programs and higher-order graphs. Eigenvectors and singular vectors are defined up to sign; their
 gradients are those of LAPACK's choice (continuous away from repeated eigen/singular values).
 """
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import public_api, operand, const
 from .linalg import matmul, inverse
 from .linalg_util import (mT, mH, tri, diag_embed, diagonal, eye_like, square_check, matrix_check,

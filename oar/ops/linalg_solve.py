@@ -6,7 +6,7 @@ products are built from them, so their gradients come for free.
 """
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
 from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check

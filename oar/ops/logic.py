@@ -1,6 +1,6 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import (public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
                      operand, infer_same)
 from .math import _infer_reduce

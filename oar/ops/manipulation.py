@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from . import subscript
 from .common import infer_same, public_api, const, operand, to_int_list
 from .math import unbroadcast, zeros_like, cast

@@ -5,7 +5,7 @@ import math as _math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
 from .registry import apply, defop
 from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin as _asin, atan as _atan,

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .onnx_rules import binary, chain, same, scalar, with_scalar
 from .registry import lowerings
 

@@ -5,7 +5,7 @@ Kernels are NumPy; diagonal and the triangles have gradient rules written with o
 import builtins
 
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import infer_same, norm_axis1, public_api, to_int_list
 from .linalg import einsum, matmul
 from .manipulation import reshape, transpose, unsqueeze, flatten

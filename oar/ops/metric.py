@@ -3,7 +3,7 @@
 The histogram and the area are plain functions on arrays, shared by the op (the static `paddle.static.auc`) and the
 eager `oar.metric.Auc`, so both give the same number on the same batches.
 """
-from ..framework import dtype as D
+from ..core import dtype as D
 # auc_area, auc_histograms, positive_scores: re-exported for oar.metric.Auc
 from ..kernels.metric import auc_area, auc_histograms, auc_update as _auc_impl, positive_scores  # noqa: F401
 from .registry import defop

@@ -1,8 +1,8 @@
 """Random creation ops. Each kernel (`oar/kernels/random.py`) draws from the generator the op passes it,
-`oar.framework.state.rng()`, so `oar.seed(n)` makes them reproducible (in eager mode and when a static program
+`oar.core.state.rng()`, so `oar.seed(n)` makes them reproducible (in eager mode and when a static program
 runs)."""
-from ..framework import dtype as D
-from ..framework.state import rng
+from ..core import dtype as D
+from ..core.state import rng
 from ..kernels import random as kernels
 from .common import infer_same, operand, to_int_list
 from .registry import apply, bounds_output, defop

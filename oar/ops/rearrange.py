@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, public_api, to_int_list
 from .creation import full, linspace
 from .indexing import gather, scatter_nd_add, take_along_axis

@@ -4,7 +4,7 @@ import math as _math
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import infer_same, public_api, norm_axis
 from .math import cast, exp, expand_as, maximum, sqrt
 from ..kernels.reduction import (cumprod as _cumprod, cumsum as _cumsum, logsumexp as _logsumexp, max as _max,

@@ -10,8 +10,8 @@ backward programs.
 """
 import numpy as np
 
-from ..framework import dtype as D
-from ..framework.state import mode, probe_rng
+from ..core import dtype as D
+from ..core.state import mode, probe_rng
 
 REGISTRY = {}
 
@@ -162,7 +162,7 @@ def lowerings(table):
 
 def bounds_output(*ops, elements=True):
     """Marks creation/expansion ops, whose output can be far larger than their inputs: a program loaded from a
-    file checks their output size against its budget before the kernel runs (`oar.static.budget`).
+    file checks their output size against its budget before the kernel runs (`oar.graph.budget`).
 
     Args:
         ops: the `OpDef`s.
@@ -304,7 +304,7 @@ class StaticHooks:
 STATIC = StaticHooks()
 
 
-Tensor = _wrap = None  # the eager Tensor class, set by oar.tensor.tensor (which sits above the ops)
+Tensor = _wrap = None  # the eager Tensor class, set by oar.eager.tensor (which sits above the ops)
 
 
 def _bind_tensor(cls):

@@ -1,7 +1,7 @@
 """Searching and sorting: argmax/argmin, sort/argsort/topk, unique, nonzero, masked_select."""
 import math as _math
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand
 from .math import _infer_reduce, unbroadcast, zeros_like
 from ..kernels.search import (argmax as _argmax, argmin as _argmin,

@@ -4,7 +4,7 @@
 other's gradient. `stft` is pad -> frame -> window -> FFT and `istft` is inverse FFT -> window -> overlap_add ->
 divide by the summed squared window, so both are differentiable through those ops.
 """
-from ..framework.state import STATE
+from ..core.state import STATE
 from .common import operand, const
 from .fft import c2c, r2c, c2r
 from .manipulation import pad, transpose, unsqueeze, squeeze, tile

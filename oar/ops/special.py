@@ -5,7 +5,7 @@ Kernels use `scipy.special` when it is installed (the optional `oar[special]` ex
 only i1, i0e and i1e need SciPy. Gradient rules are written with other ops."""
 import math as _math
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import binary, infer_broadcast, infer_same, operand, public_api
 from .math import abs, cast, exp, log1p, maximum, sign, tanh, trunc, unbroadcast, where, zeros_like
 from ..kernels.special import (acosh as _acosh, asinh as _asinh, atanh as _atanh, bessel as _bessel,

@@ -4,7 +4,7 @@ cummax/cummin, logcumsumexp, nansum/nanmean, count_nonzero, diff, trapezoid rule
 Most are composed from sort / take_along_axis / cumsum, so they get gradients, static mode and export for free;
 only the index-producing kernels (mode, cummax/cummin, histogram, bincount) are ops of their own."""
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import infer_same, norm_axis, norm_axis1, operand, public_api
 from .indexing import take_along_axis
 from .logic import any as _any

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from .common import operand
 from .math import cast, unbroadcast, zeros_like
 from ..kernels.indexing import getitem as _getitem, getitem_grad as _getitem_grad_impl, setitem as _setitem
@@ -18,7 +18,7 @@ from .registry import apply, defop, infer_meta
 
 def encode_index(index):
     """Splits a Python index into (spec, tensor_inputs)."""
-    from ..tensor.methods import TensorMethods
+    from ..core.tensor_methods import TensorMethods
     if not isinstance(index, tuple):
         index = (index,)
     spec, tensors = [], []

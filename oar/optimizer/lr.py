@@ -12,7 +12,7 @@ Example:
 """
 import math
 
-from ..static import capture
+from ..core import capture
 
 
 class LRScheduler:

@@ -24,12 +24,12 @@ Example:
 """
 import numpy as np
 
-from ..framework.state import STATE, no_grad
+from ..core.state import STATE, no_grad
 from ..kernels.optimizer import state_like
 from ..ops.registry import op_error
 from ..regularizer import L2Decay, WeightDecayRegularizer
-from ..static import capture
-from ..tensor.tensor import Tensor
+from ..core import capture
+from ..eager.tensor import Tensor
 from .lr import LRScheduler
 
 _wrap = Tensor._wrap
@@ -252,7 +252,7 @@ class Optimizer:
         return None, pg
 
     def _static_minimize(self, loss, startup_program, parameters, no_grad_set):
-        from ..static.optimize import static_minimize
+        from ..graph.optimize import static_minimize
         return static_minimize(self, loss, startup_program, parameters, no_grad_set)
 
     def clear_grad(self, set_to_zero=True):

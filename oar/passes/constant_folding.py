@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..static.budget import out_elements
+from ..graph.budget import out_elements
 from .graph import arg_names, opdef, out_names, sub_blocks, values_scope
 from .contract import verified
 

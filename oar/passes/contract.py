@@ -11,7 +11,7 @@ Example:
 import functools
 import os
 
-from ..static.program import verify
+from ..graph.program import verify
 
 
 def verify_on():

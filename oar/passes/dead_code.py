@@ -8,7 +8,7 @@ Sub-blocks are kept whole when their owning op is live.
 Example:
     >>> p = dead_code_elimination(program, keep=['fc.tmp_1'])
 """
-from ..static.liveness import needed_ops, op_reads
+from ..graph.liveness import needed_ops, op_reads
 from .contract import verified
 
 

@@ -1,7 +1,7 @@
 """Small graph helpers shared by the passes: argument order, sub-blocks, readers and side effects."""
 from ..ops.registry import REGISTRY
-from ..static.liveness import last_reads, names_in_sub_blocks
-from ..static.scope import global_scope
+from ..graph.liveness import last_reads, names_in_sub_blocks
+from ..graph.scope import global_scope
 from ..ir.printer import sub_blocks  # noqa: F401  (one definition of "which attrs are sub-blocks")
 
 

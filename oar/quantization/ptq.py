@@ -240,9 +240,9 @@ class PostTrainingQuantization:
 
     def quantize(self):
         """Calibrates and returns the quantized inference Program (its weights in `scope`)."""
-        from ..static.model_files import load_files
-        from ..static.executor import Compiled
-        from ..static.scope import Scope
+        from ..graph.model_files import load_files
+        from ..graph.executor import Compiled
+        from ..graph.scope import Scope
         config = self._files()
         rec, weights = load_files(config.prog_file(), config.params_file())
         prog = rec.infer_program
@@ -276,7 +276,7 @@ class PostTrainingQuantization:
         """Writes the quantized model as ``save_model_path + '.pdmodel' / '.pdiparams'`` (or the given names inside
         the `save_model_path` directory); returns the .pdmodel path."""
         import os
-        from ..static import model_files as F
+        from ..graph import model_files as F
         if self.program is None:
             self.quantize()
         path = os.fspath(save_model_path)

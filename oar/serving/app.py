@@ -46,7 +46,7 @@ def create_app(models, max_body_bytes=MAX_BODY_BYTES):
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
-    from ..framework.info import VERSION as __version__
+    from ..core.info import VERSION as __version__
 
     def model_of(request):
         name, version = request.path_params["name"], request.path_params.get("version")

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ..framework import dtype as D
+from ..core import dtype as D
 from ..inference.config import Config
 from ..inference.predictor import Predictor
 from .protocol import datatype

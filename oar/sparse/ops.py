@@ -10,7 +10,7 @@ from ..ops.indexing import gather, index_add
 from ..ops.linalg import matmul as dense_matmul
 from ..ops.manipulation import reshape as dense_reshape, transpose as dense_transpose, unsqueeze
 from ..ops.reduction import sum as dense_sum
-from ..tensor.tensor import Tensor
+from ..eager.tensor import Tensor
 from .tensor import SparseTensor, SparseCooTensor, SparseCsrTensor, coo_to_csr, csr_to_coo, to_sparse_coo, _eager
 
 
@@ -84,7 +84,7 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
         raise TypeError(f"cast expects a sparse tensor, got {type(x).__name__}")
     out = x._with_values(M.cast(x._values, value_dtype) if value_dtype is not None else x._values)
     if index_dtype is not None:
-        from ..framework import dtype as D
+        from ..core import dtype as D
         dt = D.convert_dtype(index_dtype)
         if dt.kind not in "iu":
             raise TypeError(f"index_dtype must be an integer dtype, got {index_dtype}")

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from ..framework.state import STATE
+from ..core.state import STATE
 from ..kernels import sparse as sparse_kernels
-from ..tensor.tensor import Tensor
+from ..eager.tensor import Tensor
 
 
 def _eager(what):
@@ -31,7 +31,7 @@ def _int64(a, what):
 
 
 def _values(v, dtype):
-    from ..tensor.tensor import to_tensor
+    from ..eager.tensor import to_tensor
     from ..ops.math import cast
     if not isinstance(v, Tensor):
         v = to_tensor(v, dtype=dtype)
@@ -126,7 +126,7 @@ class SparseTensor:
 
     def __repr__(self):
         """Paddle's layout: the tensor header, then the index arrays and the values."""
-        from ..tensor.printing import format_values
+        from ..eager.printing import format_values
         head = (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},")
         fields = self._index_fields() + [("values", self._values)]

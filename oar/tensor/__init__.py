@@ -1,6 +1,41 @@
-from .tensor import Tensor, Parameter, to_tensor, is_tensor
-from .methods import TensorMethods
+"""`oar.tensor` (Paddle's `paddle.tensor`): the Tensor class and every tensor function (creation, math,
+manipulation, linear algebra, logic, search, statistics, random, ...). The op families define them in `oar/ops/`;
+the top-level `oar` namespace re-exports this module's `__all__`.
+
+Example:
+    >>> oar.tensor.add(oar.to_tensor([1, 2]), oar.to_tensor([3, 4])).numpy().tolist()
+    [4, 6]
+"""
+from ..eager.tensor import Tensor, Parameter, to_tensor, is_tensor
+from ..core.tensor_methods import TensorMethods
 from .array import create_array, array_write, array_read, array_length, array_to_tensor, tensor_array_to_tensor
+from .. import ops as _ops
+from ..ops.math import *  # noqa: F401,F403
+from ..ops.reduction import *  # noqa: F401,F403
+from ..ops.linalg import *  # noqa: F401,F403
+from ..ops.logic import *  # noqa: F401,F403
+from ..ops.creation import *  # noqa: F401,F403
+from ..ops.manipulation import *  # noqa: F401,F403
+from ..ops.search import *  # noqa: F401,F403
+from ..ops.indexing import *  # noqa: F401,F403
+from ..ops.random import *  # noqa: F401,F403
+from ..ops.special import *  # noqa: F401,F403
+from ..ops.complex import *  # noqa: F401,F403
+from ..ops.stat import *  # noqa: F401,F403
+from ..ops.matrix import *  # noqa: F401,F403
+from ..ops.rearrange import *  # noqa: F401,F403
+from ..ops.inplace import *  # noqa: F401,F403
+from ..ops.linalg_decomp import *  # noqa: F401,F403
+from ..ops.linalg_solve import *  # noqa: F401,F403
+from ..ops.linalg_norm import *  # noqa: F401,F403
+from ..ops.manipulation import flip as reverse
+from ..ops.math import max, min, sum  # noqa: F401  (shadow builtins on purpose)
+
+_FAMILIES = ("math", "reduction", "linalg", "logic", "creation", "manipulation", "search", "indexing", "random",
+             "special", "complex", "stat", "matrix", "rearrange", "inplace", "linalg_decomp", "linalg_solve",
+             "linalg_norm")
+__all__ = sorted({name for family in _FAMILIES for name in getattr(_ops, family).__all__}
+                 | {"Tensor", "Parameter", "to_tensor", "is_tensor", "reverse", "max", "min", "sum"})
 
 
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
@@ -17,14 +52,3 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
         assign(result, out)
         return out
     return result
-
-
-def __getattr__(name):
-    """`paddle.tensor.<fn>`: Paddle keeps its tensor functions (creation, math, manipulation, ...) in this
-    module too; here they are the top-level `oar.<fn>`."""
-    import oar
-    if not name.startswith("_") and name in getattr(oar, "__all__", dir(oar)):
-        value = getattr(oar, name)
-        if callable(value):
-            return value
-    raise AttributeError(f"module 'oar.tensor' has no attribute '{name}'")

@@ -6,7 +6,7 @@ Example:
     >>> oar.utils.flatten({"b": 3, "a": [1, 2]})
     [1, 2, 3]
 """
-from ..static.control_flow import flatten as _flatten, unflatten as _unflatten
+from ..graph.pytree import flatten as _flatten, unflatten as _unflatten
 
 
 def _sorted(obj):

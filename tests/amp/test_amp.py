@@ -5,7 +5,7 @@ import pytest
 import oar
 import oar.nn as nn
 import oar.nn.functional as F
-from oar.framework.state import STATE
+from oar.core.state import STATE
 
 R = np.random.default_rng(0)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import oar as paddle
-from oar.framework.paddle_pickle import UnsafePickleError
+from oar.io.paddle_pickle import UnsafePickleError
 
 
 def _add(tar, name, data):

@@ -94,7 +94,7 @@ def test_collective_ops_survive_passes_and_serialize():
     text = str(main)
     assert "c_allreduce" in text and "reduce_op" in text
     import json
-    from oar.static.serialize import program_from_dict, program_to_dict
+    from oar.graph.serialize import program_from_dict, program_to_dict
     again = program_from_dict(json.loads(json.dumps(program_to_dict(main))))
     assert [op.type for op in again.global_block().ops] == types
 

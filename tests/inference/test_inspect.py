@@ -5,9 +5,9 @@ import sys
 
 import oar
 from oar.cli import main
-from oar.static.model_files import MODEL_FORMAT_VERSION
+from oar.graph.model_files import MODEL_FORMAT_VERSION
 from oar.static import InputSpec
-from oar.static.serialize import FORMAT_VERSION
+from oar.graph.serialize import FORMAT_VERSION
 from oar.jit.save_load import records_from_concrete, save_records
 
 from fake_concrete import FakeConcrete, param

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import oar as paddle
-from oar.framework.paddle_pickle import UnsafePickleError
+from oar.io.paddle_pickle import UnsafePickleError
 
 
 class FakePaddleTensor:

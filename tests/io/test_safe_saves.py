@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import oar
-from oar.framework import safe_files
-from oar.framework.safe_files import remove_stale_temps, write_files
+from oar.core import safe_files
+from oar.core.safe_files import remove_stale_temps, write_files
 
 
 def dead_pid():

@@ -1,4 +1,4 @@
-"""The one safetensors writer/reader (oar.framework.safetensors_file) behind oar.save and .pdiparams."""
+"""The one safetensors writer/reader (oar.core.safetensors_file) behind oar.save and .pdiparams."""
 import json
 import types
 
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import oar
-from oar.framework import dtype as D
-from oar.framework import safetensors_file as SF
-from oar.static.model_files import read_weights
+from oar.core import dtype as D
+from oar.core import safetensors_file as SF
+from oar.graph.model_files import read_weights
 
 
 def _header(path):

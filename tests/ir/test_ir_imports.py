@@ -1,4 +1,4 @@
-"""oar/ir is plain data: it imports the standard library, itself and oar.framework.dtype only."""
+"""oar/ir is plain data: it imports the standard library, itself and oar.core.dtype only."""
 import ast
 import os
 import sys
@@ -17,10 +17,10 @@ def test_the_ir_package_imports_only_dtypes():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 mod = node.module or ""
-                if node.level == 1 or (node.level == 2 and mod == "framework"
+                if node.level == 1 or (node.level == 2 and mod == "core"
                                        and [a.name for a in node.names] == ["dtype"]):
                     continue
-                if node.level == 2 and mod == "framework.dtype":
+                if node.level == 2 and mod == "core.dtype":
                     continue
                 if node.level == 0 and mod.split(".")[0] in sys.stdlib_module_names:
                     continue

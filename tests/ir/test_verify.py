@@ -6,7 +6,7 @@ import pytest
 
 import oar
 from oar import ir
-from oar.static.program import verify
+from oar.graph.program import verify
 
 SCHEMA = {
     "relu": ir.OpSchema(inputs=("x",), outputs=("out",)),
@@ -111,7 +111,7 @@ def test_a_sub_block_reads_values_passed_in_and_from_its_ancestors():
 
 def test_a_static_program_verifies_against_the_registry():
     main = oar.static.Program()
-    with oar.static.builder.static_mode(), oar.static.program_guard(main):
+    with oar.graph.builder.static_mode(), oar.static.program_guard(main):
         x = oar.static.data("x", [None, 3], "float32")
         oar.nn.functional.relu(x * 2.0).sum()
     assert verify(main) is main
@@ -131,7 +131,7 @@ def test_a_pass_returning_a_malformed_program_is_named(monkeypatch):
         return p
 
     main = oar.static.Program()
-    with oar.static.builder.static_mode(), oar.static.program_guard(main):
+    with oar.graph.builder.static_mode(), oar.static.program_guard(main):
         x = oar.static.data("x", [3], "float32")
         oar.exp(oar.nn.functional.relu(x))
     monkeypatch.setenv("OAR_VERIFY_PASSES", "1")
@@ -142,9 +142,9 @@ def test_a_pass_returning_a_malformed_program_is_named(monkeypatch):
 
 
 def test_a_loaded_model_file_is_verified(tmp_path):
-    from oar.static import serialize
+    from oar.graph import serialize
     main = oar.static.Program()
-    with oar.static.builder.static_mode(), oar.static.program_guard(main):
+    with oar.graph.builder.static_mode(), oar.static.program_guard(main):
         x = oar.static.data("x", [3], "float32")
         oar.exp(oar.nn.functional.relu(x))
     d = json.loads(json.dumps(serialize.program_to_dict(main)))

@@ -32,7 +32,7 @@ def test_gradient_penalty_matches_eager_and_trains_through_the_program():
 
 def test_grad_on_static_variables_appends_gradient_ops():
     main = oar.static.Program()
-    with oar.static.builder.static_mode(), oar.static.program_guard(main):
+    with oar.graph.builder.static_mode(), oar.static.program_guard(main):
         x = oar.static.data("x", [3], "float64")
         x.stop_gradient = False
         y = (x * x * x).sum()

@@ -4,7 +4,7 @@ import numpy as np
 import oar
 from oar.jit.runner import ProgramRunner
 from oar.static import Scope
-from oar.tensor.tensor import Tensor
+from oar.eager.tensor import Tensor
 
 
 def _tensors_in(obj, seen=None, path="program"):

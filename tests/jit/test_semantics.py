@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import oar as paddle
-from oar.static.control_flow import flatten
+from oar.graph.pytree import flatten
 
 
 def T(*v, dtype="float32"):

@@ -279,7 +279,7 @@ def test_batch_norm_dropout_and_adamw_inside_the_step():
 
 
 def test_forward_values_the_backward_does_not_read_are_dropped_before_the_backward():
-    from oar.static.executor import _LINE_OPS
+    from oar.graph.executor import _LINE_OPS
     m = nn.Sequential(nn.Linear(20, 16), nn.Tanh(), nn.Linear(16, 5))
     opt = oar.optimizer.SGD(0.1, parameters=m.parameters())
     step = oar.jit.to_static(_step_fn(m, opt))

@@ -208,7 +208,7 @@ def test_unknown_attribute_is_rejected(prefix):
 
 
 def test_oversized_model_file_rejected_before_reading(prefix, monkeypatch):
-    from oar.static import model_files
+    from oar.graph import model_files
     monkeypatch.setattr(model_files, "MAX_JSON_BYTES", 100)
     with pytest.raises(ValueError, match=r"m\.pdmodel: model \(\.pdmodel\) file is \d+ bytes, over the 100-byte"):
         load(prefix)

@@ -34,7 +34,7 @@ def test_train_mode_save_keeps_both_programs(tmp_path):
     train_prog = loaded._train_program()
     assert any(op.attrs.get("training") is True for op in train_prog.global_block().ops)
     assert not any(op.attrs.get("training") is True for op in loaded.program().global_block().ops)
-    info = oar.static.model_files.read_info(prefix + ".pdiparams.info")
+    info = oar.graph.model_files.read_info(prefix + ".pdiparams.info")
     assert sorted(m["structured_name"] for m in info.values()) == sorted(net.state_dict())
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import oar
-from oar.static.model_files import file_names
+from oar.graph.model_files import file_names
 from oar.jit.save_load import load, load_state_dict_from_prefix, records_from_concrete, save_records
 
 from fake_concrete import FakeConcrete, param

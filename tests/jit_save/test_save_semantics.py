@@ -9,8 +9,8 @@ import pytest
 
 import oar
 import oar.nn as nn
-from oar.framework import safe_files
-from oar.static import model_files
+from oar.core import safe_files
+from oar.graph import model_files
 from oar.static import InputSpec
 
 SPEC = [InputSpec([None, 6], "float32", "x")]

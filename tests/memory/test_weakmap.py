@@ -2,7 +2,7 @@
 key, a replaced or popped entry's old weak reference never removes the new one."""
 import gc
 
-from oar.framework.weakmap import WeakIdMap
+from oar.core.weakmap import WeakIdMap
 
 
 class Key:

@@ -161,7 +161,7 @@ def test_static_auc_errors():
 
 
 def test_program_with_auc_survives_serialization():
-    from oar.static.serialize import program_from_dict, program_to_dict
+    from oar.graph.serialize import program_from_dict, program_to_dict
     main, startup, (auc_out, _, _) = _build(num_thresholds=20)
     again = program_from_dict(program_to_dict(main))
     assert [op.type for op in again.global_block().ops].count("auc") == 2
@@ -173,7 +173,7 @@ def test_create_global_var():
         main, startup = paddle.static.Program(), paddle.static.Program()
         with paddle.static.program_guard(main, startup):
             step = paddle.static.create_global_var([1], 0, "int64", persistable=True, name="step")
-            from oar.static.builder import append_assign
+            from oar.graph.builder import append_assign
             append_assign(step + 1, step)
             const = paddle.static.create_global_var([2], 1.5, "float32")
     finally:

@@ -181,7 +181,7 @@ def test_initializers_defaults_and_seed():
 
 
 def test_static_parameters_go_to_programs():
-    from oar.static import builder
+    from oar.graph import builder
     from oar.static import Program
     main, startup = Program(), Program()
     with builder.program_guard(main, startup), builder.static_mode():

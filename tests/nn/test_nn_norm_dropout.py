@@ -5,7 +5,7 @@ import pytest
 import oar
 import oar.nn as nn
 import oar.nn.functional as F
-from oar.static import builder
+from oar.graph import builder
 from oar.static import Program
 
 rng = np.random.default_rng(2)
@@ -116,7 +116,7 @@ def test_batchnorm_and_dropout_build_static_programs():
 
 
 def test_static_program_runs_when_executor_available():
-    exe_mod = pytest.importorskip("oar.static.executor")
+    exe_mod = pytest.importorskip("oar.graph.executor")
     main, startup, layer, x, y = _static_model(lambda: nn.Sequential(nn.Conv2D(3, 2, 3, padding=1),
                                                                        nn.BatchNorm2D(2), nn.ReLU()))
     exe = exe_mod.Executor()

@@ -5,7 +5,7 @@ import pytest
 import oar
 import oar.nn as nn
 import oar.nn.functional as F
-from oar.static import builder
+from oar.graph import builder
 from oar.static import Program
 
 rng = np.random.default_rng(5)

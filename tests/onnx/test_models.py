@@ -18,7 +18,11 @@ def _check_model(net, spec, batches, rtol=1e-4, atol=1e-5):
     net.eval()
     _, model, sess = export_model(net, spec)
     for x in batches:
-        np.testing.assert_allclose(run(sess, [x])[0], net(oar.to_tensor(x)).numpy(), rtol=rtol, atol=atol)
+        expected = net(oar.to_tensor(x)).numpy()
+        # float32 rounding grows with the outputs' scale: an output near 0 beside outputs near 30 differs by ~1e-5
+        # between two correct conv algorithms (onnxruntime 1.32 vs eager), so atol is relative to the largest output
+        scale = max(1.0, float(np.abs(expected).max()))
+        np.testing.assert_allclose(run(sess, [x])[0], expected, rtol=rtol, atol=atol * scale)
     return model
 
 
@@ -182,7 +186,7 @@ def test_training_layer_is_exported_in_eval_mode_and_restored():
 
 
 def test_print_and_assert_pass_values_through():
-    from oar.static.debug_ops import Print
+    from oar.graph.debug_ops import Print
 
     def fn(x):
         y = Print(x * 2.0, message="y")

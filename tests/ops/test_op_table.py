@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import oar
-from oar.framework import dtype as D
+from oar.core import dtype as D
 from oar.ops import registry
 
 from op_table import CASES

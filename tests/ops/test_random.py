@@ -97,7 +97,7 @@ def test_kernels_draw_what_numpy_draws(name):
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_infer_meta_of_random_ops(name):
     """infer_meta of every op a random call runs agrees with the real output (shape and dtype)."""
-    from oar.framework import dtype as D
+    from oar.core import dtype as D
     from oar.ops import registry
     calls = []
     saved = {op: op.impl for op in registry.REGISTRY.values() if op.random}

@@ -126,7 +126,7 @@ def test_every_op_has_a_table_row_or_a_listed_reason():
 def test_lowerings_register_with_their_ops_without_importing_onnx():
     """The families register their lowerings as they define their ops; none of that imports `onnx` or `oar.onnx`
     (`oar.lite` and plain training stay light)."""
-    code = ("import sys, oar.ops.math, oar.ops.manipulation, oar.ops.nn.conv, oar.ops.quant, oar.static.control_flow, "
+    code = ("import sys, oar.ops.math, oar.ops.manipulation, oar.ops.nn.conv, oar.ops.quant, oar.graph.control_flow, "
             "oar.passes.fuse_conv\n"
             "from oar.ops.registry import REGISTRY\n"
             "assert all(REGISTRY[n].onnx for n in ('add', 'reshape', 'conv2d', 'quantize_linear', 'cond', "

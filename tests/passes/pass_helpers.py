@@ -2,8 +2,8 @@ import numpy as np
 
 import oar
 from oar.static import Program, program_guard, data
-from oar.static.builder import static_mode
-from oar.static.executor import compile_program
+from oar.graph.builder import static_mode
+from oar.graph.executor import compile_program
 
 
 def build(fn, feeds):

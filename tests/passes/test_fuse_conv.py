@@ -8,7 +8,7 @@ import oar.nn.functional as F
 from oar.kernels import conv as K
 from oar.kernels.conv_plan import ConvRunner, _ShapePlan
 from oar.passes import apply_passes, constant_folding, fuse_conv_bias_act
-from oar.static.serialize import program_to_dict, validate
+from oar.graph.serialize import program_to_dict, validate
 
 from pass_helpers import build, const, run
 

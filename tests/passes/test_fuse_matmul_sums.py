@@ -4,7 +4,7 @@ import numpy as np
 
 import oar
 from oar.passes import fuse_matmul_sums
-from oar.static.executor import compile_program
+from oar.graph.executor import compile_program
 
 from pass_helpers import build
 

@@ -5,7 +5,7 @@ import pytest
 import oar
 from oar.optimizer.multi_tensor import MULTI
 from oar.passes import fuse_optimizer_updates
-from oar.static.executor import compile_program
+from oar.graph.executor import compile_program
 
 
 def _static_training_program(make_opt):

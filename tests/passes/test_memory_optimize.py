@@ -4,7 +4,7 @@ import numpy as np
 
 import oar.nn.functional as F
 from oar.passes import apply_passes, memory_optimize
-from oar.static.executor import Compiled
+from oar.graph.executor import Compiled
 
 from pass_helpers import build, const
 

@@ -8,7 +8,7 @@ import pytest
 import oar
 import oar.nn.functional as F
 from oar import inference
-from oar.static.model_files import MODEL_FORMAT_VERSION
+from oar.graph.model_files import MODEL_FORMAT_VERSION
 from oar.jit.save_load import records_from_concrete, save_records
 from oar.quantization import PostTrainingQuantization
 

@@ -7,8 +7,8 @@ import pytest
 
 import oar
 from oar.static import Program, program_guard, data
-from oar.static.builder import static_mode
-from oar.static.serialize import FORMAT_VERSION, program_from_dict, program_to_dict, validate
+from oar.graph.builder import static_mode
+from oar.graph.serialize import FORMAT_VERSION, program_from_dict, program_to_dict, validate
 
 
 def build():
@@ -78,7 +78,7 @@ def test_subblocks_and_attrs_kept():
     assert [op.type for op in p.block(2).ops] == [op.type for op in main.block(2).ops] == ["exp"]
     assert p.global_block().vars["x"].attrs["extra"] == {"k": [1, 2.5, None, True, "s"]}
     a = np.array([[1.0, -2.0, 3.0]], np.float32)
-    from oar.static.executor import compile_program
+    from oar.graph.executor import compile_program
     for arr in (a, -a):
         got = compile_program(p, ["x"], [out.name]).run({"x": arr})[0]
         np.testing.assert_allclose(got, arr * 2 if arr.sum() > 0 else np.exp(arr), rtol=1e-6)

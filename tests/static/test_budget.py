@@ -1,10 +1,10 @@
-"""`oar.static.budget`: the size rule of every op marked with `bounds_output` covers what its kernel really
+"""`oar.graph.budget`: the size rule of every op marked with `bounds_output` covers what its kernel really
 produces; the guard checks only while a budget is active; loop limits; checks at load."""
 import numpy as np
 import pytest
 
 from oar.ops.registry import REGISTRY
-from oar.static import budget as B
+from oar.graph import budget as B
 
 # one small call per marked op: (inputs, attrs)
 CALLS = {

@@ -2,7 +2,7 @@
 import threading
 
 import oar
-from oar.static.builder import BUILDER
+from oar.graph.builder import BUILDER
 
 
 def test_the_program_holds_no_cursor_and_each_thread_has_its_own():

@@ -190,7 +190,7 @@ def test_assert_eager():
 
 def test_control_flow_program_round_trips_through_json(prog):
     import json
-    from oar.static.serialize import program_from_dict, program_to_dict
+    from oar.graph.serialize import program_from_dict, program_to_dict
     main, _ = prog
     x = oar.static.data("x", [None, 3])
     x.stop_gradient = False

@@ -6,7 +6,7 @@ import subprocess
 
 import oar
 from oar.cli import main
-from oar.static.dot import program_to_dot
+from oar.graph.dot import program_to_dot
 
 NODE = re.compile(r'^\s*("(?:[^"\\]|\\.)*") \[label=')
 EDGE = re.compile(r'^\s*("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*")')

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import oar
-from oar.static.executor import PlanCache, compile_program
+from oar.graph.executor import PlanCache, compile_program
 
 
 def test_feed_any_variable_and_pruning(prog):

@@ -1,8 +1,8 @@
-"""The one liveness analysis (oar.static.liveness) that the executor, the dead-code pass and the runner use."""
+"""The one liveness analysis (oar.graph.liveness) that the executor, the dead-code pass and the runner use."""
 import numpy as np
 
 import oar
-from oar.static import liveness
+from oar.graph import liveness
 
 
 def _build(fn):

@@ -59,8 +59,8 @@ def test_static_minimize_matches_eager(make):
 
 def test_a_scheduled_learning_rate_is_an_input_the_executor_feeds():
     """The scheduler is not stored on the Program: the lr is a feed variable, filled at each run from what
-    minimize registered (oar.static.feeders); stepping the scheduler changes the next update, as in eager."""
-    from oar.static import feeders
+    minimize registered (oar.graph.feeders); stepping the scheduler changes the next update, as in eager."""
+    from oar.graph import feeders
     main, startup = oar.static.Program(), oar.static.Program()
     sched = oar.optimizer.lr.StepDecay(0.5, step_size=1, gamma=0.1)
     oar.enable_static()

@@ -33,7 +33,7 @@ def test_tensor_array_type(prog):
 def _nested_program():
     """A while loop whose body holds a cond, and a multi-output op; returns (program, first line number)."""
     import sys
-    from oar.static.builder import static_mode
+    from oar.graph.builder import static_mode
     main, startup = oar.static.Program(), oar.static.Program()
     with static_mode():
         with oar.static.program_guard(main, startup):

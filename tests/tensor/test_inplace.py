@@ -75,7 +75,7 @@ def test_inplace_matches_out_of_place(name):
 
 
 def test_every_inplace_method_is_checked():
-    from oar.ops.method_table import METHODS
+    from oar.tensor.method_table import METHODS
     have = {k for k in METHODS if k.endswith("_") and not k.startswith("__")}
     assert have - set(ROWS) - set(INT_ROWS) - {"where_"} <= RANDOM_FILLS  # where_: the test below
 

@@ -68,7 +68,7 @@ def test_integer_true_division_gives_the_default_float():
 
 
 def test_outside_paddles_table_oar_promotes_like_numpy():
-    """Paddle raises for these mixes; oar promotes (documented in `oar.framework.dtype.promote`)."""
+    """Paddle raises for these mixes; oar promotes (documented in `oar.core.dtype.promote`)."""
     assert (oar.ones([2], "int64") + oar.ones([2], "float32")).dtype == oar.float32
     assert (oar.ones([2], "int32") + oar.ones([2], "int64")).dtype == oar.int64
     assert (oar.ones([2], "uint8") + oar.ones([2], "int8")).dtype == oar.int16

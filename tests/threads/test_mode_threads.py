@@ -66,11 +66,11 @@ def test_each_thread_sees_its_own_modes(n_threads):
                         with oar.amp.auto_cast():
                             _hold()
                             assert oar.is_grad_enabled() is grad
-                            assert oar.framework.state.STATE.amp is not None
+                            assert oar.core.state.STATE.amp is not None
                     else:
                         _hold()
                         assert oar.is_grad_enabled() is grad
-                        assert oar.framework.state.STATE.amp is None
+                        assert oar.core.state.STATE.amp is None
                     assert oar.in_dynamic_mode()
             return True
         return run
@@ -81,7 +81,7 @@ def test_new_thread_starts_eager_with_grad_on():
     seen = []
 
     def look():
-        seen.append((oar.in_dynamic_mode(), oar.is_grad_enabled(), oar.framework.state.STATE.amp))
+        seen.append((oar.in_dynamic_mode(), oar.is_grad_enabled(), oar.core.state.STATE.amp))
     with oar.no_grad(), oar.amp.auto_cast():
         t = threading.Thread(target=look)
         t.start()
@@ -113,7 +113,7 @@ def test_context_copied_into_another_thread_never_writes_this_threads_modes():
         with oar.enable_grad():
             seen.append(oar.is_grad_enabled())
             y = oar.to_tensor(np.ones(2, "float32")) + 1.0  # runs the auto_cast hook in this thread
-        seen.append(oar.framework.state.STATE.amp is not None)
+        seen.append(oar.core.state.STATE.amp is not None)
         seen.append(y.numpy().tolist())
 
     with oar.no_grad(), oar.amp.auto_cast():
@@ -121,6 +121,6 @@ def test_context_copied_into_another_thread_never_writes_this_threads_modes():
         t = threading.Thread(target=ctx.run, args=(other,))
         t.start()
         t.join()
-        assert not oar.is_grad_enabled() and oar.framework.state.STATE.amp is not None
-    assert oar.is_grad_enabled() and oar.framework.state.STATE.amp is None
+        assert not oar.is_grad_enabled() and oar.core.state.STATE.amp is not None
+    assert oar.is_grad_enabled() and oar.core.state.STATE.amp is None
     assert seen == [False, True, True, [2.0, 2.0]]

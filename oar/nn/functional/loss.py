@@ -1,6 +1,6 @@
 """Losses. `softmax_with_cross_entropy` and `warpctc` are fused ops; the rest compose other ops."""
-from ...framework import dtype as D
-from ...framework.state import STATE
+from ...core import dtype as D
+from ...core.state import STATE
 from ...ops import logic as L
 from ...ops import manipulation as S
 from ...ops import math as M
@@ -9,7 +9,7 @@ from ...ops.common import operand
 from ...kernels.loss import (count_valid as _count_valid, has as _has, swce as _swce, swce_grad as _swce_grad_impl,
                              warpctc as _warpctc)
 from ...ops.registry import apply, defop
-from ...tensor.tensor import Tensor
+from ...eager.tensor import Tensor
 from ...ops.nn.activation import log_sigmoid, relu, softmax
 from ...ops.nn.common import cosine_similarity, one_hot
 

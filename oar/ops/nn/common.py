@@ -1,7 +1,7 @@
 """Common functional layers: linear, bilinear, dropout, embedding, one_hot, pad, interpolate, pixel_shuffle."""
 
-from ...framework import dtype as D
-from ...framework.state import rng
+from ...core import dtype as D
+from ...core.state import rng
 from ...ops import indexing as _indexing
 from ...ops import manipulation as S
 from ...ops import math as M

@@ -1,6 +1,6 @@
 """Normalisation: the `batch_norm` op (running statistics, a `training` attr that
 ``Program.clone(for_test=True)`` flips), and layer/group/instance norm composed from other ops."""
-from ...framework.state import STATE
+from ...core.state import STATE
 from ...kernels.norm import (batch_norm as _bn_impl, batch_norm_axes as _bn_axes, batch_norm_grad as _bn_grad_impl,
                              broadcast_shape as _bshape)
 from ...ops import manipulation as S

@@ -1,7 +1,7 @@
 """Pooling: `max_pool2d`/`avg_pool2d` (any spatial rank; 1-D pooling runs through them), adaptive pooling.
 Kernels live in `oar.kernels.pool`."""
 
-from ...framework import dtype as D
+from ...core import dtype as D
 from ...kernels import pool as P
 from ...ops import manipulation as S
 from ...ops import math as M

@@ -21,7 +21,7 @@ from ...ops.indexing import gather_nd
 from ...ops.logic import logical_not
 from ...ops.manipulation import transpose
 from ...ops.math import where
-from ...tensor.tensor import Tensor
+from ...eager.tensor import Tensor
 from ..ops import _coo, _index
 from ..tensor import SparseCooTensor
 

@@ -103,7 +103,7 @@ def _transpose_last(t):
 
 
 def _index_values(a):
-    from ...tensor.tensor import Tensor
+    from ...eager.tensor import Tensor
     return Tensor._wrap(np.asarray(a))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...dataset.download import resolve_data_file
 from ...io.dataset import Dataset
-from ...framework.paddle_pickle import restricted_load
+from ...io.paddle_pickle import restricted_load
 
 
 class Cifar10(Dataset):

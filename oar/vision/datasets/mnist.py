@@ -1,51 +1,17 @@
 """MNIST / FashionMNIST from the IDX files (gzip-compressed or not)."""
-import gzip
 import os
-import struct
 
 import numpy as np
 
 from ...io.dataset import Dataset
+from ...dataset.idx import IMAGES_MAGIC, LABELS_MAGIC, read_idx  # noqa: F401  (read_idx is public here too)
 
-IMAGES_MAGIC, LABELS_MAGIC = 2051, 2049
 _FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
           "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
 # MNIST's 10k test set ships inside oar (oar/data, see its README for source, licence and checksums)
 EMBEDDED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "data")
 EMBEDDED_MD5 = {"t10k-images-idx3-ubyte.gz": "2646ac647ad5339dbf082846283269ea",   # of the uncompressed bytes
                 "t10k-labels-idx1-ubyte.gz": "27ae3e4e09519cfbb04c329615203637"}
-
-
-def read_idx(path, magic):
-    """Reads an IDX file (uint8 payload) and returns its array; checks the magic number and the size.
-
-    Example:
-        >>> import os
-        >>> from oar.vision.datasets.mnist import EMBEDDED_DIR, read_idx
-        >>> read_idx(os.path.join(EMBEDDED_DIR, "t10k-images-idx3-ubyte.gz"), 2051).shape   # uint8 [N, 28, 28]
-        (10000, 28, 28)
-    """
-    with open(path, "rb") as f:
-        head = f.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    try:
-        with opener(path, "rb") as f:
-            data = f.read()
-    except (OSError, EOFError) as e:
-        raise ValueError(f"{path}: cannot read this IDX file ({e})") from None
-    if len(data) < 8:
-        raise ValueError(f"{path}: too short to be an IDX file")
-    got = struct.unpack(">I", data[:4])[0]
-    if got != magic:
-        raise ValueError(f"{path}: IDX magic number is {got}, expected {magic} "
-                         f"({'images' if magic == IMAGES_MAGIC else 'labels'} file)")
-    ndim = data[3]
-    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    body = np.frombuffer(data, np.uint8, offset=4 + 4 * ndim)
-    if body.size != int(np.prod(dims)):
-        raise ValueError(f"{path}: header says {dims} ({int(np.prod(dims))} bytes) but the file holds {body.size}; "
-                         "it is truncated or damaged")
-    return body.reshape(dims)
 
 
 class MNIST(Dataset):

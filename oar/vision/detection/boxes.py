@@ -9,8 +9,8 @@ from ...ops.indexing import gather
 from ...ops.manipulation import concat, stack, unsqueeze
 from ...ops.math import exp, log
 from ...ops.search import argsort, nonzero
-from ...tensor.tensor import to_tensor
-from ...framework import dtype as D
+from ...eager.tensor import to_tensor
+from ...core import dtype as D
 from ...kernels.detection import nms as _nms, prior_box as _prior_box
 from ...ops.registry import apply, defop
 

@@ -5,7 +5,7 @@ from ...ops.indexing import take_along_axis
 from ...ops.linalg import matmul
 from ...ops.manipulation import reshape, unsqueeze
 from ...ops.math import cast, clip, floor
-from ...tensor.tensor import to_tensor
+from ...eager.tensor import to_tensor
 
 
 def _pair(v):

@@ -14,7 +14,7 @@ def read_file(filename, name=None):
         >>> oar.vision.ops.read_file('bytes.bin').numpy().tolist()
         [1, 2, 255]
     """
-    from ...tensor.tensor import to_tensor
+    from ...eager.tensor import to_tensor
     with open(filename, "rb") as f:
         return to_tensor(np.frombuffer(f.read(), np.uint8).copy())
 
@@ -34,7 +34,7 @@ def decode_jpeg(x, mode="unchanged", name=None):
         from PIL import Image
     except ImportError:
         raise ImportError("decode_jpeg needs Pillow: pip install pillow") from None
-    from ...tensor.tensor import to_tensor
+    from ...eager.tensor import to_tensor
     if mode not in ("unchanged", "gray", "rgb"):
         raise ValueError(f"decode_jpeg: mode must be 'unchanged', 'gray' or 'rgb', got {mode!r}")
     img = Image.open(io.BytesIO(np.asarray(x.numpy(), np.uint8).tobytes()))

@@ -2,7 +2,7 @@
 (RPN anchors + deltas -> NMS-filtered RoIs) and distribute_fpn_proposals (RoIs to FPN levels by scale).
 They select boxes, so they have no gradient; outputs whose length depends on the data have unknown (-1) dims."""
 
-from ...framework import dtype as D
+from ...core import dtype as D
 from ...kernels.detection import (distribute_fpn_proposals as _distribute, generate_proposals as _generate,
                                   matrix_nms as _matrix_nms)
 from ...ops.registry import apply, defop

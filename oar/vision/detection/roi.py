@@ -4,7 +4,7 @@ psroi_pool (position-sensitive average pooling).
 Boxes are ``[num_rois, 4]`` as (x1, y1, x2, y2) in input-image coordinates; ``boxes_num[b]`` says how many of them
 belong to image b. Each kernel (oar/kernels/roi.py) builds, per RoI, the sparse map from input pixels to output
 bins; the gradient ops apply its transpose, so one description serves forward and backward."""
-from ...framework import dtype as D
+from ...core import dtype as D
 from ...kernels import roi as roi_kernels
 from ...ops.registry import apply, defop
 

@@ -7,8 +7,8 @@ from ...ops.creation import arange
 from ...ops.indexing import gather_nd, one_hot
 from ...ops.manipulation import reshape, stack, transpose, unsqueeze
 from ...ops.math import cast, exp, log1p, maximum, minimum, ones_like, sigmoid, where, zeros_like
-from ...tensor.tensor import to_tensor
-from ...framework import dtype as D
+from ...eager.tensor import to_tensor
+from ...core import dtype as D
 from ...kernels.detection import yolo_loss_targets as _yolo_targets
 from ...ops.registry import apply, defop
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ...kernels import image
-from ...tensor.tensor import Tensor
+from ...eager.tensor import Tensor
 
 
 def _hw_axes(img):

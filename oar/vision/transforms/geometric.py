@@ -4,7 +4,7 @@ helpers shared by the classes. Images: HWC/HW NumPy arrays, PIL images, or CHW T
 import numpy as np
 
 from ...kernels import image
-from ...tensor.tensor import Tensor
+from ...eager.tensor import Tensor
 
 
 def as_hwc(img):

@@ -4,8 +4,8 @@ import math
 import numbers
 
 
-from ...framework.state import rng
-from ...tensor.tensor import Tensor
+from ...core.state import rng
+from ...eager.tensor import Tensor
 from . import color, geometric
 from . import functional as F
 from .transforms import BaseTransform

@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from ...framework.state import rng
+from ...core.state import rng
 from . import functional as F
 
 

@@ -1,0 +1,259 @@
+"""The eager autograd walk: visit recorded nodes in reverse topological order and call each op's gradient rule."""
+import threading
+
+import numpy as np
+
+from ..core.state import mode, no_grad, enable_grad
+from ..ops import registry
+from .tensor import Tensor
+
+
+class _Walk(threading.local):
+    """Per thread: the callbacks to run once the backward walk this thread is running ends (DataParallel's
+    gradient all-reduce). Two threads' backward walks never run each other's callbacks."""
+
+    def __init__(self):
+        self.callbacks = []
+
+
+_WALK = _Walk()
+
+
+def queue_callback(fn):
+    """Runs ``fn()`` once, right after the backward walk now running in this thread has delivered every
+    gradient."""
+    _WALK.callbacks.append(fn)
+
+
+def _graph(roots):
+    """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
+    pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.inputs is None:
+            raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
+                               "backward() to run backward twice")
+        for t in node.inputs:
+            n = t._node
+            if n is not None and not t.stop_gradient:
+                pending[id(n)] = pending.get(id(n), 0) + 1
+                stack.append(n)
+    return pending
+
+
+def _accumulate(store, t, g):
+    prev = store.get(id(t))
+    store[id(t)] = g if prev is None else prev + g
+
+
+def _run_hooks(t, g):
+    for hook in t._hooks or ():
+        r = hook(g)
+        if r is not None:
+            g = r
+    return g
+
+
+def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):
+    """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
+    in which case the gradients of those tensors are returned in a dict instead."""
+    pending = _graph(roots)
+    callbacks = _WALK.callbacks
+    del callbacks[:]  # left over from a walk that raised
+    grads, captured = {}, {}
+    for t, g in zip(roots, root_grads):
+        _accumulate(grads, t, g)
+    ready, seen = [], set()
+    for t in roots:  # distinct root nodes that no other reachable node feeds
+        n = t._node
+        if n is not None and id(n) not in seen:
+            seen.add(id(n))
+            if id(n) not in pending:
+                ready.append(n)
+    for t in roots:  # a root that is itself a leaf
+        if t._node is None and id(t) in grads:
+            _deliver(t, grads.pop(id(t)), capture, captured)
+    ctx = enable_grad() if create_graph else no_grad()
+    with ctx:
+        while ready:
+            node = ready.pop()
+            inputs = node.inputs
+            for t, v in zip(inputs, node.versions):
+                if t._version != v:
+                    _version_error(node, t, v)
+            gouts, found = [], False
+            for o in node.outputs:
+                g = grads.pop(id(o), None)
+                if g is not None:
+                    found = True
+                    if o._hooks:
+                        g = _run_hooks(o, g)
+                    if capture is not None and id(o) in capture:
+                        captured[id(o)] = g
+                gouts.append(g)
+            if found:
+                _propagate(node, gouts, grads, capture, captured)
+            for t in inputs:
+                n = t._node
+                if n is not None and not t.stop_gradient:
+                    left = pending[id(n)] - 1
+                    pending[id(n)] = left
+                    if left == 0:
+                        ready.append(n)
+            if not retain_graph:
+                node.inputs = node.outputs = node.attrs = None
+    while callbacks:
+        callbacks.pop(0)()
+    return captured
+
+
+def _propagate(node, gouts, grads, capture, captured):
+    op, outs = node.op, node.outputs
+    if not op.multi_out:
+        res = op.grad(gouts[0], outs[0], *node.inputs, **node.attrs)
+    else:
+        nd = op.nondiff_out
+        gouts = tuple(g if g is not None else (None if i in nd else _zeros(o))
+                      for i, (g, o) in enumerate(zip(gouts, outs)))
+        res = op.grad(gouts, outs, *node.inputs, **node.attrs)
+    if not isinstance(res, (tuple, list)):
+        res = (res,)
+    for i, (t, g) in enumerate(zip(node.inputs, res)):
+        if g is None or t.stop_gradient or i in op.nondiff:
+            continue
+        if t._node is not None:
+            _accumulate(grads, t, g)
+        else:
+            _deliver(t, g, capture, captured)
+
+
+def _deliver(leaf, g, capture, captured):
+    if g._data.dtype != leaf._data.dtype and leaf.dtype.kind in "fc":
+        from ..ops.math import cast
+        g = cast(g, leaf.dtype)
+    if leaf._hooks:
+        g = _run_hooks(leaf, g)
+    if capture is not None:
+        if id(leaf) in capture:
+            _accumulate(captured, leaf, g)
+        return
+    if g._data.shape != leaf._data.shape:
+        raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
+    if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
+        leaf._grad = g if mode().grad_enabled else Tensor._wrap(g._data.copy())
+    elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
+        leaf._grad = leaf._grad + g
+    else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
+        acc = leaf._grad
+        acc._data = acc._data + g._data
+        acc._version += 1
+
+
+def _zeros(t):
+    from ..ops.math import zeros_like
+    return zeros_like(t)
+
+
+def _version_error(node, t, v):
+    raise RuntimeError(f"a tensor needed by the gradient of '{node.op.name}' was changed in place after it was "
+                       f"used (version {v} -> {t._version}); use an out-of-place op instead")
+
+
+def _root_grads(tensors, grad_tensors):
+    out = []
+    for t, g in zip(tensors, grad_tensors):
+        if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
+            out.append(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)))
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor(np.asarray(g, dtype=t._data.dtype))
+        if g.shape != t.shape:
+            raise ValueError(f"grad_tensor of shape {g.shape} does not match the tensor's shape {t.shape}")
+        out.append(g)
+    return out
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Accumulates gradients of `tensors` into the ``.grad`` of every leaf that requires one.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> oar.autograd.backward([(x * x).sum()])
+        >>> x.grad.numpy().tolist()
+        [2.0, 4.0]
+    """
+    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+    grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    for t in tensors:
+        if t.stop_gradient:
+            raise RuntimeError("backward() on a tensor with stop_gradient=True: no input of the computation "
+                               "requires a gradient (set stop_gradient=False on the inputs or parameters)")
+    run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+
+
+def _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars):
+    """`grad` on static Variables: the gradient ops are appended to the program (they are part of it, so a
+    gradient of them is a second-order gradient, as `create_graph=True` asks in eager mode)."""
+    if no_grad_vars is not None and not isinstance(no_grad_vars, (list, tuple)):
+        no_grad_vars = [no_grad_vars]
+    seeds = None if all(g is None for g in grad_outputs) else list(grad_outputs)
+    got = registry.STATIC.gradients(outputs, inputs, seeds, no_grad_vars)
+    for t, g in zip(inputs, got):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"oar.grad: input {t.name} is not used to compute the outputs; pass "
+                               "allow_unused=True to get None for it")
+    return list(got)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, no_grad_vars=None):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``).
+
+    Args:
+        grad_outputs: gradients of `outputs` (None: ones of each output's shape, as Paddle).
+        retain_graph: keep the graph for another backward pass; defaults to `create_graph`.
+        create_graph: record the gradient computation itself, for higher-order gradients.
+        allow_unused: return None for an input the outputs do not depend on (otherwise an error).
+        no_grad_vars: tensors treated as constants: no gradient flows through them.
+
+    Example:
+        >>> x = oar.to_tensor([3.0], stop_gradient=False)
+        >>> (dx,) = oar.grad(x * x, x, create_graph=True)   # 6.0, itself differentiable
+    """
+    single = not isinstance(inputs, (list, tuple))
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif not isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = [grad_outputs]
+    if mode().static:  # Variables (a static program, or a function being converted by to_static): gradient ops
+        return _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in outputs:
+        if t.stop_gradient:
+            raise RuntimeError("oar.grad: an output does not depend on any input that requires a gradient")
+    capture = {id(t): t for t in inputs}
+    blocked = [] if no_grad_vars is None else [t for t in (
+        no_grad_vars if isinstance(no_grad_vars, (list, tuple)) else [no_grad_vars]) if not t.stop_gradient]
+    for t in blocked:  # the walk treats them as constants: no gradient flows into or through them
+        t.stop_gradient = True
+    try:
+        got = run_backward(outputs, _root_grads(outputs, grad_outputs), retain_graph, create_graph, capture)
+    finally:
+        for t in blocked:
+            t.stop_gradient = False
+    result = []
+    for t in inputs:
+        g = got.get(id(t))
+        if g is None and not allow_unused:
+            raise RuntimeError(f"oar.grad: input {t.name} is not used to compute the outputs; pass "
+                               "allow_unused=True to get None for it")
+        if g is not None and not create_graph:
+            g = g.detach()
+        result.append(g)
+    return result

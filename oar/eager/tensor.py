@@ -1,0 +1,359 @@
+"""The eager `Tensor`: a NumPy array plus autograd bookkeeping. Operators and methods come from `TensorMethods`."""
+import itertools
+
+import numpy as np
+
+from ..core import dtype as D
+from ..core.state import mode
+from ..kernels import elementwise as elementwise_kernels
+from ..ops import registry
+from ..core.tensor_methods import TensorMethods
+
+_names = itertools.count()
+_BY_NP = D._BY_NP  # numpy dtype -> DType, the fast path of `Tensor.dtype`
+
+
+class Tensor(TensorMethods):
+    """An n-dimensional array that records the ops applied to it for `backward()`.
+
+    Create one with `oar.to_tensor`. ``stop_gradient`` (True by default) means no gradient is wanted.
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> (x * x).sum().backward()
+        >>> x.grad.numpy()
+        array([2., 4.], dtype=float32)
+    """
+
+    __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_name", "_hooks", "_version", "persistable",
+                 "__weakref__")
+    __array_priority__ = 100  # numpy defers binary operators to us
+
+    def __init__(self, data, stop_gradient=True, name=None):
+        self._data = data
+        self.stop_gradient = stop_gradient
+        self._grad = None
+        self._node = None
+        self._name = name
+        self._hooks = None
+        self._version = 0
+        self.persistable = False
+
+    @classmethod
+    def _wrap(cls, a):
+        """Wraps a kernel result (fast path: no checks, no copy)."""
+        t = object.__new__(Tensor)
+        t._data = a if type(a) is np.ndarray else np.asarray(a)
+        t.stop_gradient = True
+        t._grad = t._node = t._name = t._hooks = None
+        t._version = 0
+        t.persistable = False
+        return t
+
+    # ---- metadata -------------------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return list(self._data.shape)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def dtype(self):
+        t = _BY_NP.get(self._data.dtype)
+        return t if t is not None else D.convert_dtype(self._data.dtype)
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = f"generated_tensor_{next(_names)}"
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def place(self):
+        from ..core.state import CPUPlace
+        return CPUPlace()
+
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        self._grad = value if value is None or isinstance(value, Tensor) else Tensor(np.asarray(value))
+
+    # ---- conversion -----------------------------------------------------------------------------------------
+    def numpy(self):
+        """The values as a NumPy array (a view: copy it before changing it in place)."""
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def item(self, *args):
+        if args:
+            return self._data.item(*args)
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape {self.shape}")
+        return self._data.item()
+
+    def _scalar(self, kind):
+        if self._data.size != 1:
+            raise TypeError(f"only a tensor with one element can be converted to a Python {kind.__name__}; "
+                            f"this one has shape {self.shape}")
+        return kind(self._data.reshape(()).item())
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu":
+            raise TypeError("only integer tensors can be used as an index")
+        return self._scalar(int)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self._data.shape[0]
+
+    def __repr__(self):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __deepcopy__(self, memo):
+        t = Tensor(self._data.copy(), self.stop_gradient)
+        t.persistable = self.persistable
+        return t
+
+    # ---- autograd -------------------------------------------------------------------------------------------
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """Accumulates d(self)/d(leaf) into ``leaf.grad`` for every leaf with ``stop_gradient=False``."""
+        from .engine import backward
+        backward([self], [grad_tensor], retain_graph=retain_graph)
+
+    def clear_grad(self, set_to_zero=False):
+        """Drops (or zeroes) the accumulated gradient."""
+        if mode().static:  # a parameter's clear_grad() inside a to_static training step
+            from ..core.capture import active
+            if active() is not None:
+                return active().clear_grad([self], set_to_zero)
+        if set_to_zero and self._grad is not None:
+            self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data))
+        else:
+            self._grad = None
+
+    clear_gradient = clear_grad
+
+    def gradient(self):
+        """The accumulated gradient as a NumPy array, or None before any backward (Paddle 2.x; ``x.grad`` is the
+        tensor form).
+
+        Example:
+            >>> import oar as paddle
+            >>> x = paddle.to_tensor(5., stop_gradient=False)
+            >>> paddle.pow(x, 4.0).backward()
+            >>> float(x.gradient())
+            500.0
+        """
+        return None if self._grad is None else self._grad._data
+
+    def register_hook(self, hook):
+        """Calls ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
+        if self.stop_gradient:
+            raise RuntimeError("cannot register a hook on a tensor with stop_gradient=True")
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+
+        class _Handle:
+            def remove(_):
+                if hook in self._hooks:
+                    self._hooks.remove(hook)
+        return _Handle()
+
+    def detach(self):
+        """A tensor sharing the values with no gradient history."""
+        return Tensor(self._data, True)
+
+    def set_value(self, value):
+        """Replaces the values in place (same shape); used by optimizers and state loading."""
+        a = np.asarray(value._data if isinstance(value, Tensor) else value)
+        if list(a.shape) != list(self._data.shape):
+            raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
+        self._data = a.astype(self._data.dtype, copy=False)
+        self._version += 1
+
+    def _inplace(self, out, keep_dtype=True):
+        """Makes `self` take the result `out` of an in-place op, keeping the tape consistent (and `self`'s dtype,
+        unless `keep_dtype` is False, as for ``cast_``)."""
+        if not self.stop_gradient and self._node is None and mode().grad_enabled:
+            raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
+                               "use the out-of-place op or wrap the change in oar.no_grad()")
+        old_data = self._data
+        self._data = out._data.astype(self._data.dtype, copy=False) if keep_dtype and \
+            out._data.dtype != self._data.dtype else out._data
+        self._version += 1
+        if out._node is not None:
+            node = out._node
+            if any(t is self for t in node.inputs):
+                # the op read the old value of `self`: give that old value its own tensor on the tape, so the
+                # gradient flows to what produced it instead of looping back into this node
+                old = Tensor._wrap(old_data)
+                old.stop_gradient, old._node, old._version = self.stop_gradient, self._node, self._version - 1
+                if self._node is not None:
+                    self._node.outputs = tuple(old if o is self else o for o in self._node.outputs)
+                node.inputs = tuple(old if t is self else t for t in node.inputs)
+            node.outputs = tuple(self if o is out else o for o in node.outputs)
+            self._node, self.stop_gradient = node, False
+        return self
+
+
+class Parameter(Tensor):
+    """A trainable Tensor owned by a Layer (``stop_gradient=False`` unless ``trainable=False``).
+
+    Example:
+        >>> p = oar.nn.Linear(2, 3).weight
+        >>> isinstance(p, oar.Tensor), p.stop_gradient, p.shape
+        (True, False, [2, 3])
+    """
+
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "do_model_average")
+
+    def __init__(self, data, name=None, trainable=True):
+        super().__init__(data, stop_gradient=not trainable, name=name)
+        self.trainable = trainable
+        self.persistable = True
+        self.optimize_attr = {"learning_rate": 1.0}
+        self.regularizer = None
+        self.need_clip = True
+        self.is_distributed = False
+        self.do_model_average = None
+
+    def __setattr__(self, key, value):
+        object.__setattr__(self, key, value)
+        if key == "trainable":
+            object.__setattr__(self, "stop_gradient", not value)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+registry._bind_tensor(Tensor)
+
+
+def _static_to_tensor(data, dtype, stop_gradient):
+    """`to_tensor` of a static value (or a nested list holding some) while building a program: a copy."""
+    from ..ops.creation import assign
+    from ..ops.manipulation import stack
+    from ..ops.math import cast
+    if isinstance(data, (list, tuple)):
+        data = stack([_static_to_tensor(v, dtype, stop_gradient) for v in data])
+    elif not hasattr(data, "_static_value_error"):
+        data = to_tensor(data, dtype)
+    out = assign(data) if dtype is None or D.convert_dtype(dtype) is data.dtype else cast(data, dtype)
+    out.stop_gradient = stop_gradient
+    return out
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """Makes a Tensor from a Python scalar, (nested) list, NumPy array or Tensor.
+
+    Python floats become the default dtype (float32); integers int64; an explicit `dtype` wins.
+
+    Example:
+        >>> x = oar.to_tensor([[1, 2], [3, 4]], dtype='float32')
+        >>> x.shape, x.dtype == oar.float32, x.stop_gradient
+        ([2, 2], True, True)
+        >>> oar.to_tensor(1.5).dtype == oar.float32, oar.to_tensor([1, 2]).dtype == oar.int64
+        (True, True)
+    """
+    if mode().static:  # building a program: the value becomes a constant op
+        from ..ops.creation import _static_const
+        if hasattr(data, "_static_value_error") or isinstance(data, (list, tuple)) and \
+                any(hasattr(v, "_static_value_error") for v in _flat(data)):
+            return _static_to_tensor(data, dtype, stop_gradient)
+        a = np.asarray(data._data if isinstance(data, Tensor) else data)
+        if dtype is None and a.dtype == np.float64 and not isinstance(data, (np.ndarray, Tensor)):
+            a = a.astype(D.default_float().np)
+        out = _static_const(a, D.convert_dtype(dtype) if dtype is not None else D.convert_dtype(a.dtype))
+        out.stop_gradient = stop_gradient
+        return out
+    if isinstance(data, Tensor):
+        a = data._data
+    elif hasattr(data, "_static_value_error"):
+        data._static_value_error("to_tensor")
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(data)):
+            data = _unwrap_nested(data)
+        a = np.array(data)
+        if a.dtype == object:
+            raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__} with ragged or mixed data")
+        if dtype is None:
+            if a.dtype == np.float64 and not isinstance(data, np.ndarray):
+                a = a.astype(D.default_float().np)
+            elif a.dtype.kind == "i" and not isinstance(data, np.ndarray):
+                a = a.astype(np.int64)
+            elif a.dtype == np.complex128 and not isinstance(data, np.ndarray):
+                a = a.astype(np.complex64)
+            elif a.dtype.kind in "US":
+                raise TypeError("to_tensor: strings are not supported")
+    if dtype is not None:
+        a = a.astype(D.np_dtype(dtype), copy=False)
+    if isinstance(data, Tensor) or a is data:
+        a = a.copy()
+    return Tensor(a, stop_gradient=stop_gradient)
+
+
+def _flat(x):
+    for v in x:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _unwrap_nested(x):
+    return [(_unwrap_nested(v) if isinstance(v, (list, tuple)) else (v._data if isinstance(v, Tensor) else v))
+            for v in x]
+
+
+def is_tensor(x):
+    """True for an eager `Tensor` (and `Parameter`).
+
+    Example:
+        >>> oar.is_tensor(oar.ones([1])), oar.is_tensor(np.ones(1))
+        (True, False)
+    """
+    return isinstance(x, Tensor)
