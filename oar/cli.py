@@ -20,20 +20,32 @@ def _human(n):
         n /= 1024
 
 
+def _prefix(path):
+    """The model prefix of a path given as a prefix, a ``.pdmodel`` file or a Paddle 3 ``.json`` file."""
+    path = os.fspath(path)
+    for suffix in (".pdmodel", ".json"):
+        if path.endswith(suffix):
+            return path[:-len(suffix)]
+    return path
+
+
 def inspect_model(path, out=None):
     """Prints the saved model at `path` (prefix or .pdmodel file); returns 0, or raises ValueError."""
     from .graph.model_files import MODEL_FORMAT_VERSION, file_names, load_files
     from .jit.save_load import saved_methods
     from .graph.budget import Budget
     from .graph.serialize import FORMAT_VERSION
-    path = os.fspath(path)
-    prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
+    from .graph.paddle_files import sniff
+    prefix = _prefix(path)
     methods = saved_methods(prefix)
     if not methods:
         raise ValueError(f"{prefix}.pdmodel: model file not found")
     loaded = [(m, *load_files(*file_names(prefix, m), Budget())) for m in methods]  # all checked before printing
     w = (out or sys.stdout).write
-    w(f"model: {prefix}\nformat: oar.model v{MODEL_FORMAT_VERSION}, program JSON v{FORMAT_VERSION}\n")
+    paddle = sniff(file_names(prefix)[0])
+    fmt = f"Paddle {paddle} model file (translated)" if paddle else \
+        f"oar.model v{MODEL_FORMAT_VERSION}, program JSON v{FORMAT_VERSION}"
+    w(f"model: {prefix}\nformat: {fmt}\n")
     for m, rec, weights in loaded:
         w(f"\n== method {m} (saved in {'train' if rec.train else 'eval'} mode) ==\n")
         for title, specs in (("inputs", rec.inputs), ("outputs", rec.outputs)):
@@ -58,8 +70,7 @@ def write_dot(path, dot_file, method=None):
     from .jit.save_load import saved_methods
     from .graph.dot import program_to_dot
     from .graph.model_files import file_names, read_record
-    path = os.fspath(path)
-    prefix = path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
+    prefix = _prefix(path)
     methods = saved_methods(prefix)
     if not methods:
         raise ValueError(f"{prefix}.pdmodel: model file not found")

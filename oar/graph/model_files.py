@@ -46,9 +46,13 @@ class ModelRecord:
 
 
 def file_names(prefix, method="forward"):
-    """(pdmodel, pdiparams) paths for `method` under `prefix`."""
+    """(pdmodel, pdiparams) paths for `method` under `prefix`; a Paddle 3 model saved in PIR form has
+    ``prefix.json`` in place of ``prefix.pdmodel``."""
     stem = prefix if method == "forward" else f"{prefix}.{method}"
-    return stem + ".pdmodel", stem + ".pdiparams"
+    model = stem + ".pdmodel"
+    if not os.path.exists(model) and os.path.exists(stem + ".json"):
+        model = stem + ".json"
+    return model, stem + ".pdiparams"
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
@@ -155,6 +159,9 @@ def _program(path, d, key):
 def read_record(pdmodel, budget=None):
     """Parses and validates a .pdmodel file into a `ModelRecord` (programs without weights); under a `budget`
     (`oar.graph.budget.Budget`) the parse cost and what the programs declare they allocate are checked too."""
+    from . import paddle_files
+    if paddle_files.sniff(pdmodel):
+        return paddle_files.read_record(pdmodel, budget)[0]
     budget = budget.with_source(pdmodel) if budget is not None else None
     d = read_json(pdmodel, "model (.pdmodel)", budget)
     if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
@@ -248,7 +255,11 @@ def read_info(path):
 
 
 def load_files(pdmodel, pdiparams, budget=None):
-    """(ModelRecord, weights) for one method: the record validated, the weights checked against it."""
+    """(ModelRecord, weights) for one method: the record validated, the weights checked against it. Paddle's own
+    model files (legacy protobuf or PIR JSON) are translated (`oar.graph.paddle_files`)."""
+    from . import paddle_files
+    if paddle_files.sniff(pdmodel):
+        return paddle_files.load_files(pdmodel, pdiparams, budget)
     rec = read_record(pdmodel, budget)
     gb = rec.program.global_block()
     return rec, read_weights(pdiparams, {n: gb.vars[n] for n in rec.params})

@@ -68,10 +68,11 @@ class Config:
         """Sets the model files (or a prefix)."""
         prog_file = os.fspath(prog_file)
         if params_file is None:
-            stem = prog_file[:-len(".pdmodel")] if prog_file.endswith(".pdmodel") else prog_file
+            from ..graph.model_files import file_names
+            stem = next((prog_file[:-len(s)] for s in (".pdmodel", ".json") if prog_file.endswith(s)), prog_file)
             if os.path.isdir(stem) and not os.path.isfile(stem + ".pdmodel"):
                 stem = os.path.join(stem, "inference")
-            prog_file, params_file = stem + ".pdmodel", stem + ".pdiparams"
+            prog_file, params_file = file_names(stem)  # (a Paddle 3 PIR model: stem.json)
         self._prog, self._params = prog_file, os.fspath(params_file)
 
     def set_prog_file(self, path):

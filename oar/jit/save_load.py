@@ -303,7 +303,7 @@ def saved_methods(path):
         >>> saved_methods('model/net')
         ['forward']
     """
-    return (["forward"] if os.path.exists(path + ".pdmodel") else []) + _saved_methods(path)
+    return (["forward"] if os.path.exists(file_names(path)[0]) else []) + _saved_methods(path)
 
 
 def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP_ITERATIONS, **configs):

@@ -36,7 +36,9 @@ def export(layer, path, input_spec=None, opset_version=OPSET, **configs):
     `cond` becomes an ONNX If and `while` a Loop.
 
     Args:
-        layer: an `oar.nn.Layer` or a function (plain or `to_static`).
+        layer: an `oar.nn.Layer` or a function (plain or `to_static`), or the path prefix of a saved model:
+            oar's own files or Paddle's (legacy ``.pdmodel`` or PIR ``.json``, with ``.pdiparams``), as
+            paddle2onnx converts them.
         path: file prefix; ``path + '.onnx'`` is written (directories are created).
         input_spec: `InputSpec`s (or example Tensors) for the forward arguments; optional when `layer.forward`
             was decorated with `to_static(input_spec=...)`.
@@ -72,9 +74,17 @@ def export(layer, path, input_spec=None, opset_version=OPSET, **configs):
 
 def inference_program(layer, input_spec=None, output_spec=None):
     """(program, scope, input specs, output specs) of `layer` as the predictor would run it: the inference
-    program of `oar.jit.save` with the inference passes applied, and the `oar.static.Scope` of its values."""
+    program of `oar.jit.save` with the inference passes applied, and the `oar.static.Scope` of its values.
+    `layer` may also be the path prefix of a saved model (oar's, or Paddle's own legacy or PIR files)."""
     from .. import passes
     from ..graph.scope import Scope
+    if isinstance(layer, (str, os.PathLike)):
+        from ..graph.budget import Budget
+        from ..graph.model_files import file_names, load_files
+        rec, weights = load_files(*file_names(os.fspath(layer)), Budget())
+        scope = Scope(dict(weights))
+        prog = passes.apply_passes(rec.infer_program, EXPORT_PASSES, keep=rec.output_names, scope=scope)
+        return prog, scope, rec.inputs, rec.outputs
     from ..jit.save_load import _concrete, _methods, records_from_concrete
     from ..nn.layer import Layer
     was_training = isinstance(layer, Layer) and layer.training
