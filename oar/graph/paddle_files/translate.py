@@ -220,10 +220,16 @@ def _legacy_reshape(t, op):
 
 rule(LEGACY, "flatten_contiguous_range")(lambda t, op: {"Out": manipulation.flatten(
     _x(t, op), op.attrs.get("start_axis", 1), op.attrs.get("stop_axis", -1))})
-rule(LEGACY, "flatten2", "flatten")(lambda t, op: {"Out": manipulation.reshape(
-    manipulation.flatten(manipulation.flatten(_x(t, op), op.attrs.get("axis", 1), -1), 0,
-                         max(op.attrs.get("axis", 1) - 1, 0)) if op.attrs.get("axis", 1) else
-    manipulation.flatten(_x(t, op)), [-1 if op.attrs.get("axis", 1) else 1, -1])})
+
+
+@rule(LEGACY, "flatten2", "flatten")
+def _legacy_flatten2(t, op):  # to 2-D: [prod(shape[:axis]), prod(shape[axis:])]
+    x, axis = _x(t, op), op.attrs.get("axis", 1)
+    if axis == 0:
+        return {"Out": manipulation.reshape(x, [1, -1])}
+    return {"Out": manipulation.flatten(manipulation.flatten(x, axis, -1), 0, axis - 1)}
+
+
 rule(LEGACY, "transpose2", "transpose")(lambda t, op: {"Out": manipulation.transpose(_x(t, op),
                                                                                       list(op.attrs["axis"]))})
 rule(LEGACY, "squeeze2", "squeeze")(lambda t, op: {"Out": manipulation.squeeze(
