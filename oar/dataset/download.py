@@ -96,3 +96,21 @@ def resolve_data_file(who, path, folder, url, md5=None, download=True):
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{who}: {path!r} does not exist; pass its path or download=True (source: {url})")
     return path
+
+
+WEIGHTS_HOME = os.path.expanduser(os.path.join("~", ".cache", "paddle", "hapi", "weights"))  # Paddle's cache
+
+
+def get_weights_path_from_url(url, md5sum=None):
+    """The local path of a weights file (Paddle's ``paddle.utils.download.get_weights_path_from_url``): the copy
+    in ``WEIGHTS_HOME`` when present and its MD5 matches, else downloaded there first (with a progress bar).
+
+    Example:
+        >>> import oar.dataset.download as download
+        >>> download.WEIGHTS_HOME = "."
+        >>> _ = open("w.pdparams", "wb").write(b"...")
+        >>> download.get_weights_path_from_url("https://example.com/w.pdparams")   # present: no download
+        './w.pdparams'
+    """
+    return get_path_from_url(url, WEIGHTS_HOME, md5sum)
+

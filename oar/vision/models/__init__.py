@@ -1,4 +1,4 @@
-"""Model zoo (Paddle's `paddle.vision.models`); weights start random: there is no network to fetch pretrained ones."""
+"""Model zoo (Paddle's `paddle.vision.models`); ``pretrained=True`` fetches Paddle's published weights on request."""
 from .lenet import LeNet
 from .resnet import ResNet, BasicBlock, BottleneckBlock, resnet18, resnet34, resnet50, resnet101, resnet152
 from .mobilenetv2 import MobileNetV2, mobilenet_v2

@@ -1,7 +1,7 @@
 """MobileNetV2 (Sandler et al.) as in Paddle's model zoo."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import no_pretrained
+from ._utils import with_pretrained
 
 
 def _make_divisible(v, divisor, min_value=None):
@@ -87,5 +87,4 @@ class MobileNetV2(nn.Layer):
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     """MobileNetV2. Example: ``model = oar.vision.models.mobilenet_v2(num_classes=10)``."""
-    no_pretrained("mobilenet_v2", pretrained)
-    return MobileNetV2(scale=scale, **kwargs)
+    return with_pretrained(MobileNetV2(scale=scale, **kwargs), f"mobilenetv2_{scale}", pretrained)

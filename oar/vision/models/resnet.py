@@ -1,7 +1,7 @@
 """ResNet 18/34/50/101/152 with Paddle's layer names (conv1, bn1, layer1..4, fc)."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import no_pretrained
+from ._utils import with_pretrained
 
 
 class BasicBlock(nn.Layer):
@@ -131,8 +131,7 @@ class ResNet(nn.Layer):
 
 
 def _resnet(arch, block, depth, pretrained, **kwargs):
-    no_pretrained(arch, pretrained)
-    return ResNet(block, depth, **kwargs)
+    return with_pretrained(ResNet(block, depth, **kwargs), arch, pretrained)
 
 
 def resnet18(pretrained=False, **kwargs):

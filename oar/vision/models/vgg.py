@@ -1,7 +1,7 @@
 """VGG 11/13/16/19 (Simonyan & Zisserman) as in Paddle's model zoo."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import no_pretrained
+from ._utils import with_pretrained
 
 _CFGS = {
     "A": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
@@ -52,8 +52,8 @@ def make_layers(cfg, batch_norm=False):
 
 
 def _vgg(arch, cfg, batch_norm, pretrained, **kwargs):
-    no_pretrained(arch, pretrained)
-    return VGG(make_layers(_CFGS[cfg], batch_norm=batch_norm), **kwargs)
+    return with_pretrained(VGG(make_layers(_CFGS[cfg], batch_norm=batch_norm), **kwargs),
+                           arch + ("_bn" if batch_norm else ""), pretrained)
 
 
 def vgg11(pretrained=False, batch_norm=False, **kwargs):
