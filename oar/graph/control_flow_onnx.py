@@ -43,8 +43,11 @@ def _eval_cond(ctx, a, values, carried_values):
             ctx.bind(n, v)
         ctx.lower_ops(cb.ops)
         pred = ctx.name(a["cond_out"])
-        if ctx.meta(a["cond_out"])[1].name != "bool":
+        shape, dtype = ctx.meta(a["cond_out"])
+        if dtype.name != "bool":
             pred = ctx.cast(pred, "bool")
+        if shape != []:  # a one-element condition ([1], as Paddle's `i < n` on a [1] counter): Loop takes a scalar
+            pred = ctx.node("Reshape", [pred, ctx.ints([])])
         return pred
     finally:
         ctx.leave()

@@ -65,7 +65,7 @@ def models(paddle):
             return logits, paddle.max(logits, axis=-1).unsqueeze(-1).astype("float64")
 
     class Branchy(nn.Layer):
-        """A tensor-dependent `if`: Paddle writes control flow, which oar refuses naming the op."""
+        """A tensor-dependent `if` (PIR: an `if` op with two regions)."""
 
         def __init__(self):
             super().__init__()
@@ -79,6 +79,21 @@ def models(paddle):
                 y = y - 1
             return y
 
+    class Looper(nn.Layer):
+        """A tensor-dependent `while` carrying a state, RNN-style (PIR: a `while` op with a body region)."""
+
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = paddle.zeros_like(x)
+            i = paddle.zeros([1], "int64")
+            while i < 3:
+                h = paddle.tanh(self.cell(h) + x)
+                i = i + 1
+            return h
+
     spec = paddle.static.InputSpec
     r = np.random.default_rng(0)
     return {
@@ -86,6 +101,7 @@ def models(paddle):
                     r.standard_normal([2, 3, 8, 8]).astype("float32")),
         "block": (Block, [spec([None, 6], "int64", "ids")], r.integers(0, 20, [3, 6]).astype("int64")),
         "branchy": (Branchy, [spec([None, 4], "float32", "x")], r.standard_normal([2, 4]).astype("float32")),
+        "looper": (Looper, [spec([None, 4], "float32", "x")], r.standard_normal([2, 4]).astype("float32")),
     }
 
 
@@ -112,7 +128,7 @@ def export(fmt):
     paddle.seed(7)
     os.makedirs(os.path.join(OUT, fmt), exist_ok=True)
     for name, (cls, spec, x) in models(paddle).items():
-        if fmt == "legacy" and name == "branchy":  # Paddle 3.3.1 cannot convert this one in legacy mode
+        if fmt == "legacy" and name in ("branchy", "looper"):  # Paddle 3.3.1 cannot convert these in legacy mode
             continue
         net = cls()
         for p in net.parameters():  # batch-norm statistics away from their defaults, so a mix-up shows
@@ -131,6 +147,9 @@ def export(fmt):
         data["x"] = x
         for i, o in enumerate(outs):
             data[f"{fmt}_{i}"] = o
+        if name == "branchy":  # the input that takes the other branch
+            data["x_other"] = x - 10
+            data[f"{fmt}_other"] = net(paddle.to_tensor(x - 10)).numpy()
         np.savez(ref, **data)
         print(fmt, name, [o.shape for o in outs])
 

@@ -70,53 +70,79 @@ def read(path, doc):
 
     def name_of(ref):
         if not (isinstance(ref, dict) and isinstance(ref.get("%"), int)):
-            raise bad("an op input is not a value reference {'%': id}")
+            raise ValueError("an op input is not a value reference {'%': id}")
         return names.get(ref["%"], f"%{ref['%']}") if ref["%"] else None  # id 0: an absent optional input
 
-    for i, o in enumerate(ops):
-        try:
-            if not isinstance(o, dict):
-                raise ValueError("an op is not an object")
-            tag = o.get("#")
-            outs = o.get("O", [])
-            outs = [outs] if isinstance(outs, dict) else outs
-            if tag == "p":  # a parameter: A = [.., .., .., name]
-                a = o.get("A")
-                if not (isinstance(a, list) and a and isinstance(a[-1], str) and len(outs) == 1):
-                    raise ValueError("a parameter op is not {A: [..., name], O: value}")
-                t = _tensor_type(outs[0].get("TT"))
-                if t is None:
-                    raise ValueError(f"parameter {a[-1]!r:.80} is not a dense tensor")
-                names[outs[0]["%"]] = a[-1]
-                prog.params[a[-1]] = t
-                continue
-            op_type = _op_type(tag)
-            attrs = {}
-            for a in o.get("A", []):
-                if not (isinstance(a, dict) and isinstance(a.get("N"), str)):
-                    raise ValueError("an attribute is not {N: name, AT: value}")
-                attrs[a["N"]] = _attr(a.get("AT"))
-            if op_type == "data":
-                name, t = attrs.get("name"), _tensor_type(outs[0].get("TT")) if outs else None
-                if not isinstance(name, str) or t is None:
-                    raise ValueError("a data op without a name or a tensor type")
-                names[outs[0]["%"]] = name
-                prog.feeds.append((name, t[0], t[1]))
-                continue
-            inputs = {k: [name_of(r)] for k, r in enumerate(o.get("I", []))}
-            if op_type == "fetch":
-                fetches[attrs.get("col", len(fetches))] = inputs[0][0]
-                continue
-            outputs = {k: [name_of({"%": r.get("%")}) if isinstance(r, dict) else None]
-                       for k, r in enumerate(outs)}
-            op = PaddleOp(op_type, inputs, outputs, attrs, i)
-            if "regions" in o:
-                op.attrs["regions"] = True  # control flow: the translator names it as unsupported
-            if op_type in ("full_int_array", "full") and outputs:
-                prog.consts[outputs[0][0]] = _constant(op_type, attrs)
-            prog.ops.append(op)
-        except ValueError as e:
-            raise bad(f"op #{i} ({o.get('#') if isinstance(o, dict) else '?'!r:.40}): {e}") from None
+    def block_ops(ops, depth):
+        """The PaddleOps of one block; control-flow ops carry their regions' blocks as
+        ``attrs['regions']``: [(block argument names, ops)]."""
+        out = []
+        for i, o in enumerate(ops):
+            try:
+                op = one_op(i, o, depth)
+            except ValueError as e:
+                raise bad(f"op #{i} ({o.get('#') if isinstance(o, dict) else '?'!r:.40}): {e}") from None
+            if op is not None:
+                out.append(op)
+        return out
+
+    def one_op(i, o, depth):
+        if not isinstance(o, dict):
+            raise ValueError("an op is not an object")
+        tag = o.get("#")
+        outs = o.get("O", [])
+        outs = [outs] if isinstance(outs, dict) else outs
+        if not isinstance(outs, list) or not all(isinstance(r, dict) for r in outs):
+            raise ValueError("an op's outputs are not a list of values")
+        if tag == "p":  # a parameter: A = [.., .., .., name]
+            a = o.get("A")
+            if not (isinstance(a, list) and a and isinstance(a[-1], str) and len(outs) == 1):
+                raise ValueError("a parameter op is not {A: [..., name], O: value}")
+            t = _tensor_type(outs[0].get("TT"))
+            if t is None:
+                raise ValueError(f"parameter {a[-1]!r:.80} is not a dense tensor")
+            names[outs[0]["%"]] = a[-1]
+            prog.params[a[-1]] = t
+            return None
+        op_type = _op_type(tag)
+        attrs = {}
+        for a in o.get("A", []):
+            if not (isinstance(a, dict) and isinstance(a.get("N"), str)):
+                raise ValueError("an attribute is not {N: name, AT: value}")
+            attrs[a["N"]] = _attr(a.get("AT"))
+        if op_type == "data":
+            name, t = attrs.get("name"), _tensor_type(outs[0].get("TT")) if outs else None
+            if not isinstance(name, str) or t is None:
+                raise ValueError("a data op without a name or a tensor type")
+            names[outs[0]["%"]] = name
+            prog.feeds.append((name, t[0], t[1]))
+            return None
+        inputs = {k: [name_of(r)] for k, r in enumerate(o.get("I", []))}
+        if op_type == "fetch":
+            fetches[attrs.get("col", len(fetches))] = inputs[0][0]
+            return None
+        outputs = {k: [name_of({"%": r.get("%")})] for k, r in enumerate(outs)}
+        if "regions" in o:
+            if depth >= 32:
+                raise ValueError("control flow nested too deeply")
+            regions = o["regions"]
+            if not isinstance(regions, list):
+                raise ValueError("'regions' is not a list")
+            attrs["regions"] = []
+            for r in regions:
+                blocks = r.get("blocks") if isinstance(r, dict) else None
+                if not (isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict)
+                        and isinstance(blocks[0].get("ops"), list)):
+                    raise ValueError("a region is not one block with an ops list")
+                # block arguments (a loop body's values) are numbered negatively: {"#": -1, "TT": type}
+                args = [name_of({"%": a.get("#")} if isinstance(a, dict) else a) for a in blocks[0].get("args", [])]
+                attrs["regions"].append((args, block_ops(blocks[0]["ops"], depth + 1)))
+        op = PaddleOp(op_type, inputs, outputs, attrs, i)
+        if op_type in ("full_int_array", "full") and outputs:
+            prog.consts[outputs[0][0]] = _constant(op_type, attrs)
+        return op
+
+    prog.ops = block_ops(ops, 0)
     prog.fetches = [fetches[c] for c in sorted(fetches, key=lambda c: c if isinstance(c, int) else 0)]
     return prog
 

@@ -8,7 +8,7 @@ import numpy as np
 from ...core import dtype as D
 from ...ops import creation, indexing, logic, manipulation, math, reduction, search
 from ...ops.nn import activation as act, common, conv, norm, pooling
-from .. import builder
+from .. import builder, control_flow
 from ..program import Program
 from .model import DTYPES
 
@@ -31,19 +31,22 @@ class Translator:
     """The values built so far (Paddle value name -> Variable, list of Variables, or None) and constants."""
 
     def __init__(self, prog):
-        self.prog, self.env, self.consts = prog, {}, dict(prog.consts)
+        self.prog, self.env, self.consts, self.made = prog, {}, dict(prog.consts), {}
 
     def value(self, name):
         if name is None:
             return None
-        if name not in self.env:
-            if name in self.consts:  # a constant used as a tensor
+        if name in self.env:
+            return self.env[name]
+        if name in self.consts:  # a constant used as a tensor: made in the block that uses it
+            block = builder.default_main_program().current_block().idx
+            key = (name, block)
+            if key not in self.made:
                 c = self.consts[name]
-                self.env[name] = creation.full(list(c.shape), c.flat[0].item(), str(c.dtype)) \
+                self.made[key] = creation.full(list(c.shape), c.flat[0].item(), str(c.dtype)) \
                     if c.size and np.all(c == c.flat[0]) else creation.assign(c)
-            else:
-                raise ValueError(f"reads value {name!r:.80}, which no earlier op computes")
-        return self.env[name]
+            return self.made[key]
+        raise ValueError(f"reads value {name!r:.80}, which no earlier op computes")
 
     def const(self, name, what):
         """The constant value of `name` (a Paddle full / full_int_array / fill_constant output) as a list or
@@ -345,9 +348,47 @@ rule(PIR, "argmax")(lambda t, op: {0: search.argmax(
     None if op.attrs.get("flatten") else t.scalar(op.one(1), "argmax axis"), bool(op.attrs.get("keepdims", False)),
     op.attrs.get("dtype", "int64"))})
 rule(PIR, "bilinear_interp", "nearest_interp")(lambda t, op: {0: _interp(_i(t, op, 0), op.attrs, None)})
+rule(PIR, "full_like")(lambda t, op: {0: creation.full_like(_i(t, op, 0), t.scalar(op.one(1), "full_like value"),
+                                                             op.attrs.get("dtype") or None)})
 rule(PIR, "full", "full_int_array")(lambda t, op: {})  # constants: materialised only where used as a tensor
 rule(PIR, "builtin.combine")(lambda t, op: {0: [t.value(op.one(k)) for k in sorted(op.inputs)]})
 rule(PIR, "builtin.split")(lambda t, op: dict(enumerate(_i(t, op, 0))))  # a list value into its elements
+
+
+# ---- control flow (PIR regions: each a block whose `yield` op gives its results) ------------------------------
+def _run_block(t, table, prog, block):
+    """Translates the ops of a region's block; returns the values its `yield` gives."""
+    args, ops = block
+    result = []
+    for op in ops:
+        if op.type == "yield":
+            result = [t.value(op.one(k)) for k in sorted(op.inputs)]
+        else:
+            _translate(t, table, prog, op)
+    return result
+
+
+def _pir_if(t, op, table, prog):
+    (_, true_block), (_, false_block) = op.attrs["regions"]
+    outs = control_flow.cond(_i(t, op, 0), lambda: _run_block(t, table, prog, (None, true_block)),
+                             lambda: _run_block(t, table, prog, (None, false_block)))
+    return dict(enumerate(outs or []))
+
+
+def _pir_while(t, op, table, prog):
+    (args, body), = op.attrs["regions"]
+    init = [_i(t, op, k) for k in sorted(op.inputs)]  # [condition, *loop values]
+    if len(args) != len(init) - 1:
+        raise Unsupported(f"while with {len(init) - 1} loop values but {len(args)} block arguments")
+
+    def step(flag, *values):
+        t.env.update(zip(args, values))
+        return _run_block(t, table, prog, (args, body))  # yields [next condition, *next values]
+    outs = control_flow.while_loop(lambda flag, *values: flag, step, init)
+    return dict(enumerate(outs[1:]))
+
+
+_CONTROL_FLOW = {"if": _pir_if, "while": _pir_while}
 
 
 # ---- the program -------------------------------------------------------------------------------------------------
@@ -363,21 +404,29 @@ def build(prog):
         inputs = [builder.data(name, dims, dtype) for name, dtype, dims in prog.feeds]
         t.env.update({v.name: v for v in inputs})
         for op in prog.ops:
-            fn = table.get(op.type)
-            if fn is None or op.attrs.get("regions"):
-                what = "control flow ops" if op.attrs.get("regions") else "this op"
-                raise ValueError(f"{prog.path}: {op} has no oar translation ({what} of Paddle's "
-                                 f"{prog.format} format are not supported)")
-            try:
-                outs = fn(t, op)
-            except Unsupported as e:
-                raise ValueError(f"{prog.path}: {op}: {e}") from None
-            except (ValueError, TypeError, KeyError, IndexError) as e:
-                raise ValueError(f"{prog.path}: {op} cannot be translated ({type(e).__name__}: {e})") from None
-            for slot, value in outs.items():
-                names = op.outputs.get(slot) or []
-                values = value if isinstance(value, (list, tuple)) and len(names) > 1 else [value]
-                for n, v in zip(names, values):
-                    t.env[n] = v
+            _translate(t, table, prog, op)
         outputs = [t.value(n) for n in prog.fetches]
     return main, inputs, outputs
+
+
+def _translate(t, table, prog, op):
+    """Appends the oar ops of one Paddle op and binds its outputs."""
+    regions = op.attrs.get("regions")
+    fn = table.get(op.type) if not regions else _CONTROL_FLOW.get(op.type)
+    if fn is None:
+        what = "control flow op" if regions or op.type in ("conditional_block", "while") else "op"
+        raise ValueError(f"{prog.path}: {op} has no oar translation (this {what} of Paddle's {prog.format} "
+                         f"format is not supported)")
+    try:
+        outs = fn(t, op, table, prog) if regions else fn(t, op)
+    except Unsupported as e:
+        raise ValueError(f"{prog.path}: {op}: {e}") from None
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        if str(e).startswith(prog.path):  # already names the file and an op (one nested in a region)
+            raise
+        raise ValueError(f"{prog.path}: {op} cannot be translated ({type(e).__name__}: {e})") from None
+    for slot, value in outs.items():
+        names = op.outputs.get(slot) or []
+        values = value if isinstance(value, (list, tuple)) and len(names) > 1 else [value]
+        for n, v in zip(names, values):
+            t.env[n] = v
