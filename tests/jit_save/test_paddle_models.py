@@ -13,8 +13,8 @@ import oar.lite
 from oar.inference import Config, create_predictor
 
 HERE = os.path.join(os.path.dirname(__file__), "paddle_models")
-CASES = [(fmt, name) for fmt in ("legacy", "pir") for name in ("convnet", "block")] + \
-    [("pir", "branchy"), ("pir", "looper")]  # control flow: an `if` and a `while` carrying an RNN-style state
+# control flow: an `if` (PIR) and a `while` carrying an RNN-style state (both formats)
+CASES = [(fmt, name) for fmt in ("legacy", "pir") for name in ("convnet", "block", "looper")] + [("pir", "branchy")]
 
 
 def _ref(name):
@@ -72,8 +72,8 @@ def test_both_branches_of_a_translated_if():
     assert {op.type for op in model.program().global_block().ops} >= {"cond"}
 
 
-def test_legacy_control_flow_is_refused_naming_file_and_op(tmp_path):
-    """(Paddle 3.3.1 cannot export a legacy file with control flow to test with; the refusal is what is tested.)"""
+def test_legacy_conditional_block_is_refused_naming_file_and_op(tmp_path):
+    """(Paddle 3.3.1 cannot build a legacy `cond` to test with; the refusal is what is tested.)"""
     from oar.graph.paddle_files import translate
     from oar.graph.paddle_files.model import PaddleOp, PaddleProgram
     prog = PaddleProgram(str(tmp_path / "m.pdmodel"), "legacy")

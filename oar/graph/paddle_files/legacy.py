@@ -54,9 +54,15 @@ def _attr(a):
     return value
 
 
+def _op(o, i):
+    return PaddleOp(o.get("type", ""), {x.get("parameter", ""): x.get("arguments", []) for x in o.get("inputs", [])},
+                    {x.get("parameter", ""): x.get("arguments", []) for x in o.get("outputs", [])},
+                    {a.get("name", ""): _attr(a) for a in o.get("attrs", [])}, i)
+
+
 def read(path, raw, max_fields):
-    """The `PaddleProgram` of a legacy `.pdmodel` file's bytes (only its main block: control flow is refused by
-    the translator, naming the op)."""
+    """The `PaddleProgram` of a legacy `.pdmodel` file's bytes: the main block's ops, and the other blocks' ops in
+    `blocks` (a `while` op names its body with the ``sub_block`` attribute)."""
     try:
         desc = wire.decode(raw, _S["ProgramDesc"], _S, counter=wire.Counter(max_fields))
     except ValueError as e:
@@ -74,10 +80,9 @@ def read(path, raw, max_fields):
             dtype = DTYPES.get(td.get("data_type"))
             variables[v.get("name", "")] = (dtype, list(td.get("dims", [])), bool(v.get("persistable")))
     feeds, fetches = {}, {}
+    prog.blocks = {k: [_op(o, i) for i, o in enumerate(b.get("ops", []))] for k, b in enumerate(blocks) if k}
     for i, o in enumerate(block.get("ops", [])):
-        op = PaddleOp(o.get("type", ""), {x.get("parameter", ""): x.get("arguments", []) for x in o.get("inputs", [])},
-                      {x.get("parameter", ""): x.get("arguments", []) for x in o.get("outputs", [])},
-                      {a.get("name", ""): _attr(a) for a in o.get("attrs", [])}, i)
+        op = _op(o, i)
         if op.type == "feed":
             feeds[op.attrs.get("col", 0)] = (op.outputs.get("Out") or [""])[0]
         elif op.type == "fetch":

@@ -25,12 +25,13 @@ class PaddleOp:
 
 
 class PaddleProgram:
-    """A Paddle inference program: feeds [(name, dtype, shape)], fetch names, parameters {name: (dtype, shape)}
-    in the order `.pdiparams` stores them, constants {value name: ndarray} and the ops of the main block."""
+    """A Paddle inference program: feeds [(name, dtype, shape)], fetch names, parameters {name: (dtype, shape)},
+    constants {value name: ndarray}, the ops of the main block and (legacy format) the other blocks' ops by
+    index."""
 
     def __init__(self, path, fmt):
         self.path, self.format = path, fmt
-        self.feeds, self.fetches, self.params, self.consts, self.ops = [], [], {}, {}, []
+        self.feeds, self.fetches, self.params, self.consts, self.ops, self.blocks = [], [], {}, {}, [], {}
 
     def param_order(self):
         return sorted(self.params)  # paddle.jit.save writes the combined parameters sorted by name

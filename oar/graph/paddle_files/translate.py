@@ -266,6 +266,10 @@ rule(LEGACY, "arg_max")(lambda t, op: {"Out": search.argmax(
 rule(LEGACY, "bilinear_interp_v2", "nearest_interp_v2")(lambda t, op: {"Out": _interp(_x(t, op), op.attrs, None)})
 
 
+rule(LEGACY, "fill_any_like")(lambda t, op: {"Out": creation.full_like(
+    _x(t, op), op.attrs.get("value", 0.0), None if op.attrs.get("dtype", -1) == -1 else DTYPES[op.attrs["dtype"]])})
+
+
 @rule(LEGACY, "fill_constant")
 def _legacy_fill(t, op):
     value = float(op.attrs["str_value"]) if op.attrs.get("str_value") else op.attrs.get("value", 0.0)
@@ -388,7 +392,29 @@ def _pir_while(t, op, table, prog):
     return dict(enumerate(outs[1:]))
 
 
+def _legacy_while(t, op, table, prog):
+    """Paddle 1.x/2.x `while`: its body block writes the loop values (`Out`, the condition among them) in place
+    with `assign`; here they are `while_loop`'s carried values."""
+    body = prog.blocks.get(op.attrs.get("sub_block"))
+    if body is None:
+        raise Unsupported(f"sub_block {op.attrs.get('sub_block')!r} does not exist")
+    names, flag = op.outputs.get("Out", []), op.one("Condition")
+    if flag not in names:
+        raise Unsupported("a while whose body does not update its condition")
+    k = names.index(flag)
+
+    def step(*values):
+        t.env.update(zip(names, values))
+        for inner in body:
+            _translate(t, table, prog, inner)
+        return [t.value(n) for n in names]
+    outs = control_flow.while_loop(lambda *values: values[k], step, [t.value(n) for n in names])
+    t.env.update(zip(names, outs))
+    return {}
+
+
 _CONTROL_FLOW = {"if": _pir_if, "while": _pir_while}
+_LEGACY_CONTROL_FLOW = {"while": _legacy_while}
 
 
 # ---- the program -------------------------------------------------------------------------------------------------
@@ -411,8 +437,9 @@ def build(prog):
 
 def _translate(t, table, prog, op):
     """Appends the oar ops of one Paddle op and binds its outputs."""
-    regions = op.attrs.get("regions")
-    fn = table.get(op.type) if not regions else _CONTROL_FLOW.get(op.type)
+    regions = op.attrs.get("regions") or (prog.format == "legacy" and op.type in _LEGACY_CONTROL_FLOW)
+    fn = table.get(op.type) if not regions else (_CONTROL_FLOW if prog.format == "pir" else
+                                                _LEGACY_CONTROL_FLOW).get(op.type)
     if fn is None:
         what = "control flow op" if regions or op.type in ("conditional_block", "while") else "op"
         raise ValueError(f"{prog.path}: {op} has no oar translation (this {what} of Paddle's {prog.format} "
