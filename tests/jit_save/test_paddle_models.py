@@ -92,3 +92,21 @@ def test_translated_program_is_a_plain_oar_program():
     assert sorted(weights) == sorted(rec.params) and all(gb.vars[n].persistable for n in rec.params)
     assert {op.type for op in gb.ops} >= {"conv2d", "batch_norm", "softmax"}
     assert rec.inputs == [{"name": "x", "shape": [-1, 3, 8, 8], "dtype": "float32"}]
+
+
+def test_oar_serve_answers_with_a_paddle_model():
+    pytest.importorskip("uvicorn")
+    httpclient = pytest.importorskip("tritonclient.http")
+    from oar.serving import ServedModel, Server
+    ref = _ref("convnet")
+    model = ServedModel("convnet", os.path.join(HERE, "pir", "convnet"), workers=1, max_batch_size=4)
+    with Server({"convnet": model}) as server:
+        c = httpclient.InferenceServerClient(f"127.0.0.1:{server.port}", connection_timeout=30, network_timeout=30)
+        try:
+            inp = httpclient.InferInput("x", list(ref["x"].shape), "FP32")
+            inp.set_data_from_numpy(ref["x"])
+            r = c.infer("convnet", [inp])
+            out = r.as_numpy(r.get_response()["outputs"][0]["name"])
+        finally:
+            c.close()
+    np.testing.assert_allclose(out, ref["pir_0"], rtol=1e-5, atol=1e-6)
