@@ -43,7 +43,8 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
         sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
         cuts = [0] + list(itertools.accumulate(sizes))
     else:
-        cuts = [0] + to_int_list(num_or_indices, "indices") + [n]
+        # a negative index counts from the end, as in Python slicing: hsplit(x, [2, -1]) cuts at 2 and n - 1
+        cuts = [0] + [c + n if c < 0 else c for c in to_int_list(num_or_indices, "indices")] + [n]
     return [_take_range(x, axis, a, max(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 

@@ -100,8 +100,17 @@ class Tensor(TensorMethods):
 
     # ---- conversion -----------------------------------------------------------------------------------------
     def numpy(self):
-        """The values as a NumPy array (a view: copy it before changing it in place)."""
-        return self._data
+        """The values as a new NumPy array (a copy, as in Paddle: later changes of the tensor, such as
+        ``clear_grad()`` zeroing a gradient, do not reach it). Code inside oar reads ``_data`` instead.
+
+        Example:
+            >>> x = oar.to_tensor([1.0, 2.0])
+            >>> a = x.numpy()
+            >>> x[0] = 5.0
+            >>> a.tolist()
+            [1.0, 2.0]
+        """
+        return self._data.copy()
 
     def __array__(self, dtype=None, copy=None):
         return self._data if dtype is None else self._data.astype(dtype)
@@ -185,7 +194,7 @@ class Tensor(TensorMethods):
             >>> float(x.gradient())
             500.0
         """
-        return None if self._grad is None else self._grad._data
+        return None if self._grad is None else self._grad._data.copy()
 
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
