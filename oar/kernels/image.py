@@ -179,6 +179,8 @@ def _blend(a, other, factor):
 
 
 def brightness(a, factor):
+    if a.dtype == np.uint8:  # PIL's ImageEnhance and Paddle's cv2 lookup table truncate: 101 * 1.5 gives 151
+        return np.clip(np.trunc(a.astype(np.float64) * factor), 0, 255).astype(np.uint8)
     return _blend(a, np.zeros(a.shape), factor)
 
 

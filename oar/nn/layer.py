@@ -197,6 +197,14 @@ class Layer:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to sublayer {name!r} (Layer or None expected)")
             layers[name] = None
+        elif buffers is not None and name not in buffers and type(value) is Tensor:
+            # Paddle: an eager tensor set as an attribute is a buffer, non-persistable (not in state_dict) unless
+            # `register_buffer` says otherwise; it shows in named_buffers() and follows `to()` / `astype`
+            d.pop(name, None)
+            params.pop(name, None)
+            layers.pop(name, None)
+            self._non_persistable_buffer_names_set.add(name)
+            buffers[name] = value
         elif buffers is not None and name in buffers:
             if value is not None and not hasattr(value, "dtype"):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} (Tensor or None expected)")
