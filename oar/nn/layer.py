@@ -387,7 +387,7 @@ class Layer:
         """
         mine = self.state_dict()
         name_map = getattr(state_dict, "name_map", None) or {}
-        missing, used = [], set()
+        missing, used, loaded = [], set(), set()
         for key, target in mine.items():
             k = key if use_structured_name else getattr(target, "name", key)
             if k not in state_dict and name_map.get(key) in state_dict:
@@ -396,7 +396,10 @@ class Layer:
                 missing.append(key)
                 continue
             used.add(k)
+            loaded.add(id(target))
             _assign(target, state_dict[k], key)
+        # a tensor listed under two names (an RNN's ``weight_ih_l0`` and ``0.cell.weight_ih``) loaded by either
+        missing = [k for k in missing if id(mine[k]) not in loaded]
         unexpected = [k for k in state_dict if k not in used]
         return missing, unexpected
 

@@ -28,9 +28,11 @@ def _reshape_infer(m, shape):
 
 RESHAPE = defop("reshape", _reshape, infer=_reshape_infer,
                 grad=lambda g, out, x, shape: reshape_as(g, x))
+RESHAPE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 RESHAPE_AS = defop("reshape_as", _reshape_as, inputs=("x", "y"), nondiff=(1,),
                    infer=lambda m: [(m[1][0], m[0][1])], grad=lambda g, out, x, y: (reshape_as(g, x), None))
+RESHAPE_AS.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def reshape_as(x, y):
@@ -64,6 +66,7 @@ def _flatten_infer(m, start_axis, stop_axis):
 
 FLATTEN = defop("flatten", _flatten, infer=_flatten_infer,
                 grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+FLATTEN.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -91,6 +94,7 @@ def _transpose_infer(m, perm):
 
 TRANSPOSE = defop("transpose", _transpose, infer=_transpose_infer,
                   grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)))
+TRANSPOSE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def transpose(x, perm, name=None):
@@ -153,6 +157,7 @@ def _squeeze_infer(m, axis):
 
 SQUEEZE = defop("squeeze", _squeeze, infer=_squeeze_infer,
                 grad=lambda g, out, x, axis: reshape_as(g, x))
+SQUEEZE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def unsqueeze(x, axis, name=None):
@@ -184,6 +189,7 @@ def _unsqueeze_infer(m, axis):
 
 UNSQUEEZE = defop("unsqueeze", _unsqueeze, infer=_unsqueeze_infer,
                   grad=lambda g, out, x, axis: reshape_as(g, x))
+UNSQUEEZE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def _broadcast_to_infer(m, shape):

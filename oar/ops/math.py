@@ -59,6 +59,7 @@ def expand_as(x, y, name=None):
 
 CAST = defop("cast", _cast, infer=lambda m, dtype: [(m[0][0], D.convert_dtype(dtype))],
              grad=lambda g, out, x, dtype: cast(g, x.dtype) if x.dtype.kind in "fc" else None, amp="skip")
+CAST.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def cast(x, dtype):

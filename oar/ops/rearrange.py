@@ -100,6 +100,7 @@ VIEW_DTYPE = defop("view_dtype", _view_dtype,
                    infer=lambda m, dtype: [(list(m[0][0][:-1]) + [m[0][0][-1] * m[0][1].np.itemsize //
                                             D.convert_dtype(dtype).np.itemsize], D.convert_dtype(dtype))],
                    differentiable=False, onnx_reason="bit reinterpretation: no ONNX operator")
+VIEW_DTYPE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def view(x, shape_or_dtype, name=None):
