@@ -17,8 +17,8 @@ DIFFERENT = {
     # Paddle's integer mean/var truncate to the input's integer dtype; oar returns the float32 mean/variance
     **{("mean", dt): "float32" for dt in ("bool", "int32", "int64")},
     **{("var", dt): "float32" for dt in ("int32", "int64")},
-    ("neg", "bool"): "error",
-    ("median", "float16"): "float16",  # Paddle's CPU median of float16 comes back as float32  # negating a bool is an error in NumPy and Python's sense; Paddle returns bool
+    ("neg", "bool"): "error",  # negating a bool is an error in NumPy; Paddle returns bool
+    ("median", "float16"): "float16",  # Paddle's CPU median of float16 comes back as float32
 }
 
 
