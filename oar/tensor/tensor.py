@@ -234,7 +234,10 @@ class Tensor(TensorMethods):
         a = np.asarray(value._data if isinstance(value, Tensor) else value)
         if list(a.shape) != list(self._data.shape):
             raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
-        self._data = a.astype(self._data.dtype, copy=False)
+        if self._vc[1] and self._data.flags.writeable:  # views share the memory: write into it (Paddle)
+            self._data[...] = a
+        else:
+            self._data = a.astype(self._data.dtype, copy=False)
         self._version += 1
 
     def _inplace(self, out, keep_dtype=True):

@@ -117,3 +117,10 @@ def test_adjust_brightness_truncates_as_pil():
     want = [[[151, 49, 255], [10, 255, 148]]]  # PIL's ImageEnhance (through Paddle 3.3.1)
     assert F.adjust_brightness(a, 1.5).tolist() == want
     assert np.asarray(F.adjust_brightness(Image.fromarray(a), 1.5)).tolist() == want
+
+
+def test_set_value_writes_into_shared_memory():
+    x = oar.zeros([2, 3])
+    y = x.reshape([6])
+    x.set_value(np.ones([2, 3], np.float32))
+    assert y.tolist() == [1.0] * 6
