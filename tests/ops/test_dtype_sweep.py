@@ -63,3 +63,28 @@ def test_special_values_match_paddle(case):
         want = np.asarray(_decode(ref["value"]), np.float64)
         keep = ~np.isnan(want)
         assert np.array_equal(np.signbit(a)[keep], np.signbit(want)[keep])
+
+
+# ---- the whole op table at float32 ---------------------------------------------------------------------------------
+
+# rows whose float64 result comes from the row itself, not the op: float64 NumPy constants added in the row
+# (`oar.to_tensor(3 * I3)`, a float64 window), or an op whose output is float64 by definition (auc, as Paddle's)
+_F64_BY_ROW = ("cholesky", "cholesky_upper", "cholesky_batch", "cholesky_complex", "cholesky_complex_upper",
+               "eigh_complex", "istft", "auc_op", "auc_op_window")
+
+
+def _float32_rows():
+    from op_table import CASES
+    return [c for c in CASES if any(a.dtype in (np.float64, np.complex128) for a in c.inputs)
+            and c.name.split("[")[0] not in _F64_BY_ROW]
+
+
+@pytest.mark.parametrize("case", _float32_rows(), ids=repr)
+def test_op_table_keeps_float32(case):
+    """Every op of the op table given float32 (complex64) inputs returns float32 (complex64), never NumPy's
+    float64 (Paddle computes in the inputs' dtype)."""
+    narrow = {np.dtype(np.float64): np.float32, np.dtype(np.complex128): np.complex64}
+    r = case.fn(*[oar.to_tensor(a.astype(narrow.get(a.dtype, a.dtype))) for a in case.inputs])
+    for o in (list(r) if isinstance(r, (tuple, list)) else [r]):
+        if isinstance(o, oar.Tensor):
+            assert o._data.dtype not in (np.float64, np.complex128), f"{case.name}: {o._data.dtype}"
