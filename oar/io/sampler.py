@@ -102,10 +102,10 @@ class SubsetRandomSampler(Sampler):
 
 
 class WeightedRandomSampler(Sampler):
-    """`num_samples` indices drawn with probability proportional to `weights`.
+    """`num_samples` indices drawn with probability proportional to `weights`, by NumPy's global generator as in
+    Paddle (``np.random.seed`` reproduces Paddle's draws).
 
     Example:
-        >>> _ = oar.seed(0)
         >>> list(oar.io.WeightedRandomSampler([0.0, 1.0, 0.0], num_samples=3))
         [1, 1, 1]
     """
@@ -116,7 +116,7 @@ class WeightedRandomSampler(Sampler):
         self.p, self.num_samples, self.replacement = w / w.sum(), num_samples, replacement
 
     def __iter__(self):
-        return iter(rng().choice(len(self.p), self.num_samples, replace=self.replacement, p=self.p).tolist())
+        return iter(np.random.choice(len(self.p), self.num_samples, replace=self.replacement, p=self.p).tolist())
 
     def __len__(self):
         return self.num_samples

@@ -20,3 +20,11 @@ def test_shuffling_data_loader_follows_np_random_seed():
 
 def test_generator_yielding_indices():
     assert list(oar.io.RandomSampler(list(range(3)), generator=iter([2, 0, 1]))) == [2, 0, 1]
+
+
+def test_weighted_sampler_follows_np_random_seed():
+    w = np.array([0.1, 0.5, 0.2, 0.2])
+    np.random.seed(2023)
+    assert list(oar.io.WeightedRandomSampler(w, 6)) == [1, 3, 1, 1, 1, 1]
+    np.random.seed(2023)
+    assert list(oar.io.WeightedRandomSampler(w, 3, replacement=False)) == [1, 3, 0]
