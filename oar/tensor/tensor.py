@@ -189,7 +189,7 @@ class Tensor(TensorMethods):
             if active() is not None:
                 return active().clear_grad([self], set_to_zero)
         if set_to_zero and self._grad is not None:
-            self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data))
+            self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data), stop_gradient=False)
         else:
             self._grad = None
 
@@ -247,7 +247,7 @@ class Tensor(TensorMethods):
         if not self.stop_gradient and self._node is None and mode().grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")
-        old_data = new = self._data
+        old_data = self._data
         new = out._data.astype(old_data.dtype, copy=False) if keep_dtype and out._data.dtype != old_data.dtype \
             else out._data
         node = out._node
