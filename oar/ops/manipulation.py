@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from ..framework import dtype as D
+from ..framework.state import mode
 from . import subscript
 from .common import infer_same, public_api, const, operand, to_int_list
 from .math import unbroadcast, zeros_like, cast
@@ -411,7 +412,10 @@ def unbind(input, axis=0):
     if input.shape[axis] == -1:
         raise ValueError(f"unbind: dim {axis} of shape {input.shape} is unknown when the program is built, so the "
                          "number of outputs is too; use split with sections or index the tensor")
-    return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
+    if mode().static:
+        return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
+    # eager: subscripts, so the pieces are views of `input` as in Paddle
+    return [subscript.tensor_getitem(input, (slice(None),) * axis + (i,)) for i in range(input.shape[axis])]
 
 
 # ---- shape queries ---------------------------------------------------------------------------------------------

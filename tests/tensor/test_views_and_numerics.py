@@ -22,7 +22,7 @@ def test_numpy_returns_a_copy():
 @pytest.mark.parametrize("make", [lambda x: x.reshape([6]), lambda x: x.flatten(), lambda x: x.unsqueeze(0),
                                   lambda x: x.unsqueeze(0).squeeze(0), lambda x: x.transpose([1, 0]),
                                   lambda x: x[0], lambda x: x[:, ::2], lambda x: x.astype("float32"),
-                                  lambda x: x.detach()])
+                                  lambda x: x.detach(), lambda x: oar.unbind(x)[0], lambda x: oar.diagonal(x)])
 def test_view_ops_share_memory_both_ways(make):
     x = oar.arange(6, dtype="float32").reshape([2, 3])
     y = make(x)
@@ -33,8 +33,9 @@ def test_view_ops_share_memory_both_ways(make):
 
 
 @pytest.mark.parametrize("make", [lambda x: oar.split(x, 3, axis=1)[0], lambda x: x.unsqueeze(0).expand([2, 2, 3]),
-                                  lambda x: oar.assign(x), lambda x: x[[0, 1]], lambda x: oar.flip(x, [0])])
-def test_other_ops_do_not_alias(make):  # Paddle: split, expand, assign, fancy indexing, flip copy
+                                  lambda x: oar.assign(x), lambda x: x[[0, 1]], lambda x: oar.flip(x, [0]),
+                                  lambda x: oar.tensor_split(x, 3, axis=1)[0], lambda x: oar.chunk(x, 3, axis=1)[1]])
+def test_other_ops_do_not_alias(make):  # Paddle: split, expand, assign, fancy indexing, flip, tensor_split copy
     x = oar.arange(6, dtype="float32").reshape([2, 3])
     y = make(x)
     before = y.numpy()
