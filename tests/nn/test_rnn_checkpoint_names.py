@@ -46,3 +46,14 @@ def test_paddle_keyed_and_old_oar_keyed_state_dicts_load(name):
     b.set_state_dict({k: v for k, v in values.items() if "." in k})
     np.testing.assert_array_equal(a(x)[0].numpy(), b(x)[0].numpy())
     assert len(a.parameters()) == len(flat)  # each tensor once, whatever its names
+
+
+def test_a_paddle_saved_lstm_checkpoint_gives_paddles_outputs():
+    here = pathlib.Path(__file__).parent
+    sd = oar.load(str(here / "paddle_lstm.pdparams"))  # written by paddle.save (Paddle 3.3.1)
+    m = _build("LSTM-2-bidirect")
+    assert m.set_state_dict(sd) == ([], [])
+    ref = np.load(here / "paddle_lstm_io.npz")
+    y, (h, c) = m(oar.to_tensor(ref["x"]))
+    for got, want in ((y, ref["y"]), (h, ref["h"]), (c, ref["c"])):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
