@@ -140,6 +140,8 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
         >>> round(oar.logsumexp(oar.to_tensor([1000.0, 1000.0])).item(), 4)
         1000.6932
     """
+    if x.dtype.kind in "iub":  # float math: Paddle gives float32 for integers (NumPy float64)
+        x = cast(x, D.default_float())
     return apply(LOGSUMEXP, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 

@@ -22,6 +22,8 @@ DTYPE_CASES = {name: _method(name) for name in _UNARY}
 DTYPE_CASES.update({
     "nn.functional.sigmoid": lambda p, x: p.nn.functional.sigmoid(x),
     "nn.functional.relu": lambda p, x: p.nn.functional.relu(x),
+    "nn.functional.gelu": lambda p, x: p.nn.functional.gelu(x),
+    "nn.functional.softmax": lambda p, x: p.nn.functional.softmax(x), "logsumexp": lambda p, x: p.logsumexp(x),
     "sum": lambda p, x: p.sum(x), "prod": lambda p, x: p.prod(x), "mean": lambda p, x: p.mean(x),
     "max": lambda p, x: p.max(x), "cumsum": lambda p, x: p.cumsum(x), "cumprod": lambda p, x: p.cumprod(x, dim=0),
     "argmax": lambda p, x: p.argmax(x), "std": lambda p, x: p.std(x), "var": lambda p, x: p.var(x),

@@ -88,6 +88,12 @@ def test_numeric_rules_of_issue_23():
                                np.linalg.norm([[1.0, 2.0], [3.0, 4.0]], 2), rtol=1e-6)
 
 
+@pytest.mark.parametrize("act", ["relu", "gelu", "softmax", "log_softmax", "silu"])
+def test_activations_of_integers_raise_instead_of_truncating(act):  # Paddle has no integer kernels for them
+    with pytest.raises(TypeError, match="float"):
+        getattr(oar.nn.functional, act)(oar.to_tensor([1, 2, 3]))
+
+
 def test_put_along_axis_include_self():
     arr, idx = oar.to_tensor([[1.0, 2, 3], [4, 5, 6]]), oar.to_tensor([[0, 0], [1, 1]])
     vals = oar.to_tensor([[10.0, 20], [30, 40]])
