@@ -7,7 +7,7 @@ from ..ops import reduction
 from ..ops.creation import arange
 from ..ops.indexing import gather, take_along_axis
 from ..ops.manipulation import reshape, transpose
-from ..ops.math import cast, ceil, exp, log, log1p, maximum, minimum, ones_like, sigmoid, where, zeros_like
+from ..ops.math import cast, exp, floor, log, log1p, minimum, sigmoid, where, zeros_like
 from ..ops.nn.activation import softmax
 from ..ops.random import multinomial, uniform
 from ..ops.special import lgamma
@@ -163,15 +163,18 @@ class Categorical(Distribution):
 
 
 class Geometric(Distribution):
-    """The number of Bernoulli(`probs`) trials up to and including the first success (k = 1, 2, ...).
+    """The number of failures before the first success of Bernoulli(`probs`) trials (k = 0, 1, 2, ...), as in
+    Paddle 3.
 
-    `pmf`/`log_pmf`/`cdf` take integer k as Paddle's; `log_prob` is `log_pmf` for tensors. Unlike Paddle 2.6, whose
-    `sample` returns the continuous ``log(u) / log(1 - p)``, samples here are the integers ``ceil`` of it.
+    `pmf`/`log_pmf`/`cdf` take integer k as Paddle's; `log_prob` is `log_pmf` for tensors; samples are integers
+    ``floor(log(u) / log(1 - p))``. The KL divergence (`oar.distribution.kl_divergence`) is the true one of two
+    geometric distributions; Paddle 3.3.1's `Geometric.kl_divergence` returns the Bernoulli KL of the probabilities
+    instead (docs/numerics.md).
 
     Example:
         >>> d = oar.distribution.Geometric(0.5)
         >>> d.pmf(2).item(), d.mean.item(), round(d.entropy().item(), 4)
-        (0.25, 2.0, 1.3863)
+        (0.125, 1.0, 1.3863)
     """
 
     def __init__(self, probs):
@@ -183,33 +186,33 @@ class Geometric(Distribution):
 
     @property
     def mean(self):
-        return 1.0 / self.probs
+        return (1.0 - self.probs) / self.probs
 
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
 
     def pmf(self, k):
-        """P(X = k) = (1 - p)^(k - 1) p."""
+        """P(X = k) = (1 - p)^k p."""
         k = value_like(k, self.probs)
-        return math.pow(1.0 - self.probs, k - 1.0) * self.probs
+        return math.pow(1.0 - self.probs, k) * self.probs
 
     def log_pmf(self, k):
         k = value_like(k, self.probs)
-        return (k - 1.0) * log1p(-self.probs) + log(self.probs)
+        return k * log1p(-self.probs) + log(self.probs)
 
     def log_prob(self, value):
         return self.log_pmf(value)
 
     def cdf(self, k):
-        """P(X <= k) = 1 - (1 - p)^k."""
+        """P(X <= k) = 1 - (1 - p)^(k + 1)."""
         k = value_like(k, self.probs)
-        return 1.0 - math.pow(1.0 - self.probs, k)
+        return 1.0 - math.pow(1.0 - self.probs, k + 1.0)
 
     def sample(self, shape=()):
         with no_grad():
             u = uniform(list(self._extend_shape(shape)), self.probs.dtype, 1e-7, 1.0)
-            return maximum(ceil(log(u) / log1p(-self.probs)), ones_like(u))
+            return floor(log(u) / log1p(-self.probs))
 
     def entropy(self):
         p = self.probs

@@ -153,7 +153,7 @@ def _kl_cauchy(p, q):
 
 @register_kl(Geometric, Geometric)
 def _kl_geometric(p, q):
-    # the true KL of geometric laws (Paddle 2.6's formula is the Bernoulli one, which differs)
+    # the true KL of geometric laws (Paddle 3.3.1's is the Bernoulli KL of the probabilities: docs/numerics.md)
     a, b = p.probs, q.probs
     return log(a / b) + (1.0 - a) / a * (log1p(-a) - log1p(-b))
 

@@ -53,6 +53,10 @@ class Transform:
         return self._inverse(y)
 
     def forward_log_det_jacobian(self, x):
+        return self._log_det(x)
+
+    def _log_det(self, x):
+        """log|det J| at `x`, one value per element of `x` (what compositions sum over event dims)."""
         if not self._bijective:
             raise NotImplementedError(f"{type(self).__name__} is not a bijection: it has no log-det-Jacobian")
         return self._forward_log_det_jacobian(x)
@@ -100,10 +104,15 @@ class AbsTransform(Transform):
 class AffineTransform(Transform):
     """``y = loc + scale * x``.
 
+    `forward_log_det_jacobian` / `inverse_log_det_jacobian` return ``log|scale|`` with the parameters' shape, not
+    broadcast against the input (Paddle's shapes); compositions use the per-element form.
+
     Example:
         >>> t = oar.distribution.AffineTransform(oar.to_tensor(1.0), oar.to_tensor(2.0))
         >>> t.forward(oar.to_tensor(3.0)).item(), round(t.forward_log_det_jacobian(oar.to_tensor(3.0)).item(), 4)
         (7.0, 0.6931)
+        >>> t.forward_log_det_jacobian(oar.to_tensor([1.0, 2.0, 3.0])).shape
+        []
     """
 
     def __init__(self, loc, scale):
@@ -117,6 +126,12 @@ class AffineTransform(Transform):
 
     def _forward_log_det_jacobian(self, x):
         return log(math_ops.abs(self.scale)) + zeros_like(x)
+
+    def forward_log_det_jacobian(self, x):
+        return log(math_ops.abs(self.scale))
+
+    def inverse_log_det_jacobian(self, y):
+        return -log(math_ops.abs(self.scale))
 
 
 class ExpTransform(Transform):
@@ -286,7 +301,7 @@ class ChainTransform(Transform):
     def _forward_log_det_jacobian(self, x):
         total = 0.0
         for t in self.transforms:
-            total = total + _sum_right(t.forward_log_det_jacobian(x), self._domain_rank - t._domain_rank)
+            total = total + _sum_right(t._log_det(x), self._domain_rank - t._domain_rank)
             x = t.forward(x)
         return total
 
@@ -325,7 +340,7 @@ class IndependentTransform(Transform):
         return self.base.inverse(y)
 
     def _forward_log_det_jacobian(self, x):
-        return _sum_right(self.base.forward_log_det_jacobian(x), self.reinterpreted_batch_rank)
+        return _sum_right(self.base._log_det(x), self.reinterpreted_batch_rank)
 
     def forward_shape(self, shape):
         return self.base.forward_shape(shape)
@@ -394,7 +409,7 @@ class StackTransform(Transform):
         return self._map(y, "inverse")
 
     def _forward_log_det_jacobian(self, x):
-        return self._map(x, "forward_log_det_jacobian")
+        return self._map(x, "_log_det")
 
 
 __all__ = ["Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform", "IndependentTransform",

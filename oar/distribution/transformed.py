@@ -46,7 +46,7 @@ class TransformedDistribution(Distribution):
         y, log_det = value, 0.0
         for t in reversed(self.transforms):
             x = t.inverse(y)
-            log_det = log_det + _sum_right(t.forward_log_det_jacobian(x), rank - t._domain_rank)
+            log_det = log_det + _sum_right(t._log_det(x), rank - t._domain_rank)
             y = x
         return _sum_right(self.base.log_prob(y), rank - len(self.base.event_shape)) - log_det
 

@@ -143,7 +143,11 @@ def _deliver(leaf, g, capture, captured):
     if g._data.shape != leaf._data.shape:
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
-        leaf._grad = g if mode().grad_enabled else Tensor._wrap(g._data.copy())
+        if mode().grad_enabled:
+            leaf._grad = g
+        else:  # Paddle: a gradient is a leaf with stop_gradient=False (so in-place ops on it need no_grad())
+            leaf._grad = Tensor._wrap(g._data.copy())
+            leaf._grad.stop_gradient = False
     elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer

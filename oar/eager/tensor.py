@@ -25,7 +25,9 @@ class Tensor(TensorMethods):
         array([2., 4.], dtype=float32)
     """
 
-    __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_name", "_hooks", "_version", "persistable",
+    # _vc: [version, shared] — the in-place version counter, one list shared by a tensor and its views (`shared`
+    # True once a view exists: in-place writes then go into the common buffer)
+    __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_name", "_hooks", "_vc", "persistable",
                  "__weakref__")
     __array_priority__ = 100  # numpy defers binary operators to us
 
@@ -36,8 +38,18 @@ class Tensor(TensorMethods):
         self._node = None
         self._name = name
         self._hooks = None
-        self._version = 0
+        self._vc = [0, False]
         self.persistable = False
+
+    @property
+    def _version(self):
+        """How many in-place changes this tensor's memory has seen (a tape node checks it was not changed after
+        it was read)."""
+        return self._vc[0]
+
+    @_version.setter
+    def _version(self, v):
+        self._vc[0] = v
 
     @classmethod
     def _wrap(cls, a):
@@ -46,7 +58,7 @@ class Tensor(TensorMethods):
         t._data = a if type(a) is np.ndarray else np.asarray(a)
         t.stop_gradient = True
         t._grad = t._node = t._name = t._hooks = None
-        t._version = 0
+        t._vc = [0, False]
         t.persistable = False
         return t
 
@@ -100,8 +112,17 @@ class Tensor(TensorMethods):
 
     # ---- conversion -----------------------------------------------------------------------------------------
     def numpy(self):
-        """The values as a NumPy array (a view: copy it before changing it in place)."""
-        return self._data
+        """The values as a new NumPy array (a copy, as in Paddle: later changes of the tensor, such as
+        ``clear_grad()`` zeroing a gradient, do not reach it). Code inside oar reads ``_data`` instead.
+
+        Example:
+            >>> x = oar.to_tensor([1.0, 2.0])
+            >>> a = x.numpy()
+            >>> x[0] = 5.0
+            >>> a.tolist()
+            [1.0, 2.0]
+        """
+        return self._data.copy()
 
     def __array__(self, dtype=None, copy=None):
         return self._data if dtype is None else self._data.astype(dtype)
@@ -168,7 +189,7 @@ class Tensor(TensorMethods):
             if active() is not None:
                 return active().clear_grad([self], set_to_zero)
         if set_to_zero and self._grad is not None:
-            self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data))
+            self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data), stop_gradient=False)
         else:
             self._grad = None
 
@@ -185,7 +206,7 @@ class Tensor(TensorMethods):
             >>> float(x.gradient())
             500.0
         """
-        return None if self._grad is None else self._grad._data
+        return None if self._grad is None else self._grad._data.copy()
 
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
@@ -202,30 +223,46 @@ class Tensor(TensorMethods):
         return _Handle()
 
     def detach(self):
-        """A tensor sharing the values with no gradient history."""
-        return Tensor(self._data, True)
+        """A tensor sharing the memory (and in-place version) with no gradient history."""
+        t = Tensor(self._data, True)
+        self._vc[1] = True
+        t._vc = self._vc
+        return t
 
     def set_value(self, value):
         """Replaces the values in place (same shape); used by optimizers and state loading."""
         a = np.asarray(value._data if isinstance(value, Tensor) else value)
         if list(a.shape) != list(self._data.shape):
             raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
-        self._data = a.astype(self._data.dtype, copy=False)
+        if self._vc[1] and self._data.flags.writeable:  # views share the memory: write into it (Paddle)
+            self._data[...] = a
+        else:
+            self._data = a.astype(self._data.dtype, copy=False)
         self._version += 1
 
     def _inplace(self, out, keep_dtype=True):
         """Makes `self` take the result `out` of an in-place op, keeping the tape consistent (and `self`'s dtype,
-        unless `keep_dtype` is False, as for ``cast_``)."""
+        unless `keep_dtype` is False, as for ``cast_``). Where views share the memory (Paddle's view semantics)
+        the values are written into it, so every view sees them."""
         if not self.stop_gradient and self._node is None and mode().grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")
         old_data = self._data
-        self._data = out._data.astype(self._data.dtype, copy=False) if keep_dtype and \
-            out._data.dtype != self._data.dtype else out._data
+        new = out._data.astype(old_data.dtype, copy=False) if keep_dtype and out._data.dtype != old_data.dtype \
+            else out._data
+        node = out._node
+        through = self._vc[1] and new.shape == old_data.shape and new.dtype == old_data.dtype and \
+            old_data.flags.writeable
+        reads_self = node is not None and any(t is self for t in node.inputs)
+        if through:
+            if reads_self:
+                old_data = old_data.copy()  # the value the op read, for its gradient
+            self._data[...] = new
+        else:
+            self._data = new
         self._version += 1
-        if out._node is not None:
-            node = out._node
-            if any(t is self for t in node.inputs):
+        if node is not None:
+            if reads_self:
                 # the op read the old value of `self`: give that old value its own tensor on the tape, so the
                 # gradient flows to what produced it instead of looping back into this node
                 old = Tensor._wrap(old_data)

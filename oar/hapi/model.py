@@ -24,7 +24,7 @@ def _as_tensor(x):
 
 
 def _numpy(x):
-    return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _amp_settings(amp_configs):

@@ -1,4 +1,5 @@
 """Samplers: which sample indices, in which order, and how they are grouped into batches."""
+import itertools
 import math
 
 import numpy as np
@@ -42,12 +43,14 @@ class SequenceSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A random permutation (or `num_samples` draws with `replacement`), from oar's seeded generator.
+    """A random permutation (or `num_samples` draws with `replacement`) drawn, as in Paddle, by NumPy's global
+    generator (``np.random.choice``), so ``np.random.seed(s)`` reproduces Paddle's order. `generator` is, as in
+    Paddle, an iterator yielding the indices (a `numpy.random.Generator` draws the permutation instead).
 
     Example:
-        >>> _ = oar.seed(0)
-        >>> sorted(oar.io.RandomSampler(list(range(5))))
-        [0, 1, 2, 3, 4]
+        >>> np.random.seed(2023)
+        >>> list(oar.io.RandomSampler(list(range(10))))
+        [8, 2, 5, 0, 3, 4, 1, 9, 6, 7]
         >>> len(list(oar.io.RandomSampler(list(range(5)), replacement=True, num_samples=8)))
         8
     """
@@ -65,7 +68,11 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
-        g = self.generator if self.generator is not None else rng()
+        g = self.generator
+        if g is None:
+            return iter(np.random.choice(np.arange(n), self.num_samples, replace=self.replacement).tolist())
+        if hasattr(g, "__next__"):  # Paddle's form: the indices themselves
+            return itertools.islice(g, self.num_samples)
         if self.replacement:
             return iter(g.integers(0, n, self.num_samples).tolist())
         return iter(g.permutation(n).tolist())
@@ -95,10 +102,10 @@ class SubsetRandomSampler(Sampler):
 
 
 class WeightedRandomSampler(Sampler):
-    """`num_samples` indices drawn with probability proportional to `weights`.
+    """`num_samples` indices drawn with probability proportional to `weights`, by NumPy's global generator as in
+    Paddle (``np.random.seed`` reproduces Paddle's draws).
 
     Example:
-        >>> _ = oar.seed(0)
         >>> list(oar.io.WeightedRandomSampler([0.0, 1.0, 0.0], num_samples=3))
         [1, 1, 1]
     """
@@ -109,7 +116,7 @@ class WeightedRandomSampler(Sampler):
         self.p, self.num_samples, self.replacement = w / w.sum(), num_samples, replacement
 
     def __iter__(self):
-        return iter(rng().choice(len(self.p), self.num_samples, replace=self.replacement, p=self.p).tolist())
+        return iter(np.random.choice(len(self.p), self.num_samples, replace=self.replacement, p=self.p).tolist())
 
     def __len__(self):
         return self.num_samples

@@ -58,10 +58,10 @@ def sigmoid(x):
     return (np.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f" else 1 / (1 + np.exp(-x))
 
 
-def round_half_away(x):
-    """Paddle rounds halves away from zero (numpy's `round` rounds them to even)."""
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x)).astype(x.dtype, copy=False)
+def round_half_even(x):
+    """Paddle 3 rounds halves to even, as NumPy does (``round([0.5, 2.5])`` is ``[0, 2]``; Paddle 2.x rounded
+    them away from zero)."""
+    return np.round(x)
 
 
 def erf(x):

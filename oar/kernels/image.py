@@ -175,19 +175,41 @@ def _finish(out, a):
 
 
 def _blend(a, other, factor):
+    if a.dtype == np.uint8:
+        return _pil_blend(other, a, factor)
     return _finish(other * (1.0 - factor) + a.astype(np.float64) * factor, a)
 
 
+def _pil_blend(degenerate, a, factor):
+    """PIL's `Image.blend(degenerate, a, factor)` on uint8, bit for bit: float32 arithmetic, then truncation."""
+    d = np.asarray(degenerate, np.float32)
+    out = d + np.float32(factor) * (a.astype(np.float32) - d)
+    return np.clip(np.trunc(out), 0, 255).astype(np.uint8)
+
+
+def _pil_gray(a):
+    """PIL's RGB -> L conversion (integer weights, rounded): uint8 HW."""
+    if a.shape[-1] < 3:
+        return a[..., 0].astype(np.int64)
+    r, g, b = (a[..., i].astype(np.int64) for i in range(3))
+    return (r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16
+
+
+# uint8 images follow PIL's ImageEnhance exactly (Paddle's PIL backend); Paddle's cv2 backend for arrays pivots
+# contrast on a fixed 74 and draws a random saturation factor, which oar does not copy (docs/numerics.md)
 def brightness(a, factor):
     return _blend(a, np.zeros(a.shape), factor)
 
 
 def contrast(a, factor):
+    if a.dtype == np.uint8:
+        return _blend(a, np.full(a.shape, int(_pil_gray(a).mean() + 0.5)), factor)
     return _blend(a, np.full(a.shape, gray(a).mean()), factor)
 
 
 def saturation(a, factor):
-    return _blend(a, np.repeat(gray(a)[..., None], a.shape[-1], -1), factor)
+    g = _pil_gray(a) if a.dtype == np.uint8 else gray(a)
+    return _blend(a, np.repeat(g[..., None], a.shape[-1], -1), factor)
 
 
 def rgb_to_hsv(rgb):

@@ -60,17 +60,36 @@ def along(idx, axis):
     return tuple(grids)
 
 
-def put_along_axis(arr, indices, values, axis, reduce):
+def put_along_axis(arr, indices, values, axis, reduce, include_self=True):
+    """Paddle's put_along_axis: `reduce` 'assign', 'add', 'mul', 'mean', 'amax' or 'amin' combines the values sent
+    to one place (with the value already there unless `include_self` is False)."""
     out = arr.copy()
     values = np.broadcast_to(values, indices.shape)
     where_ = along(indices, axis)
     if reduce == "assign":
         out[where_] = values
-    elif reduce == "add":
-        np.add.at(out, where_, values)
-    else:
-        np.multiply.at(out, where_, values)
+        return out
+    if not include_self:  # the targeted places start from the reduction's identity
+        out[where_] = _IDENTITY[reduce](out.dtype)
+    _UFUNC[reduce].at(out, where_, values)
+    if reduce == "mean":
+        count = np.full(arr.shape, 1 if include_self else 0, np.int64)
+        np.add.at(count, where_, 1)
+        hit = count > 0
+        out[hit] = (out[hit] / count[hit]).astype(out.dtype)
     return out
+
+
+def _extreme(dtype, low):
+    if dtype.kind == "f":
+        return -np.inf if low else np.inf
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    return (info.min if low else info.max) if info is not None else (not low)
+
+
+_UFUNC = {"add": np.add, "mean": np.add, "mul": np.multiply, "amax": np.maximum, "amin": np.minimum}
+_IDENTITY = {"add": lambda dt: 0, "mean": lambda dt: 0, "mul": lambda dt: 1,
+             "amax": lambda dt: _extreme(dt, True), "amin": lambda dt: _extreme(dt, False)}
 
 
 def one_hot(x, num_classes):

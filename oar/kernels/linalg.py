@@ -221,7 +221,11 @@ def tri_indices(row, col, offset, dtype, lower):
 
 
 def diagonal(x, offset, axis1, axis2):
-    return np.ascontiguousarray(np.diagonal(x, offset, axis1, axis2))
+    """A writable view of the diagonal (Paddle's diagonal shares memory with its input)."""
+    d = np.diagonal(x, offset, axis1, axis2)
+    if x.flags.writeable:
+        d.flags.writeable = True
+    return d
 
 
 def diagonal_grad(g, x, offset, axis1, axis2):

@@ -20,11 +20,13 @@ def min(x, axis, keepdim):
 
 
 def prod(x, axis, keepdim):
-    return np.asarray(np.prod(x, axis=axis_tuple(axis), keepdims=keepdim))
+    # an integer product keeps its dtype (Paddle; NumPy would widen int32 to int64)
+    keep = x.dtype if x.dtype.kind in "iu" else None
+    return np.asarray(np.prod(x, axis=axis_tuple(axis), keepdims=keepdim, dtype=keep))
 
 
 def cumprod(x, dim):
-    return np.cumprod(x, axis=dim) if x.ndim else x.copy()
+    return np.cumprod(x, axis=dim, dtype=x.dtype if x.dtype.kind in "iu" else None) if x.ndim else x.copy()
 
 
 def sum(x, axis, keepdim, dtype):

@@ -4,8 +4,10 @@ import numpy as np
 from ..core import dtype as D
 
 
-def _arg(fn):
+def _arg(fn, nan_as):
     def kernel(x, axis, keepdim, dtype):
+        if x.dtype.kind == "f" and np.isnan(x).any():  # Paddle skips NaNs (an all-NaN lane gives index 0)
+            x = np.where(np.isnan(x), nan_as, x)
         if axis is None:
             r = fn(x.reshape(-1))
             r = np.asarray(r).reshape([1] * x.ndim if keepdim else [])
@@ -15,7 +17,7 @@ def _arg(fn):
     return kernel
 
 
-argmax, argmin = _arg(np.argmax), _arg(np.argmin)
+argmax, argmin = _arg(np.argmax, -np.inf), _arg(np.argmin, np.inf)
 
 
 def nonzero(x):
@@ -27,8 +29,12 @@ def argsort(x, axis, descending):
         return np.zeros((), np.int64)
     if descending:
         key = -x.astype(np.int64) if x.dtype.kind in "ub" else -x
-        return np.argsort(key, axis=axis, kind="stable")
-    return np.argsort(x, axis=axis, kind="stable")
+        idx = np.argsort(key, axis=axis, kind="stable")
+        if x.dtype.kind in "fc" and np.isnan(x).any():  # NaN counts as the largest value: first, in input order
+            last = ~np.isnan(np.take_along_axis(x, idx, axis=axis))
+            idx = np.take_along_axis(idx, np.argsort(last, axis=axis, kind="stable"), axis=axis)
+        return idx
+    return np.argsort(x, axis=axis, kind="stable")  # NaNs last
 
 
 def sort(x, axis, descending):

@@ -18,13 +18,32 @@ def mode_index(x, axis):
 
 
 def cum_index(x, axis, largest):
+    """Index of the running max/min; from the first NaN on, NaN is the extreme and its index stays (Paddle)."""
     if x.ndim == 0:
         return np.zeros((), np.int64)
     run = (np.maximum if largest else np.minimum).accumulate(x, axis=axis)
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
     pos = np.arange(x.shape[axis], dtype=np.int64).reshape(shape)
-    return np.maximum.accumulate(np.where(x == run, pos, 0), axis=axis)
+    hit = x == run
+    if x.dtype.kind in "fc":
+        nan = np.isnan(x)
+        hit |= nan & (np.cumsum(nan, axis=axis) == 1)
+    return np.maximum.accumulate(np.where(hit, pos, 0), axis=axis)
+
+
+def median_lower_index(x, axis, ignore_nan):
+    """Index (kept as a size-1 `axis`) of the lower median along `axis`. A lane holding NaN gives the index of
+    its first NaN, unless `ignore_nan`, which takes the lower median of the other values."""
+    n = x.shape[axis]
+    order = np.argsort(x, axis=axis, kind="stable")  # NaNs sort last
+    nan = np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool)
+    valid = n - nan.sum(axis=axis, keepdims=True)
+    k = np.maximum((valid - 1) // 2, 0) if ignore_nan else np.full(valid.shape, max((n - 1) // 2, 0))
+    idx = np.take_along_axis(order, k, axis)
+    if not ignore_nan:
+        idx = np.where(valid < n, np.argmax(nan, axis=axis, keepdims=True), idx)
+    return idx.astype(np.int64)
 
 
 def logcumsumexp_grad(g, x, out, axis):

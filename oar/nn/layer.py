@@ -197,6 +197,14 @@ class Layer:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to sublayer {name!r} (Layer or None expected)")
             layers[name] = None
+        elif buffers is not None and name not in buffers and type(value) is Tensor:
+            # Paddle: an eager tensor set as an attribute is a buffer, non-persistable (not in state_dict) unless
+            # `register_buffer` says otherwise; it shows in named_buffers() and follows `to()` / `astype`
+            d.pop(name, None)
+            params.pop(name, None)
+            layers.pop(name, None)
+            self._non_persistable_buffer_names_set.add(name)
+            buffers[name] = value
         elif buffers is not None and name in buffers:
             if value is not None and not hasattr(value, "dtype"):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} (Tensor or None expected)")
@@ -379,7 +387,7 @@ class Layer:
         """
         mine = self.state_dict()
         name_map = getattr(state_dict, "name_map", None) or {}
-        missing, used = [], set()
+        missing, used, loaded = [], set(), set()
         for key, target in mine.items():
             k = key if use_structured_name else getattr(target, "name", key)
             if k not in state_dict and name_map.get(key) in state_dict:
@@ -388,7 +396,10 @@ class Layer:
                 missing.append(key)
                 continue
             used.add(k)
+            loaded.add(id(target))
             _assign(target, state_dict[k], key)
+        # a tensor listed under two names (an RNN's ``weight_ih_l0`` and ``0.cell.weight_ih``) loaded by either
+        missing = [k for k in missing if id(mine[k]) not in loaded]
         unexpected = [k for k in state_dict if k not in used]
         return missing, unexpected
 

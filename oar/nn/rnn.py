@@ -268,6 +268,19 @@ class RNNBase(LayerList):
                 self.append(BiRNN(self._cell_cls(in_size, hidden_size, **attrs),
                                   self._cell_cls(in_size, hidden_size, **attrs), time_major))
         self.could_use_cudnn = False
+        self._flat_names()
+
+    def _flat_names(self):
+        """Paddle's flat parameter names (``weight_ih_l0``, ``bias_hh_l1_reverse``, ...) for the cells' own
+        parameters, the same tensors: `state_dict` lists them first, then the ``0.cell_fw.weight_ih`` paths, as
+        Paddle's does, so checkpoints load either way."""
+        for i, layer in enumerate(self):
+            cells = [layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw]
+            for d, cell in enumerate(cells):
+                for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    p = getattr(cell, n, None)
+                    if p is not None:
+                        self._parameters[f"{n}_l{i}{'_reverse' if d else ''}"] = p
 
     def _split_states(self, initial_states):
         """[L*D, B, H] (pairs for LSTM) -> per layer: a state, an (h, c) pair, or (fw, bw) of those."""

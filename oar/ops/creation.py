@@ -92,8 +92,9 @@ def full_like(x, fill_value, dtype=None, name=None):
     """
     from .math import zeros_like
     dt = D.convert_dtype(dtype) if dtype is not None else x.dtype
-    return zeros_like(x, dt) + fill_value if not isinstance(fill_value, bool) else \
-        zeros_like(x, D.bool_) | fill_value
+    if dt is D.bool_:  # bool stays bool: full_like(mask, 1) is all True (Paddle)
+        return zeros_like(x, D.bool_) | bool(fill_value)
+    return zeros_like(x, dt) + (int(fill_value) if isinstance(fill_value, bool) else fill_value)
 
 
 def empty_like(x, dtype=None, name=None):
@@ -183,6 +184,9 @@ def assign(x, output=None):
         [1, 2]
     """
     from .common import operand
+    if isinstance(x, (list, tuple, float)) and not any(hasattr(v, "_data") or hasattr(v, "block") for v in
+                                                       (x if isinstance(x, (list, tuple)) else [x])):
+        x = np.asarray(x)  # Paddle: Python floats become float64 here (to_tensor would make them float32)
     out = apply(ASSIGN, (operand(x),))
     if output is not None:
         output._inplace(out) if not hasattr(output, "block") else output._assign_from(out)

@@ -58,6 +58,7 @@ def _reshape_dyn_infer(m, static_shape):
 RESHAPE_DYNAMIC = defop("reshape_dynamic", _reshape_dyn, inputs=("x", "shape"), nondiff=(1,),
                         infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None),
                         onnx_reason=_NO_ONNX)
+RESHAPE_DYNAMIC.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def _reshape_as(g, x):

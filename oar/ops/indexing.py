@@ -201,10 +201,10 @@ def scatter(x, index, updates, overwrite=True, name=None):
 
 # ---- take_along_axis / put_along_axis --------------------------------------------------------------------------
 
-def _put_grad(g, out, arr, indices, values, axis, reduce):
+def _put_grad(g, out, arr, indices, values, axis, reduce, include_self=True):
     if reduce not in ("assign", "add"):
         raise NotImplementedError(f"put_along_axis: no gradient for reduce={reduce!r}")
-    ga = g if reduce == "add" else apply(PUT_ALONG_AXIS, (g, indices, zeros_like(indices, g.dtype)),
+    ga = g if reduce == "add" and include_self else apply(PUT_ALONG_AXIS, (g, indices, zeros_like(indices, g.dtype)),
                                          {"axis": axis, "reduce": "assign"})
     gv = apply(TAKE_ALONG_AXIS, (g, indices), {"axis": axis})
     return ga, None, unbroadcast(gv, values)
@@ -216,7 +216,7 @@ TAKE_ALONG_AXIS = defop(
     grad=lambda g, out, arr, indices, axis: (apply(PUT_ALONG_AXIS, (zeros_like(arr), indices, g),
                                                    {"axis": axis, "reduce": "add"}), None))
 PUT_ALONG_AXIS = defop("put_along_axis", _put_along_axis, inputs=("arr", "indices", "values"), nondiff=(1,),
-                       infer=lambda m, axis, reduce: [m[0]], grad=_put_grad,
+                       infer=lambda m, axis, reduce, include_self=True: [m[0]], grad=_put_grad,
                        onnx_reason=_NO_ONNX)
 
 
@@ -258,7 +258,9 @@ def take_along_axis(arr, indices, axis, broadcast=True):
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
-    """Writes `values` into a copy of `arr` at `indices` along `axis`; `reduce` is 'assign', 'add' or 'mul'.
+    """Writes `values` into a copy of `arr` at `indices` along `axis`; `reduce` is 'assign', 'add', 'mul' (or
+    'multiply'), 'mean', 'amax' or 'amin', combining the values sent to one place together with the value already
+    there, or without it when `include_self` is False.
 
     Example:
         >>> x = oar.zeros([2, 3])
@@ -268,12 +270,14 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     indices = _index_operand(indices, "put_along_axis")
     axis = norm_axis1(axis, arr.ndim)
     reduce = {"multiply": "mul"}.get(reduce, reduce)
-    if reduce not in ("assign", "add", "mul"):
-        raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'mul', got {reduce!r}")
+    if reduce not in ("assign", "add", "mul", "mean", "amax", "amin"):
+        raise ValueError(f"put_along_axis: reduce must be 'assign', 'add', 'mul', 'mean', 'amax' or 'amin', got "
+                         f"{reduce!r}")
     if broadcast:
         arr, indices = _broadcast_along(arr, indices, axis)
     values = cast(operand(values, arr), arr.dtype)
-    return apply(PUT_ALONG_AXIS, (arr, indices, values), {"axis": axis, "reduce": reduce})
+    return apply(PUT_ALONG_AXIS, (arr, indices, values), {"axis": axis, "reduce": reduce,
+                                                          "include_self": bool(include_self)})
 
 
 # ---- one_hot / masked_fill ---------------------------------------------------------------------------------------

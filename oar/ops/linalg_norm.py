@@ -96,16 +96,16 @@ def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
 
 
 def norm(x, p=None, axis=None, keepdim=False, name=None):
-    """Paddle 2.x's norm: with `axis` None the vector norm of all elements ('fro' and None mean 2), an int axis a
-    vector norm; over two axes 'fro' and 'nuc' are matrix norms and a number p is the entrywise p-norm of the two
-    axes, as in Paddle 2.6 (`matrix_norm` gives the operator norms +-1, +-2, +-inf).
+    """Paddle 3's norm: with `axis` None the vector norm of all elements ('fro' and None mean 2), an int axis a
+    vector norm; over two axes a matrix norm as NumPy defines it ('fro', 'nuc', 1, -1, 2, -2, inf, -inf: p=2 is the
+    spectral norm; Paddle 2.6 took a number p as the entrywise p-norm of the two axes).
 
     Example:
         >>> x = oar.to_tensor([[3.0, 4.0], [0.0, 0.0]])
         >>> oar.norm(x).item(), oar.norm(x, p=1, axis=1).numpy().tolist()
         (5.0, [7.0, 0.0])
         >>> oar.linalg.norm(x, p='nuc', axis=[0, 1]).item(), oar.linalg.norm(x, p=1, axis=[0, 1]).item()
-        (5.0, 7.0)
+        (5.0, 4.0)
     """
     x = operand(x)
     p = "fro" if p is None else _p_value(p)
@@ -119,9 +119,7 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
             raise ValueError("norm: p='nuc' needs two axes")
         return vector_norm(x, 2.0 if p == "fro" else p, axes[0], keepdim)
     if len(axes) == 2:
-        if p in ("fro", "nuc"):
-            return matrix_norm(x, p, axes, keepdim)
-        return vector_norm(x, p, axes, keepdim)
+        return matrix_norm(x, p, axes, keepdim)
     raise ValueError(f"norm: axis must be None, an int or two ints, got {axis}")
 
 

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from ..core import dtype as D
+from ..core.state import mode
 from . import subscript
 from .common import infer_same, public_api, const, operand, to_int_list
 from .math import unbroadcast, zeros_like, cast
@@ -28,9 +29,11 @@ def _reshape_infer(m, shape):
 
 RESHAPE = defop("reshape", _reshape, infer=_reshape_infer,
                 grad=lambda g, out, x, shape: reshape_as(g, x))
+RESHAPE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 RESHAPE_AS = defop("reshape_as", _reshape_as, inputs=("x", "y"), nondiff=(1,),
                    infer=lambda m: [(m[1][0], m[0][1])], grad=lambda g, out, x, y: (reshape_as(g, x), None))
+RESHAPE_AS.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def reshape_as(x, y):
@@ -64,6 +67,7 @@ def _flatten_infer(m, start_axis, stop_axis):
 
 FLATTEN = defop("flatten", _flatten, infer=_flatten_infer,
                 grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+FLATTEN.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -91,6 +95,7 @@ def _transpose_infer(m, perm):
 
 TRANSPOSE = defop("transpose", _transpose, infer=_transpose_infer,
                   grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)))
+TRANSPOSE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def transpose(x, perm, name=None):
@@ -153,6 +158,7 @@ def _squeeze_infer(m, axis):
 
 SQUEEZE = defop("squeeze", _squeeze, infer=_squeeze_infer,
                 grad=lambda g, out, x, axis: reshape_as(g, x))
+SQUEEZE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def unsqueeze(x, axis, name=None):
@@ -184,6 +190,7 @@ def _unsqueeze_infer(m, axis):
 
 UNSQUEEZE = defop("unsqueeze", _unsqueeze, infer=_unsqueeze_infer,
                   grad=lambda g, out, x, axis: reshape_as(g, x))
+UNSQUEEZE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def _broadcast_to_infer(m, shape):
@@ -405,7 +412,10 @@ def unbind(input, axis=0):
     if input.shape[axis] == -1:
         raise ValueError(f"unbind: dim {axis} of shape {input.shape} is unknown when the program is built, so the "
                          "number of outputs is too; use split with sections or index the tensor")
-    return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
+    if mode().static:
+        return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
+    # eager: subscripts, so the pieces are views of `input` as in Paddle
+    return [subscript.tensor_getitem(input, (slice(None),) * axis + (i,)) for i in range(input.shape[axis])]
 
 
 # ---- shape queries ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin
                                    maximum as _maximum, minimum as _minimum, multiply as _multiply,
                                    nan_to_num as _nan_to_num, negative as _neg, power as _power,
                                    reciprocal as _reciprocal, reduce_as as _reduce_as, remainder as _remainder,
-                                   round_half_away as _round_half_away, rsqrt as _rsqrt, scale as _scale,
+                                   round_half_even as _round_half_even, rsqrt as _rsqrt, scale as _scale,
                                    sigmoid as _sigmoid, sign as _sign, sin as _sin, sinh as _sinh, sqrt as _sqrt,
                                    square as _square, subtract as _subtract, tan as _tan, tanh as _tanh,
                                    true_divide as _true_divide, trunc as _trunc, where as _where,
@@ -59,6 +59,7 @@ def expand_as(x, y, name=None):
 
 CAST = defop("cast", _cast, infer=lambda m, dtype: [(m[0][0], D.convert_dtype(dtype))],
              grad=lambda g, out, x, dtype: cast(g, x.dtype) if x.dtype.kind in "fc" else None, amp="skip")
+CAST.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def cast(x, dtype):
@@ -275,18 +276,32 @@ _UNARY_EXAMPLES = {
     "sinh": ("[0.0, 1.0]", "[0.0, 1.1752]"), "cosh": ("[0.0, 1.0]", "[1.0, 1.5431]"),
     "tanh": ("[0.0, 1.0]", "[0.0, 0.7616]"), "sigmoid": ("[0.0, 2.0]", "[0.5, 0.8808]"),
     "erf": ("[0.0, 1.0]", "[0.0, 0.8427]"), "floor": ("[1.5, -1.5]", "[1.0, -2.0]"),
-    "ceil": ("[1.5, -1.5]", "[2.0, -1.0]"), "round": ("[0.5, 1.4, -2.5]", "[1.0, 1.0, -3.0]"),
+    "ceil": ("[1.5, -1.5]", "[2.0, -1.0]"), "round": ("[0.5, 1.4, -2.5]", "[0.0, 1.0, -2.0]"),
     "trunc": ("[1.5, -1.5]", "[1.0, -1.0]"), "reciprocal": ("[2.0, 0.25]", "[0.5, 4.0]"),
     "isnan": ("[1.0, float('nan')]", "[False, True]"), "isinf": ("[1.0, float('inf')]", "[False, True]"),
     "isfinite": ("[1.0, float('inf')]", "[True, False]"),
 }
 
 
-def _un(name, impl, grad, infer=infer_same, **fields):
+def _float_operand(x, name):
+    """Paddle's rule for float math on integers: int32/int64 inputs compute in float32 (the default float, not
+    NumPy's float64); bool inputs have no kernel and raise."""
+    x = operand(x)
+    kind = x.dtype.kind
+    if kind in "iu":
+        return cast(x, D.default_float())
+    if kind == "b":
+        raise TypeError(f"oar.{name}: a bool tensor has no {name}; cast it to a float dtype first (Paddle has no "
+                        f"bool kernel for it either)")
+    return x
+
+
+def _un(name, impl, grad, infer=infer_same, float_math=False, **fields):
+    """One unary op; `float_math` ops take int inputs as float32 (`_float_operand`)."""
     op = defop(name, impl, infer=infer, grad=grad, **fields)
 
     def fn(x, name=None):
-        return apply(op, (operand(x),))
+        return apply(op, (_float_operand(x, op.name) if float_math else operand(x),))
     fn.__name__ = name
     x, out = _UNARY_EXAMPLES[name]
     call = f"oar.{name}(oar.to_tensor({x})).numpy().tolist()"
@@ -296,34 +311,35 @@ def _un(name, impl, grad, infer=infer_same, **fields):
 
 
 NEG, neg = _un("neg", _neg, lambda g, out, x: -g)
-EXP, exp = _un("exp", _exp, lambda g, out, x: g * out, amp="black")
-EXPM1, expm1 = _un("expm1", _expm1, lambda g, out, x: g * (out + 1), amp="black")
-LOG, log = _un("log", _log, lambda g, out, x: g / x, amp="black")
-LOG2, log2 = _un("log2", _log2, lambda g, out, x: g / (x * _math.log(2.0)), amp="black")
-LOG10, log10 = _un("log10", _log10, lambda g, out, x: g / (x * _math.log(10.0)), amp="black")
-LOG1P, log1p = _un("log1p", _log1p, lambda g, out, x: g / (x + 1), amp="black")
-SQRT, sqrt = _un("sqrt", _sqrt, lambda g, out, x: g * 0.5 / out)
-RSQRT, rsqrt = _un("rsqrt", _rsqrt, lambda g, out, x: g * -0.5 * out / x, amp="black")
+EXP, exp = _un("exp", _exp, lambda g, out, x: g * out, amp="black", float_math=True)
+EXPM1, expm1 = _un("expm1", _expm1, lambda g, out, x: g * (out + 1), amp="black", float_math=True)
+LOG, log = _un("log", _log, lambda g, out, x: g / x, amp="black", float_math=True)
+LOG2, log2 = _un("log2", _log2, lambda g, out, x: g / (x * _math.log(2.0)), amp="black", float_math=True)
+LOG10, log10 = _un("log10", _log10, lambda g, out, x: g / (x * _math.log(10.0)), amp="black", float_math=True)
+LOG1P, log1p = _un("log1p", _log1p, lambda g, out, x: g / (x + 1), amp="black", float_math=True)
+SQRT, sqrt = _un("sqrt", _sqrt, lambda g, out, x: g * 0.5 / out, float_math=True)
+RSQRT, rsqrt = _un("rsqrt", _rsqrt, lambda g, out, x: g * -0.5 * out / x, amp="black", float_math=True)
 SQUARE, square = _un("square", _square, lambda g, out, x: g * 2 * x, amp="black")
 ABS, abs = _un("abs", _abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
                infer=lambda m: [(m[0][0], {D.complex64: D.float32, D.complex128: D.float64}.get(m[0][1], m[0][1]))])
 SIGN, sign = _un("sign", _sign, lambda g, out, x: zeros_like(g))
-SIN, sin = _un("sin", _sin, lambda g, out, x: g * cos(x))
-COS, cos = _un("cos", _cos, lambda g, out, x: -g * sin(x))
-TAN, tan = _un("tan", _tan, lambda g, out, x: g * (1 + out * out))
-ASIN, asin = _un("asin", _asin, lambda g, out, x: g * rsqrt(1 - x * x))
-ACOS, acos = _un("acos", _acos, lambda g, out, x: -g * rsqrt(1 - x * x))
-ATAN, atan = _un("atan", _atan, lambda g, out, x: g / (1 + x * x))
-SINH, sinh = _un("sinh", _sinh, lambda g, out, x: g * cosh(x))
-COSH, cosh = _un("cosh", _cosh, lambda g, out, x: g * sinh(x))
-TANH, tanh = _un("tanh", _tanh, lambda g, out, x: g * (1 - out * out))
-SIGMOID, sigmoid = _un("sigmoid", _sigmoid, lambda g, out, x: g * out * (1 - out))
-ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x), amp="black")
+SIN, sin = _un("sin", _sin, lambda g, out, x: g * cos(x), float_math=True)
+COS, cos = _un("cos", _cos, lambda g, out, x: -g * sin(x), float_math=True)
+TAN, tan = _un("tan", _tan, lambda g, out, x: g * (1 + out * out), float_math=True)
+ASIN, asin = _un("asin", _asin, lambda g, out, x: g * rsqrt(1 - x * x), float_math=True)
+ACOS, acos = _un("acos", _acos, lambda g, out, x: -g * rsqrt(1 - x * x), float_math=True)
+ATAN, atan = _un("atan", _atan, lambda g, out, x: g / (1 + x * x), float_math=True)
+SINH, sinh = _un("sinh", _sinh, lambda g, out, x: g * cosh(x), float_math=True)
+COSH, cosh = _un("cosh", _cosh, lambda g, out, x: g * sinh(x), float_math=True)
+TANH, tanh = _un("tanh", _tanh, lambda g, out, x: g * (1 - out * out), float_math=True)
+SIGMOID, sigmoid = _un("sigmoid", _sigmoid, lambda g, out, x: g * out * (1 - out), float_math=True)
+ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x), amp="black",
+               float_math=True)
 FLOOR, floor = _un("floor", _floor, lambda g, out, x: zeros_like(g))
 CEIL, ceil = _un("ceil", _ceil, lambda g, out, x: zeros_like(g))
-ROUND, round = _un("round", _round_half_away, lambda g, out, x: zeros_like(g))
+ROUND, round = _un("round", _round_half_even, lambda g, out, x: zeros_like(g))
 TRUNC, trunc = _un("trunc", _trunc, lambda g, out, x: zeros_like(g))
-RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out, amp="black")
+RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out, amp="black", float_math=True)
 ISNAN, isnan = _un("isnan", _isnan, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
 ISINF, isinf = _un("isinf", _isinf, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
 ISFINITE, isfinite = _un("isfinite", _isfinite, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
@@ -366,6 +382,8 @@ def clip(x, min=None, max=None, name=None):
         >>> oar.clip(oar.to_tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0).numpy().tolist()
         [0.0, 0.5, 1.0]
     """
+    if x.dtype.kind in "iu" and any(isinstance(b, (float, np.floating)) for b in (min, max)):
+        x = cast(x, D.default_float())  # Paddle: an integer tensor clipped by float bounds gives float32
     lo = -np.inf if min is None else float(min)
     hi = np.inf if max is None else float(max)
     if x.dtype.kind in "iu":
@@ -440,7 +458,8 @@ def ones_like(x, dtype=None, name=None):
         >>> oar.ones_like(oar.to_tensor([1, 2])).numpy().tolist()
         [1, 1]
     """
-    return zeros_like(x, dtype) + 1
+    out = zeros_like(x, dtype)
+    return out | True if out.dtype is D.bool_ else out + 1  # a bool tensor's ones stay bool (Paddle)
 
 
 # Re-exported so `oar.ops.math.sum(...)` keeps working for the families that use math as their toolbox.

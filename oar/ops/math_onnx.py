@@ -49,13 +49,6 @@ def _nan_ignoring(onnx_type):
     return lower
 
 
-def _round_half_away(ctx, op):
-    """oar (like Paddle) rounds halves away from zero; ONNX Round rounds them to even: sign(x) * floor(|x| + 0.5)."""
-    x = ctx.inp(op, "x")
-    up = ctx.node("Floor", [ctx.node("Add", [ctx.node("Abs", [x]), scalar(ctx, op, 0.5)])])
-    ctx.node("Mul", [ctx.node("Sign", [x]), up], [ctx.out(op)])
-
-
 def _trunc(ctx, cur, op):
     return ctx.node("Mul", [ctx.node("Sign", [cur]), ctx.node("Floor", [ctx.node("Abs", [cur])])])
 
@@ -109,7 +102,7 @@ lowerings({
     "neg": same("Neg"), "exp": same("Exp"), "log": same("Log"), "sqrt": same("Sqrt"), "abs": same("Abs"),
     "sign": same("Sign"), "sin": same("Sin"), "cos": same("Cos"), "tan": same("Tan"), "asin": same("Asin"),
     "acos": same("Acos"), "atan": same("Atan"), "sinh": same("Sinh"), "cosh": same("Cosh"),
-    "tanh": same("Tanh"), "floor": same("Floor"), "ceil": same("Ceil"), "round": _round_half_away,
+    "tanh": same("Tanh"), "floor": same("Floor"), "ceil": same("Ceil"), "round": same("Round"),
     "reciprocal": same("Reciprocal"), "sigmoid": same("Sigmoid"), "erf": same("Erf"),
     "isnan": same("IsNaN"), "isinf": same("IsInf"), "isfinite": _isfinite,
     "expm1": chain(("Exp",), with_scalar("Sub", 1.0)), "log1p": chain(with_scalar("Add", 1.0), ("Log",)),

@@ -103,6 +103,7 @@ def _diagonal_infer(m, offset, axis1, axis2):
 
 DIAGONAL = defop("diagonal", _diagonal, infer=_diagonal_infer, grad=lambda g, out, x, offset, axis1, axis2: apply(
     DIAGONAL_GRAD, (g, x), {"offset": offset, "axis1": axis1, "axis2": axis2}), onnx_reason=_NO_ONNX)
+DIAGONAL.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):

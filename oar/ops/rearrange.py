@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, public_api, to_int_list
-from .creation import full, linspace
+from .creation import assign, full, linspace
 from .indexing import gather, scatter_nd_add, take_along_axis
 from .manipulation import broadcast_to, flatten, moveaxis, reshape, stack
 from .math import cast, pow, remainder, floor_divide, where
@@ -43,8 +43,10 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
         sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
         cuts = [0] + list(itertools.accumulate(sizes))
     else:
-        cuts = [0] + to_int_list(num_or_indices, "indices") + [n]
-    return [_take_range(x, axis, a, max(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
+        # a negative index counts from the end, as in Python slicing: hsplit(x, [2, -1]) cuts at 2 and n - 1
+        cuts = [0] + [c + n if c < 0 else c for c in to_int_list(num_or_indices, "indices")] + [n]
+    # copies, as Paddle's tensor_split (unlike a subscript, which is a view)
+    return [assign(_take_range(x, axis, a, max(a, b))) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def _split_along(x, num_or_indices, axis, what, min_ndim):
@@ -99,6 +101,7 @@ VIEW_DTYPE = defop("view_dtype", _view_dtype,
                    infer=lambda m, dtype: [(list(m[0][0][:-1]) + [m[0][0][-1] * m[0][1].np.itemsize //
                                             D.convert_dtype(dtype).np.itemsize], D.convert_dtype(dtype))],
                    differentiable=False, onnx_reason="bit reinterpretation: no ONNX operator")
+VIEW_DTYPE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
 def view(x, shape_or_dtype, name=None):

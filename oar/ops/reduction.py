@@ -140,11 +140,13 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
         >>> round(oar.logsumexp(oar.to_tensor([1000.0, 1000.0])).item(), 4)
         1000.6932
     """
+    if x.dtype.kind in "iub":  # float math: Paddle gives float32 for integers (NumPy float64)
+        x = cast(x, D.default_float())
     return apply(LOGSUMEXP, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
 
 
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance over `axis` (``unbiased`` divides by N-1).
+    """Variance over `axis` (``unbiased`` divides by N-1: NaN for a single element, as in Paddle and NumPy).
 
     Example:
         >>> x = oar.to_tensor([1.0, 2.0, 3.0, 4.0])
@@ -157,11 +159,12 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     ddof = 1 if unbiased else 0
     dims = x.shape if ax is None else [x.shape[a] for a in ax]
     if -1 not in dims:
-        return s / builtins.max(_math.prod(dims) - ddof, 1)
+        count = _math.prod(dims) - ddof
+        return s / count if count > 0 else s * float("nan")  # no degrees of freedom left: NaN
     # a dim unknown until a static program runs: count the reduced elements then
     from .manipulation import numel
     n = cast(numel(x), s.dtype) / cast(numel(s), s.dtype)
-    return s / maximum(n - ddof, 1.0)
+    return s / maximum(n - ddof, 0.0)
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):

@@ -60,11 +60,15 @@ class OpDef:
         verify: ``verify(inputs, outputs, attrs) -> problem | None``: extra checks of a loaded op's fields.
         out_elements: for creation/expansion ops, ``out_elements(*arrays, **attrs) -> int`` (or True: from
             `infer`): a loaded program checks the output size against its budget (`bounds_output`).
+        view: the eager output shares memory with the first input where NumPy gives a view (Paddle's view ops:
+            reshape, squeeze, transpose, basic subscripts, ...): both then share one version counter, so writes
+            in place through either are seen by the other (`docs/numerics.md`, "Views"). The output of any
+            other op never aliases an input (`apply` copies it if the kernel returned a view).
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
                  "lower", "random", "check", "multi_out", "infer_reason", "differentiable", "amp", "side_effect",
-                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements")
+                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements", "view")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
@@ -78,6 +82,7 @@ class OpDef:
         self.side_effect = False
         self.block_attrs = self.name_attrs = ()
         self.onnx = self.onnx_reason = self.verify = self.out_elements = None
+        self.view = False
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -100,7 +105,7 @@ GRAD_KERNEL_REASON = "training-only (gradient kernel)"
 RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
 _GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
 _SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
-                       "onnx_reason", "verify", "out_elements"))
+                       "onnx_reason", "verify", "out_elements", "view"))
 
 
 def _check_fields(op):
@@ -220,15 +225,37 @@ def apply(op, inputs, attrs=_EMPTY):
     wrap = _wrap
     if type(out) is tuple or type(out) is list:
         outs = tuple([wrap(a) for a in out])
+        for o in outs:
+            a = o._data
+            if a.base is not None or any([a is t._data for t in inputs]):
+                _alias(op, inputs, o)
     else:
         outs = None
         res = wrap(out)
+        a = res._data
+        if a.base is not None or any([a is t._data for t in inputs]):
+            _alias(op, inputs, res)
     if m.grad_enabled and op.grad is not None:
         for t in inputs:
             if not t.stop_gradient:
                 _record(op, inputs, outs if outs is not None else (res,), attrs)
                 break
     return outs if outs is not None else res
+
+
+def _alias(op, inputs, out):
+    """An output whose array may share memory with an input's: a view op's output shares the input's version
+    counter (marked shared, so in-place writes go through the common buffer); any other op's output is copied."""
+    a = out._data
+    for t in inputs:
+        if np.may_share_memory(a, t._data):
+            if op.view and t is inputs[0]:
+                vc = t._vc
+                vc[1] = True
+                out._vc = vc
+            else:
+                out._data = a.copy()
+            return
 
 
 def _record(op, inputs, outs, attrs):

@@ -15,7 +15,7 @@ from .registry import apply, defop
 from .search import searchsorted, sort
 from ..kernels.stat import (bincount as _bincount, cum_index as _cum_index, histogram as _histogram,
                             logcumsumexp as _logcumsumexp, logcumsumexp_grad as _logcumsumexp_grad_impl,
-                            mode_index as _mode_index)
+                            median_lower_index as _median_lower_index, mode_index as _mode_index)
 
 _NO_ONNX = "no ONNX operator"  # the onnx_reason of this family's ops
 
@@ -107,14 +107,40 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
 
 
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
-    """The median along `axis`; with an even count, the mean of the two middle values ('avg') or the lower one
-    ('min').
+    """The median along `axis`; with an even count, the mean of the two middle values ('avg', a float result) or
+    the lower one ('min': the values keep `x`'s dtype and, with an `axis`, come with their indices, as in Paddle).
+    A lane holding NaN gives NaN.
 
     Example:
         >>> oar.median(oar.to_tensor([[1.0, 4.0, 2.0, 3.0]]), axis=1).numpy().tolist()
         [2.5]
+        >>> v, i = oar.median(oar.to_tensor([[1, 4, 2, 3]]), axis=1, mode='min')
+        >>> v.numpy().tolist(), i.numpy().tolist()
+        ([2], [2])
     """
-    return _quantile(x, 0.5, axis, keepdim, _median_interpolation(mode), ignore_nan=False)
+    if _median_interpolation(mode) == "lower":
+        return _median_lower(x, axis, keepdim, ignore_nan=False)
+    return _quantile(x, 0.5, axis, keepdim, "linear", ignore_nan=False)
+
+
+MEDIAN_INDEX = defop("median_lower_index", _median_lower_index,
+                     infer=lambda m, axis, ignore_nan: [([1 if i == axis else d for i, d in enumerate(m[0][0])],
+                                                         D.int64)],
+                     differentiable=False, onnx_reason=_NO_ONNX)
+
+
+def _median_lower(x, axis, keepdim, ignore_nan):
+    """mode='min': the lower median picked by index (so the gradient flows through take_along_axis)."""
+    if axis is None:  # Paddle returns the value alone
+        flat = reshape(x, [-1])
+        val = take_along_axis(flat, apply(MEDIAN_INDEX, (flat,), {"axis": 0, "ignore_nan": ignore_nan}), 0)
+        return reshape(val, [1] * x.ndim if keepdim else [])
+    axis = norm_axis1(axis, x.ndim)
+    idx = apply(MEDIAN_INDEX, (x,), {"axis": axis, "ignore_nan": ignore_nan})
+    val = take_along_axis(x, idx, axis)
+    if not keepdim:
+        val, idx = squeeze(val, axis), squeeze(idx, axis)
+    return val, idx
 
 
 def _median_interpolation(mode):
@@ -124,13 +150,15 @@ def _median_interpolation(mode):
 
 
 def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
-    """`median` that ignores NaNs.
+    """`median` that ignores NaNs (mode='min' with an `axis` gives values and indices too).
 
     Example:
         >>> oar.nanmedian(oar.to_tensor([1.0, float('nan'), 2.0, 4.0])).item()
         2.0
     """
-    return _quantile(x, 0.5, axis, keepdim, _median_interpolation(mode), ignore_nan=True)
+    if _median_interpolation(mode) == "lower":
+        return _median_lower(x, axis, keepdim, ignore_nan=True)
+    return _quantile(x, 0.5, axis, keepdim, "linear", ignore_nan=True)
 
 
 # ---- index-producing kernels: the values are then picked with take_along_axis (which carries the gradient) -------

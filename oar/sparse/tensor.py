@@ -23,7 +23,7 @@ def _eager(what):
 
 def _int64(a, what):
     if isinstance(a, Tensor):
-        a = a.numpy()
+        a = a._data
     a = np.asarray(a)
     if a.dtype.kind not in "iu":
         raise TypeError(f"{what} must be integers, got dtype {a.dtype}")
@@ -130,7 +130,7 @@ class SparseTensor:
         head = (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},")
         fields = self._index_fields() + [("values", self._values)]
-        body = [f"       {k}={format_values(v.numpy(), 8 + len(k))}" for k, v in fields]
+        body = [f"       {k}={format_values(v._data, 8 + len(k))}" for k, v in fields]
         return head + "\n" + ",\n".join(body) + ")"
 
 
@@ -308,7 +308,7 @@ def to_sparse_coo(x, sparse_dim):
     sparse_dim = int(sparse_dim)
     if not 0 < sparse_dim <= x.ndim:
         raise ValueError(f"sparse_dim must be in [1, {x.ndim}] for shape {x.shape}, got {sparse_dim}")
-    a = x.numpy()
+    a = x._data
     mask = a != 0
     if sparse_dim < x.ndim:
         mask = mask.any(axis=tuple(range(sparse_dim, x.ndim)))

@@ -100,3 +100,14 @@ def test_rsample_flows_through_transforms():
     s = d.rsample([4])
     (g,) = oar.grad(s.sum(), [loc])
     np.testing.assert_allclose(g.numpy(), [s.numpy().sum()], rtol=1e-12)  # d exp(loc + e) / d loc = the sample
+
+
+def test_affine_log_det_has_the_parameters_shape_as_in_paddle():
+    # Paddle 3.3.1: log|scale| with the parameters' shape, not broadcast against x
+    tr = D.AffineTransform(t(1.0), t(2.0))
+    assert tr.forward_log_det_jacobian(t([1.0, 2.0, 3.0])).shape == []
+    assert tr.inverse_log_det_jacobian(t([1.0, 2.0, 3.0])).shape == []
+    assert D.AffineTransform(t([1.0, 2.0, 3.0]), t([2.0, 3.0, 4.0])).forward_log_det_jacobian(t(1.0)).shape == [3]
+    # ... while a composition still sums one log|scale| per element of an event
+    ind = D.IndependentTransform(tr, 1)
+    np.testing.assert_allclose(ind.forward_log_det_jacobian(t([1.0, 2.0, 3.0])).item(), 3 * np.log(2.0), rtol=1e-6)

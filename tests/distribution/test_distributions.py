@@ -144,17 +144,23 @@ def test_categorical_follows_paddle():
 
 
 def test_geometric_follows_paddle():
+    # Paddle 3.3.1 counts failures before the first success: pmf(0) = p, mean (1 - p) / p, cdf(2) = 1 - 0.7^3
     d = D.Geometric(t(0.3))
-    np.testing.assert_allclose(d.pmf(3).item(), 0.7 ** 2 * 0.3)
-    np.testing.assert_allclose(d.log_pmf(3).item(), np.log(0.7 ** 2 * 0.3))
-    np.testing.assert_allclose(d.cdf(2).item(), 1 - 0.7 ** 2)
-    ref = stats.geom(0.3)  # support 1, 2, ...
+    np.testing.assert_allclose(d.pmf(0).item(), 0.3, rtol=1e-6)
+    np.testing.assert_allclose(d.pmf(2).item(), 0.147, rtol=1e-6)
+    np.testing.assert_allclose(d.log_pmf(3).item(), np.log(0.7 ** 3 * 0.3), rtol=1e-6)
+    np.testing.assert_allclose(d.cdf(2).item(), 0.657, rtol=1e-6)
+    ref = stats.geom(0.3, loc=-1)  # support 0, 1, 2, ...
     np.testing.assert_allclose([d.mean.item(), d.variance.item()], [ref.mean(), ref.var()])
     np.testing.assert_allclose(d.entropy().item(), ref.entropy(), rtol=1e-10)
     oar.seed(0)
     s = d.sample([20000]).numpy()
-    assert s.min() >= 1 and np.all(s == np.round(s))
+    assert s.min() == 0 and np.all(s == np.round(s))
     np.testing.assert_allclose(s.mean(), ref.mean(), rtol=0.05)
+    # the true KL (by summing the pmfs); Paddle 3.3.1 returns the Bernoulli KL 0.0823 here (docs/numerics.md)
+    k = np.arange(400)
+    pk, qk = 0.7 ** k * 0.3, 0.5 ** (k + 1)
+    np.testing.assert_allclose(d.kl_divergence(D.Geometric(t(0.5))).item(), np.sum(pk * np.log(pk / qk)), rtol=1e-5)
     with pytest.raises(ValueError, match="probs"):
         D.Geometric(1.5)
 

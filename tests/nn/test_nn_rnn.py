@@ -91,7 +91,7 @@ def test_bidirectional_with_lengths(kind, cls):
     hs = st[0].numpy() if kind == "lstm" else st.numpy()
     np.testing.assert_allclose(hs, np.stack([hf, hb]), rtol=1e-10)
     keys = list(model.state_dict())
-    assert keys[0] == "0.cell_fw.weight_ih" and "0.cell_bw.bias_hh" in keys
+    assert keys[0] == "weight_ih_l0" and "0.cell_bw.bias_hh" in keys and "bias_hh_l0_reverse" in keys  # Paddle's names
 
 
 def test_cells_and_initial_states():

@@ -31,8 +31,18 @@ def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
         return d2, None, apply(grad_op, (x, out, gg), a)
     grad_op = defop(name + "_grad", lambda x, out, g, **a: K.cast_like(dfn(x, out, g, **a), g),
                     inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]], grad=grad_grad)
-    return defop(name, lambda x, **a: K.cast_like(fwd(x, **a), x), infer=infer_same,
+    return defop(name, lambda x, **a: K.cast_like(fwd(x, **a), x), infer=infer_same, check=_float_input(name),
                  grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a), **fields)
+
+
+def _float_input(name):
+    """Activations are float math: an integer or bool input would come back truncated, so it raises (as Paddle,
+    which has no integer kernels for them)."""
+    def check(x, *rest, **attrs):
+        if x._data.dtype.kind in "iub":
+            raise TypeError(f"{name} of a {x.dtype.name} tensor: cast it to a float dtype first (an integer "
+                            "result would be truncated)")
+    return check
 
 
 def _mask(cond, like):

@@ -54,7 +54,7 @@ def _active(c, nd):
 
 def _sites(indicator):
     """Indices [1 + nd, nnz] of the positive entries of a [N, 1, *spatial] indicator."""
-    return K.nonzero_index(indicator.numpy()[:, 0] > 0.5)
+    return K.nonzero_index(indicator._data[:, 0] > 0.5)
 
 
 def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd, subm, what):

@@ -68,7 +68,7 @@ def softmax(x, axis=-1, name=None):
     lead = c._indices[:-1]
     uniq, group = K.unique_inverse(K.linear_index(lead, c.shape[:-1], c.nnz()))
     v = c.values()
-    peak = K.segment_max(v.numpy(), group, uniq.size)  # a per-row shift for stability; softmax does not depend on it
+    peak = K.segment_max(v._data, group, uniq.size)  # a per-row shift for stability; softmax does not depend on it
     e = M.exp(v - M.cast(_index_values(peak), v.dtype))
     total = _segment_sum(e, group, uniq.size)
     return _back(x, c._with_values(e / gather(total, _index(group))))

@@ -1,0 +1,72 @@
+"""The op calls of the dtype sweep (`test_dtype_sweep.py`), written against a module `p` that is either oar or
+Paddle: `tools/paddle_refs/dtype_sweep.py` runs them under Paddle 3.3.1 to write `dtype_sweep_ref.json`, the test
+runs them under oar and compares. This file imports neither framework.
+
+`DTYPE_CASES`: name -> ``f(p, x)`` applied to a 1-D tensor ``x`` of each dtype in `DTYPES` (values 1, 2, 4, or
+True, False, True). `VALUE_CASES`: name -> ``f(p)`` whose value (NaN/inf/empty inputs, rounding) is compared too.
+"""
+
+DTYPES = ("bool", "int32", "int64", "float16", "float32", "float64")
+VALUES = {"bool": [True, False, True]}  # every other dtype: [1, 2, 4]
+
+_UNARY = ("exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "abs", "sign", "neg",
+          "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf", "sigmoid", "floor", "ceil",
+          "round", "trunc", "reciprocal", "isnan", "isinf", "isfinite")
+
+
+def _method(name):
+    return lambda p, x: getattr(p, name)(x)
+
+
+DTYPE_CASES = {name: _method(name) for name in _UNARY}
+DTYPE_CASES.update({
+    "nn.functional.sigmoid": lambda p, x: p.nn.functional.sigmoid(x),
+    "nn.functional.relu": lambda p, x: p.nn.functional.relu(x),
+    "nn.functional.gelu": lambda p, x: p.nn.functional.gelu(x),
+    "nn.functional.softmax": lambda p, x: p.nn.functional.softmax(x), "logsumexp": lambda p, x: p.logsumexp(x),
+    "sum": lambda p, x: p.sum(x), "prod": lambda p, x: p.prod(x), "mean": lambda p, x: p.mean(x),
+    "max": lambda p, x: p.max(x), "cumsum": lambda p, x: p.cumsum(x), "cumprod": lambda p, x: p.cumprod(x, dim=0),
+    "argmax": lambda p, x: p.argmax(x), "std": lambda p, x: p.std(x), "var": lambda p, x: p.var(x),
+    "clip[1.5,2.5]": lambda p, x: p.clip(x, 1.5, 2.5), "clip[1,2]": lambda p, x: p.clip(x, 1, 2),
+    "ones_like": lambda p, x: p.ones_like(x), "zeros_like": lambda p, x: p.zeros_like(x),
+    "full_like[1]": lambda p, x: p.full_like(x, 1), "x*1.5": lambda p, x: x * 1.5, "x/2": lambda p, x: x / 2,
+    "x+1": lambda p, x: x + 1, "x*x": lambda p, x: x * x, "divide(x,x)": lambda p, x: p.divide(x, x),
+    "x//2": lambda p, x: x // 2, "x**2": lambda p, x: x ** 2, "x>1": lambda p, x: x > 1,
+    "cast_float": lambda p, x: x.astype("float32"), "assign": lambda p, x: p.assign(x),
+    "median": lambda p, x: p.median(x), "median[min]": lambda p, x: p.median(x, axis=0, mode="min")[0],
+    "sort": lambda p, x: p.sort(x), "nan_to_num": lambda p, x: p.nan_to_num(x),
+})
+
+_NAN = "float('nan')"
+VALUE_CASES = {
+    "round[.5]": lambda p: p.round(p.to_tensor([0.5, 1.5, 2.5, -0.5, -2.5])),
+    "assign[list float]": lambda p: p.assign([1.5, 2.0]),
+    "assign[list int]": lambda p: p.assign([1, 2]),
+    "std[one]": lambda p: p.std(p.to_tensor([1.0])), "var[one]": lambda p: p.var(p.to_tensor([1.0])),
+    "cummin[nan]": lambda p: p.cummin(p.to_tensor([1.0, float("nan"), 0.5, 3.0]))[0],
+    "cummin[nan].idx": lambda p: p.cummin(p.to_tensor([1.0, float("nan"), 0.5, 3.0]))[1],
+    "cummax[nan]": lambda p: p.cummax(p.to_tensor([1.0, float("nan"), 0.5, 3.0]))[0],
+    "cummax[nan].idx": lambda p: p.cummax(p.to_tensor([1.0, float("nan"), 0.5, 3.0]))[1],
+    "argmax[nan]": lambda p: p.argmax(p.to_tensor([1.0, float("nan"), 0.5, 3.0])),
+    "argmin[nan]": lambda p: p.argmin(p.to_tensor([1.0, float("nan"), 0.5, 3.0])),
+    "max[nan]": lambda p: p.max(p.to_tensor([1.0, float("nan"), 0.5, 3.0])),
+    "sort[nan]": lambda p: p.sort(p.to_tensor([1.0, float("nan"), 0.5, 3.0])),
+    "sort[nan,desc]": lambda p: p.sort(p.to_tensor([1.0, float("nan"), 0.5, 3.0]), descending=True),
+    "argsort[nan,desc]": lambda p: p.argsort(p.to_tensor([1.0, float("nan"), 0.5, 3.0]), descending=True),
+    "topk[nan]": lambda p: p.topk(p.to_tensor([1.0, float("nan"), 0.5, 3.0]), 2)[0],
+    "sum[inf]": lambda p: p.sum(p.to_tensor([float("inf"), 1.0])),
+    "sum[inf-inf]": lambda p: p.sum(p.to_tensor([float("inf"), -float("inf")])),
+    "exp[inf]": lambda p: p.exp(p.to_tensor([float("inf"), -float("inf")])),
+    "log[0,-1]": lambda p: p.log(p.to_tensor([0.0, -1.0])),
+    "sum[empty]": lambda p: p.sum(p.zeros([0])), "mean[empty]": lambda p: p.mean(p.zeros([0])),
+    "prod[empty]": lambda p: p.prod(p.zeros([0])), "exp[empty]": lambda p: p.exp(p.zeros([0])),
+    "clip[int,float]": lambda p: p.clip(p.to_tensor([1, 2, 3]), 1.5, 2.5),
+    "norm[p2,axis01]": lambda p: p.linalg.norm(p.to_tensor([[1.0, 2.0], [3.0, 4.0]]), p=2, axis=[0, 1]),
+    "median[min]": lambda p: p.median(p.to_tensor([[1, 3, 2, 4]]), axis=1, mode="min")[0],
+    "median[min].idx": lambda p: p.median(p.to_tensor([[1, 3, 2, 4]]), axis=1, mode="min")[1],
+    "median[avg,int]": lambda p: p.median(p.to_tensor([1, 3, 2, 4])),
+    "hsplit[2,-1].1": lambda p: p.hsplit(p.arange(12).reshape([2, 6]), [2, -1])[1],
+    "split[2,-1].1": lambda p: p.split(p.arange(12).reshape([2, 6]), [2, -1], axis=1)[1],
+    "reciprocal[int]": lambda p: p.reciprocal(p.to_tensor([2, 4])),
+    "erf[int]": lambda p: p.erf(p.to_tensor([1, 2])),
+}
