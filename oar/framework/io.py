@@ -60,7 +60,7 @@ def save(obj, path, protocol=4, **configs):
         parent = os.path.dirname(path)
         if parent:
             os.makedirs(parent, exist_ok=True)
-        return save_paddle_pickle(obj, path)
+        return save_paddle_pickle(obj, path, fsync=bool(configs.get("fsync", True)))
     arrays = {}
     structure = _encode(obj, arrays, "obj")
     meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}

@@ -21,6 +21,8 @@ import pickle
 
 import numpy as np
 
+from .safe_files import write_files
+
 PICKLE_MAGIC = b"\x80"
 NAME_TABLE_KEY = "StructuredToParameterName@@"
 _SPLIT_INFO_KEY = "UnpackBigParamInfor@@"
@@ -177,9 +179,10 @@ def _to_paddle(obj):
                     "numbers, strings and dicts/lists/tuples of them (a Layer's or Optimizer's state_dict())")
 
 
-def save_paddle_pickle(obj, path, protocol=4):
+def save_paddle_pickle(obj, path, protocol=4, fsync=True):
     """Writes `obj` as Paddle's `paddle.save` does (a state dict: arrays + the name table; elsewhere a Tensor is
-    ``(name, array)``), so Paddle's `paddle.load` reads it.
+    ``(name, array)``), so Paddle's `paddle.load` reads it. The file is replaced atomically and fsynced
+    (`oar.framework.safe_files.write_files`).
 
     Example:
         >>> oar.save(oar.nn.Linear(2, 3).state_dict(), "for_paddle.pdparams", protocol="paddle")
@@ -191,7 +194,4 @@ def save_paddle_pickle(obj, path, protocol=4):
         saved[NAME_TABLE_KEY] = {k: v._name or k for k, v in obj.items()}
     else:
         saved = _to_paddle(obj)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        pickle.dump(saved, f, protocol=protocol)
-    os.replace(tmp, path)
+    write_files({path: pickle.dumps(saved, protocol=protocol)}, fsync=fsync)

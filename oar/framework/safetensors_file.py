@@ -62,6 +62,10 @@ class SafetensorsFile:
     def keys(self):
         return list(self._f.keys())
 
+    def metadata(self):
+        """The file's string metadata (a dict, empty when it has none)."""
+        return dict(self._f.metadata() or {})
+
     def dtype(self, name):
         code = self._f.get_slice(name).get_dtype()
         return DTYPES.get(code, code)
