@@ -11,7 +11,8 @@ renamed one by one, and the record deleted last. A process killed before the com
 intact; killed after it, the record says which temporary files hold the new version: readers read through it
 (`committed_path`) and the next save to the folder finishes the renames (roll forward). Either way a reader sees
 the old set or the new set, whole (docs/format.md, "Writes"). A failure that is not a crash (an exception, a full
-disk, Ctrl-C) removes the temporary files before the commit point and finishes the renames after it. A process
+disk, Ctrl-C) removes the temporary files before the commit point; after it the record stays and is honoured
+as after a crash. A process
 killed mid-save cannot clean up, so every save first removes the temporary files of its targets that a process
 no longer running left behind.
 """
