@@ -181,7 +181,8 @@ def _apply(folder, doc):
 
 def _read_commit(record):
     """The validated commit record at `record` (a dict), or ValueError naming it."""
-    bad = f"{record}: not a valid oar commit record (left by an interrupted save); delete it to load the files as they are"
+    bad = (f"{record}: not a valid oar commit record (left by an interrupted save); delete it to load the files "
+           "as they are")
     try:
         if os.path.getsize(record) > 1 << 20:
             raise ValueError(bad)
@@ -189,6 +190,7 @@ def _read_commit(record):
             doc = json.loads(f.read())
     except (OSError, ValueError, RecursionError):
         raise ValueError(bad) from None
+
     def plain(n):
         return isinstance(n, str) and n not in ("", ".", "..") and "/" not in n and os.sep not in n
     ok = (isinstance(doc, dict) and doc.get("format") == COMMIT_FORMAT and doc.get("version") == COMMIT_VERSION

@@ -247,7 +247,8 @@ def guard(opdef, fn, op, budget=None):
 def check_program(program, budget):
     """Checks, before anything runs, what `program`'s attributes and declared shapes say it will allocate:
     each creation op with no inputs, each fully known variable shape, the global block's constants together,
-    and in each block the values its ops hold at once (freed after their last read, as the executor does). Raises ValueError naming `budget.source`, the op and its source line."""
+    and in each block the values its ops hold at once (freed after their last read, as the executor does).
+    Raises ValueError naming `budget.source`, the op and its source line."""
     if budget is None or budget.max_bytes is None:
         return
     from ..ops.registry import REGISTRY

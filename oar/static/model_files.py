@@ -266,8 +266,11 @@ def read_weights(pdiparams, expect, save_id=None, pdmodel=None):
                 out[name] = a.view(D.np_dtype(var.dtype)) if dt == "uint16" != var.dtype.name else a
     except ValueError:
         raise
-    except Exception as e:  # safetensors reports corruption with its own exception types
-        raise _bad(pdiparams, f"corrupted or truncated parameters file ({type(e).__name__}: {e})") from None
+    except BaseException as e:  # safetensors reports corruption with its own exception types, and panics
+        new = safetensors_file.reading_error(pdiparams, e, "parameters file")
+        if new is None:
+            raise
+        raise new from None
     return out
 
 
