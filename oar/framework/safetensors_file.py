@@ -5,8 +5,8 @@ fsynced (`safe_files.write_files`); `SafetensorsFile` reads tensors one by one (
 check them before anything is allocated; each read straight into its array) and `read_all` reads every tensor.
 Damage is reported as a ValueError naming the file, a lack of memory as a MemoryError naming it, a panic inside
 safetensors' Rust code (a BaseException) as a RuntimeError naming it (`reading_error`). bfloat16 arrays
-(ml_dtypes') are stored as BF16 and read back as bfloat16, whatever the installed safetensors' NumPy support for it; files of older oar versions hold them as U16 (their raw bits), which
-callers that know the dtype view back.
+(ml_dtypes') are stored as BF16 and read back as bfloat16, whatever the installed safetensors' NumPy support for
+it; files of older oar versions hold them as U16 (their raw bits), which callers that know the dtype view back.
 
 Example:
     >>> from oar.framework import safetensors_file
