@@ -132,9 +132,9 @@ def _array(spec, want, tail, offset, where):
         out = a.reshape(shape).astype(want.np_dtype, copy=False)
     if kind == "f" and not np.isfinite(out).all():  # docs/serving.md, "Numbers in JSON"
         bad = a.reshape(-1)[~np.isfinite(out.reshape(-1))][0]
-        raise ProtocolError(400, f"{where}: 'data' holds {float(bad)!r} where {dt} needs a finite number (JSON has no NaN "
-                                 "or Infinity, and a number too large for the datatype is refused rather than made "
-                                 "infinite); send non-finite values as binary data")
+        raise ProtocolError(400, f"{where}: 'data' holds {float(bad)!r} where {dt} needs a finite number (JSON has no "
+                                 "NaN or Infinity, and a number too large for the datatype is refused rather than "
+                                 "made infinite); send non-finite values as binary data")
     return out, offset
 
 
