@@ -103,7 +103,7 @@ class BlockCompiler:
                 for j, (n, value) in enumerate(zip(op.output_names(), folded)):
                     env[f"{kname}_{j}"] = value
                     lines.append(f"    {local(n)} = {kname}_{j}")
-                held.forget([n for n in op.output_names()], local)
+                held.forget(op.output_names(), local)
             else:
                 args = [local(n) for n in op.input_names()]
                 outs = [("_" if n in fed else local(n)) for n in op.output_names()]
@@ -119,10 +119,8 @@ class BlockCompiler:
                     lhs = outs[0] + " = "
                 lines.append(f"    {lhs}{kname}({', '.join(args)})")
                 lineops[len(lines)] = op
-                if held.after([n for n in op.output_names() if n not in fed], local,
-                              [local(n) for n in op.input_names()]):
-                    lineops[len(lines)] = op
-            lineops[len(lines)] = op
+                held.after([n for n in op.output_names() if n not in fed], local, [local(n) for n in op.input_names()])
+            lineops[len(lines)] = op  # (the line checking what is held, too)
             gone = [n for n in liveness.dies_at(ops, k, last, keep) if n in local.map and local(n) != "_"]
             held.release(gone, local)
             if gone:
@@ -195,16 +193,15 @@ class _Held:
         self.counted.difference_update(names)
 
     def after(self, names, local, inputs):
-        """Counts the op's outputs `names`; returns whether a line was added."""
+        """Counts the op's outputs `names` (read from the op's `inputs` adds nothing), then checks the sum."""
         if not self.on or not names:
-            return False
+            return
         ins = "".join(f", {a}" for a in inputs)
         cs = [local(n).replace("v", "c", 1) for n in names]
         self.lines.append("    " + "; ".join(f"{c} = _nb({local(n)}{ins})" for c, n in zip(cs, names))
                           + f"; _held += {' + '.join(cs)}")
         self.lines.append("    if _held > _max: _over(_held)")
         self.counted.update(names)
-        return True
 
     def release(self, names, local):
         """`names` are deleted: their counts leave the sum."""
