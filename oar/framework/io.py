@@ -75,6 +75,7 @@ def nesting_depth(obj):
     """How many dicts/lists/tuples deep `obj` nests (no recursion).
 
     Example:
+        >>> from oar.framework.io import nesting_depth
         >>> nesting_depth({"a": [1, (2,)]})
         3
     """

@@ -236,6 +236,7 @@ def expanded_size(root, what):
     container contains itself.
 
     Example:
+        >>> from oar.framework.paddle_pickle import expanded_size
         >>> leaf = [1, 2]
         >>> expanded_size([leaf, leaf], "demo")   # the outer list, twice the inner one and its two items
         7

@@ -212,6 +212,7 @@ def roll_forward(folder):
     renames their temporary files into place, deletes what they deleted, removes their records; returns how many.
 
     Example:
+        >>> from oar.framework.safe_files import roll_forward
         >>> roll_forward('model')
         0
     """
@@ -253,6 +254,7 @@ def committed_path(path):
     holds its new content; None when that save deletes `path`.
 
     Example:
+        >>> from oar.framework.safe_files import committed_path
         >>> committed_path('model/net.pdmodel')
         'model/net.pdmodel'
     """

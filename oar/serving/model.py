@@ -37,6 +37,7 @@ def rows_agree(batched, single):
     batch) change the outputs by amounts of the order of the outputs themselves, far above 1e-4 of their scale.
 
     Example:
+        >>> from oar.serving.model import rows_agree
         >>> want = np.array([[183.0, 0.0]], 'float32')
         >>> rows_agree(want + np.float32(9e-5), want), rows_agree(want - want.mean(), want)
         (True, False)
