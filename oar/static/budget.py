@@ -131,6 +131,11 @@ def owned_nbytes(x, *inputs):
     (an input handed back, or a view of one: a reshape adds nothing); 0 for anything else."""
     if not isinstance(x, np.ndarray):
         return 0
+    if x.base is None:  # owns its memory (the common case): only an input handed back adds nothing
+        for i in inputs:
+            if x is i:
+                return 0
+        return x.nbytes
     r = _root(x)
     for i in inputs:
         if isinstance(i, np.ndarray) and _root(i) is r:
