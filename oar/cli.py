@@ -68,6 +68,7 @@ def inspect_model(path, out=None):
 def write_dot(path, dot_file, method=None):
     """Writes the inference program of the model at `path` (its `method`, default the first saved) as dot."""
     from .jit.save_load import saved_methods
+    from .graph.budget import Budget
     from .graph.dot import program_to_dot
     from .graph.model_files import file_names, read_record
     prefix = _prefix(path)
@@ -76,7 +77,7 @@ def write_dot(path, dot_file, method=None):
         raise ValueError(f"{prefix}.pdmodel: model file not found")
     if method is not None and method not in methods:
         raise ValueError(f"{prefix}: no saved method {method!r}; saved methods are {methods}")
-    rec = read_record(file_names(prefix, method or methods[0])[0])
+    rec = read_record(file_names(prefix, method or methods[0])[0], Budget())  # the budget of inspect_model
     text = program_to_dot(rec.infer_program, rec.input_names, rec.output_names)
     if dot_file == "-":
         sys.stdout.write(text)

@@ -1,19 +1,30 @@
-"""Files written and read safely: atomic saves (`write_files`), reads that refuse special files
+"""Files written and read safely: saves of a set of files that a crash leaves old or new, whole (`write_files`),
+the reader's view of such a set (`committed_path`, `committed_listing`), reads that refuse special files
 (`regular_file`) and bound what parsing JSON may cost (`parse_cost`). Used by `oar.save`/`oar.load` and
 `oar.jit.save`/`oar.jit.load`.
 
-Saves replace a set of files atomically.
-Each new file is written in full to a temporary file beside it (``.<name>.<pid>.tmp``), flushed and fsynced, and
-only then moved into place with `os.replace`; the folder is fsynced after the renames so they survive a power
-loss. A failure (an exception, a full disk, Ctrl-C) removes the temporary files and leaves the previous files
-intact. A process killed mid-save cannot clean up, so every save first removes the temporary files of its targets
-that a process no longer running left behind.
+Each new file is written in full to a temporary file beside it (``.<name>.<pid>.tmp``), flushed and fsynced.
+A save of one file then moves it into place with `os.replace` (atomic). A save of several files first writes a
+commit record ``.oar-commit.<pid>.json`` in their folder (atomically: written, fsynced, renamed) listing each
+temporary file, its target and the files to delete; that rename is the commit point. Only then are the files
+renamed one by one, and the record deleted last. A process killed before the commit point leaves the old files
+intact; killed after it, the record says which temporary files hold the new version: readers read through it
+(`committed_path`) and the next save to the folder finishes the renames (roll forward). Either way a reader sees
+the old set or the new set, whole (docs/format.md, "Writes"). A failure that is not a crash (an exception, a full
+disk, Ctrl-C) removes the temporary files before the commit point; after it the record stays and is honoured
+as after a crash. A process
+killed mid-save cannot clean up, so every save first removes the temporary files of its targets that a process
+no longer running left behind.
 """
 import glob
+import json
 import os
 import stat
 
 _TMP_SUFFIX = ".tmp"
+COMMIT_FORMAT, COMMIT_VERSION = "oar.commit", 1
+_COMMIT_GLOB = ".oar-commit.*.json"
+_ACTIVE = set()  # commit records of saves running in this process (never rolled forward by another save)
 
 
 def _tmp_name(path):
@@ -87,42 +98,167 @@ def _fsync_dir(d):
 
 
 def write_files(files, remove=(), fsync=True):
-    """Replaces a set of files all together: every new file is first written in full to a temporary file, and
-    only then are they moved into place (`os.replace`, atomic per file) and the `remove` paths deleted.
+    """Replaces a set of files all together: after any crash a reader sees the old set or the new one, whole.
 
-    A failure while writing leaves every previous file intact; only a crash during the final renames, which take
-    microseconds, could leave a mix.
+    Every new file is first written in full to a temporary file; a single file is then renamed into place
+    (`os.replace` is atomic); several files (or a save that deletes files) go through a commit record (see the
+    module docstring), so a crash between the renames is finished by readers and the next save.
 
     Args:
-        files: path -> bytes.
-        remove: paths deleted after the renames (stale files of an earlier save).
+        files: path -> bytes; with several files, they must share one folder.
+        remove: paths deleted as part of the new set (stale files of an earlier save).
         fsync: flush each file (and the folders) to the disk before renaming; False is faster but a power loss
             right after the save may lose it.
 
     Example:
         >>> write_files({'m/net.pdmodel': b'...', 'm/net.pdiparams': b'...'})
     """
+    folders = {os.path.dirname(os.path.abspath(p)) for p in list(files) + list(remove)}
+    journal = len(files) + len(remove) > 1
+    if journal and len(folders) != 1:
+        raise ValueError(f"write_files: the files of one save must share a folder, got {sorted(folders)}")
+    for d in folders:
+        os.makedirs(d, exist_ok=True)
+        roll_forward(d)
+    for path in files:
+        remove_stale_temps(path)
     staged = []
     try:
-        for path in files:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            remove_stale_temps(path)
         for path, data in files.items():
             staged.append((_write_temp(path, data, fsync), path))
-        for i, (tmp, path) in enumerate(staged):
-            os.replace(tmp, path)
-            staged[i] = (None, path)
     except BaseException:
         for tmp, _ in staged:
-            if tmp is not None:
-                _discard(tmp)
+            _discard(tmp)
         raise
-    for path in remove:
-        if os.path.exists(path):
-            os.remove(path)
+    if not journal:
+        try:
+            os.replace(staged[0][0], staged[0][1])
+        except BaseException:
+            _discard(staged[0][0])
+            raise
+    else:
+        _commit(folders.pop(), staged, remove, fsync)
     if fsync:
         for d in {os.path.dirname(os.path.abspath(p)) for p in files}:
             _fsync_dir(d)
+
+
+def _commit(folder, staged, remove, fsync):
+    record = os.path.join(folder, f".oar-commit.{os.getpid()}.json")
+    doc = {"format": COMMIT_FORMAT, "version": COMMIT_VERSION, "pid": os.getpid(),
+           "files": [[os.path.basename(t), os.path.basename(p)] for t, p in staged],
+           "remove": [os.path.basename(p) for p in remove]}
+    try:
+        tmp = _write_temp(record, json.dumps(doc).encode(), fsync)
+        os.replace(tmp, record)  # the commit point
+    except BaseException:
+        for t, _ in staged:
+            _discard(t)
+        _discard(record)
+        raise
+    if fsync:
+        _fsync_dir(folder)
+    _ACTIVE.add(record)
+    try:
+        _apply(folder, doc)
+        os.remove(record)
+    finally:  # interrupted (Ctrl-C): the record stays; readers read through it, the next save finishes it
+        _ACTIVE.discard(record)
+
+
+def _apply(folder, doc):
+    for tmp, target in doc["files"]:
+        try:
+            os.replace(os.path.join(folder, tmp), os.path.join(folder, target))
+        except FileNotFoundError:  # renamed already (a roll forward interrupted in its turn)
+            pass
+    for name in doc["remove"]:
+        try:
+            os.remove(os.path.join(folder, name))
+        except FileNotFoundError:
+            pass
+
+
+def _read_commit(record):
+    """The validated commit record at `record` (a dict), or ValueError naming it."""
+    bad = (f"{record}: not a valid oar commit record (left by an interrupted save); delete it to load the files "
+           "as they are")
+    try:
+        if os.path.getsize(record) > 1 << 20:
+            raise ValueError(bad)
+        with open(record, "rb") as f:
+            doc = json.loads(f.read())
+    except (OSError, ValueError, RecursionError):
+        raise ValueError(bad) from None
+
+    def plain(n):
+        return isinstance(n, str) and n not in ("", ".", "..") and "/" not in n and os.sep not in n
+    ok = (isinstance(doc, dict) and doc.get("format") == COMMIT_FORMAT and doc.get("version") == COMMIT_VERSION
+          and isinstance(doc.get("files"), list) and isinstance(doc.get("remove"), list)
+          and all(isinstance(e, list) and len(e) == 2 and plain(e[0]) and plain(e[1])
+                  and e[0].startswith(f".{e[1]}.") and e[0].endswith(_TMP_SUFFIX) for e in doc["files"])
+          and all(plain(n) for n in doc["remove"]))
+    if not ok:
+        raise ValueError(bad)
+    return doc
+
+
+def _records(folder):
+    return sorted(glob.glob(os.path.join(glob.escape(folder), _COMMIT_GLOB)))
+
+
+def roll_forward(folder):
+    """Finishes the saves into `folder` that were killed after their commit point (their process no longer runs):
+    renames their temporary files into place, deletes what they deleted, removes their records; returns how many.
+
+    Example:
+        >>> from oar.core.safe_files import roll_forward
+        >>> roll_forward('model')
+        0
+    """
+    done = 0
+    for tmp in glob.glob(os.path.join(glob.escape(folder), "." + _COMMIT_GLOB + "*" + _TMP_SUFFIX)):
+        remove_stale_temps(os.path.join(folder, os.path.basename(tmp)[1:].rsplit(".", 2)[0]))  # torn records
+    for record in _records(folder):
+        pid = os.path.basename(record)[len(".oar-commit."):-len(".json")]
+        if record in _ACTIVE or not pid.isdigit() or (int(pid) != os.getpid() and _pid_alive(int(pid))):
+            continue
+        _apply(folder, _read_commit(record))
+        os.remove(record)
+        done += 1
+    return done
+
+
+def committed_listing(folder):
+    """{absolute target path: the file holding its committed content, or None when the committed set deletes
+    it} for the saves into `folder` past their commit point whose renames are not finished (usually empty)."""
+    view = {}
+    for record in _records(os.path.abspath(folder)):
+        try:
+            doc = _read_commit(record)
+        except ValueError:
+            if not os.path.exists(record):  # finished meanwhile
+                continue
+            raise
+        d = os.path.dirname(record)
+        for tmp, target in doc["files"]:
+            if os.path.exists(os.path.join(d, tmp)):
+                view[os.path.join(d, target)] = os.path.join(d, tmp)
+        for name in doc["remove"]:
+            view[os.path.join(d, name)] = None
+    return view
+
+
+def committed_path(path):
+    """The file to read for `path`: itself, or the temporary file of a save killed after its commit point that
+    holds its new content; None when that save deletes `path`.
+
+    Example:
+        >>> from oar.core.safe_files import committed_path
+        >>> committed_path('model/net.pdmodel')
+        'model/net.pdmodel'
+    """
+    return committed_listing(os.path.dirname(os.path.abspath(path))).get(os.path.abspath(path), path)
 
 
 # ---- reading -------------------------------------------------------------------------------------------------

@@ -2,10 +2,11 @@
 
 `encode` makes the bytes of a name -> ndarray dict (plus string metadata); `write` saves them atomically and
 fsynced (`safe_files.write_files`); `SafetensorsFile` reads tensors one by one (dtype and shape first, so callers
-check them before anything is allocated) and `read_all` reads every tensor. Damage is reported as a ValueError
-naming the file. bfloat16 arrays (ml_dtypes') are stored as BF16 and read back as bfloat16, whatever the
-installed safetensors' NumPy support for it; files of older oar versions hold them as U16 (their raw bits), which
-callers that know the dtype view back.
+check them before anything is allocated; each read straight into its array) and `read_all` reads every tensor.
+Damage is reported as a ValueError naming the file, a lack of memory as a MemoryError naming it, a panic inside
+safetensors' Rust code (a BaseException) as a RuntimeError naming it (`reading_error`). bfloat16 arrays
+(ml_dtypes') are stored as BF16 and read back as bfloat16, whatever the installed safetensors' NumPy support for
+it; files of older oar versions hold them as U16 (their raw bits), which callers that know the dtype view back.
 
 Example:
     >>> from oar.framework import safetensors_file
@@ -62,6 +63,10 @@ class SafetensorsFile:
     def keys(self):
         return list(self._f.keys())
 
+    def metadata(self):
+        """The file's string metadata (a dict, empty when it has none)."""
+        return dict(self._f.metadata() or {})
+
     def dtype(self, name):
         code = self._f.get_slice(name).get_dtype()
         return DTYPES.get(code, code)
@@ -70,13 +75,16 @@ class SafetensorsFile:
         return list(self._f.get_slice(name).get_shape())
 
     def get(self, name):
-        if self._f.get_slice(name).get_dtype() != "BF16":
-            return np.array(self._f.get_tensor(name))
+        """The tensor `name` as a new writable array, read straight from the file into it (its bytes are never
+        held twice: a weight costs its own size once)."""
+        code = self._f.get_slice(name).get_dtype()
+        if code not in DTYPES:
+            raise ValueError(f"{self.path}: tensor {name!r} has dtype {code}, which oar does not read")
         from . import dtype as D
-        return self._read_raw(name, D.np_dtype(D.bfloat16))
+        return self._read_raw(name, D.np_dtype(D.bfloat16) if code == "BF16" else np.dtype(DTYPES[code]))
 
     def _read_raw(self, name, np_dtype):
-        """The tensor's bytes read straight into a new array (safetensors' NumPy reader may not know the dtype)."""
+        """The tensor's bytes read straight into a new array."""
         if self._offsets is None:
             with open(self.path, "rb") as fh:
                 n = int.from_bytes(fh.read(8), "little")
@@ -84,7 +92,12 @@ class SafetensorsFile:
             self._offsets = {k: (8 + n + v["data_offsets"][0], v["data_offsets"][1] - v["data_offsets"][0])
                              for k, v in header.items() if k != "__metadata__"}
         start, size = self._offsets[name]
-        a = np.empty(self.shape(name), np_dtype)
+        shape = self.shape(name)
+        try:
+            a = np.empty(shape, np_dtype)
+        except MemoryError:
+            raise MemoryError(f"{self.path}: not enough memory to read tensor {name!r} ({size:,} bytes, shape "
+                              f"{shape})") from None
         if a.nbytes != size:
             raise RuntimeError(f"tensor {name!r}: {size} bytes for shape {list(a.shape)} of {np_dtype}")
         with open(self.path, "rb") as fh:
@@ -94,10 +107,33 @@ class SafetensorsFile:
         return a
 
 
+def is_panic(exc):
+    """Whether `exc` is the Rust panic safetensors' bindings raise (pyo3's PanicException, a BaseException)."""
+    return type(exc).__name__ == "PanicException"
+
+
+def reading_error(path, exc, what="safetensors file"):
+    """The oar error for `exc` raised while reading the safetensors file `path`: MemoryError stays one (naming the
+    file), a Rust panic becomes a RuntimeError, anything else a ValueError saying the file is damaged. Returns
+    None for a BaseException that is not a panic (KeyboardInterrupt: re-raise it)."""
+    if isinstance(exc, MemoryError):
+        return exc if str(exc).startswith(str(path)) else MemoryError(f"{path}: not enough memory to read the "
+                                                                        f"{what} ({exc})")
+    if is_panic(exc):
+        return RuntimeError(f"{path}: reading the {what} failed inside safetensors (a Rust panic: {exc}); this "
+                            "happens when memory runs out")
+    if isinstance(exc, Exception):
+        return ValueError(f"{path}: corrupted or truncated {what} ({type(exc).__name__}: {exc})")
+    return None
+
+
 def read_all(path, what="safetensors file"):
     """name -> ndarray (writable) of every tensor of the safetensors file `path`; ValueError when it is damaged."""
     try:
         with SafetensorsFile(path) as f:
             return {k: f.get(k) for k in f.keys()}
-    except Exception as e:  # safetensors reports corruption with its own exception types
-        raise ValueError(f"{path}: corrupted or truncated {what} ({type(e).__name__}: {e})") from None
+    except BaseException as e:  # safetensors reports corruption with its own types, and panics
+        new = reading_error(path, e, what)
+        if new is None:
+            raise
+        raise new from None

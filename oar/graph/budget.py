@@ -102,16 +102,52 @@ def _prefix(b):
     return f"{b.source}: " if b.source else ""
 
 
-def check_alloc(elements, itemsize, what, budget=None):
-    """Raises ValueError when `elements` values of `itemsize` bytes exceed the active (or given) budget."""
+_RAISE = "(raise it with max_bytes= in oar.jit.load or Config.set_max_bytes if the model is trusted)"
+
+
+def check_alloc(elements, itemsize, what, budget=None, held=0):
+    """Raises ValueError when `elements` values of `itemsize` bytes, on top of the `held` bytes a run already
+    holds, exceed the active (or given) budget."""
     b = budget or active()
     if b is None or b.max_bytes is None:
         return
     n = int(elements) * int(itemsize)
     if n > b.max_bytes:
         raise ValueError(f"{_prefix(b)}{what} would allocate {human(n)}, over the load budget of "
-                         f"{human(b.max_bytes)} (raise it with max_bytes= in oar.jit.load or "
-                         "Config.set_max_bytes if the model is trusted)")
+                         f"{human(b.max_bytes)} {_RAISE}")
+    if n + held > b.max_bytes:
+        raise ValueError(f"{_prefix(b)}{what} would allocate {human(n)} while the run holds {human(held)}, over the "
+                         f"load budget of {human(b.max_bytes)} {_RAISE}")
+
+
+def _root(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def owned_nbytes(x, *inputs):
+    """The bytes value `x` adds to what a run holds: an ndarray's, unless its memory is one of the op's `inputs`'
+    (an input handed back, or a view of one: a reshape adds nothing); 0 for anything else."""
+    if not isinstance(x, np.ndarray):
+        return 0
+    if x.base is None:  # owns its memory (the common case): only an input handed back adds nothing
+        for i in inputs:
+            if x is i:
+                return 0
+        return x.nbytes
+    r = _root(x)
+    for i in inputs:
+        if isinstance(i, np.ndarray) and _root(i) is r:
+            return 0
+    return x.nbytes
+
+
+def raise_held(budget, held):
+    """Raises the error for a run whose live values take `held` bytes, over `budget` (the executor's check after
+    each op of a budgeted plan)."""
+    raise ValueError(f"{_prefix(budget)}the values the run holds at once take {human(held)} after this op, over the "
+                     f"load budget of {human(budget.max_bytes)} {_RAISE}")
 
 
 def loop_limit():
@@ -188,12 +224,22 @@ def out_elements(opdef, arrays, attrs):
     return sum(_prod(shape) for shape, _ in opdef.infer(metas, **attrs))
 
 
-def guard(opdef, fn, op):
-    """`fn` (the bound kernel of `op`) checked against the active budget first, when `opdef` is marked."""
-    if opdef.out_elements is None:
-        return fn
+def guard(opdef, fn, op, budget=None):
+    """`fn` (the bound kernel of `op`) checked against the active budget first, when `opdef` is marked. With a
+    `budget`, the wrapper takes what the run holds already as its first argument (``fn(held, *arrays)``) and
+    checks the output on top of it (the executor's budgeted plans)."""
     attrs = op.attrs
     what = f"op '{opdef.name}'"
+    if budget is not None:
+        if opdef.out_elements is None:
+            return lambda held, *arrays: fn(*arrays)
+
+        def checked_held(held, *arrays):
+            check_alloc(out_elements(opdef, arrays, attrs), _itemsize(attrs, arrays), what, budget, held)
+            return fn(*arrays)
+        return checked_held
+    if opdef.out_elements is None:
+        return fn
 
     def checked(*arrays):
         b = getattr(_local, "budget", None)
@@ -205,8 +251,9 @@ def guard(opdef, fn, op):
 
 def check_program(program, budget):
     """Checks, before anything runs, what `program`'s attributes and declared shapes say it will allocate:
-    each creation op with no inputs, each fully known variable shape, and the global block's constants
-    together. Raises ValueError naming `budget.source`, the op and its source line."""
+    each creation op with no inputs, each fully known variable shape, the global block's constants together,
+    and in each block the values its ops hold at once (freed after their last read, as the executor does).
+    Raises ValueError naming `budget.source`, the op and its source line."""
     if budget is None or budget.max_bytes is None:
         return
     from ..ops.registry import REGISTRY
@@ -236,3 +283,36 @@ def check_program(program, budget):
             if b.idx == 0:
                 total += n
                 check_alloc(total, 1, "the program's constants together", budget)
+        _check_held(b, budget, format_op)
+
+
+def _static_bytes(v):
+    if v is None or v.persistable or any(d < 0 for d in v.shape):
+        return 0
+    try:
+        return _prod(v.shape) * v.dtype.np.itemsize
+    except AttributeError:
+        return _prod(v.shape) * 2
+
+
+def _check_held(block, budget, format_op):
+    """What the ops of `block` hold at once, from the shapes the program declares (unknown dims count 0): each
+    op's outputs are held from the op to their last read (`oar.graph.liveness`), as the executor frees them."""
+    from .liveness import last_reads
+    ops = block.ops
+    last, held, sizes = last_reads(ops), 0, {}
+    for k, op in enumerate(ops):
+        for n in op.output_names():
+            held -= sizes.pop(n, 0)
+            sizes[n] = _static_bytes(block._find_var_recursive(n))
+            held += sizes[n]
+        if held > budget.max_bytes:
+            where = f"after op {format_op(op, with_loc=False)}"
+            if op.loc:
+                where += f" (created at {op.loc[0]}:{op.loc[1]}: {op.loc[2]})"
+            raise ValueError(f"{_prefix(budget)}the values a run holds at once take {human(held)} {where} "
+                             f"(from the declared shapes), over the load budget of {human(budget.max_bytes)} "
+                             f"{_RAISE}")
+        for n in set(op.input_names() + op.output_names()):
+            if last.get(n, -1) <= k:
+                held -= sizes.pop(n, 0)

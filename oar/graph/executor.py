@@ -88,35 +88,43 @@ class BlockCompiler:
         fname = f"<oar plan {next(_ids)}: block {block.idx}>"
         lines = [f"def plan({', '.join(params)}):"]
         lineops, env, consts = {}, {}, {}
+        held = _Held(budget.active(), env, lines)
         for k, op in enumerate(ops):
             d = REGISTRY.get(op.type)
             if d is None:
                 raise ValueError(f"unknown op {op.type!r} in block {block.idx}: {format_op(op)}")
             if d.lower is not None:
                 fn = d.lower(self, op)
-            elif op.attrs:
-                fn = budget.guard(d, functools.partial(d.impl, **op.attrs), op)
             else:
-                fn = budget.guard(d, d.impl, op)
+                fn = budget.guard(d, functools.partial(d.impl, **op.attrs) if op.attrs else d.impl, op)
             kname = f"k{k}"
             folded = self._fold(op, d, fn, consts, fed)
             if folded is not None:  # computed once here; the plan only loads the values
                 for j, (n, value) in enumerate(zip(op.output_names(), folded)):
                     env[f"{kname}_{j}"] = value
                     lines.append(f"    {local(n)} = {kname}_{j}")
+                held.forget(op.output_names(), local)
             else:
-                env[kname] = fn
-                args = ", ".join(local(n) for n in op.input_names())
+                args = [local(n) for n in op.input_names()]
                 outs = [("_" if n in fed else local(n)) for n in op.output_names()]
+                env[kname] = fn
+                if held.on and d.lower is None:  # marked ops check their output on top of what is held
+                    env[kname] = budget.guard(d, functools.partial(d.impl, **op.attrs) if op.attrs else d.impl, op,
+                                              held.budget)
+                    args = ["_held"] + args
+                held.before([n for n in op.output_names() if n not in fed], local)
                 if d.lower is not None or d.multi_out:
                     lhs = (", ".join(outs) + ", = ") if outs else ""
                 else:
                     lhs = outs[0] + " = "
-                lines.append(f"    {lhs}{kname}({args})")
-            lineops[len(lines)] = op
-            dead = [local(n) for n in liveness.dies_at(ops, k, last, keep) if n in local.map and local(n) != "_"]
-            if dead:
-                lines.append(f"    del {', '.join(dead)}")
+                lines.append(f"    {lhs}{kname}({', '.join(args)})")
+                lineops[len(lines)] = op
+                held.after([n for n in op.output_names() if n not in fed], local, [local(n) for n in op.input_names()])
+            lineops[len(lines)] = op  # (the line checking what is held, too)
+            gone = [n for n in liveness.dies_at(ops, k, last, keep) if n in local.map and local(n) != "_"]
+            held.release(gone, local)
+            if gone:
+                lines.append(f"    del {', '.join(local(n) for n in gone)}")
         ret = ", ".join(local(n) for n in out_names)
         lines.append(f"    return ({ret}{',' if len(out_names) == 1 else ''})")
         src = "\n".join(lines) + "\n"
@@ -158,6 +166,49 @@ class BlockCompiler:
             v.flags.writeable = False
             consts[n] = v
         return outs
+
+
+class _Held:
+    """The accounting a plan compiled under a load budget does (`oar.graph.budget`): the local ``_held`` sums
+    the bytes of the values the plan computed and still holds (each value's count in ``c<i>`` beside its
+    ``v<i>``), marked ops check their output on top of it before allocating, and every op checks the sum after
+    it runs. Inputs, parameters and folded constants are not counted (constants have their own cap)."""
+
+    def __init__(self, b, env, lines):
+        self.on = b is not None and b.max_bytes is not None
+        self.budget, self.lines, self.counted = b, lines, set()
+        if self.on:
+            env.update(_nb=budget.owned_nbytes, _over=functools.partial(budget.raise_held, b), _max=b.max_bytes)
+            lines.append("    _held = 0")
+
+    def forget(self, names, local):
+        """`names` now hold folded constants (not counted): drop their old counts."""
+        self.before(names, local)
+
+    def before(self, names, local):
+        """An op is about to overwrite `names`: their old values stop counting."""
+        old = [local(n).replace("v", "c", 1) for n in names if n in self.counted]
+        if self.on and old:
+            self.lines.append(f"    _held -= {' + '.join(old)}")
+        self.counted.difference_update(names)
+
+    def after(self, names, local, inputs):
+        """Counts the op's outputs `names` (read from the op's `inputs` adds nothing), then checks the sum."""
+        if not self.on or not names:
+            return
+        ins = "".join(f", {a}" for a in inputs)
+        cs = [local(n).replace("v", "c", 1) for n in names]
+        self.lines.append("    " + "; ".join(f"{c} = _nb({local(n)}{ins})" for c, n in zip(cs, names))
+                          + f"; _held += {' + '.join(cs)}")
+        self.lines.append("    if _held > _max: _over(_held)")
+        self.counted.update(names)
+
+    def release(self, names, local):
+        """`names` are deleted: their counts leave the sum."""
+        gone = [local(n).replace("v", "c", 1) for n in names if n in self.counted]
+        if self.on and gone:
+            self.lines.append(f"    _held -= {' + '.join(gone)}")
+        self.counted.difference_update(names)
 
 
 class _Locals:

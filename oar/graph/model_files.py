@@ -1,16 +1,20 @@
 """Reading and writing the saved-model files (format in docs/format.md): `.pdmodel` (program JSON + feeds,
 fetches, output structure), `.pdiparams` (safetensors weights), `.pdiparams.info` (parameter metadata JSON).
 
-Writes are atomic (`oar.core.safe_files`: temporary file, fsync, `os.replace`). Reads never execute code
-from the files and check everything before use: a missing, truncated, corrupted or hostile file raises
-`ValueError` naming the file and what is wrong.
+Writes replace the files of a model together (`oar.core.safe_files.write_files`: temporary files, a commit
+record, renames); every file of one save carries the same ``save_id``, so a set mixing two saves (copied by hand,
+or cut by a crash of an older oar) is refused. Reads go through `committed_path` (the new version of a save killed
+after its commit point), never execute code from the files and check everything before use: a missing, truncated,
+corrupted, mixed or hostile file raises `ValueError` naming the file and what is wrong.
 """
 import json
 import os
+import re
+import uuid
 
 from ..core import dtype as D
 from ..core import safetensors_file
-from ..core.safe_files import parse_cost, regular_file, write_files  # noqa: F401  (write_files: saves)
+from ..core.safe_files import committed_path, parse_cost, regular_file, write_files  # noqa: F401  (saves)
 from . import budget as B
 from ..ir.serialize import _check_shape, _is_int
 from . import serialize as S
@@ -19,6 +23,9 @@ MODEL_FORMAT, MODEL_FORMAT_VERSION = "oar.model", 2
 MODEL_FORMAT_VERSIONS = (1, 2)  # readable versions (changelog in docs/format.md)
 INFO_FORMAT, INFO_FORMAT_VERSION = "oar.params_info", 1
 MAX_JSON_BYTES = 256 << 20  # a program file; what parsing it may cost is bounded by the load budget (parse_cost)
+MAX_INFO_COST = 1 << 30  # parse_cost bound of a .pdiparams.info file when no load budget is given
+SAVE_ID_KEY = "oar_save_id"  # the .pdiparams metadata key of the save id
+_SAVE_ID = re.compile(r"[0-9a-f]{32}")
 _DTYPES = frozenset(d.name for d in D.ALL)
 
 
@@ -29,12 +36,15 @@ def _is_dtype(x):
 class ModelRecord:
     """One saved method: its program(s), feed/fetch specs and how outputs nest."""
 
-    __slots__ = ("program", "infer_program", "inputs", "outputs", "structure", "params", "method", "train")
+    __slots__ = ("program", "infer_program", "inputs", "outputs", "structure", "params", "method", "train",
+                 "save_id")
 
-    def __init__(self, program, infer_program, inputs, outputs, structure, params, method="forward", train=False):
+    def __init__(self, program, infer_program, inputs, outputs, structure, params, method="forward", train=False,
+                 save_id=None):
         self.program, self.infer_program = program, infer_program
         self.inputs, self.outputs, self.structure = inputs, outputs, structure
         self.params, self.method, self.train = params, method, train
+        self.save_id = save_id  # the save that wrote the file (None: built here, or written by an older oar)
 
     @property
     def input_names(self):
@@ -56,9 +66,14 @@ def file_names(prefix, method="forward"):
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
-def encode_weights(arrays):
-    """safetensors bytes of a name -> ndarray dict (bfloat16 as its raw 16 bits; the program declares the dtype)."""
-    return safetensors_file.encode(arrays)
+def new_save_id():
+    """A fresh id for the files of one save (written into each, compared when they are read together)."""
+    return uuid.uuid4().hex
+
+
+def encode_weights(arrays, save_id=None):
+    """safetensors bytes of a name -> ndarray dict, tagged with `save_id` (see `new_save_id`)."""
+    return safetensors_file.encode(arrays, {SAVE_ID_KEY: save_id} if save_id else None)
 
 
 def _clipped(d):
@@ -69,20 +84,24 @@ def _clipped(d):
 
 
 def encode_record(rec, clip_extra=False):
-    """The .pdmodel bytes of `rec` (UTF-8 JSON, format in docs/format.md)."""
+    """The .pdmodel bytes of `rec` (UTF-8 JSON, format in docs/format.md), tagged with `rec.save_id`."""
     conv = _clipped if clip_extra else (lambda d: d)
     model = {"format": MODEL_FORMAT, "version": MODEL_FORMAT_VERSION,
              "program": conv(S.program_to_dict(rec.program)),
              "inputs": rec.inputs, "outputs": rec.outputs, "output_structure": rec.structure,
              "params": list(rec.params), "method": rec.method, "train": bool(rec.train)}
+    if rec.save_id:
+        model["save_id"] = rec.save_id
     if rec.infer_program is not None and rec.infer_program is not rec.program:
         model["infer_program"] = conv(S.program_to_dict(rec.infer_program))
     return json.dumps(model, separators=(",", ":")).encode("utf-8")
 
 
-def encode_info(info):
-    """The .pdiparams.info bytes: var name -> {structured_name, shape, dtype, flags}."""
+def encode_info(info, save_id=None):
+    """The .pdiparams.info bytes: var name -> {structured_name, shape, dtype, flags}, tagged with `save_id`."""
     doc = {"format": INFO_FORMAT, "version": INFO_FORMAT_VERSION, "params": info}
+    if save_id:
+        doc["save_id"] = save_id
     return json.dumps(doc, indent=1, sort_keys=True).encode("utf-8")
 
 
@@ -91,14 +110,37 @@ def _bad(path, msg):
     return ValueError(f"{path}: {msg}")
 
 
+def mixed_saves(path, other, a, b):
+    """The error for files of one model written by two different saves (ids `a` of `path`, `b` of `other`)."""
+    return _bad(path, f"written by another save than {other} (save ids {a[:8]}... and {b[:8]}...): this model's "
+                      "files come from two saves (copied together, or a save by an older oar was interrupted); "
+                      "save the model again")
+
+
+def _save_id(path, v):
+    if v is not None and not (isinstance(v, str) and _SAVE_ID.fullmatch(v)):
+        raise _bad(path, f"'save_id' must be 32 hex digits, got {v!r:.40}")
+    return v
+
+
+def _committed(path, what):
+    """The file holding `path`'s committed content (see the module docstring); ValueError when the last save
+    deleted it."""
+    src = committed_path(path)
+    if src is None:
+        raise _bad(path, f"{what} file not found (the last save removed it)")
+    return src
+
+
 def read_json(path, what, budget=None):
     """Parses a JSON file with a size limit and, under a `budget`, a bound on what parsing costs (checked before
     parsing); every failure is a ValueError naming the file."""
-    size = regular_file(path, what)
+    src = _committed(path, what)
+    size = regular_file(src, what)
     if size > MAX_JSON_BYTES:
         raise _bad(path, f"{what} file is {size} bytes, over the {MAX_JSON_BYTES}-byte limit")
     try:
-        with open(path, "rb") as f:
+        with open(src, "rb") as f:
             raw = f.read(size + 1)  # (a file that grew since stat is cut, and then fails to parse)
     except OSError as e:
         raise _bad(path, f"cannot read the {what} file ({e.strerror or e})") from None
@@ -196,18 +238,25 @@ def read_record(pdmodel, budget=None):
         raise _bad(pdmodel, f"'method' must be an identifier, got {method!r:.40}")
     if not isinstance(d.get("train", False), bool):
         raise _bad(pdmodel, "'train' must be a bool")
-    return ModelRecord(prog, infer, inputs, outputs, d.get("output_structure"), params, method, d.get("train", False))
+    return ModelRecord(prog, infer, inputs, outputs, d.get("output_structure"), params, method, d.get("train", False),
+                       _save_id(pdmodel, d.get("save_id")))
 
 
-def read_weights(pdiparams, expect):
+def read_weights(pdiparams, expect, save_id=None, pdmodel=None):
     """Reads the weights named in `expect` (name -> Variable) from a safetensors file, checking each one's
-    shape and dtype against the program before anything is allocated."""
-    if not os.path.lexists(pdiparams) and not expect:  # a program without parameters has no .pdiparams
+    shape and dtype against the program before anything is allocated, and that the file comes from the save
+    `save_id` of the `pdmodel` file when both carry an id."""
+    src = committed_path(pdiparams)
+    if (src is None or not os.path.lexists(src)) and not expect:  # a program without parameters has none
         return {}
-    regular_file(pdiparams, "parameters")
+    src = _committed(pdiparams, "parameters")
+    regular_file(src, "parameters")
     out = {}
     try:
-        with safetensors_file.SafetensorsFile(pdiparams) as f:
+        with safetensors_file.SafetensorsFile(src) as f:
+            theirs = f.metadata().get(SAVE_ID_KEY)
+            if save_id and theirs and theirs != save_id:
+                raise mixed_saves(pdiparams, pdmodel, theirs, save_id)
             keys = set(f.keys())
             for name, var in expect.items():
                 if name not in keys:
@@ -224,18 +273,28 @@ def read_weights(pdiparams, expect):
                 out[name] = a.view(D.np_dtype(var.dtype)) if dt == "uint16" != var.dtype.name else a
     except ValueError:
         raise
-    except Exception as e:  # safetensors reports corruption with its own exception types
-        raise _bad(pdiparams, f"corrupted or truncated parameters file ({type(e).__name__}: {e})") from None
+    except BaseException as e:  # safetensors reports corruption with its own exception types, and panics
+        new = safetensors_file.reading_error(pdiparams, e, "parameters file")
+        if new is None:
+            raise
+        raise new from None
     return out
 
 
-def read_info(path):
-    """Parses ``.pdiparams.info``: var name -> metadata dict (validated)."""
-    d = read_json(path, "parameter info (.pdiparams.info)")
+def read_info(path, budget=None, save_id=None, pdmodel=None):
+    """Parses ``.pdiparams.info``: var name -> metadata dict (validated). What parsing may cost is bounded before
+    parsing (by `budget`'s ``max_bytes``, else `MAX_INFO_COST`); the file must come from the save `save_id` of
+    the `pdmodel` file when both carry an id."""
+    if budget is None or budget.max_bytes is None:
+        budget = B.Budget(max_bytes=MAX_INFO_COST)
+    d = read_json(path, "parameter info (.pdiparams.info)", budget.with_source(path))
     if not (isinstance(d, dict) and d.get("format") == INFO_FORMAT and isinstance(d.get("params"), dict)):
         raise _bad(path, f"not an oar parameter info file (expected format {INFO_FORMAT!r} with 'params')")
     if not _is_int(d.get("version")) or d.get("version") != INFO_FORMAT_VERSION:
         raise _bad(path, f"parameter info version {d.get('version')!r:.20} is not supported")
+    theirs = _save_id(path, d.get("save_id"))
+    if save_id and theirs and theirs != save_id:
+        raise mixed_saves(path, pdmodel, theirs, save_id)
     for n, m in d["params"].items():
         if not isinstance(m, dict):
             raise _bad(path, f"entry {n!r:.60} must be an object")
@@ -262,4 +321,4 @@ def load_files(pdmodel, pdiparams, budget=None):
         return paddle_files.load_files(pdmodel, pdiparams, budget)
     rec = read_record(pdmodel, budget)
     gb = rec.program.global_block()
-    return rec, read_weights(pdiparams, {n: gb.vars[n] for n in rec.params})
+    return rec, read_weights(pdiparams, {n: gb.vars[n] for n in rec.params}, rec.save_id, pdmodel)

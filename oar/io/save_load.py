@@ -22,6 +22,7 @@ Example:
 """
 import json
 import os
+import sys
 
 import numpy as np
 
@@ -60,11 +61,39 @@ def save(obj, path, protocol=4, **configs):
         parent = os.path.dirname(path)
         if parent:
             os.makedirs(parent, exist_ok=True)
-        return save_paddle_pickle(obj, path)
+        return save_paddle_pickle(obj, path, fsync=bool(configs.get("fsync", True)))
     arrays = {}
-    structure = _encode(obj, arrays, "obj")
-    meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}
+    try:
+        structure = _encode(obj, arrays, "obj")
+        meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}
+    except RecursionError:
+        raise too_deep(path, obj) from None
     safetensors_file.write(path, arrays, metadata=meta, fsync=bool(configs.get("fsync", True)))
+
+
+def nesting_depth(obj):
+    """How many dicts/lists/tuples deep `obj` nests (no recursion).
+
+    Example:
+        >>> from oar.io.save_load import nesting_depth
+        >>> nesting_depth({"a": [1, (2,)]})
+        3
+    """
+    deepest, todo, seen = 0, [(obj, 1)], set()
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, (dict, list, tuple)) and id(x) not in seen:
+            seen.add(id(x))
+            deepest = max(deepest, d)
+            todo.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return deepest
+
+
+def too_deep(path, obj):
+    """The error for an object nested deeper than a save can write (Python's recursion limit)."""
+    return ValueError(f"oar.save: cannot save {path!r}: the object nests {nesting_depth(obj)} dicts/lists/tuples "
+                      "deep, deeper than Python's JSON and pickle writers go (the recursion limit, "
+                      f"{sys.getrecursionlimit()} frames); flatten it (e.g. keys 'a.b.c' instead of nested dicts)")
 
 
 def load(path, **configs):

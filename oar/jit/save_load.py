@@ -4,6 +4,7 @@ Saving converts when needed, prunes each program to what its outputs need, and w
 ``path.pdiparams`` and ``path.pdiparams.info`` (plus ``path.<method>.pdmodel/.pdiparams`` for other decorated
 methods). Loading validates everything and returns a `TranslatedLayer`.
 """
+import fnmatch
 import glob
 import os
 import warnings
@@ -11,11 +12,12 @@ import warnings
 import numpy as np
 
 from ..core import safetensors_file
+from ..core.safe_files import committed_listing, committed_path
 from ..passes.dead_code import dead_code_elimination
 from ..graph.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
 from ..eager.tensor import Tensor
 from ..graph.model_files import (ModelRecord, encode_info, encode_record, encode_weights, file_names, load_files,
-                                 read_info, read_json, write_files)
+                                 mixed_saves, new_save_id, read_info, read_json, write_files)
 from .translated import TranslatedLayer, method_name_problem
 
 _CONFIGS = ("output_spec", "clip_extra", "with_hook", "combine_params", "skip_forward", "skip_prune_program", "fsync")
@@ -178,14 +180,16 @@ def save_records(path, records, tensors, info, clip_extra=False, fsync=True):
     and `info` (None: no ``.pdiparams.info``, as for a function), replacing the previous files together."""
     path = os.fspath(path)
     _check_paths(path, records)
-    files = {}
+    files, save_id = {}, new_save_id()
     for rec in records.values():
         pdmodel, pdiparams = file_names(path, rec.method)
+        rec = ModelRecord(rec.program, rec.infer_program, rec.inputs, rec.outputs, rec.structure, rec.params,
+                          rec.method, rec.train, save_id)
         files[pdmodel] = encode_record(rec, clip_extra)
         if rec.params:
-            files[pdiparams] = encode_weights({n: tensors[n]._data for n in rec.params})
+            files[pdiparams] = encode_weights({n: tensors[n]._data for n in rec.params}, save_id)
     if info is not None:
-        files[path + ".pdiparams.info"] = encode_info(info)
+        files[path + ".pdiparams.info"] = encode_info(info, save_id)
     stale = []
     for m in ["forward"] + _saved_methods(path, readable_only=True):
         stale += [f for f in file_names(path, m) if f not in files]
@@ -287,7 +291,7 @@ def _saved_methods(path, readable_only=False):
     removes it)."""
     ok = (None,) if not readable_only else ()
     out = []
-    for f in glob.glob(glob.escape(path) + ".*.pdmodel"):
+    for f in _committed_glob(path, ".*.pdmodel"):
         m = f[len(path) + 1:-len(".pdmodel")]
         if m.isidentifier() and (_method_of(f) in (m,) + ok):
             out.append(m)
@@ -303,7 +307,25 @@ def saved_methods(path):
         >>> saved_methods('model/net')
         ['forward']
     """
-    return (["forward"] if os.path.exists(file_names(path)[0]) else []) + _saved_methods(path)
+    return (["forward"] if _committed_exists(file_names(path)[0]) else []) + _saved_methods(path)
+
+
+def _committed_exists(path):
+    src = committed_path(path)
+    return src is not None and os.path.exists(src)
+
+
+def _committed_glob(path, suffix):
+    """The files ``path + suffix`` (a glob) of the committed state: those on disk, plus the new files of a save
+    killed after its commit point, less the files it deletes (`oar.core.safe_files`)."""
+    view = committed_listing(os.path.dirname(os.path.abspath(path)))
+    found = set(glob.glob(glob.escape(path) + suffix))
+    pattern = os.path.abspath(glob.escape(path) + suffix)
+    for target, src in view.items():
+        if fnmatch.fnmatchcase(target, pattern):
+            rel = os.path.join(os.path.dirname(path), os.path.basename(target))
+            (found.add if src is not None else found.discard)(rel)
+    return sorted(found)
 
 
 def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP_ITERATIONS, **configs):
@@ -338,12 +360,12 @@ def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP
     budget = Budget(max_bytes, max_loop_iterations)
     records, weights = _read_methods(path, methods, budget)
     budgets = {m: budget.with_source(file_names(path, m)[0]) for m in records}
-    return TranslatedLayer(records, weights, _read_info(path), budgets)
+    return TranslatedLayer(records, weights, _read_info(path, records, budget), budgets)
 
 
 def _read_methods(path, methods, budget=None):
     """({method: ModelRecord}, {var name: array}) of the saved `methods` (validated)."""
-    records, weights = {}, {}
+    records, weights, first = {}, {}, None
     for m in methods:
         pdmodel, pdiparams = file_names(path, m)
         problem = method_name_problem(m)
@@ -352,15 +374,22 @@ def _read_methods(path, methods, budget=None):
         rec, w = load_files(pdmodel, pdiparams, budget)
         if rec.method != m:
             raise ValueError(f"{pdmodel}: the file says it holds method {rec.method!r}, its name says {m!r}")
+        if rec.save_id and first is not None and first[1] != rec.save_id:
+            raise mixed_saves(pdmodel, first[0], rec.save_id, first[1])
+        first = first or ((pdmodel, rec.save_id) if rec.save_id else None)
         records[m] = rec
         for n, a in w.items():
             weights.setdefault(n, a)
     return records, weights
 
 
-def _read_info(path):
+def _read_info(path, records, budget=None):
+    """The parameter info saved under `path` ({} when there is none), from the same save as `records`."""
     info_path = path + ".pdiparams.info"
-    return read_info(info_path) if os.path.exists(info_path) else {}
+    if not _committed_exists(info_path):
+        return {}
+    rec = next((r for r in records.values() if r.save_id), None)
+    return read_info(info_path, budget, rec and rec.save_id, rec and file_names(path, rec.method)[0])
 
 
 class _StateDict(dict):
@@ -381,10 +410,10 @@ def load_state_dict_from_prefix(path):
     """
     path = os.fspath(path)
     pdiparams = path + ".pdiparams"
-    if not os.path.isfile(pdiparams):
+    if not _committed_exists(pdiparams):
         raise ValueError(f"{pdiparams}: parameters file not found")
-    info = _read_info(path)
-    _, arrays = _read_methods(path, saved_methods(path), Budget())
+    records, arrays = _read_methods(path, saved_methods(path), Budget())
+    info = _read_info(path, records)
     if not arrays and not os.path.exists(path + ".pdmodel"):
         arrays = _read_all_weights(pdiparams)
     out = _StateDict({n: Tensor(np.array(a), name=n) for n, a in arrays.items()})
@@ -393,4 +422,4 @@ def load_state_dict_from_prefix(path):
 
 
 def _read_all_weights(pdiparams):
-    return safetensors_file.read_all(pdiparams, "parameters file")
+    return safetensors_file.read_all(committed_path(pdiparams), "parameters file")

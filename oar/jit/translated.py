@@ -105,11 +105,12 @@ class TranslatedLayer(Layer):
 
     def _make_tensor(self, name, var, array, meta):
         key = name.replace(".", "_")
+        array = array if isinstance(array, np.ndarray) and array.flags.writeable else np.array(array)  # read fresh
         if var.is_parameter or meta.get("is_parameter"):
-            t = Parameter(np.array(array), name=name, trainable=bool(meta.get("trainable", var.trainable)))
+            t = Parameter(array, name=name, trainable=bool(meta.get("trainable", var.trainable)))
             self.add_parameter(key, t)
         else:
-            t = Tensor(np.array(array), stop_gradient=True, name=name)
+            t = Tensor(array, stop_gradient=True, name=name)
             self.register_buffer(key, t, persistable=True)
         return t
 

@@ -288,10 +288,11 @@ class PostTrainingQuantization:
         p, rec = self.program, self.record
         gb = p.global_block()
         params = sorted(n for n in self.scope.vars if n in gb.vars and gb.vars[n].persistable)
-        out = F.ModelRecord(p, p, rec.inputs, rec.outputs, rec.structure, params, rec.method, False)
+        save_id = F.new_save_id()
+        out = F.ModelRecord(p, p, rec.inputs, rec.outputs, rec.structure, params, rec.method, False, save_id)
         arrays = {n: self.scope.array(n) for n in params}
         info = {n: {"structured_name": None, "shape": list(a.shape), "dtype": a.dtype.name, "stop_gradient": True,
                     "trainable": False, "is_parameter": False} for n, a in arrays.items()}
-        F.write_files({pdmodel: F.encode_record(out), pdiparams: F.encode_weights(arrays),
-                       pdiparams + ".info": F.encode_info(info)})
+        F.write_files({pdmodel: F.encode_record(out), pdiparams: F.encode_weights(arrays, save_id),
+                       pdiparams + ".info": F.encode_info(info, save_id)})
         return pdmodel

@@ -18,15 +18,22 @@ def _json_error(status, message):
 
 
 async def _read_body(request, limit):
+    from starlette.requests import ClientDisconnect
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ProtocolError(413, f"request body of {declared} bytes exceeds the {limit}-byte limit")
     chunks, n = [], 0
-    async for chunk in request.stream():
-        n += len(chunk)
-        if n > limit:
-            raise ProtocolError(413, f"request body exceeds the {limit}-byte limit")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            n += len(chunk)
+            if n > limit:
+                raise ProtocolError(413, f"request body exceeds the {limit}-byte limit")
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client's problem, not the server's: one line, no traceback
+        client = f"{request.client.host}:{request.client.port}" if request.client else "a client"
+        log.info("%s disconnected while sending the body of %s (%d of %s bytes received)", client,
+                 request.url.path, n, declared or "?")
+        raise ProtocolError(499, "client disconnected while sending the request body") from None
     return b"".join(chunks)
 
 

@@ -128,7 +128,14 @@ def _array(spec, want, tail, offset, where):
         info = np.iinfo(want.np_dtype)
         if a.min() < info.min or a.max() > info.max:
             raise ProtocolError(400, f"{where}: 'data' values [{a.min()}, {a.max()}] are out of the range of {dt}")
-    return a.reshape(shape).astype(want.np_dtype, copy=False), offset
+    with np.errstate(over="ignore"):  # (an overflow is refused just below)
+        out = a.reshape(shape).astype(want.np_dtype, copy=False)
+    if kind == "f" and not np.isfinite(out).all():  # docs/serving.md, "Numbers in JSON"
+        bad = a.reshape(-1)[~np.isfinite(out.reshape(-1))][0]
+        raise ProtocolError(400, f"{where}: 'data' holds {float(bad)!r} where {dt} needs a finite number (JSON has no "
+                                 "NaN or Infinity, and a number too large for the datatype is refused rather than "
+                                 "made infinite); send non-finite values as binary data")
+    return out, offset
 
 
 def decode_request(doc, tail, model):
