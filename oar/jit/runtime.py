@@ -221,6 +221,15 @@ def convert_shape(x):
     return [d if d >= 0 else s[i] for i, d in enumerate(x.shape)]
 
 
+def convert_size(x):
+    """`x.size`: the element count; on a static value with an unknown dim, a run-time int64 value (eager gives
+    the count, never -1). Anything else keeps its own `size` attribute."""
+    if not is_var(x) or all(d >= 0 for d in x.shape):
+        return x.size
+    from ..ops.manipulation import numel
+    return numel(x)
+
+
 def convert_append(xs, v):
     """`xs.append(v)`: on a tensor array (a list carried by a static loop) an `array_write` at the end."""
     if is_array(xs):
