@@ -139,7 +139,7 @@ def _align(a, b):
         return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b) and len(a) == len(b):
         pairs = [_align(x, y) for x, y in zip(a, b)]
-        return type(a)(p[0] for p in pairs), type(b)(p[1] for p in pairs)
+        return _like(a, [p[0] for p in pairs]), _like(b, [p[1] for p in pairs])
     return a, b
 
 
@@ -309,3 +309,8 @@ def convert_compare_chain(ops, thunks):
             return result
         left = right
     return result
+
+
+def _like(seq, items):
+    """A list/tuple of `items` of the type of `seq` (a namedtuple is built from its fields)."""
+    return seq._make(items) if hasattr(seq, "_make") else type(seq)(items)
