@@ -15,7 +15,8 @@ from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag,
 # ---- loop sources ----------------------------------------------------------------------------------------------
 
 class TensorRange:
-    """`range(start, stop, step)` with a static bound: iterated by a `while` op."""
+    """`range(start, stop, step)` with a static bound: iterated by a `while` op (its length is a run-time
+    value, so a comprehension over it cannot be unrolled)."""
 
     def __init__(self, start, stop, step):
         self.start, self.stop, self.step = start, stop, step
@@ -76,7 +77,22 @@ class _PyList:
         return to_tensor(self.xs)[k]
 
 
-class Enumerate:
+class _Unrolled:
+    """Iterating a static loop source in Python (a comprehension, `list(...)`, unpacking) unrolls it when its
+    length is known when the program is built."""
+
+    def __iter__(self):
+        n = self.length()
+        if is_var(n):
+            from .errors import unsupported
+            raise unsupported("iterating in Python (a comprehension, list(), unpacking) over a tensor whose "
+                              "length is known only when the program runs",
+                              "Write a `for` statement (it becomes a while op), or give the dim a size in the "
+                              "InputSpec.")
+        return (self.item(k) for k in range(int(n)))
+
+
+class Enumerate(_Unrolled):
     def __init__(self, src, start=0):
         self.src, self.start = _source(src), start
 
@@ -87,7 +103,7 @@ class Enumerate:
         return weak(k + self.start if self.start else k), self.src.item(k)
 
 
-class Zip:
+class Zip(_Unrolled):
     def __init__(self, *srcs):
         self.srcs = [_source(s) for s in srcs]
 
