@@ -1,0 +1,25 @@
+"""Lists that become tensor arrays in one tensor loop and are used afterwards: item assignment in a second
+tensor loop (`a[j] = ...` writes the array), negative indices."""
+import oar as paddle
+from conv_helpers import T, assert_same, check
+
+
+def fill_then_update(x):
+    a = []
+    i = paddle.zeros([1], "int64")
+    n = paddle.full([1], 3, "int64")
+    while i < n:
+        a.append(x * i.astype("float32"))
+        i = i + 1
+    j = paddle.zeros([1], "int64")
+    while j < n:
+        a[j] = a[j] + 10
+        j = j + 1
+    a[-1] = a[-1] * 2
+    return a[0], a[2], a[-2]
+
+
+def test_list_filled_in_one_tensor_loop_item_assigned_in_another():
+    sf = check(fill_then_update, T([1.0, 2.0]), grad=False, ops=("array_write",))
+    for x in (T([3.0, -1.0]), T([1.0, 2.0])):
+        assert_same(fill_then_update(x), sf(x))
