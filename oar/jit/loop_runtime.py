@@ -310,6 +310,9 @@ def _widen(i, changes, init, fills):
     if "array" in changes:
         fills[i] = _to_array([], changes["array"])
         return
+    if "nested" in changes:
+        fills[i] = _with_arrays(fills.get(i, init[i]), changes["nested"])
+        return
     leaves, tree = cf.flatten(fills.get(i, init[i]))
     leaves = list(leaves)
     for k, body_leaf in changes.items():
@@ -351,6 +354,8 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
     flagged = [(i, f, info) for i, f, info in flagged if is_var(f)]
     start = [snap.freeze(vals[i]) for i in carried] + [f for _, f, _ in flagged] + list(extra)
     nc, nf = len(carried), len(flagged)
+    nested = [{k for k, leaf in enumerate(cf.flatten(start[j])[0]) if is_array(leaf)} if i not in arrays else set()
+              for j, i in enumerate(carried)]
     last = {}
 
     def restore(lv, state):
@@ -361,6 +366,10 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
                 x.attrs["kind"] = "tensor_array"
                 if vals[i].attrs.get("empty_dtype"):  # made from an empty list: the first append types it
                     x.attrs["empty_dtype"] = True
+            elif nested[j]:  # tensor arrays inside a carried container
+                for k, leaf in enumerate(cf.flatten(x)[0]):
+                    if k in nested[j] and is_var(leaf):
+                        leaf.attrs["kind"] = "tensor_array"
             state[i] = x if i in arrays else snap.write_back(init[i], x)
         for j, (i, _, info) in enumerate(flagged):
             if is_var(state[i]):
@@ -381,7 +390,11 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
         out = []
         for j, i in enumerate(carried):
             v = snap.freeze(now[i])
-            if i not in arrays:
+            grown = _grown_lists(start[j], v) if i not in arrays else {}
+            if grown:  # lists inside a carried container that the body appends to: rebuilt as tensor arrays
+                retype[i] = {"nested": grown}
+                v = start[j]
+            elif i not in arrays:
                 v = _note_retype(i, v, start[j], scalars.get(i, ()), retype)
             elif is_var(v) and v.dtype is not start[j].dtype:  # an empty list: the element type is learnt now
                 retype[i] = {"array": v.dtype}
@@ -419,6 +432,39 @@ def _note_retype(i, v, start, scalar_leaves, retype):
             if D.promote(x.dtype, y.dtype) is not y.dtype:
                 retype.setdefault(i, {})[k] = x
     return cf.unflatten(tv, out)
+
+
+def _grown_lists(before, after, path=()):
+    """{path: element dtype} of the lists of tensors inside the carried container `before` that the body made
+    longer (`feats['k'].append(v)`): they are carried as tensor arrays."""
+    def tensors(xs):
+        return all(is_var(x) or isinstance(x, TensorMethods) for x in xs)
+    if isinstance(before, list) and isinstance(after, list):
+        if path and len(after) > len(before) and tensors(before) and tensors(after):
+            return {path: after[0].dtype}
+        if len(before) != len(after):
+            return {}
+    out = {}
+    if isinstance(before, dict) and isinstance(after, dict):
+        for k in before:
+            if k in after:
+                out.update(_grown_lists(before[k], after[k], path + (k,)))
+    elif isinstance(before, (list, tuple)) and isinstance(after, (list, tuple)) and len(before) == len(after):
+        for k, (a, b) in enumerate(zip(before, after)):
+            out.update(_grown_lists(a, b, path + (k,)))
+    return out
+
+
+def _with_arrays(v, paths, path=()):
+    """A copy of the container `v` with the lists at `paths` made tensor arrays of the given element dtypes."""
+    if path in paths:
+        return v if is_array(v) else _to_array(list(v), paths[path])
+    if isinstance(v, dict):
+        return {k: _with_arrays(x, paths, path + (k,)) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        items = [_with_arrays(x, paths, path + (k,)) for k, x in enumerate(v)]
+        return items if isinstance(v, list) else v._make(items) if hasattr(v, "_make") else tuple(items)
+    return v
 
 
 def _scalar_var(x):

@@ -40,8 +40,11 @@ def _mutated_base(node):
             node = node.value
         return place_text(node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if node.func.attr in MUTATORS or _inplace_name(node.func.attr):  # xs.append(v), x.add_(y)
-            return place_text(node.func.value)
+        if node.func.attr in MUTATORS or _inplace_name(node.func.attr):  # xs.append(v), x.add_(y), d[k].append(v)
+            base = node.func.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            return place_text(base)
     if isinstance(node, ast.Call) and node.args:  # paddle.increment(i), paddle.add_(x, y): the first argument
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if name in INPLACE_FUNCTIONS or _inplace_name(name):

@@ -23,3 +23,17 @@ def test_list_filled_in_one_tensor_loop_item_assigned_in_another():
     sf = check(fill_then_update, T([1.0, 2.0]), grad=False, ops=("array_write",))
     for x in (T([3.0, -1.0]), T([1.0, 2.0])):
         assert_same(fill_then_update(x), sf(x))
+
+
+def lists_inside_a_dict(x):
+    feats = {"k": [], "idx": [], "keep": [x[0]]}
+    for v in x:
+        feats["k"].append(v * 2)
+        feats["idx"].append(paddle.cast(v, "int64"))
+    return feats["k"][-2], feats["idx"][1], feats["keep"][0]
+
+
+def test_list_inside_a_container_appended_in_a_tensor_for():
+    sf = check(lists_inside_a_dict, T([1.0, 2.0, 3.0]), grad=False, ops=("array_write",))
+    for x in (T([5.0, 6.0, 7.0, 8.0]), T([1.0, 2.0, 3.0])):
+        assert_same(lists_inside_a_dict(x), sf(x))
