@@ -225,10 +225,18 @@ def convert_for(iterable, body, get, set_, places, target, brk, in_try=None, rea
 # ---- the static loop --------------------------------------------------------------------------------------------
 
 def _carried(v):
-    """Values a `while` op can carry: Variables, eager Tensors, Python scalars, and nests of them."""
+    """Values a `while` op can carry: Variables, eager Tensors, Python scalars, and nests of them (a container
+    with no leaves only when it holds a list the body may fill)."""
     leaves, _ = cf.flatten(v)
     return all(is_var(x) or isinstance(x, TensorMethods) or isinstance(x, _SCALARS) for x in leaves) and \
-        not (isinstance(v, (list, tuple, dict)) and not leaves and not isinstance(v, list))
+        not (isinstance(v, (list, tuple, dict)) and not leaves and not _holds_list(v))
+
+
+def _holds_list(v):
+    if isinstance(v, list):
+        return True
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, tuple) else ()
+    return any(_holds_list(x) for x in items)
 
 
 def _to_array(v, dtype=None):

@@ -37,3 +37,15 @@ def test_list_inside_a_container_appended_in_a_tensor_for():
     sf = check(lists_inside_a_dict, T([1.0, 2.0, 3.0]), grad=False, ops=("array_write",))
     for x in (T([5.0, 6.0, 7.0, 8.0]), T([1.0, 2.0, 3.0])):
         assert_same(lists_inside_a_dict(x), sf(x))
+
+
+def only_empty_lists_in_a_dict(x):
+    feats = {"k": []}
+    for v in x:
+        feats["k"].append(v * 2)
+    return feats["k"][0], len(feats["k"])
+
+
+def test_container_holding_only_empty_lists_is_carried():
+    sf = check(only_empty_lists_in_a_dict, T([1.0, 2.0, 3.0]), grad=False)
+    assert_same(only_empty_lists_in_a_dict(T([4.0, 5.0])), sf(T([4.0, 5.0])))
