@@ -113,6 +113,7 @@ def static_branches(pred, true_run, false_run, names):
                 partial.append((i, k, name + key, lines, kind))
                 tout.append(fx)  # merged by the same cond
                 fout.append(fy)
+    _check_ranks(names, tout, fout)
     out = cf.build_cond(pred, parent, tb, tout, fb, fout)
     n = len(names)
     for i in range(n):  # a list carried as a tensor array stays one through the cond
@@ -124,6 +125,21 @@ def static_branches(pred, true_run, false_run, names):
         if is_var(leaf):
             MaybeUndefinedVar.mark(leaf, out[n + j], name, lines, kind)
     return out[:n]
+
+
+def _check_ranks(names, tout, fout):
+    """A program value has one rank: tensors of different rank on the two paths of a tensor `if` cannot merge.
+    The error is a graph break (with full_graph=False the `if` then runs in Python, as Paddle's SOT does)."""
+    for name, a, b in zip(names, tout, fout):
+        la, lb = cf.flatten(a)[0], cf.flatten(b)[0]
+        for k, (x, y) in enumerate(zip(la, lb)):
+            if is_var(x) and is_var(y) and x.ndim != y.ndim and not is_array(x) and not is_array(y):
+                from .errors import unsupported
+                where = name + (f" (leaf {k})" if len(la) > 1 else "")
+                raise unsupported(f"a tensor-dependent `if` leaving a rank-{x.ndim} tensor {x.shape} in '{where}' "
+                                  f"on one path and a rank-{y.ndim} tensor {y.shape} on the other",
+                                  "A program value has one rank: give both paths the same rank (reshape), or "
+                                  "pass full_graph=False so this `if` runs in Python between programs.")
 
 
 def _align(a, b):

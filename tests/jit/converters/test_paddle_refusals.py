@@ -7,7 +7,9 @@ path (a deliberate difference, docs/dy2static.md "Where oar differs from Paddle"
   loop meaningless; Python returns on the first iteration, and so does oar;
 - a tensor-dependent `break` in a Python `for`: Paddle raises "python while pred change from bool to variable";
   oar guards the remaining unrolled iterations with `cond`;
-- returns of different structure on the two paths of a tensor `if`: both refuse (ValueError naming the line)."""
+- returns of different structure on the two paths of a tensor `if`: both refuse (ValueError naming the line);
+- tensors of different rank left in one place by the two paths: Paddle converts, oar breaks the graph there
+  (full_graph=False) or raises naming the `if` (full_graph=True)."""
 import pytest
 
 import oar as paddle
@@ -75,3 +77,25 @@ def test_name_from_one_branch_is_the_value_or_pythons_unbound_error():
 def test_different_return_structures_are_refused_naming_the_if():
     with pytest.raises(ValueError, match=r"different structure on the two paths.*test_paddle_refusals.py:\d+"):
         paddle.jit.to_static(different_return_structures)(T([1.0]))
+
+
+def append_by_rank(x):
+    a = []
+    if x.sum() > 0:
+        a.append(x)
+    else:
+        a.append(paddle.ones([2, 2]))
+    return a[0] * 2
+
+
+def test_branches_leaving_different_ranks_break_the_graph_or_raise_naming_the_if():
+    """Paddle's converter merges them into an unknown-rank value; a value of oar's programs has one rank, so with
+    full_graph=False the `if` runs in Python between programs (same answers as eager), and with full_graph=True
+    the error names the `if` and the place."""
+    sf = paddle.jit.to_static(append_by_rank, full_graph=False)
+    for x in (T([1.0, 2.0]), T([-1.0, -2.0]), T([3.0, 4.0])):
+        assert_same(append_by_rank(x), sf(x))
+    assert [src for _, src in sf.graph_breaks] == ["if x.sum() > 0:"]
+    from oar.static.variable import StaticValueError
+    with pytest.raises(StaticValueError, match=r"rank-1 tensor \[2\] in 'a'.*rank-2.*test_paddle_refusals.py"):
+        paddle.jit.to_static(append_by_rank)(T([1.0, 2.0]))
