@@ -24,6 +24,8 @@ def flatten(obj):
     keeps its class in the tree, so `unflatten` gives it back.
 
     Example:
+        >>> import collections
+        >>> from oar.static.control_flow import flatten, unflatten
         >>> P = collections.namedtuple("P", "k v")
         >>> leaves, tree = flatten({"a": P(1, [2])})
         >>> leaves, unflatten(tree, [10, 20])
