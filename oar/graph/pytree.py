@@ -9,12 +9,22 @@ Example:
 
 
 def flatten(obj):
-    """(leaves, tree) of nested lists/tuples/dicts; anything else is a leaf."""
+    """(leaves, tree) of nested lists/tuples/dicts; anything else is a leaf. A tuple subclass (a namedtuple)
+    keeps its class in the tree, so `unflatten` gives it back.
+
+    Example:
+        >>> import collections
+        >>> P = collections.namedtuple("P", "k v")
+        >>> leaves, tree = flatten({"a": P(1, [2])})
+        >>> leaves, unflatten(tree, [10, 20])
+        ([1, 2], {'a': P(k=10, v=[20])})
+    """
     leaves = []
 
     def rec(o):
         if isinstance(o, (list, tuple)):
-            return (type(o).__name__, [rec(v) for v in o])
+            kind = type(o) if isinstance(o, tuple) and type(o) is not tuple else type(o).__name__
+            return (kind, [rec(v) for v in o])
         if isinstance(o, dict):
             return ("dict", [(k, rec(o[k])) for k in o])
         leaves.append(o)
@@ -33,5 +43,7 @@ def unflatten(tree, leaves):
         if kind == "dict":
             return {k: rec(v) for k, v in items}
         vals = [rec(v) for v in items]
+        if isinstance(kind, type):  # a tuple subclass: a namedtuple is built from its fields
+            return kind._make(vals) if hasattr(kind, "_make") else kind(vals)
         return tuple(vals) if kind == "tuple" else vals
     return rec(tree)

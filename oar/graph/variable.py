@@ -46,6 +46,18 @@ class Variable(ir.Var, TensorMethods):
             return array_read(self, index)
         return TensorMethods.__getitem__(self, index)
 
+    def __setitem__(self, index, value):
+        if self.attrs.get("kind") == "tensor_array":   # `xs[i] = v` on a list carried through a static loop
+            from .tensor_array import array_length, array_write
+            if isinstance(index, int) and not isinstance(index, bool):
+                index = array_length(self) + index if index < 0 else index
+            elif not isinstance(index, TensorMethods):
+                raise TypeError(f"a tensor array (the list '{self.name}' carried through a tensor-dependent loop) "
+                                f"can be item-assigned only at an int or an int tensor, got {index!r}")
+            array_write(value, index, self)
+            return
+        TensorMethods.__setitem__(self, index, value)
+
     def _static_value_error(self, what):
         raise StaticValueError(f"{what} needs a concrete value, but '{self.name}' is a static Variable whose value "
                                "exists only when the program runs. Keep the computation in oar ops, or fetch the "

@@ -114,6 +114,7 @@ def static_branches(pred, true_run, false_run, names):
                 partial.append((i, k, name + key, lines, kind))
                 tout.append(fx)  # merged by the same cond
                 fout.append(fy)
+    _check_ranks(names, tout, fout)
     out = cf.build_cond(pred, parent, tb, tout, fb, fout)
     n = len(names)
     for i in range(n):  # a list carried as a tensor array stays one through the cond
@@ -125,6 +126,21 @@ def static_branches(pred, true_run, false_run, names):
         if is_var(leaf):
             MaybeUndefinedVar.mark(leaf, out[n + j], name, lines, kind)
     return out[:n]
+
+
+def _check_ranks(names, tout, fout):
+    """A program value has one rank: tensors of different rank on the two paths of a tensor `if` cannot merge.
+    The error is a graph break (with full_graph=False the `if` then runs in Python, as Paddle's SOT does)."""
+    for name, a, b in zip(names, tout, fout):
+        la, lb = pytree.flatten(a)[0], pytree.flatten(b)[0]
+        for k, (x, y) in enumerate(zip(la, lb)):
+            if is_var(x) and is_var(y) and x.ndim != y.ndim and not is_array(x) and not is_array(y):
+                from .errors import unsupported
+                where = name + (f" (leaf {k})" if len(la) > 1 else "")
+                raise unsupported(f"a tensor-dependent `if` leaving a rank-{x.ndim} tensor {x.shape} in '{where}' "
+                                  f"on one path and a rank-{y.ndim} tensor {y.shape} on the other",
+                                  "A program value has one rank: give both paths the same rank (reshape), or "
+                                  "pass full_graph=False so this `if` runs in Python between programs.")
 
 
 def _align(a, b):
@@ -140,7 +156,7 @@ def _align(a, b):
         return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b) and len(a) == len(b):
         pairs = [_align(x, y) for x, y in zip(a, b)]
-        return type(a)(p[0] for p in pairs), type(b)(p[1] for p in pairs)
+        return _like(a, [p[0] for p in pairs]), _like(b, [p[1] for p in pairs])
     return a, b
 
 
@@ -310,3 +326,8 @@ def convert_compare_chain(ops, thunks):
             return result
         left = right
     return result
+
+
+def _like(seq, items):
+    """A list/tuple of `items` of the type of `seq` (a namedtuple is built from its fields)."""
+    return seq._make(items) if hasattr(seq, "_make") else type(seq)(items)

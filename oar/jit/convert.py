@@ -38,6 +38,11 @@ class ConversionError(Exception):
     """The function's source cannot be converted (no source, unsupported syntax)."""
 
 
+class ConvertedCodeError(ConversionError):
+    """The function has source, but the converted code does not compile: a converter's gap, never a reason to run
+    the function unconverted inside a program (`x.shape`, `x.size` and tensor `if`s would silently differ)."""
+
+
 def convert_function(fn):
     """The `Converted` twin of the plain function `fn` (cached), or raises ConversionError. Thread-safe."""
     with _LOCK:
@@ -134,7 +139,8 @@ def _transform(fn):
     try:
         compiled = compile(module, filename, "exec")
     except SyntaxError as e:
-        raise ConversionError(f"the converted code of {fn.__qualname__} does not compile ({e}):\n{text}") from None
+        raise ConvertedCodeError(f"the converted code of {fn.__qualname__} does not compile ({e}):\n{text}") \
+            from None
     ns = {}
     exec(compiled, fn.__globals__, ns)
     inner = ns["__oar_factory"](*([None] * len(params)))

@@ -16,7 +16,8 @@ from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag,
 # ---- loop sources ----------------------------------------------------------------------------------------------
 
 class TensorRange:
-    """`range(start, stop, step)` with a static bound: iterated by a `while` op."""
+    """`range(start, stop, step)` with a static bound: iterated by a `while` op (its length is a run-time
+    value, so a comprehension over it cannot be unrolled)."""
 
     def __init__(self, start, stop, step):
         self.start, self.stop, self.step = start, stop, step
@@ -77,7 +78,22 @@ class _PyList:
         return to_tensor(self.xs)[k]
 
 
-class Enumerate:
+class _Unrolled:
+    """Iterating a static loop source in Python (a comprehension, `list(...)`, unpacking) unrolls it when its
+    length is known when the program is built."""
+
+    def __iter__(self):
+        n = self.length()
+        if is_var(n):
+            from .errors import unsupported
+            raise unsupported("iterating in Python (a comprehension, list(), unpacking) over a tensor whose "
+                              "length is known only when the program runs",
+                              "Write a `for` statement (it becomes a while op), or give the dim a size in the "
+                              "InputSpec.")
+        return (self.item(k) for k in range(int(n)))
+
+
+class Enumerate(_Unrolled):
     def __init__(self, src, start=0):
         self.src, self.start = _source(src), start
 
@@ -88,7 +104,7 @@ class Enumerate:
         return weak(k + self.start if self.start else k), self.src.item(k)
 
 
-class Zip:
+class Zip(_Unrolled):
     def __init__(self, *srcs):
         self.srcs = [_source(s) for s in srcs]
 
@@ -210,10 +226,18 @@ def convert_for(iterable, body, get, set_, places, target, brk, in_try=None, rea
 # ---- the static loop --------------------------------------------------------------------------------------------
 
 def _carried(v):
-    """Values a `while` op can carry: Variables, eager Tensors, Python scalars, and nests of them."""
+    """Values a `while` op can carry: Variables, eager Tensors, Python scalars, and nests of them (a container
+    with no leaves only when it holds a list the body may fill)."""
     leaves, _ = pytree.flatten(v)
     return all(is_var(x) or isinstance(x, TensorMethods) or isinstance(x, _SCALARS) for x in leaves) and \
-        not (isinstance(v, (list, tuple, dict)) and not leaves and not isinstance(v, list))
+        not (isinstance(v, (list, tuple, dict)) and not leaves and not _holds_list(v))
+
+
+def _holds_list(v):
+    if isinstance(v, list):
+        return True
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, tuple) else ()
+    return any(_holds_list(x) for x in items)
 
 
 def _to_array(v, dtype=None):
@@ -295,6 +319,9 @@ def _widen(i, changes, init, fills):
     if "array" in changes:
         fills[i] = _to_array([], changes["array"])
         return
+    if "nested" in changes:
+        fills[i] = _with_arrays(fills.get(i, init[i]), changes["nested"])
+        return
     leaves, tree = pytree.flatten(fills.get(i, init[i]))
     leaves = list(leaves)
     for k, body_leaf in changes.items():
@@ -336,6 +363,8 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
     flagged = [(i, f, info) for i, f, info in flagged if is_var(f)]
     start = [snap.freeze(vals[i]) for i in carried] + [f for _, f, _ in flagged] + list(extra)
     nc, nf = len(carried), len(flagged)
+    nested = [{k for k, leaf in enumerate(pytree.flatten(start[j])[0]) if is_array(leaf)} if i not in arrays else set()
+              for j, i in enumerate(carried)]
     last = {}
 
     def restore(lv, state):
@@ -346,6 +375,10 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
                 x.attrs["kind"] = "tensor_array"
                 if vals[i].attrs.get("empty_dtype"):  # made from an empty list: the first append types it
                     x.attrs["empty_dtype"] = True
+            elif nested[j]:  # tensor arrays inside a carried container
+                for k, leaf in enumerate(pytree.flatten(x)[0]):
+                    if k in nested[j] and is_var(leaf):
+                        leaf.attrs["kind"] = "tensor_array"
             state[i] = x if i in arrays else snap.write_back(init[i], x)
         for j, (i, _, info) in enumerate(flagged):
             if is_var(state[i]):
@@ -366,7 +399,11 @@ def _build_loop(get, set_, places, snap, init, fills, cond_fn, body_fn, extra, r
         out = []
         for j, i in enumerate(carried):
             v = snap.freeze(now[i])
-            if i not in arrays:
+            grown = _grown_lists(start[j], v) if i not in arrays else {}
+            if grown:  # lists inside a carried container that the body appends to: rebuilt as tensor arrays
+                retype[i] = {"nested": grown}
+                v = start[j]
+            elif i not in arrays:
                 v = _note_retype(i, v, start[j], scalars.get(i, ()), retype)
             elif is_var(v) and v.dtype is not start[j].dtype:  # an empty list: the element type is learnt now
                 retype[i] = {"array": v.dtype}
@@ -404,6 +441,39 @@ def _note_retype(i, v, start, scalar_leaves, retype):
             if D.promote(x.dtype, y.dtype) is not y.dtype:
                 retype.setdefault(i, {})[k] = x
     return pytree.unflatten(tv, out)
+
+
+def _grown_lists(before, after, path=()):
+    """{path: element dtype} of the lists of tensors inside the carried container `before` that the body made
+    longer (`feats['k'].append(v)`): they are carried as tensor arrays."""
+    def tensors(xs):
+        return all(is_var(x) or isinstance(x, TensorMethods) for x in xs)
+    if isinstance(before, list) and isinstance(after, list):
+        if path and len(after) > len(before) and tensors(before) and tensors(after):
+            return {path: after[0].dtype}
+        if len(before) != len(after):
+            return {}
+    out = {}
+    if isinstance(before, dict) and isinstance(after, dict):
+        for k in before:
+            if k in after:
+                out.update(_grown_lists(before[k], after[k], path + (k,)))
+    elif isinstance(before, (list, tuple)) and isinstance(after, (list, tuple)) and len(before) == len(after):
+        for k, (a, b) in enumerate(zip(before, after)):
+            out.update(_grown_lists(a, b, path + (k,)))
+    return out
+
+
+def _with_arrays(v, paths, path=()):
+    """A copy of the container `v` with the lists at `paths` made tensor arrays of the given element dtypes."""
+    if path in paths:
+        return v if is_array(v) else _to_array(list(v), paths[path])
+    if isinstance(v, dict):
+        return {k: _with_arrays(x, paths, path + (k,)) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        items = [_with_arrays(x, paths, path + (k,)) for k, x in enumerate(v)]
+        return items if isinstance(v, list) else v._make(items) if hasattr(v, "_make") else tuple(items)
+    return v
 
 
 def _scalar_var(x):

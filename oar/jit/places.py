@@ -107,7 +107,8 @@ class Snapshot:
         if isinstance(v, dict):
             return {k: self.freeze(e) for k, e in v.items()}
         if isinstance(v, tuple):
-            return tuple(self.freeze(e) for e in v)
+            items = [self.freeze(e) for e in v]
+            return v._make(items) if hasattr(v, "_make") else tuple(items)  # a namedtuple stays one
         if isinstance(v, Variable) and id(v) in self.saved:
             return _copy_var(v)
         return v

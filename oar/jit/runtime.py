@@ -54,7 +54,7 @@ def _skip(fn):
 def convert_call(fn):
     """The callable to use for `fn` in converted code: user functions, methods and sublayers converted
     (recursively, cached); oar's own functions, builtins and ignored modules unchanged."""
-    from .convert import CONVERTED_CODES, ConversionError, convert_function
+    from .convert import CONVERTED_CODES, ConversionError, ConvertedCodeError, convert_function
     from .static_function import StaticFunction
     if isinstance(fn, UndefinedVar):
         raise fn.error()
@@ -67,7 +67,9 @@ def convert_call(fn):
             return fn
         try:
             conv = convert_function(fn)
-        except ConversionError as e:
+        except ConvertedCodeError:
+            raise  # never run unconverted inside a program: names the function's file and line
+        except ConversionError as e:  # no source (built at run time): called as it is, as Paddle does
             log.info(1, f"calling {fn.__qualname__} as it is: {e}")
             return fn
         return _guard_recursion(conv.fn) if conv.eager_reason is None else fn
@@ -219,6 +221,15 @@ def convert_shape(x):
     from ..ops.manipulation import shape
     s = shape(x)
     return [d if d >= 0 else s[i] for i, d in enumerate(x.shape)]
+
+
+def convert_size(x):
+    """`x.size`: the element count; on a static value with an unknown dim, a run-time int64 value (eager gives
+    the count, never -1). Anything else keeps its own `size` attribute."""
+    if not is_var(x) or all(d >= 0 for d in x.shape):
+        return x.size
+    from ..ops.manipulation import numel
+    return numel(x)
 
 
 def convert_append(xs, v):

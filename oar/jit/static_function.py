@@ -209,7 +209,10 @@ class StaticFunction:
         """The converted function to call while another program is being built."""
         try:
             fn, conv = self._converted()
-        except ConversionError:
+        except ConversionError as e:
+            if self._full_graph:
+                raise ConversionError(f"to_static(full_graph=True) cannot convert '{self.__name__}' "
+                                      f"({_where(self._function)}): {e}") from None
             return self.dygraph_function
         return fn if conv.eager_reason is None else self.dygraph_function
 
@@ -231,6 +234,10 @@ class StaticFunction:
                 try:
                     _, conv = self._converted()
                 except ConversionError as e:
+                    if self._full_graph:  # never a silent eager run: the caller asked for one whole program
+                        raise ConversionError(f"to_static(full_graph=True) cannot convert '{self.__name__}' "
+                                              f"({_where(self._function)}): {e}\nFix the code, or pass "
+                                              "full_graph=False to run it eagerly.") from None
                     self._eager_reason = str(e)
                 else:
                     self._eager_reason = conv.eager_reason
@@ -252,7 +259,7 @@ class StaticFunction:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors))
 
-    def _eager(self, reason, args, kwargs):
+    def _eager(self, reason, args, kwargs):  # full_graph=False, or a debugger call in the function
         if not self._warned_eager:
             self._warned_eager = True
             log.info(0, f"'{self.__name__}' runs eagerly (not converted): {reason}")
@@ -489,3 +496,9 @@ def _arg_names(fn, is_method):
     except (TypeError, ValueError):
         return []
     return names[1:] if is_method else names
+
+
+def _where(fn):
+    """`file:line` of a function's definition."""
+    code = getattr(fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else repr(fn)

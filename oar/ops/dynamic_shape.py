@@ -1,4 +1,5 @@
-"""Ops whose shape comes from a tensor at run time: `reshape_dynamic`, `full_dynamic`, `arange_dynamic`.
+"""Ops whose shape comes from a tensor at run time: `reshape_dynamic`, `full_dynamic`, `arange_dynamic`, and
+`broadcast_dynamic` (`expand` / `broadcast_to` to a shape with run-time entries, composed from them).
 
 `oar.reshape(x, [batch * 3])` with `batch` a static Variable (an unknown dim of an InputSpec) lands here; so do
 `oar.full(shape_tensor, v)` and `oar.arange(n)` with a static bound. Known entries of the shape are kept in the
@@ -113,3 +114,23 @@ def arange_dynamic(start, end, step, dtype=None):
         from .creation import arange
         return arange(*[np.asarray(v._data).reshape(()).item() for v in vals], dtype=dt)
     return apply(ARANGE_DYNAMIC, tuple(vals), {"dtype": dt.name})
+
+
+def broadcast_dynamic(x, shape):
+    """`broadcast_to(x, shape)` in a program, `shape` a list holding run-time entries (tensors; -1 keeps x's
+    dim): `x` plus zeros of that shape, so the gradient is add's (summed back to x's shape)."""
+    from .manipulation import shape as shape_of
+    from .math import add, cast
+    items = list(shape)
+    lead = len(items) - x.ndim
+    if lead < 0:
+        raise ValueError(f"broadcast_to: the target shape has {len(items)} dims, fewer than x's {x.ndim}")
+    for i, s in enumerate(items):
+        if not hasattr(s, "dtype") and int(s) == -1:
+            if i < lead:
+                raise ValueError(f"broadcast_to: -1 at dim {i} of the target shape, which x does not have")
+            d = x.shape[i - lead]
+            items[i] = d if d >= 0 else shape_of(x)[i - lead]
+    dt = x.dtype if x.dtype.kind != "b" else D.int32
+    out = add(x if dt is x.dtype else cast(x, dt), full_dynamic(items, 0, dt))
+    return out if dt is x.dtype else cast(out, x.dtype)

@@ -217,13 +217,15 @@ def add_n(inputs, name=None):
 
 
 def increment(x, value=1.0, name=None):
-    """``x + value`` for a one-element tensor (Paddle's loop counter op).
+    """Adds `value` to the one-element tensor `x` in place and returns `x` (Paddle's loop counter op); `x` keeps
+    its dtype.
 
     Example:
-        >>> oar.increment(oar.to_tensor([1.0]), value=2.0).numpy().tolist()
-        [3.0]
+        >>> i = oar.to_tensor([1.0])
+        >>> oar.increment(i, value=2.0) is i, i.numpy().tolist()
+        (True, [3.0])
     """
-    return add(x, value)
+    return x._inplace(add(x, cast(operand(value, x), x.dtype)))
 
 
 # ---- ONNX -------------------------------------------------------------------------------------------------------

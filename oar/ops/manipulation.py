@@ -214,6 +214,9 @@ def broadcast_to(x, shape, name=None):
         >>> oar.broadcast_to(oar.to_tensor([1.0, 2.0]), [3, 2]).shape
         [3, 2]
     """
+    if isinstance(shape, (list, tuple)) and any(hasattr(s, "block") for s in shape):  # static Variables
+        from .dynamic_shape import broadcast_dynamic  # entries known only when the program runs
+        return broadcast_dynamic(x, shape)
     return apply(BROADCAST_TO, (x,), {"shape": to_int_list(shape)})
 
 

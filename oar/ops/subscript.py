@@ -62,7 +62,8 @@ def _getitem_grad(g, out, x, *idx, spec):
 
 def _getitem_infer(m, spec):
     """Probes the kernel; the dims that slices with tensor bounds address are unknown (-1), and so are unknown dims
-    sliced with bounds of 2 or more (a probe size of 2 or 3 would cut ``3:5`` to nothing)."""
+    sliced with bounds of 2 or more (a probe size of 2 or 3 would cut ``3:5`` to nothing); an int index on an
+    unknown dim is probed as 0 (``x[2]`` on a probe of size 2 would be out of range)."""
     if not any(e[0] == "S" for e in spec) and -1 not in m[0][0]:
         return infer_meta(_GETITEM_PROBE, m, {"spec": spec})
     x_shape, metas, new_spec = list(m[0][0]), [], []
@@ -82,6 +83,8 @@ def _getitem_infer(m, spec):
             elif e[0] == "s" and d < len(x_shape) and x_shape[d] == -1 and any(
                     b is not None and abs(b) >= 2 for b in e[1:3]):  # bounds the probe sizes (2, 3) would cut
                 e = ["s", None, None, None]
+            elif e[0] == "i" and d < len(x_shape) and x_shape[d] == -1:  # x[2] drops the dim whatever its size;
+                e = ["i", 0]                                             # the probe sizes (2, 3) may not hold 2
             d += 1
         new_spec.append(e)
     return infer_meta(_GETITEM_PROBE, [(x_shape, m[0][1])] + metas, {"spec": new_spec})

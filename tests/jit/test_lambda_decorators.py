@@ -2,8 +2,10 @@
 import functools
 
 import numpy as np
+import pytest
 
 import oar
+from oar.jit.convert import ConversionError
 
 
 def T(*v):
@@ -32,8 +34,10 @@ def test_several_lambdas_on_one_line_and_defaults():
 
 def test_lambda_without_source_runs_eagerly_with_a_logged_reason(capsys):
     f = eval("lambda x: x + 1")
-    np.testing.assert_allclose(oar.jit.to_static(f)(T(1.0)).numpy(), [2.0])
+    np.testing.assert_allclose(oar.jit.to_static(f, full_graph=False)(T(1.0)).numpy(), [2.0])
     assert "runs eagerly" in capsys.readouterr().out
+    with pytest.raises(ConversionError, match="full_graph=True"):  # never a silent eager run
+        oar.jit.to_static(f)(T(1.0))
 
 
 def scaled(k):

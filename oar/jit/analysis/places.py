@@ -2,7 +2,8 @@
 objects it changes in place. A place is written as text: `x`, `self.v`, `obj.a.b`.
 
 Changes in place are recognised from syntax: item assignment and deletion (`d[k] = v`, `y[:, k] += v`,
-`del xs[0]`) and the mutating methods of lists, dicts and sets (`xs.append(v)`, `d.update(e)`, `x.pop()`).
+`del xs[0]`) the mutating methods of lists, dicts and sets (`xs.append(v)`, `d.update(e)`, `x.pop()`), and Paddle's
+in-place tensor ops (`x.add_(y)`, `paddle.increment(i)`: their first argument).
 
 Example:
     >>> import ast
@@ -15,6 +16,7 @@ from ..transformers.base import SCOPES, walk_scope
 
 MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "popitem", "sort",
             "reverse", "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
+INPLACE_FUNCTIONS = {"increment"}  # Paddle's in-place ops whose name has no trailing underscore
 ALWAYS_LIVE = frozenset(["<all>"])  # a function calling locals()/vars()/eval()/exec(): every name is live
 _INTROSPECT = {"locals", "vars", "eval", "exec"}
 
@@ -37,9 +39,22 @@ def _mutated_base(node):
         while isinstance(node, ast.Subscript):  # d["a"][0] = v changes d (and what d holds)
             node = node.value
         return place_text(node)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
-        return place_text(node.func.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in MUTATORS or _inplace_name(node.func.attr):  # xs.append(v), x.add_(y), d[k].append(v)
+            base = node.func.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            return place_text(base)
+    if isinstance(node, ast.Call) and node.args:  # paddle.increment(i), paddle.add_(x, y): the first argument
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name in INPLACE_FUNCTIONS or _inplace_name(name):
+            return place_text(node.args[0])
     return None
+
+
+def _inplace_name(name):
+    """Paddle's in-place ops end with one underscore: `add_`, `scale_` (not `__init__`, not `_private`)."""
+    return len(name) > 1 and name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
 def uses_defs(node):

@@ -2,6 +2,7 @@
 as usual and on tensor arrays when the list is carried through a tensor-dependent loop.
 
     xs.append(v)       ->   xs = _jst.convert_append(xs, v)
+    d[k].append(v)     ->   _jst.convert_append(d[k], v)     (a tensor array inside a container: written in place)
     v = xs.pop()       ->   xs, v = _jst.convert_pop(xs)
     xs.pop(0)          ->   xs = _jst.convert_pop(xs, 0)[0]
     f(xs.pop())        ->   f((__pop_1 := _jst.convert_pop(xs, None), xs := __pop_1[0], __pop_1[1])[2])
@@ -40,6 +41,9 @@ class _Lists(ast.NodeTransformer):
 
     def visit_Expr(self, node):
         v = node.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "append" and \
+                isinstance(v.func.value, (ast.Subscript, ast.Attribute)) and len(v.args) == 1 and not v.keywords:
+            return located(template("_jst.convert_append({xs}, {v})", xs=v.func.value, v=v.args[0]), node)
         if self._is(v, "append") and len(v.args) == 1:
             xs = v.func.value.id
             return located(template(f"{xs} = _jst.convert_append({xs}, {{v}})", v=v.args[0]), node)

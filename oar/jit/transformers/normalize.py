@@ -1,6 +1,8 @@
 """First step: prepare a function for conversion: drop decorators (the converted function is decorated already),
 make `super()` explicit (the converted code lives outside its class body), note `breakpoint()`/`pdb.set_trace()`
-(the function then runs eagerly so the user can inspect it) and generators (not converted)."""
+(the function then runs eagerly so the user can inspect it) and generators (not converted), and drop variable
+annotations (`y: List[int] = v` -> `y = v`: an annotated name cannot be shared with a converted block through
+`nonlocal`, and inside a function Python never evaluates such an annotation)."""
 import ast
 
 from .base import assigned_names, declared, walk_scope
@@ -34,9 +36,23 @@ def _mark_outer_containers(fn, local):
             n._oar_outer = True
 
 
+class _DropAnnotations(ast.NodeTransformer):
+    """`x: T = v` -> `x = v`; `x: T` (binds nothing, but makes `x` a local) -> `if False: x = None`, which
+    binds nothing either and keeps `x` local."""
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            if isinstance(node.target, ast.Name):  # still a local of this scope, as in Python
+                return ast.copy_location(ast.If(test=ast.Constant(False), body=[ast.copy_location(
+                    ast.Assign(targets=[node.target], value=ast.Constant(None)), node)], orelse=[]), node)
+            return ast.copy_location(ast.Pass(), node)
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+
+
 def transform(tree, ctx):
     fn = tree.body[0]
     fn.decorator_list = []
+    _DropAnnotations().visit(fn)
     for node in ast.walk(fn):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             node._oar_locals = local_names(node)

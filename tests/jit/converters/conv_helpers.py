@@ -28,7 +28,7 @@ def _arrays(v):
     if isinstance(v, dict):
         return {k: _arrays(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return type(v)(_arrays(x) for x in v)
+        return [_arrays(x) for x in v] if isinstance(v, list) else tuple(_arrays(x) for x in v)
     return v.numpy() if hasattr(v, "numpy") else v
 
 
