@@ -11,7 +11,9 @@ backward programs.
 import numpy as np
 
 from ..framework import dtype as D
+from ..framework.info import FLAGS
 from ..framework.state import mode, probe_rng
+from ..kernels import threads as _threads
 
 REGISTRY = {}
 
@@ -310,3 +312,9 @@ Tensor = _wrap = None  # the eager Tensor class, set by oar.tensor.tensor (which
 def _bind_tensor(cls):
     global Tensor, _wrap
     Tensor, _wrap = cls, cls._wrap
+
+
+# The BLAS thread policy (`oar/kernels/threads.py`) takes effect before the first kernel runs, for eager ops, the
+# executor and the predictor alike; ``set_flags({'FLAGS_paddle_num_threads': n})`` changes it later.
+FLAGS.values["FLAGS_paddle_num_threads"] = _threads.apply_default() or _threads.blas_threads() or 1
+FLAGS.appliers["FLAGS_paddle_num_threads"] = _threads.set_blas_threads
