@@ -98,7 +98,7 @@ def conv_forward(x, w, strides, paddings, dilations, groups):
     out = _gemm(w.reshape(groups, o // groups, -1), cols,
                 out=SCRATCH.get("out", (groups, o // groups, cols.shape[2]), np.result_type(x.dtype, w.dtype)))
     out = out.reshape([o, n] + osz)                                   # (G, O/G, N L) = (O, N, *out)
-    return np.ascontiguousarray(np.moveaxis(out, 0, 1))
+    return np.moveaxis(out, 0, 1).copy()  # a copy even when the view is contiguous (N = 1): `out` is scratch
 
 
 def _grad_matrix(g, groups, batch_minor=False):
@@ -123,7 +123,7 @@ def col2im(dcols, x_shape, ksize, strides, paddings, dilations):
         sl = tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in zip(off, dilations, strides, osz))
         dxp[(slice(None),) + sl] += dcols[(slice(None),) + off]
     crop = tuple(slice(pb, pb + s) for s, (pb, pa) in zip(x_shape[2:], paddings))
-    return np.ascontiguousarray(np.moveaxis(dxp[(slice(None),) + crop], -1, 0))
+    return np.moveaxis(dxp[(slice(None),) + crop], -1, 0).copy()  # always a copy: `dxp` is scratch
 
 
 def conv_grad_input(w, g, x_shape, strides, paddings, dilations, groups):

@@ -47,3 +47,17 @@ def test_scratch_is_bounded_in_bytes(monkeypatch):
     kept, held, largest = done[0]
     assert 0 < kept <= 1 << 20
     assert held <= 1 << 20 and largest <= 1 << 20
+
+
+def test_results_never_alias_scratch():
+    """With one sample the batch-to-front move is already contiguous: the result must still be a fresh array, not
+    a view of a scratch buffer that the next call overwrites."""
+    rng = np.random.default_rng(1)
+    x, w = rng.random((1, 2, 5, 5)), rng.random((3, 2, 3, 3))
+    y = K.conv_forward(x, w, *ARGS)
+    dx = K.conv_grad_input(w, y, x.shape, *ARGS)
+    y0, dx0 = y.copy(), dx.copy()
+    K.conv_forward(2 * x, w, *ARGS)
+    K.conv_grad_input(w, 2 * y, x.shape, *ARGS)
+    np.testing.assert_array_equal(y, y0)
+    np.testing.assert_array_equal(dx, dx0)
