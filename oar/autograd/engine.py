@@ -25,6 +25,23 @@ def queue_callback(fn):
     _WALK.callbacks.append(fn)
 
 
+def _target(edge):
+    """The node an edge leads into (None for a leaf, or when its tensor's gradient is blocked now)."""
+    if edge is None:
+        return None
+    n, i = edge
+    if n is None:
+        return None
+    t = n.outs[i]()  # a live output set to stop_gradient since (oar.grad's no_grad_vars) blocks the edge
+    return None if t is not None and t.stop_gradient else n
+
+
+def _key(t):
+    """Where the gradient of tensor `t` is collected: its producer's output slot, or the leaf itself."""
+    n = t._node
+    return id(t) if n is None else (id(n), n.index(t))
+
+
 def _graph(roots):
     """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
     pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
@@ -33,20 +50,20 @@ def _graph(roots):
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if node.inputs is None:
+        if node.edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        for t in node.inputs:
-            n = t._node
-            if n is not None and not t.stop_gradient:
+        for e in node.edges:
+            n = _target(e)
+            if n is not None:
                 pending[id(n)] = pending.get(id(n), 0) + 1
                 stack.append(n)
     return pending
 
 
-def _accumulate(store, t, g):
-    prev = store.get(id(t))
-    store[id(t)] = g if prev is None else prev + g
+def _accumulate(store, key, g):
+    prev = store.get(key)
+    store[key] = g if prev is None else prev + g
 
 
 def _run_hooks(t, g):
@@ -65,7 +82,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     del callbacks[:]  # left over from a walk that raised
     grads, captured = {}, {}
     for t, g in zip(roots, root_grads):
-        _accumulate(grads, t, g)
+        _accumulate(grads, _key(t), g)
     ready, seen = [], set()
     for t in roots:  # distinct root nodes that no other reachable node feeds
         n = t._node
@@ -80,54 +97,59 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     with ctx:
         while ready:
             node = ready.pop()
-            inputs = node.inputs
-            for t, v in zip(inputs, node.versions):
-                if t._version != v:
+            for t, v in zip(node.saved, node.versions):
+                if v is not None and t._version != v:
                     _version_error(node, t, v)
-            gouts, found = [], False
-            for o in node.outputs:
-                g = grads.pop(id(o), None)
+            gouts, found, nid = [], False, id(node)
+            for i, r in enumerate(node.outs):
+                g = grads.pop((nid, i), None)
                 if g is not None:
                     found = True
-                    if o._hooks:
-                        g = _run_hooks(o, g)
-                    if capture is not None and id(o) in capture:
-                        captured[id(o)] = g
+                    o = r()
+                    if o is not None:
+                        if o._hooks:
+                            g = _run_hooks(o, g)
+                        if capture is not None and id(o) in capture:
+                            captured[id(o)] = g
                 gouts.append(g)
             if found:
                 _propagate(node, gouts, grads, capture, captured)
-            for t in inputs:
-                n = t._node
-                if n is not None and not t.stop_gradient:
+            for e in node.edges:
+                n = _target(e)
+                if n is not None:
                     left = pending[id(n)] - 1
                     pending[id(n)] = left
                     if left == 0:
                         ready.append(n)
-            if not retain_graph:
-                node.inputs = node.outputs = node.attrs = None
+            if not retain_graph:  # what the rule read is released as soon as it ran
+                node.edges = node.saved = node.out_data = node.attrs = None
     while callbacks:
         callbacks.pop(0)()
     return captured
 
 
 def _propagate(node, gouts, grads, capture, captured):
-    op, outs = node.op, node.outputs
+    op = node.op
     if not op.multi_out:
-        res = op.grad(gouts[0], outs[0], *node.inputs, **node.attrs)
+        out = node.output(0) if node.out_data is not None else None
+        res = op.grad(gouts[0], out, *node.saved, **node.attrs)
     else:
+        outs = tuple(node.output(i) for i in range(len(node.outs)))
         nd = op.nondiff_out
         gouts = tuple(g if g is not None else (None if i in nd else _zeros(o))
                       for i, (g, o) in enumerate(zip(gouts, outs)))
-        res = op.grad(gouts, outs, *node.inputs, **node.attrs)
+        res = op.grad(gouts, outs, *node.saved, **node.attrs)
     if not isinstance(res, (tuple, list)):
         res = (res,)
-    for i, (t, g) in enumerate(zip(node.inputs, res)):
-        if g is None or t.stop_gradient or i in op.nondiff:
+    for i, (e, g) in enumerate(zip(node.edges, res)):
+        if g is None or e is None or i in op.nondiff:
             continue
-        if t._node is not None:
-            _accumulate(grads, t, g)
-        else:
-            _deliver(t, g, capture, captured)
+        n, x = e
+        if n is None:
+            if not x.stop_gradient:
+                _deliver(x, g, capture, captured)
+        elif _target(e) is not None:
+            _accumulate(grads, (id(n), x), g)
 
 
 def _deliver(leaf, g, capture, captured):
@@ -138,7 +160,7 @@ def _deliver(leaf, g, capture, captured):
         g = _run_hooks(leaf, g)
     if capture is not None:
         if id(leaf) in capture:
-            _accumulate(captured, leaf, g)
+            _accumulate(captured, id(leaf), g)
         return
     if g._data.shape != leaf._data.shape:
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")

@@ -27,7 +27,7 @@ def _reshape_infer(m, shape):
 
 
 RESHAPE = defop("reshape", _reshape, infer=_reshape_infer,
-                grad=lambda g, out, x, shape: reshape_as(g, x))
+                grad=lambda g, out, x, shape: reshape_as(g, x), grad_reads=("x.shape",))
 
 RESHAPE_AS = defop("reshape_as", _reshape_as, inputs=("x", "y"), nondiff=(1,),
                    infer=lambda m: [(m[1][0], m[0][1])], grad=lambda g, out, x, y: (reshape_as(g, x), None))
@@ -63,7 +63,7 @@ def _flatten_infer(m, start_axis, stop_axis):
 
 
 FLATTEN = defop("flatten", _flatten, infer=_flatten_infer,
-                grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+                grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x), grad_reads=("x.shape",))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -90,7 +90,8 @@ def _transpose_infer(m, perm):
 
 
 TRANSPOSE = defop("transpose", _transpose, infer=_transpose_infer,
-                  grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)))
+                  grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)),
+                  grad_reads=())
 
 
 def transpose(x, perm, name=None):

@@ -8,6 +8,8 @@ instead; the static builder, the executor, static backward and the exporters all
 Gradient rules are written with other ops, so the same rule builds eager higher-order graphs and static
 backward programs.
 """
+from weakref import ref as _weakref
+
 import numpy as np
 
 from ..framework import dtype as D
@@ -62,11 +64,18 @@ class OpDef:
         verify: ``verify(inputs, outputs, attrs) -> problem | None``: extra checks of a loaded op's fields.
         out_elements: for creation/expansion ops, ``out_elements(*arrays, **attrs) -> int`` (or True: from
             `infer`): a loaded program checks the output size against its budget (`bounds_output`).
+        grad_reads: what the eager tape keeps for the gradient rule (PyTorch's saved tensors): None keeps every
+            input and output; otherwise a tuple of ``"<slot>"`` (the input's value), ``"<slot>.shape"`` (its shape,
+            dtype and stop_gradient only: the rule gets an allocation-free stand-in of zeros) and ``"out"``; the
+            rule gets None for inputs not named (it may not touch them). Variadic ops name ``"<slot>[0]"`` (the
+            first input) and ``"<slot>[1:]"`` (the others); ``"out[i]"`` keeps output i of a multi-output op
+            (the others become stand-ins of their shape).
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
                  "lower", "random", "check", "multi_out", "infer_reason", "differentiable", "amp", "side_effect",
-                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements")
+                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements", "grad_reads",
+                 "saved_inputs", "saves_out")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
@@ -79,7 +88,10 @@ class OpDef:
         self.amp = "skip" if lower is not None or random else "gray"
         self.side_effect = False
         self.block_attrs = self.name_attrs = ()
-        self.onnx = self.onnx_reason = self.verify = self.out_elements = None
+        self.onnx = self.onnx_reason = self.verify = self.out_elements = self.grad_reads = None
+        # derived from grad_reads by `_check_fields`: a mode per input (None: all kept); True / False / a bool
+        # per output
+        self.saved_inputs, self.saves_out = None, True
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -102,7 +114,7 @@ GRAD_KERNEL_REASON = "training-only (gradient kernel)"
 RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
 _GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
 _SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
-                       "onnx_reason", "verify", "out_elements"))
+                       "onnx_reason", "verify", "out_elements", "grad_reads"))
 
 
 def _check_fields(op):
@@ -116,6 +128,36 @@ def _check_fields(op):
         raise ValueError(f"op {op.name!r}: differentiable=False but a grad rule is given")
     if op.onnx is not None and op.onnx_reason is not None:
         raise ValueError(f"op {op.name!r}: an ONNX lowering and an onnx_reason exclude each other")
+    reads = op.grad_reads
+    if reads is not None:
+        op.saved_inputs = _saved_modes(op, reads)
+        kept = [r for r in reads if r.startswith("out[")]
+        if "out" in reads:
+            op.saves_out = True
+        elif kept:
+            idx = {int(r[4:-1]) for r in kept}
+            op.saves_out = tuple(i in idx for i in range(len(op.outputs)))
+        else:
+            op.saves_out = False
+
+
+_MODES = {"": 1, ".shape": 2}  # what `Node` keeps of an input: 0 nothing, 1 the tensor, 2 a shape stand-in
+
+
+def _saved_modes(op, reads):
+    """`grad_reads` as one mode per input slot (variadic: ``(first, others)``)."""
+    slots = [op.inputs[0] + "[0]", op.inputs[0] + "[1:]"] if op.variadic else list(op.inputs)
+    modes = [0] * len(slots)
+    for r in reads:
+        if r == "out" or (r.startswith("out[") and op.multi_out and r[4:-1].isdigit()
+                          and int(r[4:-1]) < len(op.outputs) and not op.outputs[-1].endswith("*")):
+            continue
+        name, _, rest = r.partition(".")
+        if name not in slots or ("." + rest if rest else "") not in _MODES:
+            raise ValueError(f"op {op.name!r}: grad_reads entry {r!r} is not 'out', '<slot>' or '<slot>.shape' "
+                             f"for a slot of {slots}")
+        modes[slots.index(name)] = _MODES["." + rest if rest else ""]
+    return tuple(modes)
 
 
 def defop(name, impl, inputs=("x",), outputs=("out",), infer=None, grad=None, nondiff=(), nondiff_out=(),
@@ -190,13 +232,86 @@ def get_op(name):
 
 
 class Node:
-    """One recorded op on the eager tape: enough to call its gradient rule later."""
+    """One recorded op on the eager tape: enough to call its gradient rule later, and nothing that makes a
+    reference cycle, so dropping the last tensor that leads to a graph frees it without a `gc` pass.
 
-    __slots__ = ("op", "inputs", "outputs", "attrs", "versions")
+    - `edges`: per input, where its gradient goes: ``(producer_node, output_index)`` for a recorded op's output,
+      ``(None, tensor)`` for a leaf (or any tensor without a node), None for a non-leaf input that had
+      ``stop_gradient=True``. Inputs are reached through their producers, not held.
+    - `saved`: per input, the tensor itself where the gradient rule reads it (`OpDef.grad_reads`), else None;
+      `versions`: their versions when recorded (an in-place change since is an error).
+    - `outs`: weak references to the outputs (for hooks, `stop_gradient` and `oar.grad` captures while they live);
+      `out_data`: the output arrays, where the rule reads them (a dropped output is rebuilt from its array).
+    """
 
-    def __init__(self, op, inputs, outputs, attrs):
-        self.op, self.inputs, self.outputs, self.attrs = op, inputs, outputs, attrs
-        self.versions = tuple([t._version for t in inputs])
+    __slots__ = ("op", "attrs", "edges", "saved", "versions", "outs", "out_data", "__weakref__")
+
+    def __init__(self, op, inputs, outs, attrs):
+        self.op, self.attrs = op, attrs
+        self.edges = tuple([_edge(t) for t in inputs])
+        modes = op.saved_inputs
+        if modes is None:
+            self.saved = inputs
+            self.versions = tuple([t._version for t in inputs])
+        else:
+            if op.variadic:
+                modes = modes[:1] + modes[1:] * (len(inputs) - 1)
+            self.saved = tuple([t if m == 1 else None if m == 0 else _shape_of(t) for t, m in zip(inputs, modes)])
+            self.versions = tuple([t._version if m == 1 else None for t, m in zip(inputs, modes)])
+        self.outs = tuple([_weakref(t) for t in outs])
+        keep = op.saves_out
+        if keep is True:
+            self.out_data = tuple([t._data for t in outs])
+        elif not op.multi_out:
+            self.out_data = None
+        else:  # the outputs the rule does not read: allocation-free stand-ins of their shape (zero-filling)
+            keep = (False,) * len(outs) if keep is False else keep
+            self.out_data = tuple([t._data if k else _zeros_view(t._data) for t, k in zip(outs, keep)])
+
+    def output(self, i):
+        """Output `i` as a tensor for the gradient rule: the live output while it still holds the array the op
+        made; once dropped, a tensor rebuilt from that array on this node (so higher-order gradients still flow
+        here); a detached one where the live output was since changed in place."""
+        live = self.outs[i]()
+        data = self.out_data[i]
+        if live is not None and live._data is data:
+            return live
+        t = _wrap(data)
+        if live is None and i not in self.op.nondiff_out:
+            t.stop_gradient, t._node = False, self
+            self.outs = self.outs[:i] + (_weakref(t),) + self.outs[i + 1:]
+        return t
+
+    def index(self, t):
+        """The position of output tensor `t` among this node's outputs."""
+        outs = self.outs
+        if len(outs) == 1:
+            return 0
+        for i, r in enumerate(outs):
+            if r() is t:
+                return i
+        raise RuntimeError(f"a tensor claims to be an output of '{self.op.name}' but is not among its outputs")
+
+
+def _zeros_view(a):
+    """Zeros of `a`'s shape and dtype that allocate nothing (a broadcast view of one zero)."""
+    return np.broadcast_to(np.zeros((), a.dtype), a.shape)
+
+
+def _shape_of(t):
+    """A stand-in for `t` where a gradient rule reads only its shape, dtype and stop_gradient."""
+    s = _wrap(_zeros_view(t._data))
+    s.stop_gradient = t.stop_gradient
+    return s
+
+
+def _edge(t):
+    n = t._node
+    if n is None:
+        return (None, t)
+    if t.stop_gradient:
+        return None
+    return (n, n.index(t))
 
 
 _EMPTY = {}

@@ -1,5 +1,6 @@
 """The eager `Tensor`: a NumPy array plus autograd bookkeeping. Operators and methods come from `TensorMethods`."""
 import itertools
+import weakref
 
 import numpy as np
 
@@ -225,17 +226,27 @@ class Tensor(TensorMethods):
         self._version += 1
         if out._node is not None:
             node = out._node
-            if any(t is self for t in node.inputs):
-                # the op read the old value of `self`: give that old value its own tensor on the tape, so the
-                # gradient flows to what produced it instead of looping back into this node
+            prev = self._node
+            if prev is not None and prev is not node:  # `self` no longer stands for that op's output
+                i = prev.index(self)
+                prev.outs = prev.outs[:i] + (_no_tensor,) + prev.outs[i + 1:]
+            if node.saved is not None and any(t is self for t in node.saved):
+                # the op's gradient reads the old value of `self`: give that value its own tensor (on the producer's
+                # output slot), so the rule sees what the op saw
                 old = Tensor._wrap(old_data)
-                old.stop_gradient, old._node, old._version = self.stop_gradient, self._node, self._version - 1
-                if self._node is not None:
-                    self._node.outputs = tuple(old if o is self else o for o in self._node.outputs)
-                node.inputs = tuple(old if t is self else t for t in node.inputs)
-            node.outputs = tuple(self if o is out else o for o in node.outputs)
+                old.stop_gradient, old._node, old._version = self.stop_gradient, prev, self._version - 1
+                node.saved = tuple(old if t is self else t for t in node.saved)
+                if prev is not None:
+                    prev.outs = prev.outs[:i] + (weakref.ref(old),) + prev.outs[i + 1:]
+            i = node.index(out)
+            node.outs = node.outs[:i] + (weakref.ref(self),) + node.outs[i + 1:]
             self._node, self.stop_gradient = node, False
         return self
+
+
+def _no_tensor():
+    """An output slot whose tensor went on to stand for another op's result (an in-place op)."""
+    return None
 
 
 class Parameter(Tensor):
