@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework.state import mode, no_grad, enable_grad
 from ..ops import registry
+from ..ops.registry import Node
 from ..tensor.tensor import Tensor
 
 
@@ -25,21 +26,28 @@ def queue_callback(fn):
     _WALK.callbacks.append(fn)
 
 
-def _target(edge):
-    """The node an edge leads into (None for a leaf, or when its tensor's gradient is blocked now)."""
-    if edge is None:
+def _target(e):
+    """The node an edge (`Node.edges` entry) leads into, or None: a leaf, or a tensor whose gradient is blocked now
+    (a live output set to stop_gradient since, as `oar.grad`'s no_grad_vars do). Written out in the hot loops."""
+    te = type(e)
+    if te is Node:
+        n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+    elif te is tuple:
+        n, r = e[0], e[0].outs[e[1]]
+    else:
         return None
-    n, i = edge
-    if n is None:
-        return None
-    t = n.outs[i]()  # a live output set to stop_gradient since (oar.grad's no_grad_vars) blocks the edge
+    t = r()
     return None if t is not None and t.stop_gradient else n
 
 
 def _key(t):
-    """Where the gradient of tensor `t` is collected: its producer's output slot, or the leaf itself."""
+    """Where the gradient of tensor `t` is collected: ``id(node)`` for output 0 of its producer, ``(id(node), i)``
+    for output i, ``id(t)`` for a leaf (live nodes and leaves never share an id)."""
     n = t._node
-    return id(t) if n is None else (id(n), n.index(t))
+    if n is None:
+        return id(t)
+    i = n.index(t)
+    return id(n) if i == 0 else (id(n), i)
 
 
 def _graph(roots):
@@ -53,9 +61,16 @@ def _graph(roots):
         if node.edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        for e in node.edges:
-            n = _target(e)
-            if n is not None:
+        for e in node.edges:  # `_target`, written out (hot loop)
+            te = type(e)
+            if te is Node:
+                n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+            elif te is tuple:
+                n, r = e[0], e[0].outs[e[1]]
+            else:
+                continue
+            t = r()
+            if t is None or not t.stop_gradient:
                 pending[id(n)] = pending.get(id(n), 0) + 1
                 stack.append(n)
     return pending
@@ -71,6 +86,16 @@ def _run_hooks(t, g):
         r = hook(g)
         if r is not None:
             g = r
+    return g
+
+
+def _seen_output(o, g, capture, captured):
+    """An output's gradient as its hooks leave it, noted for `oar.grad` when asked for."""
+    if o is not None:
+        if o._hooks:
+            g = _run_hooks(o, g)
+        if capture is not None and id(o) in capture:
+            captured[id(o)] = g
     return g
 
 
@@ -100,23 +125,34 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
             for t, v in zip(node.saved, node.versions):
                 if v is not None and t._version != v:
                     _version_error(node, t, v)
-            gouts, found, nid = [], False, id(node)
-            for i, r in enumerate(node.outs):
-                g = grads.pop((nid, i), None)
+            nid = id(node)
+            if not node.op.multi_out:
+                g = grads.pop(nid, None)
                 if g is not None:
-                    found = True
-                    o = r()
-                    if o is not None:
-                        if o._hooks:
-                            g = _run_hooks(o, g)
-                        if capture is not None and id(o) in capture:
-                            captured[id(o)] = g
-                gouts.append(g)
-            if found:
-                _propagate(node, gouts, grads, capture, captured)
-            for e in node.edges:
-                n = _target(e)
-                if n is not None:
+                    o = node.outs()
+                    if o is not None and (o._hooks or capture is not None):
+                        g = _seen_output(o, g, capture, captured)
+                    _propagate(node, [g], grads, capture, captured)
+            else:
+                gouts, found = [], False
+                for i, r in enumerate(node.outs):
+                    g = grads.pop(nid if i == 0 else (nid, i), None)
+                    if g is not None:
+                        found = True
+                        g = _seen_output(r(), g, capture, captured)
+                    gouts.append(g)
+                if found:
+                    _propagate(node, gouts, grads, capture, captured)
+            for e in node.edges:  # `_target`, written out (hot loop)
+                te = type(e)
+                if te is Node:
+                    n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+                elif te is tuple:
+                    n, r = e[0], e[0].outs[e[1]]
+                else:
+                    continue
+                t = r()
+                if t is None or not t.stop_gradient:
                     left = pending[id(n)] - 1
                     pending[id(n)] = left
                     if left == 0:
@@ -131,25 +167,36 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
 def _propagate(node, gouts, grads, capture, captured):
     op = node.op
     if not op.multi_out:
-        out = node.output(0) if node.out_data is not None else None
-        res = op.grad(gouts[0], out, *node.saved, **node.attrs)
+        out = None
+        if node.out_data is not None:
+            out = node.outs()
+            if out is None or out._data is not node.out_data:
+                out = node.output(0)
+        res = op.grad(gouts[0], out, *(node.saved if not op.saved_inputs else node.rule_inputs()), **node.attrs)
     else:
-        outs = tuple(node.output(i) for i in range(len(node.outs)))
+        outs = tuple([node.output(i) for i in range(len(node.outs))])
         nd = op.nondiff_out
         gouts = tuple(g if g is not None else (None if i in nd else _zeros(o))
                       for i, (g, o) in enumerate(zip(gouts, outs)))
-        res = op.grad(gouts, outs, *node.saved, **node.attrs)
+        res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
     if not isinstance(res, (tuple, list)):
         res = (res,)
+    nondiff = op.nondiff
     for i, (e, g) in enumerate(zip(node.edges, res)):
-        if g is None or e is None or i in op.nondiff:
+        if g is None or e is None or i in nondiff:
             continue
-        n, x = e
-        if n is None:
-            if not x.stop_gradient:
-                _deliver(x, g, capture, captured)
-        elif _target(e) is not None:
-            _accumulate(grads, (id(n), x), g)
+        te = type(e)
+        if te is Node:
+            key, r = id(e), (e.outs if not e.op.multi_out else e.outs[0])
+        elif te is tuple:
+            key, r = (id(e[0]), e[1]), e[0].outs[e[1]]
+        else:  # a leaf
+            if not e.stop_gradient:
+                _deliver(e, g, capture, captured)
+            continue
+        t = r()
+        if t is None or not t.stop_gradient:  # `_target`, written out
+            _accumulate(grads, key, g)
 
 
 def _deliver(leaf, g, capture, captured):

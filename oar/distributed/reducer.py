@@ -14,6 +14,7 @@ buckets' average all-reduce to the step's program, as ``c_allreduce`` ops betwee
 import numpy as np
 
 from ..autograd import engine
+from ..ops.registry import edge
 from ..tensor.tensor import Tensor
 from . import comm
 
@@ -74,6 +75,7 @@ def count_reads(outputs, wanted):
         seen.add(id(node))
         nondiff = node.op.nondiff
         for i, e in enumerate(node.edges):
+            e = edge(e)
             if e is None or i in nondiff:
                 continue
             n, t = e

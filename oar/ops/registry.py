@@ -130,7 +130,9 @@ def _check_fields(op):
         raise ValueError(f"op {op.name!r}: an ONNX lowering and an onnx_reason exclude each other")
     reads = op.grad_reads
     if reads is not None:
-        op.saved_inputs = _saved_modes(op, reads)
+        modes = _saved_modes(op, reads)
+        # every input read: kept as by default; none read: nothing to look at per call
+        op.saved_inputs = None if all(m == 1 for m in modes) else False if not any(modes) else modes
         kept = [r for r in reads if r.startswith("out[")]
         if "out" in reads:
             op.saves_out = True
@@ -235,83 +237,155 @@ class Node:
     """One recorded op on the eager tape: enough to call its gradient rule later, and nothing that makes a
     reference cycle, so dropping the last tensor that leads to a graph frees it without a `gc` pass.
 
-    - `edges`: per input, where its gradient goes: ``(producer_node, output_index)`` for a recorded op's output,
-      ``(None, tensor)`` for a leaf (or any tensor without a node), None for a non-leaf input that had
-      ``stop_gradient=True``. Inputs are reached through their producers, not held.
-    - `saved`: per input, the tensor itself where the gradient rule reads it (`OpDef.grad_reads`), else None;
-      `versions`: their versions when recorded (an in-place change since is an error).
-    - `outs`: weak references to the outputs (for hooks, `stop_gradient` and `oar.grad` captures while they live);
-      `out_data`: the output arrays, where the rule reads them (a dropped output is rebuilt from its array).
+    - `edges`: per input, where its gradient goes (inputs are reached through their producers, not held): the
+      producer `Node` (its output 0), ``(node, i)`` (output i > 0), the tensor itself for a leaf (or any tensor
+      without a node), or None for a non-leaf input that had ``stop_gradient=True``; `edge` decodes one.
+    - `saved`: per input, the tensor where the gradient rule reads it (`OpDef.grad_reads`), ``(shape, dtype,
+      stop_gradient)`` where it reads the shape only, else None; `versions`: the saved tensors' versions when
+      recorded (an in-place change since is an error).
+    - `outs`: weak references to the outputs (one, or a tuple for multi-output ops), for hooks, `stop_gradient` and
+      `oar.grad` captures while the outputs live; `out_data`: the output arrays (likewise one or a tuple) where the
+      rule reads them, else None (a dropped output is rebuilt from its array by `output`).
+    Fewer, smaller objects per node keep the cyclic collector's work down on the eager hot path.
     """
 
     __slots__ = ("op", "attrs", "edges", "saved", "versions", "outs", "out_data", "__weakref__")
 
-    def __init__(self, op, inputs, outs, attrs):
+    def __init__(self, op, inputs, outs, attrs):  # on the eager hot path: one comprehension per field
         self.op, self.attrs = op, attrs
-        self.edges = tuple([_edge(t) for t in inputs])
+        self.edges = tuple([t if (n := t._node) is None else None if t.stop_gradient else
+                            n if not n.op.multi_out else n.edge_to(t) for t in inputs])
         modes = op.saved_inputs
-        if modes is None:
+        if modes is None:  # every input read
             self.saved = inputs
             self.versions = tuple([t._version for t in inputs])
+        elif modes is False:  # none read
+            self.saved = self.versions = (None,) * len(inputs)
         else:
             if op.variadic:
                 modes = modes[:1] + modes[1:] * (len(inputs) - 1)
-            self.saved = tuple([t if m == 1 else None if m == 0 else _shape_of(t) for t, m in zip(inputs, modes)])
+            self.saved = tuple([t if m == 1 else None if m == 0 else (t._data.shape, t._data.dtype, t.stop_gradient)
+                                for t, m in zip(inputs, modes)])
             self.versions = tuple([t._version if m == 1 else None for t, m in zip(inputs, modes)])
-        self.outs = tuple([_weakref(t) for t in outs])
         keep = op.saves_out
+        if not op.multi_out:
+            o = outs[0]
+            self.outs = _weakref(o)
+            self.out_data = o._data if keep is True else None
+            return
+        self.outs = tuple([_weakref(t) for t in outs])
         if keep is True:
             self.out_data = tuple([t._data for t in outs])
-        elif not op.multi_out:
-            self.out_data = None
         else:  # the outputs the rule does not read: allocation-free stand-ins of their shape (zero-filling)
             keep = (False,) * len(outs) if keep is False else keep
-            self.out_data = tuple([t._data if k else _zeros_view(t._data) for t, k in zip(outs, keep)])
+            self.out_data = tuple([t._data if k else (t._data.shape, t._data.dtype) for t, k in zip(outs, keep)])
+
+    def ref(self, i):
+        """The weak reference to output `i`."""
+        return self.outs[i] if self.op.multi_out else self.outs
+
+    def _set_ref(self, i, r):
+        if self.op.multi_out:
+            self.outs = self.outs[:i] + (r,) + self.outs[i + 1:]
+        else:
+            self.outs = r
+
+    def n_outputs(self):
+        return len(self.outs) if self.op.multi_out else 1
 
     def output(self, i):
         """Output `i` as a tensor for the gradient rule: the live output while it still holds the array the op
         made; once dropped, a tensor rebuilt from that array on this node (so higher-order gradients still flow
         here); a detached one where the live output was since changed in place."""
-        live = self.outs[i]()
-        data = self.out_data[i]
+        if self.op.multi_out:
+            live, data = self.outs[i](), self.out_data[i]
+        else:
+            live, data = self.outs(), self.out_data
         if live is not None and live._data is data:
             return live
-        t = _wrap(data)
-        if live is None and i not in self.op.nondiff_out:
+        t = _wrap(data if type(data) is not tuple else _zeros_view(*data))
+        if live is None and i not in self.op.nondiff_out and mode().grad_enabled:  # create_graph: on the tape
             t.stop_gradient, t._node = False, self
-            self.outs = self.outs[:i] + (_weakref(t),) + self.outs[i + 1:]
+            self._set_ref(i, _weakref(t))
         return t
+
+    def rule_inputs(self):
+        """The inputs as the gradient rule gets them: saved tensors, None, and shape-only stand-ins (zeros that
+        allocate nothing) for inputs whose shape alone is read."""
+        saved = self.saved
+        if not self.op.saved_inputs:
+            return saved
+        if mode().grad_enabled:  # create_graph: the rule records ops on the stand-ins, so each is its own
+            return [_shape_of(*s) if type(s) is tuple else s for s in saved]
+        # otherwise nothing can change or hold a stand-in: one per (shape, dtype, stop_gradient) serves every rule
+        get = _STAND_INS.get
+        return [s if type(s) is not tuple else _stand_in(s) if (t := get(s)) is None else t for s in saved]
 
     def index(self, t):
         """The position of output tensor `t` among this node's outputs."""
-        outs = self.outs
-        if len(outs) == 1:
+        if not self.op.multi_out:
             return 0
-        for i, r in enumerate(outs):
+        for i, r in enumerate(self.outs):
             if r() is t:
                 return i
         raise RuntimeError(f"a tensor claims to be an output of '{self.op.name}' but is not among its outputs")
 
+    def edge_to(self, t):
+        """The `edges` entry for output tensor `t` of this (multi-output) node."""
+        outs = self.outs
+        if outs[0]() is t:
+            return self
+        return (self, self.index(t))
 
-def _zeros_view(a):
-    """Zeros of `a`'s shape and dtype that allocate nothing (a broadcast view of one zero)."""
-    return np.broadcast_to(np.zeros((), a.dtype), a.shape)
+    def replace_output(self, i, t):
+        """Output `i` is now tensor `t` (None: no tensor stands for it any more), after an in-place op."""
+        self._set_ref(i, _no_tensor if t is None else _weakref(t))
 
 
-def _shape_of(t):
-    """A stand-in for `t` where a gradient rule reads only its shape, dtype and stop_gradient."""
-    s = _wrap(_zeros_view(t._data))
-    s.stop_gradient = t.stop_gradient
+def _no_tensor():
+    return None
+
+
+def edge(e):
+    """An entry of `Node.edges` as ``(node, output index)``, ``(None, leaf)``, or None."""
+    if e is None or type(e) is tuple:
+        return e
+    if type(e) is Node:
+        return (e, 0)
+    return (None, e)
+
+
+_ZEROS = {}  # (shape, dtype) -> a read-only stand-in array; cleared when it grows past 1024 shapes
+
+
+def _zeros_view(shape, dtype):
+    """Read-only zeros of `shape` that allocate nothing (every stride 0 over one zero), shared per shape."""
+    key = (shape, dtype)
+    a = _ZEROS.get(key)
+    if a is None:
+        if len(_ZEROS) >= 1024:
+            _ZEROS.clear()
+        z = np.zeros(1, dtype)
+        z.flags.writeable = False
+        a = _ZEROS[key] = np.ndarray(shape, dtype, z, 0, (0,) * len(shape))
+    return a
+
+
+_STAND_INS = {}  # (shape, dtype, stop_gradient) -> a shared stand-in tensor, for rules run without grad recording
+
+
+def _stand_in(key):
+    if len(_STAND_INS) >= 1024:
+        _STAND_INS.clear()
+    t = _STAND_INS[key] = _shape_of(*key)
+    return t
+
+
+def _shape_of(shape, dtype, stop_gradient):
+    """A stand-in tensor for a gradient rule that reads only an input's shape, dtype and stop_gradient."""
+    s = _wrap(_zeros_view(shape, dtype))
+    s.stop_gradient = stop_gradient
     return s
-
-
-def _edge(t):
-    n = t._node
-    if n is None:
-        return (None, t)
-    if t.stop_gradient:
-        return None
-    return (n, n.index(t))
 
 
 _EMPTY = {}

@@ -1,6 +1,5 @@
 """The eager `Tensor`: a NumPy array plus autograd bookkeeping. Operators and methods come from `TensorMethods`."""
 import itertools
-import weakref
 
 import numpy as np
 
@@ -229,7 +228,7 @@ class Tensor(TensorMethods):
             prev = self._node
             if prev is not None and prev is not node:  # `self` no longer stands for that op's output
                 i = prev.index(self)
-                prev.outs = prev.outs[:i] + (_no_tensor,) + prev.outs[i + 1:]
+                prev.replace_output(i, None)
             if node.saved is not None and any(t is self for t in node.saved):
                 # the op's gradient reads the old value of `self`: give that value its own tensor (on the producer's
                 # output slot), so the rule sees what the op saw
@@ -237,16 +236,10 @@ class Tensor(TensorMethods):
                 old.stop_gradient, old._node, old._version = self.stop_gradient, prev, self._version - 1
                 node.saved = tuple(old if t is self else t for t in node.saved)
                 if prev is not None:
-                    prev.outs = prev.outs[:i] + (weakref.ref(old),) + prev.outs[i + 1:]
-            i = node.index(out)
-            node.outs = node.outs[:i] + (weakref.ref(self),) + node.outs[i + 1:]
+                    prev.replace_output(i, old)
+            node.replace_output(node.index(out), self)
             self._node, self.stop_gradient = node, False
         return self
-
-
-def _no_tensor():
-    """An output slot whose tensor went on to stand for another op's result (an in-place op)."""
-    return None
 
 
 class Parameter(Tensor):
