@@ -15,8 +15,25 @@ default (oar: one BLAS thread, `docs/threads.md`).
 
 Run: python bench/programs.py [--only NAME] [--busy] [--framework oar|paddle]
 
-Measured on the 2-core development machine, 2026-11-27 (shared with other jobs: read ranges, not digits):
-see the closing note of issue 26 for the figures; Paddle 3.3.1's were not measured in this session.
+Measured 2026-11-27 on the 2-core development machine (shared with other jobs, so wall times mostly measure the
+load; CPU s and peak RSS MiB are the figures to compare), one run each; paddlepaddle 3.3.1 (CPU, from the package
+index) in /work/paddle_venv on the same machine, same hour. "base" is oar before issue 26 (its default: NumPy's
+BLAS with 2 threads), "base, 1 thread" the same code with OPENBLAS_NUM_THREADS=1:
+
+| program | base | base, 1 thread | oar | Paddle 3.3.1 | oar, busy | Paddle, busy |
+|---|---|---|---|---|---|---|
+| cifar CPU s | 7.45 | 0.83 | 0.94 | 1.71 | 0.93 | 1.77 |
+| seq2seq CPU s | 8.78 | 0.21 | 0.21 | 0.16 | 0.23 | 0.19 |
+| retrieval CPU s | 37.9 | 3.90 | 4.67 | 8.75 | 3.94 | 8.86 |
+| resnet50 CPU s | 25.6 | 2.18 | 1.72 | 3.38 | 1.74 | 3.63 |
+| cifar peak RSS | 117 | 117 | 130 | 379 | 130 | 381 |
+| seq2seq peak RSS | 55 | 55 | 50 | 317 | 50 | 317 |
+| retrieval peak RSS | 1737 | 1736 | 1248 | 1254 | 1247 | 1253 |
+| retrieval RSS after del | 1737 | 1736 | 958 | 704 | 958 | 703 |
+| resnet50 peak RSS | 553 | 549 | 492 | 692 | 498 | 703 |
+
+(the oar column predates the per-sample forward above `FOLD_BELOW`; seq2seq stays above Paddle's CPU time: no fused
+RNN op yet.)
 """
 import argparse
 import os
