@@ -21,6 +21,7 @@ Run: python bench/train_step.py [--repeat N] [--only a|b|c] [--profile a|b|c [--
 """
 import argparse
 import os
+import sys
 import time
 import timeit
 
@@ -34,7 +35,8 @@ import numpy as np
 CLOCK = time.process_time if os.environ["OPENBLAS_NUM_THREADS"] == "1" else time.perf_counter
 from numpy.lib.stride_tricks import sliding_window_view
 
-import oar
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's oar
+import oar  # noqa: E402
 import oar.nn as nn
 
 B1, B2, EPS, LR = 0.9, 0.999, 1e-8, 0.001

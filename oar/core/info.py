@@ -51,9 +51,12 @@ class iinfo:
 
 
 class _Flags:
-    """Paddle's global FLAGS_* settings that mean something on oar's CPU runtime (others are accepted and kept)."""
+    """Paddle's global FLAGS_* settings that mean something on oar's CPU runtime (others are accepted and kept).
+    `appliers` maps a flag to the function that puts a new value in force, registered by the layer that owns the
+    setting (``FLAGS_paddle_num_threads``: the BLAS thread count, by `oar.ops.registry`)."""
 
     def __init__(self):
+        self.appliers = {}
         self.values = {"FLAGS_check_nan_inf": False, "FLAGS_cudnn_deterministic": False,
                        "FLAGS_use_mkldnn": False, "FLAGS_eager_delete_tensor_gb": 0.0,
                        "FLAGS_call_stack_level": 1, "FLAGS_paddle_num_threads": 1,
@@ -91,6 +94,9 @@ def set_flags(flags):
     for k, v in flags.items():
         if not str(k).startswith("FLAGS_"):
             raise ValueError(f"set_flags: flag names start with 'FLAGS_', got {k!r}")
+        apply = FLAGS.appliers.get(k)
+        if apply is not None:
+            apply(v)
         FLAGS.values[k] = v
 
 

@@ -14,6 +14,7 @@ buckets' average all-reduce to the step's program, as ``c_allreduce`` ops betwee
 import numpy as np
 
 from ..eager import engine
+from ..ops.registry import edge
 from ..eager.tensor import Tensor
 from . import comm
 
@@ -69,17 +70,20 @@ def count_reads(outputs, wanted):
     seen, stack = set(), [t._node for t in outputs if t._node is not None]
     while stack:
         node = stack.pop()
-        if id(node) in seen or node.inputs is None:
+        if id(node) in seen or node.edges is None:
             continue
         seen.add(id(node))
         nondiff = node.op.nondiff
-        for i, t in enumerate(node.inputs):
-            if t.stop_gradient or i in nondiff:
+        for i, e in enumerate(node.edges):
+            e = edge(e)
+            if e is None or i in nondiff:
                 continue
-            if id(t) in counts:
-                counts[id(t)] += 1
-            elif t._node is not None:
-                stack.append(t._node)
+            n, t = e
+            if n is None:
+                if not t.stop_gradient and id(t) in counts:
+                    counts[id(t)] += 1
+            else:
+                stack.append(n)
     return counts
 
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..core.state import mode, no_grad, enable_grad
 from ..ops import registry
+from ..ops.registry import Node
 from .tensor import Tensor
 
 
@@ -25,6 +26,30 @@ def queue_callback(fn):
     _WALK.callbacks.append(fn)
 
 
+def _target(e):
+    """The node an edge (`Node.edges` entry) leads into, or None: a leaf, or a tensor whose gradient is blocked now
+    (a live output set to stop_gradient since, as `oar.grad`'s no_grad_vars do). Written out in the hot loops."""
+    te = type(e)
+    if te is Node:
+        n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+    elif te is tuple:
+        n, r = e[0], e[0].outs[e[1]]
+    else:
+        return None
+    t = r()
+    return None if t is not None and t.stop_gradient else n
+
+
+def _key(t):
+    """Where the gradient of tensor `t` is collected: ``id(node)`` for output 0 of its producer, ``(id(node), i)``
+    for output i, ``id(t)`` for a leaf (live nodes and leaves never share an id)."""
+    n = t._node
+    if n is None:
+        return id(t)
+    i = n.index(t)
+    return id(n) if i == 0 else (id(n), i)
+
+
 def _graph(roots):
     """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
     pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
@@ -33,20 +58,27 @@ def _graph(roots):
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if node.inputs is None:
+        if node.edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        for t in node.inputs:
-            n = t._node
-            if n is not None and not t.stop_gradient:
+        for e in node.edges:  # `_target`, written out (hot loop)
+            te = type(e)
+            if te is Node:
+                n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+            elif te is tuple:
+                n, r = e[0], e[0].outs[e[1]]
+            else:
+                continue
+            t = r()
+            if t is None or not t.stop_gradient:
                 pending[id(n)] = pending.get(id(n), 0) + 1
                 stack.append(n)
     return pending
 
 
-def _accumulate(store, t, g):
-    prev = store.get(id(t))
-    store[id(t)] = g if prev is None else prev + g
+def _accumulate(store, key, g):
+    prev = store.get(key)
+    store[key] = g if prev is None else prev + g
 
 
 def _run_hooks(t, g):
@@ -54,6 +86,16 @@ def _run_hooks(t, g):
         r = hook(g)
         if r is not None:
             g = r
+    return g
+
+
+def _seen_output(o, g, capture, captured):
+    """An output's gradient as its hooks leave it, noted for `oar.grad` when asked for."""
+    if o is not None:
+        if o._hooks:
+            g = _run_hooks(o, g)
+        if capture is not None and id(o) in capture:
+            captured[id(o)] = g
     return g
 
 
@@ -65,7 +107,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     del callbacks[:]  # left over from a walk that raised
     grads, captured = {}, {}
     for t, g in zip(roots, root_grads):
-        _accumulate(grads, t, g)
+        _accumulate(grads, _key(t), g)
     ready, seen = [], set()
     for t in roots:  # distinct root nodes that no other reachable node feeds
         n = t._node
@@ -80,54 +122,81 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     with ctx:
         while ready:
             node = ready.pop()
-            inputs = node.inputs
-            for t, v in zip(inputs, node.versions):
-                if t._version != v:
+            for t, v in zip(node.saved, node.versions):
+                if v is not None and t._version != v:
                     _version_error(node, t, v)
-            gouts, found = [], False
-            for o in node.outputs:
-                g = grads.pop(id(o), None)
+            nid = id(node)
+            if not node.op.multi_out:
+                g = grads.pop(nid, None)
                 if g is not None:
-                    found = True
-                    if o._hooks:
-                        g = _run_hooks(o, g)
-                    if capture is not None and id(o) in capture:
-                        captured[id(o)] = g
-                gouts.append(g)
-            if found:
-                _propagate(node, gouts, grads, capture, captured)
-            for t in inputs:
-                n = t._node
-                if n is not None and not t.stop_gradient:
+                    o = node.outs()
+                    if o is not None and (o._hooks or capture is not None):
+                        g = _seen_output(o, g, capture, captured)
+                    _propagate(node, [g], grads, capture, captured)
+            else:
+                gouts, found = [], False
+                for i, r in enumerate(node.outs):
+                    g = grads.pop(nid if i == 0 else (nid, i), None)
+                    if g is not None:
+                        found = True
+                        g = _seen_output(r(), g, capture, captured)
+                    gouts.append(g)
+                if found:
+                    _propagate(node, gouts, grads, capture, captured)
+            for e in node.edges:  # `_target`, written out (hot loop)
+                te = type(e)
+                if te is Node:
+                    n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+                elif te is tuple:
+                    n, r = e[0], e[0].outs[e[1]]
+                else:
+                    continue
+                t = r()
+                if t is None or not t.stop_gradient:
                     left = pending[id(n)] - 1
                     pending[id(n)] = left
                     if left == 0:
                         ready.append(n)
-            if not retain_graph:
-                node.inputs = node.outputs = node.attrs = None
+            if not retain_graph:  # what the rule read is released as soon as it ran
+                node.edges = node.saved = node.out_data = node.attrs = None
     while callbacks:
         callbacks.pop(0)()
     return captured
 
 
 def _propagate(node, gouts, grads, capture, captured):
-    op, outs = node.op, node.outputs
+    op = node.op
     if not op.multi_out:
-        res = op.grad(gouts[0], outs[0], *node.inputs, **node.attrs)
+        out = None
+        if node.out_data is not None:
+            out = node.outs()
+            if out is None or out._data is not node.out_data:
+                out = node.output(0)
+        res = op.grad(gouts[0], out, *(node.saved if not op.saved_inputs else node.rule_inputs()), **node.attrs)
     else:
+        outs = tuple([node.output(i) for i in range(len(node.outs))])
         nd = op.nondiff_out
         gouts = tuple(g if g is not None else (None if i in nd else _zeros(o))
                       for i, (g, o) in enumerate(zip(gouts, outs)))
-        res = op.grad(gouts, outs, *node.inputs, **node.attrs)
+        res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
     if not isinstance(res, (tuple, list)):
         res = (res,)
-    for i, (t, g) in enumerate(zip(node.inputs, res)):
-        if g is None or t.stop_gradient or i in op.nondiff:
+    nondiff = op.nondiff
+    for i, (e, g) in enumerate(zip(node.edges, res)):
+        if g is None or e is None or i in nondiff:
             continue
-        if t._node is not None:
-            _accumulate(grads, t, g)
-        else:
-            _deliver(t, g, capture, captured)
+        te = type(e)
+        if te is Node:
+            key, r = id(e), (e.outs if not e.op.multi_out else e.outs[0])
+        elif te is tuple:
+            key, r = (id(e[0]), e[1]), e[0].outs[e[1]]
+        else:  # a leaf
+            if not e.stop_gradient:
+                _deliver(e, g, capture, captured)
+            continue
+        t = r()
+        if t is None or not t.stop_gradient:  # `_target`, written out
+            _accumulate(grads, key, g)
 
 
 def _deliver(leaf, g, capture, captured):
@@ -138,7 +207,7 @@ def _deliver(leaf, g, capture, captured):
         g = _run_hooks(leaf, g)
     if capture is not None:
         if id(leaf) in capture:
-            _accumulate(captured, leaf, g)
+            _accumulate(captured, id(leaf), g)
         return
     if g._data.shape != leaf._data.shape:
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")

@@ -253,7 +253,7 @@ class Tensor(TensorMethods):
         node = out._node
         through = self._vc[1] and new.shape == old_data.shape and new.dtype == old_data.dtype and \
             old_data.flags.writeable
-        reads_self = node is not None and any(t is self for t in node.inputs)
+        reads_self = node is not None and node.saved is not None and any(t is self for t in node.saved)
         if through:
             if reads_self:
                 old_data = old_data.copy()  # the value the op read, for its gradient
@@ -262,15 +262,19 @@ class Tensor(TensorMethods):
             self._data = new
         self._version += 1
         if node is not None:
+            prev = self._node
+            i = prev.index(self) if prev is not None else None
+            if prev is not None:  # `self` no longer stands for that op's output
+                prev.replace_output(i, None)
             if reads_self:
-                # the op read the old value of `self`: give that old value its own tensor on the tape, so the
-                # gradient flows to what produced it instead of looping back into this node
+                # the op's gradient reads the old value of `self`: give that value its own tensor (on the producer's
+                # output slot), so the rule sees what the op saw
                 old = Tensor._wrap(old_data)
-                old.stop_gradient, old._node, old._version = self.stop_gradient, self._node, self._version - 1
-                if self._node is not None:
-                    self._node.outputs = tuple(old if o is self else o for o in self._node.outputs)
-                node.inputs = tuple(old if t is self else t for t in node.inputs)
-            node.outputs = tuple(self if o is out else o for o in node.outputs)
+                old.stop_gradient, old._node, old._version = self.stop_gradient, prev, self._version - 1
+                node.saved = tuple(old if t is self else t for t in node.saved)
+                if prev is not None:
+                    prev.replace_output(i, old)
+            node.replace_output(node.index(out), self)
             self._node, self.stop_gradient = node, False
         return self
 

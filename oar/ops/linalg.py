@@ -54,7 +54,8 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
     return gx, gy
 
 
-MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad, amp="white")
+MATMUL = defop("matmul", _matmul, inputs=("x", "y"), infer=_matmul_infer, grad=_matmul_grad, amp="white",
+               grad_reads=("x", "y"))
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):

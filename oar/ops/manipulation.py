@@ -28,7 +28,7 @@ def _reshape_infer(m, shape):
 
 
 RESHAPE = defop("reshape", _reshape, infer=_reshape_infer,
-                grad=lambda g, out, x, shape: reshape_as(g, x))
+                grad=lambda g, out, x, shape: reshape_as(g, x), grad_reads=("x.shape",))
 RESHAPE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 RESHAPE_AS = defop("reshape_as", _reshape_as, inputs=("x", "y"), nondiff=(1,),
@@ -66,7 +66,7 @@ def _flatten_infer(m, start_axis, stop_axis):
 
 
 FLATTEN = defop("flatten", _flatten, infer=_flatten_infer,
-                grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x))
+                grad=lambda g, out, x, start_axis, stop_axis: reshape_as(g, x), grad_reads=("x.shape",))
 FLATTEN.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
@@ -94,7 +94,8 @@ def _transpose_infer(m, perm):
 
 
 TRANSPOSE = defop("transpose", _transpose, infer=_transpose_infer,
-                  grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)))
+                  grad=lambda g, out, x, perm: transpose(g, sorted(range(len(perm)), key=list(perm).__getitem__)),
+                  grad_reads=())
 TRANSPOSE.set(view=True)  # Paddle: a view of its input (shares memory)
 
 

@@ -84,12 +84,14 @@ def _bin(name, impl, grad, nondiff=(), **fields):
 # Gradient rules skip inputs with stop_gradient (constants, data): fewer ops on the eager hot path and in
 # static backward programs alike.
 ADD = _bin("add", _add, lambda g, out, x, y: (
-    None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(g, y)))
+    None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(g, y)),
+    grad_reads=("x.shape", "y.shape"))
 SUBTRACT = _bin("subtract", _subtract, lambda g, out, x, y: (
-    None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(-g, y)))
+    None if x.stop_gradient else unbroadcast(g, x), None if y.stop_gradient else unbroadcast(-g, y)),
+    grad_reads=("x.shape", "y.shape"))
 MULTIPLY = _bin("multiply", _multiply, lambda g, out, x, y: (
     None if x.stop_gradient else unbroadcast(g * _conj_operand(y), x),
-    None if y.stop_gradient else unbroadcast(g * _conj_operand(x), y)))
+    None if y.stop_gradient else unbroadcast(g * _conj_operand(x), y)), grad_reads=("x", "y"))
 
 
 def _conj_operand(t):
@@ -310,14 +312,14 @@ def _un(name, impl, grad, infer=infer_same, float_math=False, **fields):
     return op, fn
 
 
-NEG, neg = _un("neg", _neg, lambda g, out, x: -g)
-EXP, exp = _un("exp", _exp, lambda g, out, x: g * out, amp="black", float_math=True)
-EXPM1, expm1 = _un("expm1", _expm1, lambda g, out, x: g * (out + 1), amp="black", float_math=True)
+NEG, neg = _un("neg", _neg, lambda g, out, x: -g, grad_reads=())
+EXP, exp = _un("exp", _exp, lambda g, out, x: g * out, amp="black", float_math=True, grad_reads=("out",))
+EXPM1, expm1 = _un("expm1", _expm1, lambda g, out, x: g * (out + 1), amp="black", float_math=True, grad_reads=("out",))
 LOG, log = _un("log", _log, lambda g, out, x: g / x, amp="black", float_math=True)
 LOG2, log2 = _un("log2", _log2, lambda g, out, x: g / (x * _math.log(2.0)), amp="black", float_math=True)
 LOG10, log10 = _un("log10", _log10, lambda g, out, x: g / (x * _math.log(10.0)), amp="black", float_math=True)
 LOG1P, log1p = _un("log1p", _log1p, lambda g, out, x: g / (x + 1), amp="black", float_math=True)
-SQRT, sqrt = _un("sqrt", _sqrt, lambda g, out, x: g * 0.5 / out, float_math=True)
+SQRT, sqrt = _un("sqrt", _sqrt, lambda g, out, x: g * 0.5 / out, float_math=True, grad_reads=("out",))
 RSQRT, rsqrt = _un("rsqrt", _rsqrt, lambda g, out, x: g * -0.5 * out / x, amp="black", float_math=True)
 SQUARE, square = _un("square", _square, lambda g, out, x: g * 2 * x, amp="black")
 ABS, abs = _un("abs", _abs, lambda g, out, x: g * sign(x) if x.dtype.kind != "c" else g * (x / out),
@@ -331,15 +333,16 @@ ACOS, acos = _un("acos", _acos, lambda g, out, x: -g * rsqrt(1 - x * x), float_m
 ATAN, atan = _un("atan", _atan, lambda g, out, x: g / (1 + x * x), float_math=True)
 SINH, sinh = _un("sinh", _sinh, lambda g, out, x: g * cosh(x), float_math=True)
 COSH, cosh = _un("cosh", _cosh, lambda g, out, x: g * sinh(x), float_math=True)
-TANH, tanh = _un("tanh", _tanh, lambda g, out, x: g * (1 - out * out), float_math=True)
-SIGMOID, sigmoid = _un("sigmoid", _sigmoid, lambda g, out, x: g * out * (1 - out), float_math=True)
+TANH, tanh = _un("tanh", _tanh, lambda g, out, x: g * (1 - out * out), float_math=True, grad_reads=("out",))
+SIGMOID, sigmoid = _un("sigmoid", _sigmoid, lambda g, out, x: g * out * (1 - out), float_math=True, grad_reads=("out",))
 ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * exp(-x * x), amp="black",
                float_math=True)
 FLOOR, floor = _un("floor", _floor, lambda g, out, x: zeros_like(g))
 CEIL, ceil = _un("ceil", _ceil, lambda g, out, x: zeros_like(g))
 ROUND, round = _un("round", _round_half_even, lambda g, out, x: zeros_like(g))
 TRUNC, trunc = _un("trunc", _trunc, lambda g, out, x: zeros_like(g))
-RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out, amp="black", float_math=True)
+RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out, amp="black", float_math=True,
+                             grad_reads=("out",))
 ISNAN, isnan = _un("isnan", _isnan, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
 ISINF, isinf = _un("isinf", _isinf, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)
 ISFINITE, isfinite = _un("isfinite", _isfinite, None, infer=lambda m: [(m[0][0], D.bool_)], differentiable=False)

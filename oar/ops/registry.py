@@ -8,10 +8,14 @@ instead; the static builder, the executor, static backward and the exporters all
 Gradient rules are written with other ops, so the same rule builds eager higher-order graphs and static
 backward programs.
 """
+from weakref import ref as _weakref
+
 import numpy as np
 
 from ..core import dtype as D
+from ..core.info import FLAGS
 from ..core.state import mode, probe_rng
+from ..kernels import threads as _threads
 
 REGISTRY = {}
 
@@ -64,11 +68,18 @@ class OpDef:
             reshape, squeeze, transpose, basic subscripts, ...): both then share one version counter, so writes
             in place through either are seen by the other (`docs/numerics.md`, "Views"). The output of any
             other op never aliases an input (`apply` copies it if the kernel returned a view).
+        grad_reads: what the eager tape keeps for the gradient rule (PyTorch's saved tensors): None keeps every
+            input and output; otherwise a tuple of ``"<slot>"`` (the input's value), ``"<slot>.shape"`` (its shape,
+            dtype and stop_gradient only: the rule gets an allocation-free stand-in of zeros) and ``"out"``; the
+            rule gets None for inputs not named (it may not touch them). Variadic ops name ``"<slot>[0]"`` (the
+            first input) and ``"<slot>[1:]"`` (the others); ``"out[i]"`` keeps output i of a multi-output op
+            (the others become stand-ins of their shape).
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
                  "lower", "random", "check", "multi_out", "infer_reason", "differentiable", "amp", "side_effect",
-                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements", "view")
+                 "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements", "view", "grad_reads",
+                 "saved_inputs", "saves_out")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
@@ -81,8 +92,11 @@ class OpDef:
         self.amp = "skip" if lower is not None or random else "gray"
         self.side_effect = False
         self.block_attrs = self.name_attrs = ()
-        self.onnx = self.onnx_reason = self.verify = self.out_elements = None
+        self.onnx = self.onnx_reason = self.verify = self.out_elements = self.grad_reads = None
         self.view = False
+        # derived from grad_reads by `_check_fields`: a mode per input (None: all kept); True / False / a bool
+        # per output
+        self.saved_inputs, self.saves_out = None, True
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -105,7 +119,7 @@ GRAD_KERNEL_REASON = "training-only (gradient kernel)"
 RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
 _GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
 _SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
-                       "onnx_reason", "verify", "out_elements", "view"))
+                       "onnx_reason", "verify", "out_elements", "view", "grad_reads"))
 
 
 def _check_fields(op):
@@ -119,6 +133,38 @@ def _check_fields(op):
         raise ValueError(f"op {op.name!r}: differentiable=False but a grad rule is given")
     if op.onnx is not None and op.onnx_reason is not None:
         raise ValueError(f"op {op.name!r}: an ONNX lowering and an onnx_reason exclude each other")
+    reads = op.grad_reads
+    if reads is not None:
+        modes = _saved_modes(op, reads)
+        # every input read: kept as by default; none read: nothing to look at per call
+        op.saved_inputs = None if all(m == 1 for m in modes) else False if not any(modes) else modes
+        kept = [r for r in reads if r.startswith("out[")]
+        if "out" in reads:
+            op.saves_out = True
+        elif kept:
+            idx = {int(r[4:-1]) for r in kept}
+            op.saves_out = tuple(i in idx for i in range(len(op.outputs)))
+        else:
+            op.saves_out = False
+
+
+_MODES = {"": 1, ".shape": 2}  # what `Node` keeps of an input: 0 nothing, 1 the tensor, 2 a shape stand-in
+
+
+def _saved_modes(op, reads):
+    """`grad_reads` as one mode per input slot (variadic: ``(first, others)``)."""
+    slots = [op.inputs[0] + "[0]", op.inputs[0] + "[1:]"] if op.variadic else list(op.inputs)
+    modes = [0] * len(slots)
+    for r in reads:
+        if r == "out" or (r.startswith("out[") and op.multi_out and r[4:-1].isdigit()
+                          and int(r[4:-1]) < len(op.outputs) and not op.outputs[-1].endswith("*")):
+            continue
+        name, _, rest = r.partition(".")
+        if name not in slots or ("." + rest if rest else "") not in _MODES:
+            raise ValueError(f"op {op.name!r}: grad_reads entry {r!r} is not 'out', '<slot>' or '<slot>.shape' "
+                             f"for a slot of {slots}")
+        modes[slots.index(name)] = _MODES["." + rest if rest else ""]
+    return tuple(modes)
 
 
 def defop(name, impl, inputs=("x",), outputs=("out",), infer=None, grad=None, nondiff=(), nondiff_out=(),
@@ -193,13 +239,158 @@ def get_op(name):
 
 
 class Node:
-    """One recorded op on the eager tape: enough to call its gradient rule later."""
+    """One recorded op on the eager tape: enough to call its gradient rule later, and nothing that makes a
+    reference cycle, so dropping the last tensor that leads to a graph frees it without a `gc` pass.
 
-    __slots__ = ("op", "inputs", "outputs", "attrs", "versions")
+    - `edges`: per input, where its gradient goes (inputs are reached through their producers, not held): the
+      producer `Node` (its output 0), ``(node, i)`` (output i > 0), the tensor itself for a leaf (or any tensor
+      without a node), or None for a non-leaf input that had ``stop_gradient=True``; `edge` decodes one.
+    - `saved`: per input, the tensor where the gradient rule reads it (`OpDef.grad_reads`), ``(shape, dtype,
+      stop_gradient)`` where it reads the shape only, else None; `versions`: the saved tensors' versions when
+      recorded (an in-place change since is an error).
+    - `outs`: weak references to the outputs (one, or a tuple for multi-output ops), for hooks, `stop_gradient` and
+      `oar.grad` captures while the outputs live; `out_data`: the output arrays (likewise one or a tuple) where the
+      rule reads them, else None (a dropped output is rebuilt from its array by `output`).
+    Fewer, smaller objects per node keep the cyclic collector's work down on the eager hot path.
+    """
 
-    def __init__(self, op, inputs, outputs, attrs):
-        self.op, self.inputs, self.outputs, self.attrs = op, inputs, outputs, attrs
-        self.versions = tuple([t._version for t in inputs])
+    __slots__ = ("op", "attrs", "edges", "saved", "versions", "outs", "out_data", "__weakref__")
+
+    def __init__(self, op, inputs, outs, attrs):  # on the eager hot path: one comprehension per field
+        self.op, self.attrs = op, attrs
+        self.edges = tuple([t if (n := t._node) is None else None if t.stop_gradient else
+                            n if not n.op.multi_out else n.edge_to(t) for t in inputs])
+        modes = op.saved_inputs
+        if modes is None:  # every input read
+            self.saved = inputs
+            self.versions = tuple([t._version for t in inputs])
+        elif modes is False:  # none read
+            self.saved = self.versions = (None,) * len(inputs)
+        else:
+            if op.variadic:
+                modes = modes[:1] + modes[1:] * (len(inputs) - 1)
+            self.saved = tuple([t if m == 1 else None if m == 0 else (t._data.shape, t._data.dtype, t.stop_gradient)
+                                for t, m in zip(inputs, modes)])
+            self.versions = tuple([t._version if m == 1 else None for t, m in zip(inputs, modes)])
+        keep = op.saves_out
+        if not op.multi_out:
+            o = outs[0]
+            self.outs = _weakref(o)
+            self.out_data = o._data if keep is True else None
+            return
+        self.outs = tuple([_weakref(t) for t in outs])
+        if keep is True:
+            self.out_data = tuple([t._data for t in outs])
+        else:  # the outputs the rule does not read: allocation-free stand-ins of their shape (zero-filling)
+            keep = (False,) * len(outs) if keep is False else keep
+            self.out_data = tuple([t._data if k else (t._data.shape, t._data.dtype) for t, k in zip(outs, keep)])
+
+    def ref(self, i):
+        """The weak reference to output `i`."""
+        return self.outs[i] if self.op.multi_out else self.outs
+
+    def _set_ref(self, i, r):
+        if self.op.multi_out:
+            self.outs = self.outs[:i] + (r,) + self.outs[i + 1:]
+        else:
+            self.outs = r
+
+    def n_outputs(self):
+        return len(self.outs) if self.op.multi_out else 1
+
+    def output(self, i):
+        """Output `i` as a tensor for the gradient rule: the live output while it still holds the array the op
+        made; once dropped, a tensor rebuilt from that array on this node (so higher-order gradients still flow
+        here); a detached one where the live output was since changed in place."""
+        if self.op.multi_out:
+            live, data = self.outs[i](), self.out_data[i]
+        else:
+            live, data = self.outs(), self.out_data
+        if live is not None and live._data is data:
+            return live
+        t = _wrap(data if type(data) is not tuple else _zeros_view(*data))
+        if live is None and i not in self.op.nondiff_out and mode().grad_enabled:  # create_graph: on the tape
+            t.stop_gradient, t._node = False, self
+            self._set_ref(i, _weakref(t))
+        return t
+
+    def rule_inputs(self):
+        """The inputs as the gradient rule gets them: saved tensors, None, and shape-only stand-ins (zeros that
+        allocate nothing) for inputs whose shape alone is read."""
+        saved = self.saved
+        if not self.op.saved_inputs:
+            return saved
+        if mode().grad_enabled:  # create_graph: the rule records ops on the stand-ins, so each is its own
+            return [_shape_of(*s) if type(s) is tuple else s for s in saved]
+        # otherwise nothing can change or hold a stand-in: one per (shape, dtype, stop_gradient) serves every rule
+        get = _STAND_INS.get
+        return [s if type(s) is not tuple else _stand_in(s) if (t := get(s)) is None else t for s in saved]
+
+    def index(self, t):
+        """The position of output tensor `t` among this node's outputs."""
+        if not self.op.multi_out:
+            return 0
+        for i, r in enumerate(self.outs):
+            if r() is t:
+                return i
+        raise RuntimeError(f"a tensor claims to be an output of '{self.op.name}' but is not among its outputs")
+
+    def edge_to(self, t):
+        """The `edges` entry for output tensor `t` of this (multi-output) node."""
+        outs = self.outs
+        if outs[0]() is t:
+            return self
+        return (self, self.index(t))
+
+    def replace_output(self, i, t):
+        """Output `i` is now tensor `t` (None: no tensor stands for it any more), after an in-place op."""
+        self._set_ref(i, _no_tensor if t is None else _weakref(t))
+
+
+def _no_tensor():
+    return None
+
+
+def edge(e):
+    """An entry of `Node.edges` as ``(node, output index)``, ``(None, leaf)``, or None."""
+    if e is None or type(e) is tuple:
+        return e
+    if type(e) is Node:
+        return (e, 0)
+    return (None, e)
+
+
+_ZEROS = {}  # (shape, dtype) -> a read-only stand-in array; cleared when it grows past 1024 shapes
+
+
+def _zeros_view(shape, dtype):
+    """Read-only zeros of `shape` that allocate nothing (every stride 0 over one zero), shared per shape."""
+    key = (shape, dtype)
+    a = _ZEROS.get(key)
+    if a is None:
+        if len(_ZEROS) >= 1024:
+            _ZEROS.clear()
+        z = np.zeros(1, dtype)
+        z.flags.writeable = False
+        a = _ZEROS[key] = np.ndarray(shape, dtype, z, 0, (0,) * len(shape))
+    return a
+
+
+_STAND_INS = {}  # (shape, dtype, stop_gradient) -> a shared stand-in tensor, for rules run without grad recording
+
+
+def _stand_in(key):
+    if len(_STAND_INS) >= 1024:
+        _STAND_INS.clear()
+    t = _STAND_INS[key] = _shape_of(*key)
+    return t
+
+
+def _shape_of(shape, dtype, stop_gradient):
+    """A stand-in tensor for a gradient rule that reads only an input's shape, dtype and stop_gradient."""
+    s = _wrap(_zeros_view(shape, dtype))
+    s.stop_gradient = stop_gradient
+    return s
 
 
 _EMPTY = {}
@@ -337,3 +528,9 @@ Tensor = _wrap = None  # the eager Tensor class, set by oar.eager.tensor (which 
 def _bind_tensor(cls):
     global Tensor, _wrap
     Tensor, _wrap = cls, cls._wrap
+
+
+# The BLAS thread policy (`oar/kernels/threads.py`) takes effect before the first kernel runs, for eager ops, the
+# executor and the predictor alike; ``set_flags({'FLAGS_paddle_num_threads': n})`` changes it later.
+FLAGS.values["FLAGS_paddle_num_threads"] = _threads.apply_default() or _threads.blas_threads() or 1
+FLAGS.appliers["FLAGS_paddle_num_threads"] = _threads.set_blas_threads

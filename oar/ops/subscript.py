@@ -105,7 +105,8 @@ def _dims_used(spec, tensor_metas):
 
 
 _GETITEM_PROBE = SimpleNamespace(impl=_getitem, infer=None)  # what infer_meta needs to probe the kernel
-GETITEM = defop("getitem", _getitem, inputs=("x",), variadic=True, grad=_getitem_grad, infer=_getitem_infer)
+GETITEM = defop("getitem", _getitem, inputs=("x",), variadic=True, grad=_getitem_grad, infer=_getitem_infer,
+                grad_reads=("x[0].shape", "x[1:]"))
 GETITEM.set(view=True)  # Paddle: a view of its input (shares memory)
 GETITEM_GRAD = defop("getitem_grad", _getitem_grad_impl, inputs=("x",), variadic=True,
                      infer=lambda m, spec: [(m[0][0], m[1][1])],

@@ -242,7 +242,7 @@ class Optimizer:
                 return cap.minimize(self, loss, parameters, no_grad_set)
             return self._static_minimize(loss, startup_program, parameters, no_grad_set)
         node = loss._node
-        if node is not None and node.inputs is not None:  # the graph is intact: backward has not run
+        if node is not None and node.edges is not None:  # the graph is intact: backward has not run
             loss.backward()
         if parameters is not None:
             parameters = [p for p in parameters if not (no_grad_set and (p in no_grad_set or p.name in no_grad_set))]

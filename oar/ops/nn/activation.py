@@ -15,7 +15,7 @@ from ...ops.registry import apply, defop, lowerings
 _SQRT_2_PI = K.SQRT_2_PI
 
 
-def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
+def _act(name, fwd, dfn, curv=None, through_out=None, from_out=False, **fields):
     """Registers `name` (kernel ``fwd(x, **attrs)``) and `name_grad` (kernel ``dfn(x, out, g, **attrs)``), both
     from `oar/kernels/activation.py`; `fields` are the forward OpDef's typed fields (``amp=...``).
 
@@ -23,6 +23,9 @@ def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
     of `name_grad`: d(g * f'(x)) = gg * g * f''(x) for x, f'(x) * gg (the same kernel) for g. An activation
     whose derivative is written in its output (softmax) gives `through_out(out, g, gg, **attrs)` instead: the
     gradients for `out` (which reaches x through the forward op) and for g.
+
+    `from_out`: `dfn` reads only `out` (and f'' is 0), so the tape keeps the output alone and hands it to the
+    gradient kernel in x's place too (relu: ``out > 0`` exactly where ``x > 0``).
     """
     def grad_grad(gg, dx, x, out, g, **a):
         if through_out is not None:
@@ -31,6 +34,9 @@ def _act(name, fwd, dfn, curv=None, through_out=None, **fields):
         return d2, None, apply(grad_op, (x, out, gg), a)
     grad_op = defop(name + "_grad", lambda x, out, g, **a: K.cast_like(dfn(x, out, g, **a), g),
                     inputs=("x", "out", "out_grad"), infer=lambda m, **a: [m[2]], grad=grad_grad)
+    if from_out:
+        return defop(name, lambda x, **a: K.cast_like(fwd(x, **a), x), infer=infer_same, check=_float_input(name),
+                     grad=lambda g, out, x, **a: apply(grad_op, (out, out, g), a), grad_reads=("out",), **fields)
     return defop(name, lambda x, **a: K.cast_like(fwd(x, **a), x), infer=infer_same, check=_float_input(name),
                  grad=lambda g, out, x, **a: apply(grad_op, (x, out, g), a), **fields)
 
@@ -74,7 +80,7 @@ def _softplus_curv(x, out, beta, threshold):
     return _mask(x * beta <= threshold, x) * (beta * s * (1 - s))
 
 
-RELU = _act("relu", K.relu, K.relu_grad)
+RELU = _act("relu", K.relu, K.relu_grad, from_out=True)
 RELU6 = _act("relu6", K.relu6, K.relu6_grad)
 LEAKY_RELU = _act("leaky_relu", K.leaky_relu, K.leaky_relu_grad)
 ELU = _act("elu", K.elu, K.elu_grad, lambda x, out, alpha: _mask(x <= 0, x) * (out + alpha))

@@ -63,7 +63,8 @@ def _register_conv(name, **fields):
                 infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_input_grad)
     gfil = defop(name + "_grad_filter", _grad_filter_impl, inputs=("input", "out_grad", "filter"),
                  infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_filter_grad)
-    conv = defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad, **fields)
+    conv = defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad,
+                 grad_reads=("input", "filter"), **fields)
     return conv, gin, gfil
 
 

@@ -64,7 +64,8 @@ def _bn_grad(g, out, x, mean, var, scale, bias, momentum, epsilon, training, dat
 
 BATCH_NORM = defop("batch_norm", _bn_impl, inputs=("x", "mean", "variance", "scale", "bias"),
                    outputs=("out", "mean_out", "variance_out", "saved_mean", "saved_inv_std"),
-                   nondiff=(1, 2), nondiff_out=(1, 2, 3, 4), infer=_bn_infer, grad=_bn_grad, amp="black")
+                   nondiff=(1, 2), nondiff_out=(1, 2, 3, 4), infer=_bn_infer, grad=_bn_grad, amp="black",
+                   grad_reads=("x", "scale", "out[3]", "out[4]"))
 
 
 def _write_back(src, dst):

@@ -58,13 +58,14 @@ MAX_POOL_GATHER = defop("max_pool2d_gather", _max_gather_impl, inputs=("x_grad",
                         grad=lambda gg, out, g, idx, **a: (apply(MAX_POOL_GRAD, (g, idx, gg), a), None))
 MAX_POOL = defop("max_pool2d", _max_impl, outputs=("out", "mask"), nondiff_out=(1,),
                  infer=lambda m, **a: _pool_infer(m, n_out=2, **a),
-                 grad=lambda g, out, x, **a: apply(MAX_POOL_GRAD, (x, out[1], g[0]), a))
+                 grad=lambda g, out, x, **a: apply(MAX_POOL_GRAD, (x, out[1], g[0]), a),
+                 grad_reads=("x.shape", "out[1]"))
 # average pooling is linear: its backward's gradient is the pooling again (x gives only the shape)
 AVG_POOL_GRAD = defop("avg_pool2d_grad", _avg_grad_impl, inputs=("x", "out_grad"),
                       infer=lambda m, **a: [(m[0][0], m[1][1])],
                       grad=lambda gg, dx, x, g, **a: (None, apply(AVG_POOL, (gg,), a)))
 AVG_POOL = defop("avg_pool2d", _avg_impl, infer=_pool_infer,
-                 grad=lambda g, out, x, **a: apply(AVG_POOL_GRAD, (x, g), a))
+                 grad=lambda g, out, x, **a: apply(AVG_POOL_GRAD, (x, g), a), grad_reads=("x.shape",))
 
 
 def _pool_attrs(kernel_size, stride, padding, ceil_mode, nd, channels_last):
