@@ -1,4 +1,4 @@
-"""`paddle.utils`: helpers over nested structures (lists, tuples, dicts of leaves), as Paddle's.
+"""`paddle.utils`: helpers over nested structures (lists, tuples, dicts of leaves), as Paddle's, and `run_check()`.
 
 Example:
     >>> oar.utils.map_structure(lambda v: v * 2, {"a": [1, 2], "b": 3})
@@ -7,6 +7,7 @@ Example:
     [1, 2, 3]
 """
 from ..graph.pytree import flatten as _flatten, unflatten as _unflatten
+from .run_check import run_check
 
 
 def _sorted(obj):

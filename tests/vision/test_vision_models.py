@@ -97,5 +97,7 @@ def test_mobilenet_v2_forward():
 
 @pytest.mark.parametrize("build", [M.resnet18, M.resnet50, M.mobilenet_v2, M.vgg16])
 def test_pretrained_is_refused_clearly(build):
-    with pytest.raises(ValueError, match="cannot download pretrained weights"):
+    with pytest.raises(ValueError, match="does not download pretrained weights") as e:
         build(pretrained=True)
+    name = build.__name__   # the message shows the two lines that load a local copy
+    assert f"model = {name}()" in str(e.value) and f"model.set_state_dict(paddle.load('{name}.pdparams'))" in str(e.value)
