@@ -132,7 +132,7 @@ def main():
     try:
         import onnxruntime as ort
     except ImportError:
-        print(f"wrote {os.path.basename(onnx_path)}; onnxruntime not installed, so not run (pip install oar[onnx])")
+        print(f"wrote {os.path.basename(onnx_path)}; onnxruntime not installed, so not run (pip install 'oar-dl[onnx]')")
     else:
         sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
         got = sess.run(None, {sess.get_inputs()[0].name: xs})[0]
@@ -147,7 +147,7 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("loss/accuracy plot skipped: matplotlib is not installed (pip install oar[plot])")
+        print("loss/accuracy plot skipped: matplotlib is not installed (pip install 'oar-dl[plot]')")
     else:
         os.makedirs(OUT, exist_ok=True)
         fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2))

@@ -37,6 +37,17 @@ def version_text():
     return f"oar {VERSION} (distribution {DISTRIBUTION}) from {here} (Python {sys.version.split()[0]})"
 
 
+class _Version(argparse.Action):
+    """`--version` printed as one line (argparse's own version action wraps it at the terminal width)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
 def inspect_saved_file(path, out=None):
     """Prints the tensors (name : dtype[shape]) and other values of a file written by `oar.save` or Paddle's
     `paddle.save` (a ``.pdparams`` state dict, a ``.pdopt`` optimizer state); returns 0, or raises ValueError."""
@@ -132,7 +143,7 @@ def write_dot(path, dot_file, method=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="oar", description="oar command line tools")
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=_Version, help="print the version, distribution and location; exit")
     sub = parser.add_subparsers(dest="command", required=True)
     ins = sub.add_parser("inspect", help="print a saved model (program, inputs/outputs, parameters), or the "
                                          "tensors of a .pdparams / .pdopt file")

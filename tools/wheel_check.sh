@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The package as users install it: build the wheel (python -m build), install it into a NEW venv (no editable
 # install, no checkout on sys.path), then import it, run one converted model, load the MNIST images the wheel
-# ships (oar/data) and run `oar --version` and `oar inspect`. Needs only the package index (numpy, safetensors
-# and the build backend setuptools). Usage: bash tools/wheel_check.sh [PYTHON]   (PYTHON needs the `build` package)
+# ships (oar/data) and run `oar --version`, `oar inspect` and `oar.utils.run_check()`. Needs only the package
+# index (numpy, safetensors and the build backend setuptools).
+# Usage: bash tools/wheel_check.sh [PYTHON]   (PYTHON needs the `build` package: the `test` extra has it)
 set -euo pipefail
 PY="${1:-python3}"
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,6 +43,9 @@ assert len(ds) == 10000 and ds[0][0].shape == (28, 28)
 print(f"wheel-check: import oar {oar.__version__} from the venv, converted model == eager, saved and run by "
       f"oar.lite, {len(ds)} shipped MNIST images read")
 PY
-"$WORK/venv/bin/oar" --version
+version="$("$WORK/venv/bin/oar" --version)"
+echo "$version"
+[[ "$version" == *"from $WORK/venv/"* ]] || { echo "wheel-check: oar --version names another install"; exit 1; }
 "$WORK/venv/bin/oar" inspect "$WORK/model/net" >/dev/null
+"$WORK/venv/bin/python" -c "import oar; oar.utils.run_check()" | tail -1
 echo "wheel-check: OK in $((SECONDS - t0)) s"

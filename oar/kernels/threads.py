@@ -1,7 +1,7 @@
 """The math library's thread count (OpenBLAS/MKL under NumPy), set through `threadpoolctl` when installed.
 
 NumPy's BLAS reads OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS once, at import; changing the count
-later needs the library's own call, which `threadpoolctl` (optional extra ``oar[threads]``) makes portably.
+later needs the library's own call, which `threadpoolctl` (optional extra ``oar-dl[threads]``) makes portably.
 Without it the count can only be chosen by those environment variables before the first ``import numpy``.
 
 Example:

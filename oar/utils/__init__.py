@@ -7,7 +7,7 @@ Example:
     [1, 2, 3]
 """
 from ..graph.pytree import flatten as _flatten, unflatten as _unflatten
-from .run_check import run_check
+from .install_check import run_check
 
 
 def _sorted(obj):

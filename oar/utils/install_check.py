@@ -1,4 +1,5 @@
-"""`paddle.utils.run_check()`: is oar installed and working? What Paddle users run first.
+"""`paddle.utils.run_check()` (module `install_check`, as Paddle's): is oar installed and working? What Paddle
+users run first.
 
 Prints the version and where oar is imported from, the device (the CPU: NumPy, its BLAS library and thread
 count), the optional backends found (ONNX Runtime, MPI, serving), then trains a tiny network one step eagerly and
