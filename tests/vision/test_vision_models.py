@@ -100,4 +100,5 @@ def test_pretrained_is_refused_clearly(build):
     with pytest.raises(ValueError, match="does not download pretrained weights") as e:
         build(pretrained=True)
     name = build.__name__   # the message shows the two lines that load a local copy
-    assert f"model = {name}()" in str(e.value) and f"model.set_state_dict(paddle.load('{name}.pdparams'))" in str(e.value)
+    msg = str(e.value)
+    assert f"model = {name}()" in msg and f"model.set_state_dict(paddle.load('{name}.pdparams'))" in msg
