@@ -1,6 +1,7 @@
 # `make demo` and `make test` work on a fresh machine with only python3.
-# One venv, two installs: `make demo` installs oar with what the demo uses (the `demo` extra: ONNX Runtime,
-# matplotlib, uvicorn/starlette for the served request); `make test` installs the test stack (the `test` extra).
+# One venv, two installs: `make demo` installs oar with what the demo uses (the `demo` extra: ONNX and ONNX Runtime,
+# uvicorn/starlette for the served request; its plot is an SVG written without a plotting package); `make test`
+# installs the test stack (the `test` extra).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

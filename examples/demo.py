@@ -8,7 +8,7 @@
 4. the model-file round trip: `jit.save` -> `jit.load`, the inference predictor and ONNX Runtime, each against
    the eager network on the same held-out images (agreement, accuracy, time per batch);
 5. one request to the saved model served over HTTP on 127.0.0.1 (`oar.serving`), the server then stopped;
-6. a plot (loss curve, accuracy, the timing table) written to a named file.
+6. a plot (loss curve, accuracy, the timing table) written to a named SVG file (examples/svg_plot.py).
 
 Output files go to examples/demo_out/ (or $OAR_DEMO_OUT); the saved model stays there for `oar serve PATH`.
 """
@@ -29,6 +29,7 @@ import numpy as np  # noqa: E402
 import oar as paddle  # noqa: E402
 from oar.static import InputSpec  # noqa: E402
 from oar.vision import transforms as T  # noqa: E402
+from svg_plot import write_svg  # noqa: E402  (beside this file)
 
 N_TRAIN, BATCH, EPOCHS, LR = 9000, 64, 5, 0.003
 ROUNDS, STEPS_PER_ROUND = 7, 8          # step timing: 7 interleaved rounds of 8 warm steps per mode
@@ -219,28 +220,12 @@ def serve(prefix, held_x, held_y, ref):
 
 
 def plot(losses, accs, rows):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot skipped: matplotlib is not installed (pip install 'oar-dl[plot]')")
-        return
-    fig = plt.figure(figsize=(11, 5.5))
-    a, b, c = fig.add_subplot(2, 2, 1), fig.add_subplot(2, 2, 2), fig.add_subplot(2, 1, 2)
-    a.plot(losses, lw=0.6)
-    a.set(title="training loss per step (whole step captured)", xlabel="step", yscale="log")
-    b.plot(range(1, len(accs) + 1), accs, "o-")
-    b.set(title="held-out accuracy per epoch", xlabel="epoch")
-    c.axis("off")
-    c.table(cellText=[[r[0], f"{r[1]:.1f}", f"{r[2]:.1f} - {r[3]:.1f}", f"{r[4]:.2f}x ({r[5]:.2f} - {r[6]:.2f})",
-                       f"{r[7]:.0f}"] for r in rows],
-            colLabels=["mode", "ms/step (median)", "range", "speed vs eager", "first step (ms)"], loc="center")
-    c.set_title(f"one training step, batch {BATCH}: {ROUNDS} interleaved rounds of {STEPS_PER_ROUND} steps")
-    fig.tight_layout()
-    path = os.path.join(OUT, "demo.png")
-    fig.savefig(path, dpi=90)
-    print(f"plot (loss curve, accuracy, step timing table): {path}")
+    path = os.path.join(OUT, "demo.svg")
+    write_svg(path, losses, accs, f"one training step, batch {BATCH}: ms per step over {ROUNDS} interleaved rounds",
+              ["mode", "median", "range", "speed vs eager (range)", "first step"],
+              [[r[0], f"{r[1]:.1f} ms", f"{r[2]:.1f} - {r[3]:.1f}", f"{r[4]:.2f}x ({r[5]:.2f} - {r[6]:.2f})",
+                f"{r[7]:.0f} ms"] for r in rows])
+    print(f"plot (loss curve, accuracy per epoch, step timing table): {path}")
 
 
 def main():
