@@ -81,46 +81,110 @@ def show():
 
 
 def cuda():
-    """The CUDA version of the build: ``'False'`` (oar runs on the CPU)."""
+    """The CUDA version of the build: ``'False'`` (oar runs on the CPU).
+
+    Example:
+        >>> oar.version.cuda()
+        'False'
+    """
     return cuda_version
 
 
 def cudnn():
-    """The cuDNN version of the build: ``'False'``."""
+    """The cuDNN version of the build: ``'False'``.
+
+    Example:
+        >>> oar.version.cudnn()
+        'False'
+    """
     return cudnn_version
 
 
 def nccl():
+    """The NCCL version of the build: ``'False'`` (oar's collectives run on MPI).
+
+    Example:
+        >>> oar.version.nccl()
+        'False'
+    """
     return nccl_version
 
 
 def xpu():
+    """The XPU runtime version of the build: ``'False'``.
+
+    Example:
+        >>> oar.version.xpu()
+        'False'
+    """
     return xpu_xre_version
 
 
 def xpu_xre():
+    """As `xpu`.
+
+    Example:
+        >>> oar.version.xpu_xre()
+        'False'
+    """
     return xpu_xre_version
 
 
 def xpu_xccl():
+    """The XPU collective library version: ``'False'``.
+
+    Example:
+        >>> oar.version.xpu_xccl()
+        'False'
+    """
     return xpu_xccl_version
 
 
 def xpu_xhpc():
+    """The XPU kernel library version: ``'False'``.
+
+    Example:
+        >>> oar.version.xpu_xhpc()
+        'False'
+    """
     return xpu_xhpc_version
 
 
 def tensorrt():
+    """The TensorRT version of the build: ``'None'``.
+
+    Example:
+        >>> oar.version.tensorrt()
+        'None'
+    """
     return tensorrt_version
 
 
 def cuda_archs():
+    """The CUDA architectures compiled for: none.
+
+    Example:
+        >>> oar.version.cuda_archs()
+        []
+    """
     return compiled_cuda_archs
 
 
 def hip():
+    """The ROCm/HIP version of the build: None.
+
+    Example:
+        >>> oar.version.hip() is None
+        True
+    """
     return hip_version
 
 
 def mkl():
+    """Whether the build uses MKL: ``'OFF'`` (NumPy's BLAS does the math; `oar.utils.run_check()` names it).
+
+    Example:
+        >>> oar.version.mkl()
+        'OFF'
+    """
     return with_mkl

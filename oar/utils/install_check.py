@@ -5,13 +5,6 @@ Prints the version and where oar is imported from, the device (the CPU: NumPy, i
 count), the optional backends found (ONNX Runtime, MPI, serving), then trains a tiny network one step eagerly and
 one step with the whole step converted by `to_static`, checks both give the same loss and parameters, and prints
 Paddle's closing lines. Raises RuntimeError when the converted step disagrees with the eager one.
-
-Example:
-    >>> oar.utils.run_check()   # doctest: +ELLIPSIS
-    Running verify oar program ...
-    oar ...
-    oar works well on 1 CPU.
-    oar is installed successfully! Let's start deep learning with oar now.
 """
 import importlib.util
 import os
@@ -106,7 +99,15 @@ def _tiny_step():
 
 def run_check():
     """Checks that oar works here and prints what it found (version, CPU and BLAS, optional backends), then trains
-    a tiny network one step eagerly and converted. Raises RuntimeError when the two disagree."""
+    a tiny network one step eagerly and converted. Raises RuntimeError when the two disagree.
+
+    Example:
+        >>> oar.utils.run_check()   # doctest: +ELLIPSIS
+        Running verify oar program ...
+        oar ...
+        oar works well on 1 CPU.
+        oar is installed successfully! Let's start deep learning with oar now.
+    """
     print("Running verify oar program ...")
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     print(f"oar {VERSION} (distribution {DISTRIBUTION}) from {here}; Python {platform.python_version()}")
