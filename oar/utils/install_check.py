@@ -71,18 +71,21 @@ def _clash():
 
 def _tiny_step():
     """(eager loss, converted loss, max parameter difference) after one Adam step of the same Linear(4, 2)."""
-    from .. import jit, nn, optimizer, to_tensor
+    from ..eager.tensor import to_tensor
+    from ..jit import to_static
+    from ..nn import CrossEntropyLoss, Linear
+    from ..optimizer import Adam
     rng = np.random.RandomState(0)
     x = to_tensor(rng.standard_normal((8, 4)).astype("float32"))
     y = to_tensor(rng.randint(0, 2, (8, 1)).astype("int64"))
     w0, b0 = rng.standard_normal((4, 2)).astype("float32"), np.zeros(2, "float32")
     results = []
     for convert in (False, True):
-        net = nn.Linear(4, 2)
+        net = Linear(4, 2)
         net.weight.set_value(w0)
         net.bias.set_value(b0)
-        opt = optimizer.Adam(0.1, parameters=net.parameters())
-        loss_fn = nn.CrossEntropyLoss()
+        opt = Adam(0.1, parameters=net.parameters())
+        loss_fn = CrossEntropyLoss()
 
         def step(x, y):
             loss = loss_fn(net(x), y)
@@ -90,7 +93,7 @@ def _tiny_step():
             opt.step()
             opt.clear_grad()
             return loss
-        step = jit.to_static(step) if convert else step
+        step = to_static(step) if convert else step
         losses = [float(step(x, y)) for _ in range(2)]   # the second loss sees the first step's update
         results.append((losses, net.weight.numpy().copy()))
     (eager, w_eager), (static, w_static) = results
