@@ -196,7 +196,7 @@ def round_trip(net, held_x, held_y):
 
 
 def serve(prefix, held_x, held_y, ref):
-    section("5. the saved model served over HTTP (Open Inference Protocol), one request")
+    section("5. one request to the saved model served over HTTP (oar.serving)")
     try:
         from oar.serving import ServedModel, Server
         server = Server({"lenet": ServedModel("lenet", prefix)}, host="127.0.0.1", port=0)
@@ -231,7 +231,7 @@ def plot(losses, accs, rows):
 def main():
     t_start = time.perf_counter()
     paddle.seed(0)
-    section("1. the data")
+    section("1. the data: MNIST, as shipped inside oar")
     train_ds, held_ds = data()
     held_x = np.stack([held_ds[i][0] for i in range(len(held_ds))])
     held_y = np.stack([held_ds[i][1] for i in range(len(held_ds))])
