@@ -118,3 +118,25 @@ def test_blas_info_without_threadpoolctl(monkeypatch):
                         else real(name, *a))
     text, threads = rc.blas_info()
     assert threads is None and text
+
+
+def _fake_dist(folder, name, installer):
+    info = folder / f"{name}-0.0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.0.1\nSummary: other\n")
+    if installer:
+        (info / "INSTALLER").write_text("pip\n")
+
+
+def test_run_check_warns_about_an_installed_oar_distribution(tmp_path, monkeypatch):
+    """A distribution named 'oar' installed beside oar-dl (same import name) is reported; a stale source
+    egg-info (no INSTALLER) is not."""
+    site = tmp_path / "site"
+    _fake_dist(site, "oar", installer=False)
+    monkeypatch.setattr(sys, "path", [str(site)])
+    assert rc._clash() is None
+    _fake_dist(tmp_path / "site2", "oar", installer=True)
+    monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "site2")])
+    line = rc._clash()
+    assert line.startswith("WARNING: the distribution 'oar' 0.0.1 is installed too ('other')"), line
+    assert "pip uninstall -y oar oar-dl" in line and "pip install oar-dl" in line

@@ -59,11 +59,14 @@ def backends():
 
 
 def _clash():
-    """A line when the unrelated distribution 'oar' (same import name) is installed beside oar-dl, else None."""
-    try:
-        other = metadata.distribution("oar")
-    except metadata.PackageNotFoundError:
+    """A line when a distribution named 'oar' (the same import name) is installed beside oar-dl, else None.
+
+    Only installed distributions count (their metadata names the INSTALLER): the ``oar.egg-info`` folder an old
+    editable build left in a checkout, found when Python runs from there, installs nothing."""
+    installed = [d for d in metadata.distributions(name="oar") if d.read_text("INSTALLER") is not None]
+    if not installed:
         return None
+    other = installed[0]
     return (f"WARNING: the distribution 'oar' {other.version} is installed too ({other.metadata.get('Summary')!r}): "
             f"an older install of this project under its former name, or the unrelated project of that name; both "
             f"provide the same `oar` package. Run `pip uninstall -y oar {DISTRIBUTION}`, then `{install_hint()}`.")
