@@ -184,7 +184,7 @@ def main():
             import onnx  # noqa: F401
             import onnxruntime  # noqa: F401
         except ImportError:
-            print("onnx / onnxruntime not installed: ONNX Runtime figures skipped (pip install 'oar[onnx]')")
+            print("onnx / onnxruntime not installed: ONNX Runtime figures skipped (pip install 'oar-dl[onnx]')")
             use_ort = False
     oar.seed(0)
     tmp = tempfile.mkdtemp()

@@ -3,7 +3,7 @@
 Paddle Lite's role beside Paddle Inference: a deployment process that loads the files `oar.jit.save` wrote and
 runs them, without the training framework. Importing `oar.lite` loads the op kernels, the program IR, the model
 file reader and the executor; `oar.nn`, `oar.jit`, autograd and the optimizers are never imported (tested in a
-fresh interpreter), and the only third-party packages are numpy and safetensors (``pip install oar``; see
+fresh interpreter), and the only third-party packages are numpy and safetensors (``pip install oar-dl``; see
 docs/lite.md). The names follow Paddle Lite's Python API (`MobileConfig`, `create_paddle_predictor`,
 ``get_input(i).from_numpy``, ``get_output(i).numpy()``); `load` is the one-line form.
 

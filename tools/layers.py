@@ -22,7 +22,7 @@ PACKAGE = ROOT / "oar"
 # of its top folder, so the tree shows the layers. The root `oar/__init__.py` (the facade that re-exports the public
 # API) is the unit `oar`, with the other public namespaces that gather names from several layers.
 LAYERS = [
-    ("core", ["oar.core", "oar.device"]),
+    ("core", ["oar.core", "oar.device", "oar.version"]),
     ("ir", ["oar.ir"]),
     ("kernels", ["oar.kernels"]),
     ("ops", ["oar.ops"]),

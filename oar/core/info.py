@@ -3,7 +3,19 @@ import numpy as np
 
 from . import dtype as D
 
-VERSION = "0.1.0"  # oar.__version__
+VERSION = "0.1.0"  # oar.__version__, oar.version.full_version, and the wheel's version (pyproject.toml reads it)
+DISTRIBUTION = "oar-dl"  # the name on the package index (`pip install oar-dl`); the import name is `oar`
+
+
+def install_hint(extra=None):
+    """The pip command that installs oar with `extra`, for error messages.
+
+    Example:
+        >>> from oar.core.info import install_hint
+        >>> install_hint("onnx")
+        "pip install 'oar-dl[onnx]'"
+    """
+    return f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {DISTRIBUTION}"
 
 
 class finfo:

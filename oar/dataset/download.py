@@ -65,8 +65,13 @@ def get_path_from_url(url, root_dir=None, md5sum=None, check_exist=True, verbose
                     if verbose:
                         _progress(done, total)
     except OSError as e:
-        raise RuntimeError(f"download of {url} failed ({e}); the partial file {part} is kept and the next try "
-                           f"resumes it, or fetch the file by hand into {root_dir}") from None
+        kept = os.path.getsize(part) if os.path.exists(part) else 0
+        if os.path.exists(part) and not kept:
+            os.remove(part)   # opened but nothing received: no partial file to resume
+        where = (f"the partial file {part} ({kept} bytes) is kept and the next try resumes it" if kept else
+                 "nothing was received, so no partial file was written")
+        raise RuntimeError(f"download of {url} failed ({e}); {where}. Or fetch the file by hand and put it at "
+                           f"{path}") from None
     if verbose:
         sys.stdout.write("\n")
     got = md5file(part) if md5sum is not None else None

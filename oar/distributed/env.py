@@ -52,7 +52,7 @@ def mpi():
         try:
             from mpi4py import MPI
         except ImportError as e:
-            raise ImportError("oar.distributed needs mpi4py and an MPI library: pip install 'oar[distributed]' "
+            raise ImportError("oar.distributed needs mpi4py and an MPI library: pip install 'oar-dl[distributed]' "
                               f"(mpich + mpi4py), or mpi4py built against a system MPI ({e})") from None
         RUNTIME.MPI, RUNTIME.world = MPI, MPI.COMM_WORLD
         RUNTIME.world.Set_errhandler(MPI.ERRORS_RETURN)  # MPI errors become Python exceptions

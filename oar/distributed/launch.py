@@ -27,7 +27,7 @@ def find_mpiexec():
         return here
     found = shutil.which("mpiexec")
     if found is None:
-        raise FileNotFoundError("mpiexec not found: pip install 'oar[distributed]' (installs MPICH's mpiexec), "
+        raise FileNotFoundError("mpiexec not found: pip install 'oar-dl[distributed]' (installs MPICH's mpiexec), "
                                 "install an MPI, or set $OAR_MPIEXEC")
     return found
 

@@ -115,7 +115,7 @@ class Config:
         return self.memory_optim
 
     def enable_onnxruntime(self):
-        """Run the model in an ONNX Runtime session (needs ``pip install 'oar[onnx]'``): the predictor exports
+        """Run the model in an ONNX Runtime session (needs ``pip install 'oar-dl[onnx]'``): the predictor exports
         the program through `oar.onnx` and keeps the same handle API. An op without an ONNX lowering (or a
         missing onnxruntime) makes it fall back to the native executor with a warning naming the op."""
         self.ort = True
@@ -140,7 +140,7 @@ class Config:
     def set_cpu_math_library_num_threads(self, n):
         """Threads for the math library (BLAS), applied process-wide when the predictor is created, as Paddle.
 
-        Needs the optional `threadpoolctl` (``pip install oar[threads]``); without it the count is only recorded
+        Needs the optional `threadpoolctl` (``pip install 'oar-dl[threads]'``); without it the count is only recorded
         and BLAS keeps the count chosen by OPENBLAS_NUM_THREADS / OMP_NUM_THREADS at start-up.
         """
         if int(n) < 1:

@@ -80,7 +80,7 @@ def ort_runner(program, inputs, outputs, config, scope=None):
         model = program_to_onnx(program, inputs, outputs, scope=scope)
     except ImportError as e:
         warnings.warn(f"Config.enable_onnxruntime(): {e}; running the native executor instead "
-                      "(pip install 'oar[onnx]')", stacklevel=3)
+                      "(pip install 'oar-dl[onnx]')", stacklevel=3)
         return None
     except NotImplementedError as e:
         warnings.warn(f"Config.enable_onnxruntime(): the model cannot run in ONNX Runtime, running the native "

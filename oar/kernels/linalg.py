@@ -49,7 +49,7 @@ def scipy_linalg(what):
     try:
         import scipy.linalg
     except ImportError:
-        raise RuntimeError(f"{what} needs SciPy for its kernel: pip install 'oar[scipy]' (or scipy)") from None
+        raise RuntimeError(f"{what} needs SciPy for its kernel: pip install 'oar-dl[scipy]' (or scipy)") from None
     return scipy.linalg
 
 

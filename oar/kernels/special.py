@@ -25,7 +25,7 @@ def scipy_special():
     try:
         import scipy.special
     except ImportError:
-        raise ImportError("this function needs SciPy: pip install 'oar[special]' (or pip install scipy)") from None
+        raise ImportError("this function needs SciPy: pip install 'oar-dl[special]' (or pip install scipy)") from None
     return scipy.special
 
 

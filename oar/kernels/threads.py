@@ -14,7 +14,8 @@ threads beside one busy process and ~60 µs with one (`docs/threads.md`, "BLAS t
   then leaves alone.
 
 The count is process-wide and NumPy's own: code calling NumPy directly in the same process runs with it too.
-Changing it after BLAS has loaded needs the library's own call, which `threadpoolctl` (a dependency) makes portably.
+Changing it after BLAS has loaded needs the library's own call, which `threadpoolctl` (a dependency of
+`oar-dl`) makes portably.
 
 Example:
     >>> from oar.kernels.threads import default_threads

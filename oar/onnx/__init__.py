@@ -1,5 +1,5 @@
 """ONNX export (`oar.onnx.export`, Paddle's ``paddle.onnx.export``). Needs the optional `onnx` package
-(``pip install 'oar[onnx]'``); importing `oar.onnx` does not import it.
+(``pip install 'oar-dl[onnx]'``); importing `oar.onnx` does not import it.
 
 Each op's lowering ``lower(ctx, op)`` is its `OpDef.onnx`, written beside the op's `defop` in its family file
 (see `context.Context` for what a lowering may call); docs/onnx.md lists the supported ops.

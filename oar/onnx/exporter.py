@@ -23,7 +23,7 @@ def _require_onnx():
     try:
         import onnx  # noqa: F401
     except ImportError:
-        raise ImportError("oar.onnx.export needs the 'onnx' package: pip install 'oar[onnx]' (or pip install "
+        raise ImportError("oar.onnx.export needs the 'onnx' package: pip install 'oar-dl[onnx]' (or pip install "
                           "onnx onnxruntime)") from None
     return onnx
 

@@ -1,7 +1,7 @@
 """Special functions and the remaining elementwise math of Paddle's top level: gamma-family functions, modified
 Bessel functions, inverse hyperbolics, logit, lerp, heaviside, gcd/lcm, frexp/ldexp, ...
 
-Kernels use `scipy.special` when it is installed (the optional `oar[special]` extra) and NumPy series otherwise;
+Kernels use `scipy.special` when it is installed (the optional `oar-dl[special]` extra) and NumPy series otherwise;
 only i1, i0e and i1e need SciPy. Gradient rules are written with other ops."""
 import math as _math
 

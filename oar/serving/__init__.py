@@ -9,7 +9,7 @@ Example:
     >>> with Server({'net': ServedModel('net', 'model/net', max_batch_size=32)}) as server:
     ...     url = server.url       # POST {url}/v2/models/net/infer; tritonclient.http works as the client
 
-Needs the ``serve`` extra (uvicorn and starlette): ``pip install oar[serve]``.
+Needs the ``serve`` extra (uvicorn and starlette): ``pip install 'oar-dl[serve]'``.
 """
 from .app import Server, create_app
 from .model import ServedModel, TensorSpec

@@ -39,7 +39,7 @@ def serve_main(args):
     try:
         import uvicorn
     except ImportError:
-        print("oar serve: needs uvicorn and starlette: pip install 'oar[serve]'", file=sys.stderr)
+        print("oar serve: needs uvicorn and starlette: pip install 'oar-dl[serve]'", file=sys.stderr)
         return 1
     import logging
 

@@ -1,4 +1,4 @@
-"""`paddle.utils`: helpers over nested structures (lists, tuples, dicts of leaves), as Paddle's.
+"""`paddle.utils`: helpers over nested structures (lists, tuples, dicts of leaves), as Paddle's, and `run_check()`.
 
 Example:
     >>> oar.utils.map_structure(lambda v: v * 2, {"a": [1, 2], "b": 3})
@@ -7,6 +7,7 @@ Example:
     [1, 2, 3]
 """
 from ..graph.pytree import flatten as _flatten, unflatten as _unflatten
+from .install_check import run_check
 
 
 def _sorted(obj):
@@ -19,12 +20,22 @@ def _sorted(obj):
 
 
 def flatten(nest):
-    """The leaves of `nest` in order (dicts by sorted key); a non-nested value gives `[nest]`."""
+    """The leaves of `nest` in order (dicts by sorted key); a non-nested value gives `[nest]`.
+
+    Example:
+        >>> oar.utils.flatten([1, {"b": 3, "a": (2,)}]), oar.utils.flatten(5)
+        ([1, 2, 3], [5])
+    """
     return _flatten(_sorted(nest))[0]
 
 
 def pack_sequence_as(structure, flat_sequence):
-    """`flat_sequence` packed into the nesting of `structure` (the inverse of `flatten`)."""
+    """`flat_sequence` packed into the nesting of `structure` (the inverse of `flatten`).
+
+    Example:
+        >>> oar.utils.pack_sequence_as({"b": 0, "a": [0, 0]}, [1, 2, 3])
+        {'a': [1, 2], 'b': 3}
+    """
     leaves, tree = _flatten(_sorted(structure))
     flat = list(flat_sequence)
     if len(flat) != len(leaves):

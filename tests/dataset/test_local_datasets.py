@@ -148,6 +148,23 @@ def test_download_resumes_and_checks_md5(tmp_path):
         srv.shutdown()
 
 
+def test_failed_download_message_matches_what_is_on_disk(tmp_path):
+    """A refused connection keeps an earlier partial file (and says its size) and writes none when there was none."""
+    import socket
+    from oar.dataset.download import get_path_from_url
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/blob.bin"   # closed below: nothing listens there
+    with pytest.raises(RuntimeError, match="no partial file was written"):
+        get_path_from_url(url, str(tmp_path / "a"), verbose=False)
+    assert not (tmp_path / "a" / "blob.bin.part").exists()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "blob.bin.part").write_bytes(b"x" * 1000)
+    with pytest.raises(RuntimeError, match=r"blob.bin.part \(1000 bytes\) is kept"):
+        get_path_from_url(url, str(tmp_path / "b"), verbose=False)
+    assert (tmp_path / "b" / "blob.bin.part").stat().st_size == 1000
+
+
 def test_movielens_split_matches_paddles_draws(tmp_path):
     import zipfile
     path = str(tmp_path / "ml-1m.zip")

@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 import oar
 from oar.cli import main
 from oar.graph.model_files import MODEL_FORMAT_VERSION
@@ -29,6 +31,36 @@ def test_inspect(tmp_path, capsys):
 def test_inspect_missing(tmp_path, capsys):
     assert main(["inspect", str(tmp_path / "nope")]) == 1
     assert "model file not found" in capsys.readouterr().err
+
+
+def test_inspect_a_params_file(tmp_path, capsys):
+    """A .pdparams / .pdopt file (oar.save / paddle.save) is printed as its tensors, not looked up as PATH.pdmodel."""
+    net = oar.nn.Linear(4, 3)
+    path = str(tmp_path / "net.pdparams")
+    oar.save(net.state_dict(), path)
+    assert main(["inspect", path]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[:4] == [f"file: {path} (written by oar.save / paddle.save; a state dict, not a model: "
+                                    "no program)", "tensors: 2, 15 values, 60 B",
+                                    "  weight : float32[4, 3]", "  bias : float32[3]"]
+    opt = str(tmp_path / "adam.pdopt")
+    oar.save({"step": 7, "moments": [np.ones(2, "float32")]}, opt)
+    assert main(["inspect", opt]) == 0
+    assert "  step = 7\n  moments[0] : float32[2]\n" in capsys.readouterr().out
+    assert main(["inspect", str(tmp_path / "missing.pdparams")]) == 1
+    assert capsys.readouterr().err.strip() == f"oar inspect: {tmp_path / 'missing.pdparams'}: no such file"
+    junk = tmp_path / "junk.pdparams"
+    junk.write_text("not a checkpoint")
+    assert main(["inspect", str(junk)]) == 1
+    assert "not readable as a file written by oar.save / paddle.save" in capsys.readouterr().err
+
+
+def test_inspect_accepts_the_pdiparams_file(tmp_path, capsys):
+    net = oar.nn.Linear(4, 2)
+    prefix = str(tmp_path / "m")
+    oar.jit.save(net, prefix, input_spec=[InputSpec([None, 4], "float32", "x")])
+    assert main(["inspect", prefix + ".pdiparams"]) == 0
+    assert f"model: {prefix}\n" in capsys.readouterr().out
 
 
 def console_script():

@@ -4,6 +4,7 @@ import hashlib
 import os
 
 import numpy as np
+import pytest
 
 import oar
 from oar.vision.datasets import mnist
@@ -33,3 +34,20 @@ def test_mnist_test_mode_uses_the_shipped_copy(tmp_path, monkeypatch):
         assert "download=True" in str(e)
     else:
         raise AssertionError("the train set is not shipped")
+
+
+def test_mnist_train_offline_says_what_was_kept(tmp_path, monkeypatch):
+    """Offline, MNIST(mode='train') fails saying that nothing was kept (and no .part file exists), and points at
+    the shipped test split."""
+    import socket
+    import oar.dataset.common as common
+    monkeypatch.setattr(common, "DATA_HOME", str(tmp_path))
+    with socket.socket() as s:   # a port on this machine that nothing listens on: the connection is refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(mnist.MNIST, "URL", f"http://127.0.0.1:{port}/")
+    with pytest.raises(RuntimeError) as e:
+        oar.vision.datasets.MNIST(mode="train", download=True)
+    msg = str(e.value)
+    assert "no partial file was written" in msg and "is kept" not in msg and "MNIST(mode='test')" in msg, msg
+    assert not any(p.name.endswith(".part") for p in tmp_path.rglob("*")), list(tmp_path.rglob("*"))

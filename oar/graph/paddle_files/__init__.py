@@ -28,6 +28,8 @@ def sniff(path):
     model files, missing files)."""
     if path.endswith(".json"):
         return "pir"
+    if not os.path.isfile(path):  # (a FIFO or device would block the read: the loaders refuse those by name)
+        return None
     try:
         with open(path, "rb") as f:
             head = f.read(1)

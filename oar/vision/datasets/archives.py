@@ -1,6 +1,6 @@
 """Image sets stored as archives of JPEG/PNG files: `Flowers` (Oxford 102, ``102flowers.tgz`` + ``.mat`` label
 and split files) and `VOC2012` (segmentation pairs in ``VOCtrainval_11-May-2012.tar``). Decoding needs Pillow,
-and Flowers' ``.mat`` files need SciPy (``pip install oar[images]``)."""
+and Flowers' ``.mat`` files need SciPy (``pip install 'oar-dl[images]'``)."""
 import io
 import os
 import tarfile
@@ -16,7 +16,7 @@ def _need(module, who):
         return __import__(module, fromlist=["_"])
     except ImportError:
         pip = {"PIL.Image": "pillow", "scipy.io": "scipy"}[module]
-        raise ImportError(f"{who} needs {pip} to read its files: pip install {pip} (or oar[images])") from None
+        raise ImportError(f"{who} needs {pip} to read its files: pip install {pip} (or 'oar-dl[images]')") from None
 
 
 class _ArchiveImages(Dataset):

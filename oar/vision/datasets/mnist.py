@@ -71,7 +71,13 @@ class MNIST(Dataset):
             return shipped
         if download:
             from ...dataset.download import get_path_from_url
-            return get_path_from_url(self.URL + name, root, self.MD5.get(name))
+            try:
+                return get_path_from_url(self.URL + name, root, self.MD5.get(name))
+            except RuntimeError as e:
+                if self.NAME != "mnist":
+                    raise
+                raise RuntimeError(f"{e}\n(MNIST's 10,000 test images ship with oar and need no download: "
+                                   "MNIST(mode='test'))") from None
         return path
 
     def __getitem__(self, idx):
