@@ -38,6 +38,39 @@ def test_kl_clips_rare_outliers_but_keeps_a_compact_range():
     assert calibrate("KL", compact, bins=512) > 1.8
 
 
+def _mse_optimal_threshold(batches, candidates=400):
+    """The int8 threshold with the least squared quantization error on the data (a grid search): the answer a
+    calibration should approach when the data has no rare outliers."""
+    x = np.concatenate(batches)
+    best = None
+    for t in np.linspace(x.max() / candidates, x.max(), candidates):
+        s = t / 127
+        err = np.mean((np.clip(np.round(x / s), -127, 127) * s - x) ** 2)
+        if best is None or err < best[0]:
+            best = (err, t)
+    return best[1]
+
+
+@pytest.mark.parametrize("draw", [lambda r, n: r.standard_normal(n), lambda r, n: r.laplace(0.0, 1.0, n)],
+                         ids=["normal", "laplace"])
+def test_kl_after_relu_finds_the_least_error_threshold(draw):
+    """Half the values are exact zeros (a ReLU's output); the threshold must still be the one that quantizes the
+    positive part best, not one ~4-16x too tight (the zero spike in the first bin made every wide candidate
+    look bad)."""
+    r = np.random.default_rng(3)
+    batches = [np.maximum(draw(r, 50000), 0.0) for _ in range(3)]
+    best = _mse_optimal_threshold(batches)
+    assert calibrate("KL", batches, bins=2048) == pytest.approx(best, rel=0.1)
+
+
+def test_kl_after_relu_keeps_a_bounded_range_and_clips_outliers():
+    r = np.random.default_rng(4)
+    uniform = [np.maximum(r.uniform(-1, 1, 50000), 0.0) for _ in range(3)]
+    assert calibrate("KL", uniform, bins=2048) == pytest.approx(1.0, abs=0.01)
+    outliers = [np.concatenate([x, [16.0]]) for x in uniform]
+    assert calibrate("KL", outliers, bins=2048) == pytest.approx(1.0, abs=0.02)
+
+
 def test_kl_bins_of_a_flat_histogram_keeps_everything():
     assert kl_bins(np.ones(256, np.int64)) == 256
     assert kl_bins(np.ones(100, np.int64)) == 100  # fewer bins than levels: nothing to choose
