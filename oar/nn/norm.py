@@ -3,6 +3,7 @@
 from .param_attr import ParamAttr
 from . import functional as F
 from .initializer import Constant
+from ..ops.nn.norm import refuse_running_stats
 from .layer import Layer
 
 
@@ -174,6 +175,7 @@ class _InstanceNormBase(Layer):
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
                  data_format=None, name=None):
         super().__init__()
+        refuse_running_stats(type(self).__name__, momentum=momentum)
         self._epsilon, self._data_format = epsilon, data_format or self._fmt
         self._num_features = num_features
         if weight_attr is False:

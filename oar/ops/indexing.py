@@ -259,11 +259,16 @@ def take_along_axis(arr, indices, axis, broadcast=True):
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
     """Writes `values` into a copy of `arr` at `indices` along `axis`; `reduce` is 'assign', 'add' or 'mul'.
+    With ``include_self=False`` the written positions of `arr` are left out of the 'add'/'mul' reduction
+    (they become the sum/product of the values sent there alone).
 
     Example:
         >>> x = oar.zeros([2, 3])
         >>> oar.put_along_axis(x, oar.to_tensor([[1], [2]]), 5.0, axis=1).numpy().tolist()
         [[0.0, 5.0, 0.0], [0.0, 0.0, 5.0]]
+        >>> x = oar.ones([1, 3])
+        >>> oar.put_along_axis(x, oar.to_tensor([[0, 0]]), 2.0, 1, 'add', include_self=False).numpy().tolist()
+        [[4.0, 1.0, 1.0]]
     """
     indices = _index_operand(indices, "put_along_axis")
     axis = norm_axis1(axis, arr.ndim)
@@ -273,6 +278,9 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     if broadcast:
         arr, indices = _broadcast_along(arr, indices, axis)
     values = cast(operand(values, arr), arr.dtype)
+    if not include_self and reduce != "assign":  # the written positions start from the reduction's identity
+        identity = zeros_like(indices, arr.dtype) + (0 if reduce == "add" else 1)
+        arr = apply(PUT_ALONG_AXIS, (arr, indices, identity), {"axis": axis, "reduce": "assign"})
     return apply(PUT_ALONG_AXIS, (arr, indices, values), {"axis": axis, "reduce": reduce})
 
 
