@@ -70,3 +70,15 @@ def test_rnn_runs_in_the_inputs_dtype():
     rnn.to(dtype="float64")
     y, h = rnn(oar.ones([2, 5, 3], "float64"))
     assert y.dtype == h.dtype == oar.float64
+
+
+def test_legacy_batch_norm_is_test_uses_running_statistics():
+    bn = oar.nn.BatchNorm(3, is_test=True)
+    assert not bn.training
+    y = bn(oar.ones([2, 3, 2, 2]) * 5.0)  # running mean 0, variance 1: y = 5 / sqrt(1 + eps)
+    np.testing.assert_allclose(y.numpy(), 5.0 / np.sqrt(1 + 1e-5), rtol=1e-6)
+    assert bn._mean.numpy().tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="trainable_statistics=True not supported"):
+        oar.nn.BatchNorm(3, trainable_statistics=True)
+    with pytest.raises(ValueError, match="dtype='float64' not supported"):
+        oar.nn.BatchNorm(3, dtype="float64")
