@@ -117,4 +117,7 @@ def distributed_optimizer(optimizer, strategy=None):
     Example:
         >>> opt = oar.distributed.fleet.distributed_optimizer(oar.optimizer.Adam(parameters=[]))
     """
+    if strategy is not None:
+        raise NotImplementedError("distributed_optimizer(strategy=...): DistributedStrategy options are not "
+                                  "supported; oar's fleet averages the gradients over the ranks and nothing more")
     return DistributedOptimizer(optimizer)

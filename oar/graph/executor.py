@@ -486,7 +486,7 @@ class Executor:
         self._plans = PlanCache()   # this executor's compiled plans
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
-            scope=None, return_numpy=True, use_program_cache=True, **kwargs):
+            scope=None, return_numpy=True, use_program_cache=True, use_prune=False):
         """Runs `program` (the default main program when None) and returns the fetched values in order.
 
         Args:
@@ -495,6 +495,9 @@ class Executor:
             fetch_list: Variables or names to return (one Variable is also accepted).
             scope: where persistable variables live; `global_scope()` (see `scope_guard`) when None.
             return_numpy: ndarrays when True, eager `Tensor`s when False.
+            feed_var_name, fetch_var_name, use_program_cache, use_prune: Paddle's; they change nothing here:
+                oar feeds and fetches by name without feed/fetch ops, always caches plans (per Executor, rebuilt
+                when the program changes) and always runs only the ops the fetches need.
 
         Example:
             >>> oar.enable_static()
