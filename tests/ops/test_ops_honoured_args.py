@@ -72,3 +72,36 @@ def test_seeded_random_op_repeats_in_every_program_run():
     finally:
         oar.disable_static()
     assert np.array_equal(first, second)
+
+
+def test_scale_applies_act_and_unstack_checks_num():
+    x = oar.to_tensor([1.0, -2.0])
+    assert oar.scale(x, 2.0, act="relu").numpy().tolist() == [2.0, 0.0]
+    np.testing.assert_allclose(oar.scale(x, 1.0, 1.0, act="sigmoid").numpy(), 1 / (1 + np.exp(-np.array([2.0, -1.0]))),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="act must be None or the name of an activation"):
+        oar.scale(x, act="nope")
+    assert len(oar.unstack(oar.ones([3, 2]), num=3)) == 3
+    with pytest.raises(ValueError, match="unstack: num=2 but the input has 3 entries"):
+        oar.unstack(oar.ones([3, 2]), num=2)
+
+
+def test_distribution_sample_seed():
+    from oar.distribution import Normal, Uniform
+    for d in (Normal(oar.zeros([3]), oar.ones([3])), Uniform(0.0, 1.0)):
+        assert np.array_equal(d.sample([4], seed=3).numpy(), d.sample([4], seed=3).numpy())
+        assert not np.array_equal(d.sample([4]).numpy(), d.sample([4]).numpy())
+
+
+def test_executor_run_rejects_a_misspelt_keyword():
+    oar.enable_static()
+    try:
+        main = oar.static.Program()
+        with oar.static.program_guard(main, oar.static.Program()):
+            y = oar.static.data("x", [2]) * 2.0
+        exe = oar.static.Executor()
+        with pytest.raises(TypeError, match="fetch_lists"):
+            exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_lists=[y])
+        assert exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[y], use_prune=True)[0].tolist() == [2, 2]
+    finally:
+        oar.disable_static()
