@@ -32,8 +32,9 @@ def test_hist_percentile_ignores_rare_outliers():
 
 
 def test_kl_clips_rare_outliers_but_keeps_a_compact_range():
-    outliers = [np.concatenate([rng.standard_normal(20000), [40.0, -35.0]]) for _ in range(2)]
-    assert 3.0 < calibrate("KL", outliers, bins=512) < 12.0
+    # Paddle's search starts at half the range: outliers at 40 give a threshold in [20, 40)
+    outliers = [np.concatenate([rng.standard_normal(20000) * 8, [40.0, -35.0]]) for _ in range(2)]
+    assert 20.0 <= calibrate("KL", outliers, bins=512) < 36.0
     compact = [rng.uniform(-2, 2, 20000) for _ in range(2)]
     assert calibrate("KL", compact, bins=512) > 1.8
 
@@ -67,8 +68,16 @@ def test_kl_after_relu_keeps_a_bounded_range_and_clips_outliers():
     r = np.random.default_rng(4)
     uniform = [np.maximum(r.uniform(-1, 1, 50000), 0.0) for _ in range(3)]
     assert calibrate("KL", uniform, bins=2048) == pytest.approx(1.0, abs=0.01)
-    outliers = [np.concatenate([x, [16.0]]) for x in uniform]
+    outliers = [np.concatenate([x, [1.6]]) for x in uniform]
     assert calibrate("KL", outliers, bins=2048) == pytest.approx(1.0, abs=0.02)
+
+
+def test_kl_does_not_clip_a_distribution_into_its_spike():
+    """A normalised MNIST image: 90% background at |x| = 0.42, the strokes spread up to 2.8. Clipping at the
+    spike gives a KL near 0 (P and Q both one spike) and erases every stroke."""
+    r = np.random.default_rng(6)
+    batches = [np.where(r.random(50000) < 0.9, -0.42, r.uniform(-0.42, 2.8, 50000)) for _ in range(3)]
+    assert calibrate("KL", batches, bins=2048) >= 1.4
 
 
 def test_kl_bins_of_a_flat_histogram_keeps_everything():
