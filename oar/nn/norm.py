@@ -125,14 +125,45 @@ class BatchNorm(_BatchNormBase):
         return y
 
 
+class _Sync:
+    """How SyncBatchNorm reaches the other ranks: `batch_norm(layer, x)` is installed by `oar.distributed`
+    (which this layer may not import); it returns None when one rank runs."""
+    batch_norm = None
+
+
+SYNC = _Sync()
+
+
 class SyncBatchNorm(BatchNorm2D):
-    """Single-process stand-in: the same as BatchNorm2D.
+    """Batch norm whose training statistics cover the batches of every rank of an `oar.distributed` job
+    (eager mode, e.g. under `DataParallel`); with one rank, or in eval mode, it is BatchNorm2D.
 
     Example:
         >>> oar.nn.SyncBatchNorm(3)(oar.ones([2, 3, 2, 2])).shape
         [2, 3, 2, 2]
     """
     _ndims = None
+
+    def forward(self, input):
+        if self.training and not self._use_global_stats and SYNC.batch_norm is not None:
+            self._check(input)
+            out = SYNC.batch_norm(self, input)
+            if out is not None:
+                return out
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer):
+        """`layer` with every BatchNorm1D/2D/3D sublayer replaced by a SyncBatchNorm holding its parameters."""
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm):
+            sync = cls(layer._num_features, layer._momentum, layer._epsilon, data_format=layer._data_format,
+                       use_global_stats=layer._use_global_stats)
+            for name in ("weight", "bias", "_mean", "_variance"):
+                setattr(sync, name, getattr(layer, name))
+            return sync
+        for name, sub in list(layer._sub_layers.items()):
+            layer._sub_layers[name] = cls.convert_sync_batchnorm(sub)
+        return layer
 
 
 class LayerNorm(Layer):

@@ -82,3 +82,15 @@ def test_legacy_batch_norm_is_test_uses_running_statistics():
         oar.nn.BatchNorm(3, trainable_statistics=True)
     with pytest.raises(ValueError, match="dtype='float64' not supported"):
         oar.nn.BatchNorm(3, dtype="float64")
+
+
+def test_convert_sync_batchnorm_keeps_the_parameters():
+    net = oar.nn.Sequential(oar.nn.Conv2D(2, 3, 1), oar.nn.BatchNorm2D(3))
+    x = oar.randn([2, 2, 3, 3])
+    expected = net(x).numpy()
+    mean = net[1]._mean.numpy().copy()
+    net[1]._mean.set_value(np.zeros(3, "float32"))
+    converted = oar.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    assert isinstance(converted[1], oar.nn.SyncBatchNorm) and converted[1].weight is net[1].weight
+    np.testing.assert_allclose(converted(x).numpy(), expected, rtol=1e-5)  # one rank: BatchNorm's numbers
+    np.testing.assert_allclose(converted[1]._mean.numpy(), mean, rtol=1e-5)
