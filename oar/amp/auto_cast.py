@@ -126,7 +126,8 @@ class _AmpHook:
             return inputs
         if cat == BLACK:
             target = D.float32 if low in floats else None
-        elif self.promote and D.float32 in floats:
+        elif self.promote and any(dt is D.float32 and not getattr(t, "persistable", False)
+                                  for t, dt in zip(inputs, kinds)):
             target = D.float32
         elif self.level == "O2" or low in floats:
             target = low
@@ -174,7 +175,8 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
         dtype: 'float16' or 'bfloat16'.
         use_promote: at 'O2', an op outside the white list with a float32 input runs in float32 (its
             float16 inputs are cast up), as Paddle; False casts every float input of such an op to float16.
-            No effect at 'O1', where float32 inputs only meet float16 ones after a white-list op.
+            Parameters do not count as float32 inputs: at 'O2' Paddle's `decorate` makes them float16, where
+            oar keeps float32 masters and casts them at use. No effect at 'O1'.
 
     Example:
         >>> conv = oar.nn.Conv2D(3, 4, 3)

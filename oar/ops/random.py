@@ -24,7 +24,7 @@ def _shape_infer(m, shape, dtype, **kw):
 def _generator(seed):
     """The generator an op with a `seed` attr draws from: a fresh one seeded with it at every run (Paddle: a
     non-zero seed makes the op produce the same numbers every time), else the framework's."""
-    return np.random.default_rng(seed) if seed else rng()
+    return kernels.seeded(seed) if seed else rng()
 
 
 def _uniform(shape, dtype, min, max, seed=0):

@@ -258,6 +258,9 @@ def test_o2_use_promote_runs_an_op_meeting_float32_in_float32():
         assert (m + x[:, :3]).dtype == oar.float16
     with oar.amp.auto_cast(level="O1", use_promote=False):  # no effect at O1
         assert (x + 1.0).dtype == oar.float32
+    lin = nn.Linear(6, 3)  # matmul then a float32 bias Parameter: parameters stand for Paddle's float16 ones
+    with oar.amp.auto_cast(level="O2"):
+        assert lin(x).dtype == oar.float16
 
 
 def test_decorate_master_grad():
