@@ -11,7 +11,8 @@ Inside ``with oar.amp.auto_cast():`` the process state holds an `_AmpHook`; `app
 - others run in their inputs' dtype; where float16 and float32 inputs meet (a bias added to a conv output, a
   residual sum) the float32 ones are cast to float16, so activations stay in float16 between the white-list ops
   until a black-list op (a reduction, a softmax, the loss) brings them back to float32. At level 'O2' every
-  float input of a non-black op is cast to float16.
+  float input of a non-black op is cast to float16, unless ``use_promote`` (the default) finds a float32 input
+  of an op outside the white list: then that op runs in float32.
 
 Casts are ordinary `cast` ops, so they are recorded on the eager tape (gradients flow back to the float32
 weights) and, while `to_static` traces a function, become ops of the Program.
@@ -67,9 +68,10 @@ class _AmpHook:
     """The per-setting hook `apply` calls while auto_cast is on; one object per (level, dtype, lists), so it can
     be part of a program cache key."""
 
-    def __init__(self, level, dtype, white, black):
+    def __init__(self, level, dtype, white, black, promote=False):
         self.level, self.dtype, self.white, self.black = level, dtype, white, black
-        self.key = (level, dtype.name, tuple(sorted(white)), tuple(sorted(black)))
+        self.promote = promote and level == "O2"  # use_promote: a non-white op meeting float32 runs in float32
+        self.key = (level, dtype.name, tuple(sorted(white)), tuple(sorted(black)), self.promote)
         self._cat = {}
 
     def __repr__(self):
@@ -124,6 +126,9 @@ class _AmpHook:
             return inputs
         if cat == BLACK:
             target = D.float32 if low in floats else None
+        elif self.promote and any(dt is D.float32 and not getattr(t, "persistable", False)
+                                  for t, dt in zip(inputs, kinds)):
+            target = D.float32
         elif self.level == "O2" or low in floats:
             target = low
         else:
@@ -141,11 +146,11 @@ class _AmpHook:
 _HOOKS = {}
 
 
-def _hook(level, dtype, white, black):
-    key = (level, dtype.name, white, black)
+def _hook(level, dtype, white, black, promote=False):
+    key = (level, dtype.name, white, black, promote)
     h = _HOOKS.get(key)
     if h is None:
-        h = _HOOKS[key] = _AmpHook(level, dtype, white, black)
+        h = _HOOKS[key] = _AmpHook(level, dtype, white, black, promote)
     return h
 
 
@@ -168,6 +173,10 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
             float16 and the float32 lists.
         level: 'O1' (lists decide) or 'O2' (everything but the black list in float16); 'O0' disables.
         dtype: 'float16' or 'bfloat16'.
+        use_promote: at 'O2', an op outside the white list with a float32 input runs in float32 (its
+            float16 inputs are cast up), as Paddle; False casts every float input of such an op to float16.
+            Parameters do not count as float32 inputs: at 'O2' Paddle's `decorate` makes them float16, where
+            oar keeps float32 masters and casts them at use. No effect at 'O1'.
 
     Example:
         >>> conv = oar.nn.Conv2D(3, 4, 3)
@@ -185,7 +194,7 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
         white, black = _lists(custom_white_list, custom_black_list)
         if level == "OD":  # Paddle's 'OD': only the default white list in low precision, everything else float32
             level = "O1"
-        STATE.amp = _hook(level, low_dtype(dtype), white, black)
+        STATE.amp = _hook(level, low_dtype(dtype), white, black, bool(use_promote))
     try:
         yield
     finally:

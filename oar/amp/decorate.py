@@ -33,6 +33,8 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         master_weight: False converts the parameters to `dtype` (normalization layers and `excluded_layers`
             excepted); None/True keeps float32 master weights.
         save_dtype: dtype of the state dict saved from the models (None: as stored).
+        master_grad: float32 gradients at 'O2'. With float32 master weights (the default) the gradients are
+            float32 already; with ``master_weight=False`` it raises NotImplementedError.
 
     Example:
         >>> model = oar.nn.Linear(2, 1)
@@ -46,6 +48,10 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
     """
     if level not in ("O1", "O2", "OD"):
         raise ValueError(f"decorate: level must be 'O1' or 'O2', got {level!r}")
+    if master_grad and level == "O2" and master_weight is False:
+        raise NotImplementedError("decorate: master_grad=True with master_weight=False (float32 gradients of float16 "
+                                  "parameters) is not supported; keep float32 master weights (master_weight=None), "
+                                  "whose gradients are float32")
     model_list = [_as_layer(m) for m in (models if isinstance(models, (list, tuple)) else [models])]
     low = low_dtype(dtype)
     excluded = tuple(excluded_layers or ())

@@ -62,17 +62,65 @@ class iinfo:
         return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
 
 
+def _bool_flag(name, value):
+    if value not in (True, False, 0, 1):
+        raise ValueError(f"set_flags: {name} takes a bool, got {value!r}")
+    return bool(value)
+
+
+def _only(*allowed, why):
+    """A flag oar's CPU runtime honours only at the listed values (its fixed behaviour); others raise."""
+    def check(name, value):
+        if value not in allowed:
+            raise ValueError(f"set_flags: {name}={value!r} is not supported: {why} (allowed: {list(allowed)})")
+        return value
+    return check
+
+
 class _Flags:
-    """Paddle's global FLAGS_* settings that mean something on oar's CPU runtime (others are accepted and kept).
-    `appliers` maps a flag to the function that puts a new value in force, registered by the layer that owns the
-    setting (``FLAGS_paddle_num_threads``: the BLAS thread count, by `oar.ops.registry`)."""
+    """Paddle's global FLAGS_* settings that oar's CPU runtime honours. Each flag has a validator that returns
+    the value to store or raises for a value oar cannot honour; appliers (`on_set`, registered by the layer
+    that owns the behaviour) act on a new value. `check_nan_inf` is read on the dispatch path, so it is also an
+    attribute."""
 
     def __init__(self):
-        self.appliers = {}
         self.values = {"FLAGS_check_nan_inf": False, "FLAGS_cudnn_deterministic": False,
                        "FLAGS_use_mkldnn": False, "FLAGS_eager_delete_tensor_gb": 0.0,
                        "FLAGS_call_stack_level": 1, "FLAGS_paddle_num_threads": 1,
                        "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False}
+        self.check = {
+            # every op's float outputs checked for NaN/Inf, in eager mode and by the executor
+            "FLAGS_check_nan_inf": _bool_flag,
+            # oar's CPU kernels are deterministic whatever the value
+            "FLAGS_cudnn_deterministic": _bool_flag,
+            # ops run synchronously on the CPU, so timings are already per op whatever the value
+            "FLAGS_benchmark": _bool_flag,
+            "FLAGS_use_mkldnn": _only(False, 0, why="oar has no oneDNN kernels"),
+            "FLAGS_eager_delete_tensor_gb": _only(0, 0.0, why="oar frees every value right after its last use"),
+            "FLAGS_call_stack_level": _only(1, why="oar's errors always name the op and the user's source line"),
+            "FLAGS_enable_pir_api": _only(False, 0, why="oar has one IR of its own (docs/ir.md), not Paddle's PIR"),
+            "FLAGS_paddle_num_threads": self._threads,
+        }
+        self.on_set = {}  # flag name -> fn(value), registered by the layer that honours it
+        self.check_nan_inf = False
+
+    @staticmethod
+    def _threads(name, value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"set_flags: {name} takes a positive int, got {value!r}")
+        return value
+
+    def set(self, name, value):
+        check = self.check.get(name)
+        if check is None:
+            raise ValueError(f"set_flags: unknown or unsupported flag {name!r}; oar honours {sorted(self.check)}")
+        value = check(name, value)
+        apply = self.on_set.get(name)
+        if apply is not None:
+            apply(value)
+        self.values[name] = value
+        if name == "FLAGS_check_nan_inf":
+            self.check_nan_inf = value
 
 
 FLAGS = _Flags()
@@ -93,7 +141,17 @@ def get_flags(flags):
 
 
 def set_flags(flags):
-    """Sets flags from a dict ``{'FLAGS_name': value}``; names must start with ``FLAGS_``.
+    """Sets flags from a dict ``{'FLAGS_name': value}``. Only the flags oar's CPU runtime honours are accepted,
+    each at the values it can honour; any other flag or value raises ValueError (nothing is set then).
+
+    - ``FLAGS_check_nan_inf``: every op's floating outputs are checked, in eager mode and in programs run by
+      the executor (and converted functions); the first NaN or Inf raises RuntimeError naming the op (and, in a
+      program, the user's source line).
+    - ``FLAGS_paddle_num_threads``: the math library's thread count (needs ``threadpoolctl``).
+    - ``FLAGS_cudnn_deterministic``, ``FLAGS_benchmark``: any bool (oar's CPU ops are deterministic and
+      synchronous either way).
+    - ``FLAGS_use_mkldnn``, ``FLAGS_eager_delete_tensor_gb``, ``FLAGS_call_stack_level``,
+      ``FLAGS_enable_pir_api``: only the value matching what oar always does.
 
     Example:
         >>> oar.set_flags({'FLAGS_check_nan_inf': True})
@@ -103,13 +161,14 @@ def set_flags(flags):
     """
     if not isinstance(flags, dict):
         raise TypeError(f"set_flags takes a dict of flag names to values, got {type(flags).__name__}")
-    for k, v in flags.items():
+    for k, v in flags.items():  # all checked before any is set
         if not str(k).startswith("FLAGS_"):
             raise ValueError(f"set_flags: flag names start with 'FLAGS_', got {k!r}")
-        apply = FLAGS.appliers.get(k)
-        if apply is not None:
-            apply(v)
-        FLAGS.values[k] = v
+        if k not in FLAGS.check:
+            raise ValueError(f"set_flags: unknown or unsupported flag {k!r}; oar honours {sorted(FLAGS.check)}")
+        FLAGS.check[k](k, v)
+    for k, v in flags.items():
+        FLAGS.set(k, v)
 
 
 class LazyGuard:

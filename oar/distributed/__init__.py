@@ -7,7 +7,7 @@ from .collective import (ReduceOp, all_reduce, broadcast, all_gather, reduce, sc
                          recv, isend, irecv, all_gather_object)
 from .parallel import DataParallel
 from .spawn import spawn
-from . import parallel, fleet
+from . import parallel, fleet, sync_batch_norm  # noqa: F401  (installs SyncBatchNorm across ranks)
 
 __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
            "Group", "new_group", "get_group", "ReduceOp", "all_reduce", "broadcast", "all_gather", "reduce",

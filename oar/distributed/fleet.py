@@ -15,9 +15,20 @@ from .parallel import DataParallel
 def init(role_maker=None, is_collective=True, strategy=None):
     """Starts the job's MPI environment (`init_parallel_env`); only collective mode exists in oar.
 
+    oar's fleet is plain data parallelism with ranks from the launcher's environment: a `role_maker` or a
+    `strategy` (Paddle's DistributedStrategy: AMP, recompute, sharding, gradient merge, ...) raises
+    NotImplementedError rather than being ignored.
+
     Example:
         >>> oar.distributed.fleet.init(is_collective=True)
     """
+    if strategy is not None:
+        raise NotImplementedError("fleet.init(strategy=...): DistributedStrategy options are not supported; oar's "
+                                  "fleet does plain data parallelism (use oar.amp, and the optimizer's options, "
+                                  "directly)")
+    if role_maker is not None:
+        raise NotImplementedError("fleet.init(role_maker=...): oar reads ranks from the launcher's environment "
+                                  "(oar.distributed.launch); pass no role_maker")
     if not is_collective:
         raise NotImplementedError("fleet.init(is_collective=False): oar has no parameter-server mode; use "
                                   "collective (data-parallel) training")
@@ -106,4 +117,7 @@ def distributed_optimizer(optimizer, strategy=None):
     Example:
         >>> opt = oar.distributed.fleet.distributed_optimizer(oar.optimizer.Adam(parameters=[]))
     """
+    if strategy is not None:
+        raise NotImplementedError("distributed_optimizer(strategy=...): DistributedStrategy options are not "
+                                  "supported; oar's fleet averages the gradients over the ranks and nothing more")
     return DistributedOptimizer(optimizer)

@@ -78,13 +78,21 @@ def new_group(ranks=None, backend=None, timeout=None):
 
     Args:
         ranks (list[int], optional): global ranks of the members, in the order that defines their group ranks.
-        backend (str, optional): accepted for Paddle compatibility; oar always uses MPI.
+        backend (str, optional): None or 'mpi' (oar's only backend); others ('nccl', 'gloo', ...) raise.
+        timeout: not supported per group (one process-wide timeout, `init_parallel_env`): a value raises.
 
     Example:
         >>> g = oar.distributed.new_group()
         >>> g.nranks == oar.distributed.get_world_size()
         True
     """
+    if backend not in (None, "mpi"):
+        raise ValueError(f"new_group: backend={backend!r} is not supported; oar's collectives run on MPI "
+                         "(backend=None or 'mpi')")
+    if timeout is not None:
+        raise NotImplementedError("new_group(timeout=...): per-group timeouts are not supported; one timeout "
+                                  "covers every collective: init_parallel_env(timeout=...) or "
+                                  "$OAR_DISTRIBUTED_TIMEOUT")
     comm = world()
     size = comm.Get_size()
     ranks = list(range(size)) if ranks is None else sorted(set(int(r) for r in ranks))

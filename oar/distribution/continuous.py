@@ -10,7 +10,7 @@ from ..ops import math as math_ops
 from ..ops.creation import full_like
 from ..ops.logic import logical_and
 from ..ops.math import atan, erf, exp, expm1, log, log1p, ones_like, sign, tan, where
-from ..ops.random import standard_normal, uniform
+from ..ops.random import gaussian, uniform
 from ..ops.special import digamma, erfinv, lgamma
 from .distribution import Distribution, ExponentialFamily, draw, to_params, value_like
 
@@ -49,11 +49,12 @@ class Normal(Distribution):
         return self.scale * self.scale
 
     def sample(self, shape=(), seed=0):
+        """Samples of ``shape + batch_shape``; a non-zero `seed` gives the same samples at every call."""
         with no_grad():
-            return self.rsample(shape)
+            return self.rsample(shape, seed)
 
-    def rsample(self, shape=()):
-        eps = standard_normal(list(self._extend_shape(shape)), self.loc.dtype)
+    def rsample(self, shape=(), seed=0):
+        eps = gaussian(list(self._extend_shape(shape)), 0.0, 1.0, seed, self.loc.dtype)
         return self.loc + self.scale * eps
 
     def log_prob(self, value):
@@ -96,11 +97,12 @@ class Uniform(Distribution):
         return w * w / 12
 
     def sample(self, shape=(), seed=0):
+        """Samples of ``shape + batch_shape``; a non-zero `seed` gives the same samples at every call."""
         with no_grad():
-            return self.rsample(shape)
+            return self.rsample(shape, seed)
 
-    def rsample(self, shape=()):
-        u = uniform(list(self._extend_shape(shape)), self.low.dtype, 0.0, 1.0)
+    def rsample(self, shape=(), seed=0):
+        u = uniform(list(self._extend_shape(shape)), self.low.dtype, 0.0, 1.0, seed)
         return self.low + (self.high - self.low) * u
 
     def log_prob(self, value):

@@ -86,8 +86,23 @@ def element_size(self):
 
 
 def retain_grads(self):
-    """Keeps `.grad` of this non-leaf tensor after backward (oar's tape fills `.grad` of every tensor that needs a
-    gradient already, so this only marks the wish)."""
+    """Keeps the gradient of this non-leaf tensor in its ``.grad`` after backward (a leaf keeps its own always).
+
+    Example:
+        >>> x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> y = x * 3.0
+        >>> y.retain_grads()
+        >>> (y * y).sum().backward()
+        >>> y.grad.numpy().tolist()
+        [6.0, 12.0]
+    """
+    from .engine import RETAIN_GRAD
+    if self._node is None or self.stop_gradient:
+        return None
+    if self._hooks is None:
+        self._hooks = []
+    if RETAIN_GRAD not in self._hooks:
+        self._hooks.append(RETAIN_GRAD)
     return None
 
 

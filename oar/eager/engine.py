@@ -81,8 +81,23 @@ def _accumulate(store, key, g):
     store[key] = g if prev is None else prev + g
 
 
-def _run_hooks(t, g):
+class _RetainGrad:
+    """The marker `Tensor.retain_grads()` puts among a non-leaf tensor's hooks: its gradient, once every hook
+    before it has run, is kept in ``.grad``."""
+
+    def __repr__(self):
+        return "retain_grads"
+
+
+RETAIN_GRAD = _RetainGrad()
+
+
+def _run_hooks(t, g, store=True):
     for hook in t._hooks or ():
+        if hook is RETAIN_GRAD:
+            if store:  # each backward replaces it (Paddle 3.3.1 does not accumulate a non-leaf's gradient)
+                t._grad = g if mode().grad_enabled else Tensor._wrap(g._data.copy())
+            continue
         r = hook(g)
         if r is not None:
             g = r
@@ -93,7 +108,7 @@ def _seen_output(o, g, capture, captured):
     """An output's gradient as its hooks leave it, noted for `oar.grad` when asked for."""
     if o is not None:
         if o._hooks:
-            g = _run_hooks(o, g)
+            g = _run_hooks(o, g, capture is None)
         if capture is not None and id(o) in capture:
             captured[id(o)] = g
     return g

@@ -25,7 +25,8 @@ import itertools
 
 import numpy as np
 
-from ..ops.registry import REGISTRY
+from ..core.info import FLAGS
+from ..ops.registry import REGISTRY, check_finite
 from . import budget, feeders, liveness
 from ..ir import Program
 from .variable import Variable
@@ -44,8 +45,9 @@ class BlockCompiler:
     sub-blocks.
     """
 
-    def __init__(self, program):
+    def __init__(self, program, check_nan_inf=False):
         self.program = program
+        self.check_nan_inf = check_nan_inf  # every op's outputs checked (FLAGS_check_nan_inf)
         self._side = {}
         self._folded_bytes = 0
 
@@ -97,6 +99,8 @@ class BlockCompiler:
                 fn = d.lower(self, op)
             else:
                 fn = budget.guard(d, functools.partial(d.impl, **op.attrs) if op.attrs else d.impl, op)
+            if self.check_nan_inf and d.lower is None:
+                fn = _finite_guard(d.name, fn)
             kname = f"k{k}"
             folded = self._fold(op, d, fn, consts, fed)
             if folded is not None:  # computed once here; the plan only loads the values
@@ -211,6 +215,15 @@ class _Held:
         self.counted.difference_update(names)
 
 
+def _finite_guard(name, fn):
+    """`fn` whose outputs are checked for NaN/Inf (a failure is reported with the op's IR and source line)."""
+    def checked(*arrays):
+        out = fn(*arrays)
+        check_finite(name, out)
+        return out
+    return checked
+
+
 class _Locals:
     """Maps variable names to Python identifiers v0, v1, ..."""
 
@@ -268,6 +281,7 @@ class Compiled:
                                  + (" (a clone(for_test=True) has no backward or optimizer variables)"
                                     if n.endswith("@GRAD") else ""))
         compiler = BlockCompiler(program)
+        self._checked_fn = None  # the plan with NaN/Inf checks, compiled when FLAGS_check_nan_inf is first on
         ops = compiler.prune(gb.ops, self.feed_names, self.fetch_names)
         writes = []
         for op in ops:
@@ -276,7 +290,7 @@ class Compiled:
                 if v is not None and v.persistable and n not in writes and n not in self.feed_names:
                     writes.append(n)
         self.writes = writes
-        out_names = list(self.fetch_names) + writes
+        self._out_names = out_names = list(self.fetch_names) + writes
         self.fn, free = compiler.compile_block(gb, self.feed_names, out_names, allow_free=True, override=True)
         self.reads = []
         for n in free:
@@ -290,6 +304,15 @@ class Compiled:
         for n in self.feed_names:
             v = gb.vars[n]
             self.checks.append((n, v.dtype.np, tuple(v.shape), v.is_data))
+
+    def _plan(self):
+        """The plan function to run now: with every op's outputs checked while FLAGS_check_nan_inf is on."""
+        if not FLAGS.check_nan_inf:
+            return self.fn
+        if self._checked_fn is None:
+            self._checked_fn = BlockCompiler(self.program, check_nan_inf=True).compile_block(
+                self.program.global_block(), self.feed_names, self._out_names, allow_free=True, override=True)[0]
+        return self._checked_fn
 
     def _feed_values(self, feed):
         try:
@@ -342,7 +365,7 @@ class Compiled:
         if self.writes or any(n not in sc.vars for n in self.reads):
             return None
         consts = [sc.array(n) for n in self.reads]
-        fn, n_in = self.fn, len(self.checks)
+        n_in = len(self.checks)
         slow = self._check_values if convert is None else (lambda vals: self._check_values(convert(vals)))
         # per feed: dtype, rank and the (axis, size) pairs the declared shape fixes (non-data feeds: no checks)
         specs = [(npdt, len(shape), [(i, d) for i, d in enumerate(shape) if d >= 0]) if strict else None
@@ -362,7 +385,7 @@ class Compiled:
 
         def run(values):
             try:
-                outs = fn(*checked(values), *consts)
+                outs = self._plan()(*checked(values), *consts)
             except Exception as e:
                 op = _failing_op(e.__traceback__)
                 if op is None or getattr(e, "_oar_op_error", False):
@@ -386,7 +409,7 @@ class Compiled:
             except (KeyError, AttributeError):
                 args += self._read(sc)
         try:
-            outs = self.fn(*args)
+            outs = self._plan()(*args)
         except Exception as e:
             op = _failing_op(e.__traceback__)
             if op is None or getattr(e, "_oar_op_error", False):
@@ -514,7 +537,7 @@ class Executor:
         self._plans = PlanCache()   # this executor's compiled plans
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
-            scope=None, return_numpy=True, use_program_cache=True, **kwargs):
+            scope=None, return_numpy=True, use_program_cache=True, use_prune=False):
         """Runs `program` (the default main program when None) and returns the fetched values in order.
 
         Args:
@@ -523,6 +546,9 @@ class Executor:
             fetch_list: Variables or names to return (one Variable is also accepted).
             scope: where persistable variables live; `global_scope()` (see `scope_guard`) when None.
             return_numpy: ndarrays when True, eager `Tensor`s when False.
+            feed_var_name, fetch_var_name, use_program_cache, use_prune: Paddle's; they change nothing here:
+                oar feeds and fetches by name without feed/fetch ops, always caches plans (per Executor, rebuilt
+                when the program changes) and always runs only the ops the fetches need.
 
         Example:
             >>> oar.enable_static()

@@ -6,7 +6,8 @@ from .log import set_code_level, set_verbosity  # noqa: F401
 from .static_function import ENABLED, StaticFunction
 
 
-def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, check=None, **kwargs):
+def to_static(function=None, input_spec=None, build_strategy=None, backend=None, full_graph=True, check=None,
+              property=False):
     """Converts a function, a Layer method or a whole Layer into a static program, keeping its Python.
 
     Args:
@@ -20,6 +21,9 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
             Python between programs (a graph break, listed in `.graph_breaks` and logged at verbosity 1).
         check: run the eager function beside the program for the first calls and raise when an output
             differs (also switched on by the environment variable OAR_TO_STATIC_CHECK=1).
+        backend: Paddle's compiler backend; only None (oar's executor) is supported ('CINN' raises).
+        property: Paddle's mark for a method saved as a constant property; only False is supported.
+        Any other keyword raises TypeError (a misspelt ``input_specs=`` is not ignored).
 
     Example:
         >>> from oar.static import InputSpec
@@ -32,6 +36,12 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         >>> net(oar.ones([3, 784])).shape
         [3, 10]
     """
+    if backend is not None:
+        raise ValueError(f"to_static: backend={backend!r} is not supported; oar runs programs with its own executor "
+                         "(backend=None)")
+    if property:
+        raise NotImplementedError("to_static(property=True): saving a method as a constant property is not "
+                                  "supported")
     if build_strategy is not None:
         from ..graph.build_strategy import BuildStrategy
         if not isinstance(build_strategy, BuildStrategy):

@@ -341,6 +341,8 @@ def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP
             model runs, and the most all its constants may take together. Weights do not count.
         max_loop_iterations: the most iterations one run of a ``while`` loop of the model may make (default
             10,000,000; None: no limit); more raise RuntimeError.
+        configs: Paddle's ``model_filename`` (then `path` is the model's directory) and ``params_filename``
+            (must be that model's ``.pdiparams``); any other name raises ValueError.
 
     Example:
         >>> net = oar.nn.Linear(4, 2)
@@ -352,7 +354,7 @@ def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP
         >>> bool(oar.allclose(y, net(x)))
         True
     """
-    path = os.fspath(path)
+    path = _load_prefix(os.fspath(path), configs)
     methods = saved_methods(path)
     if not methods:
         raise ValueError(f"{path}.pdmodel: model file not found (oar.jit.load expects the prefix given to "
@@ -361,6 +363,28 @@ def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP
     records, weights = _read_methods(path, methods, budget)
     budgets = {m: budget.with_source(file_names(path, m)[0]) for m in records}
     return TranslatedLayer(records, weights, _read_info(path, records, budget), budgets)
+
+
+def _load_prefix(path, configs):
+    """The saved model's path prefix from `jit.load`'s `path` and Paddle's two load configs: `model_filename`
+    (then `path` is the directory) and `params_filename`, which must name that model's own ``.pdiparams``
+    (oar reads a model's weights from beside its program)."""
+    unknown = sorted(set(configs) - {"model_filename", "params_filename"})
+    if unknown:
+        raise ValueError(f"oar.jit.load: unknown config {unknown[0]!r}; the configs are 'model_filename' and "
+                         "'params_filename' (Paddle's)")
+    model, params = configs.get("model_filename"), configs.get("params_filename")
+    if model is None:
+        if params is not None:
+            raise ValueError("oar.jit.load: params_filename needs model_filename (then path is their directory)")
+        return path
+    if not str(model).endswith(".pdmodel"):
+        raise ValueError(f"oar.jit.load: model_filename must end with '.pdmodel', got {model!r}")
+    prefix = os.path.join(path, str(model)[:-len(".pdmodel")])
+    if params is not None and os.path.join(path, str(params)) != prefix + ".pdiparams":
+        raise ValueError(f"oar.jit.load: params_filename {params!r} must be {os.path.basename(prefix)}.pdiparams, "
+                         "the weights saved beside the model (oar reads no separately named weights file)")
+    return prefix
 
 
 def _read_methods(path, methods, budget=None):

@@ -7,6 +7,11 @@ import numpy as np
 from ..core import dtype as D
 
 
+def seeded(seed):
+    """A fresh generator seeded with `seed` (an op's own `seed` attr: the same draws at every run)."""
+    return np.random.default_rng(seed)
+
+
 def uniform(gen, shape, dtype, min, max):
     return gen.uniform(min, max, shape).astype(D.np_dtype(dtype))
 

@@ -3,6 +3,7 @@
 from .param_attr import ParamAttr
 from . import functional as F
 from .initializer import Constant
+from ..ops.nn.norm import refuse_running_stats
 from .layer import Layer
 
 
@@ -87,18 +88,35 @@ class BatchNorm3D(_BatchNormBase):
 class BatchNorm(_BatchNormBase):
     """Paddle's older BatchNorm(num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, ...).
 
+    ``is_test=True`` starts the layer in eval mode (running statistics), as Paddle does; `in_place` and
+    `do_model_average_for_mean_and_var` change nothing Paddle 2.x computes. `dtype` other than float32 (or
+    float16, whose statistics Paddle keeps in float32), `moving_mean_name`/`moving_variance_name` and
+    ``trainable_statistics=True`` raise (not supported).
+
     Example:
         >>> bn = oar.nn.BatchNorm(3)
         >>> bn(oar.ones([2, 3, 4, 4])).shape
         [2, 3, 4, 4]
+        >>> oar.nn.BatchNorm(3, is_test=True).training
+        False
     """
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
                  moving_variance_name=None, do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
+        unsupported = [f"{k}={v!r}" for k, v, ok in (
+            ("dtype", dtype, dtype in ("float32", "float16")),  # Paddle keeps float16 layers' statistics float32
+            ("moving_mean_name", moving_mean_name, moving_mean_name is None),
+            ("moving_variance_name", moving_variance_name, moving_variance_name is None),
+            ("trainable_statistics", trainable_statistics, not trainable_statistics)) if not ok]
+        if unsupported:
+            raise ValueError(f"nn.BatchNorm: {', '.join(unsupported)} not supported (use BatchNorm1D/2D/3D, or "
+                             "cast the layer with .to(dtype=...))")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
         self._act = act
+        if is_test:
+            self.training = False
 
     def forward(self, input):
         y = super().forward(input)
@@ -107,14 +125,45 @@ class BatchNorm(_BatchNormBase):
         return y
 
 
+class _Sync:
+    """How SyncBatchNorm reaches the other ranks: `batch_norm(layer, x)` is installed by `oar.distributed`
+    (which this layer may not import); it returns None when one rank runs."""
+    batch_norm = None
+
+
+SYNC = _Sync()
+
+
 class SyncBatchNorm(BatchNorm2D):
-    """Single-process stand-in: the same as BatchNorm2D.
+    """Batch norm whose training statistics cover the batches of every rank of an `oar.distributed` job
+    (eager mode, e.g. under `DataParallel`); with one rank, or in eval mode, it is BatchNorm2D.
 
     Example:
         >>> oar.nn.SyncBatchNorm(3)(oar.ones([2, 3, 2, 2])).shape
         [2, 3, 2, 2]
     """
     _ndims = None
+
+    def forward(self, input):
+        if self.training and not self._use_global_stats and SYNC.batch_norm is not None:
+            self._check(input)
+            out = SYNC.batch_norm(self, input)
+            if out is not None:
+                return out
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer):
+        """`layer` with every BatchNorm1D/2D/3D sublayer replaced by a SyncBatchNorm holding its parameters."""
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm):
+            sync = cls(layer._num_features, layer._momentum, layer._epsilon, data_format=layer._data_format,
+                       use_global_stats=layer._use_global_stats)
+            for name in ("weight", "bias", "_mean", "_variance"):
+                setattr(sync, name, getattr(layer, name))
+            return sync
+        for name, sub in list(layer._sub_layers.items()):
+            layer._sub_layers[name] = cls.convert_sync_batchnorm(sub)
+        return layer
 
 
 class LayerNorm(Layer):
@@ -174,6 +223,7 @@ class _InstanceNormBase(Layer):
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
                  data_format=None, name=None):
         super().__init__()
+        refuse_running_stats(type(self).__name__, momentum=momentum)
         self._epsilon, self._data_format = epsilon, data_format or self._fmt
         self._num_features = num_features
         if weight_attr is False:

@@ -4,6 +4,7 @@ Cells hold ``weight_ih [gates*hidden, input]``, ``weight_hh [gates*hidden, hidde
 all initialised Uniform(-1/sqrt(hidden), 1/sqrt(hidden)). LSTM gates are ordered i, f, g(cell), o; GRU
 computes ``r, z`` from input and hidden parts, ``c = tanh(x_c + r * h_c)``, ``h = (h_prev - c) * z + c``.
 """
+from ..core import dtype as D
 from ..ops import creation as C
 from ..ops import logic as L
 from ..ops import manipulation as S
@@ -48,11 +49,61 @@ class RNNCellBase(Layer):
             M.zeros_like(M.matmul(inputs, self.weight_ih, transpose_y=True)[:, :self.hidden_size])
 
     def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0, batch_dim_idx=0):
-        z = self._zeros(batch_ref if batch_dim_idx == 0 else S.transpose(batch_ref, [1, 0, 2])[:, 0])
-        return (z, z) if isinstance(self, LSTMCell) else z
+        """States filled with `init_value`, batch size taken from ``batch_ref.shape[batch_dim_idx]``.
+
+        Args:
+            batch_ref: a tensor (or a nested list/tuple whose first tensor is used) giving the batch size.
+            shape: a shape or a nested structure of shapes, without the batch dim (a leading -1 is
+                replaced by the batch size); default the cell's `state_shape`.
+            dtype: a dtype, or a structure of dtypes matching `shape`; default the default float dtype.
+            init_value: the value of every element.
+            batch_dim_idx: which dim of `batch_ref` is the batch.
+
+        Example:
+            >>> cell = oar.nn.GRUCell(4, 8)
+            >>> h = cell.get_initial_states(oar.ones([3, 4]), shape=[5], dtype='float64', init_value=2.0)
+            >>> h.shape, h.dtype == oar.float64, float(h[0, 0])
+            ([3, 5], True, 2.0)
+        """
+        ref = batch_ref
+        while isinstance(ref, (list, tuple)):
+            ref = ref[0]
+        shapes = self.state_shape if shape is None else shape
+        dtypes = D.default_float() if dtype is None else dtype
+        return _map_shapes(lambda s, dt: _filled(ref, batch_dim_idx, s, dt, init_value), shapes, dtypes)
 
     def extra_repr(self):
         return f"{self.input_size}, {self.hidden_size}"
+
+
+def _is_shape(s):
+    return isinstance(s, (list, tuple)) and all(isinstance(d, int) for d in s)
+
+
+def _map_shapes(fn, shapes, dtypes):
+    """``fn(shape, dtype)`` over a nested structure of shapes; `dtypes` is one dtype or the same structure."""
+    if _is_shape(shapes):
+        return fn(list(shapes), dtypes)
+    if not isinstance(shapes, (list, tuple)):
+        raise TypeError(f"get_initial_states: shape must be a list of ints or a nested list/tuple of them, got "
+                        f"{shapes!r}")
+    if isinstance(dtypes, (list, tuple)):
+        if len(dtypes) != len(shapes):
+            raise ValueError(f"get_initial_states: dtype structure {dtypes!r} does not match shape {shapes!r}")
+        return type(shapes)(_map_shapes(fn, s, d) for s, d in zip(shapes, dtypes))
+    return type(shapes)(_map_shapes(fn, s, dtypes) for s in shapes)
+
+
+def _filled(ref, batch_dim_idx, shape, dtype, value):
+    """``[batch] + shape`` (a leading -1 of `shape` is the batch) filled with `value`; the batch size is read from
+    `ref` at run time when it is unknown (a static program's -1)."""
+    rest = shape[1:] if shape and shape[0] == -1 else shape
+    batch = ref.shape[batch_dim_idx]
+    if batch >= 0:
+        return C.full([batch] + rest, value, dtype)
+    index = tuple(slice(None) if i == batch_dim_idx % ref.ndim else 0 for i in range(ref.ndim))
+    zeros = M.cast(S.reshape(M.zeros_like(ref)[index], [-1] + [1] * len(rest)), dtype)
+    return zeros + C.full(rest, value, dtype)
 
 
 def _no_projection(proj_size):
@@ -189,7 +240,7 @@ class RNN(Layer):
         steps = x.shape[0]
         if steps < 0:
             raise ValueError("RNN needs a known number of time steps")
-        states = self.cell.get_initial_states(x[0]) if initial_states is None else initial_states
+        states = self.cell.get_initial_states(x[0], dtype=x.dtype) if initial_states is None else initial_states
         mask = None if sequence_length is None else _step_mask(sequence_length, steps, x.dtype)
         xs = S.unbind(x, 0)
         outs = [None] * steps

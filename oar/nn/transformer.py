@@ -1,5 +1,6 @@
 """Multi-head attention and the Transformer encoder/decoder stacks (Paddle 2.x layout: ``[batch, seq, d_model]``)."""
 
+import collections
 import copy
 import math
 
@@ -21,11 +22,24 @@ class MultiHeadAttention(Layer):
     `attn_mask` (bool/int: True = attend; float: added to the scores) broadcasts to
     ``[batch, num_heads, len_q, len_k]``.
 
+    Caches (Paddle's incremental decoding): ``gen_cache(key)`` gives an empty `Cache` of projected keys and
+    values ``[batch, num_heads, 0, head_dim]``; ``forward(query, ..., cache=c)`` appends this step's projected
+    key/value to it and returns ``(out, new_cache)``. ``gen_cache(key, value, type=StaticCache)`` projects
+    `key`/`value` once (an encoder's memory); forward then uses them instead of its key/value arguments.
+
     Example:
         >>> mha = oar.nn.MultiHeadAttention(16, 4)
         >>> mha(oar.ones([2, 5, 16])).shape
         [2, 5, 16]
+        >>> cache = mha.gen_cache(oar.ones([2, 1, 16]))
+        >>> out, cache = mha(oar.ones([2, 1, 16]), cache=cache)
+        >>> out, cache = mha(oar.ones([2, 1, 16]), cache=cache)
+        >>> cache.k.shape
+        [2, 4, 2, 4]
     """
+
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None, need_weights=False,
                  weight_attr=None, bias_attr=None):
@@ -46,19 +60,44 @@ class MultiHeadAttention(Layer):
         return S.transpose(S.reshape(x, [b if b >= 0 else 0, l if l >= 0 else -1, self.num_heads, self.head_dim]),
                            [0, 2, 1, 3])
 
+    def compute_kv(self, key, value):
+        """`key` and `value` projected and split into heads: two ``[batch, num_heads, seq, head_dim]`` tensors."""
+        return self._heads(self.k_proj(key)), self._heads(self.v_proj(value))
+
+    def gen_cache(self, key, value=None, type=Cache):
+        """A cache for `forward`: ``type=MultiHeadAttention.Cache`` with `value` None: empty, for incremental
+        self-attention (`key` gives the batch size and dtype); with `value`: `key`/`value` used as the cached
+        projected keys and values as they are. ``type=StaticCache``: `key`/`value` (default `key`) projected
+        now, for cross-attention over a fixed memory."""
+        if type is MultiHeadAttention.StaticCache:
+            return type(*self.compute_kv(key, key if value is None else value))
+        if type is not MultiHeadAttention.Cache:
+            raise TypeError(f"gen_cache: type must be MultiHeadAttention.Cache or .StaticCache, got {type!r}")
+        if value is not None:
+            return type(key, value)
+        k, v = self.compute_kv(key[:, :0], key[:, :0])
+        return type(k, v)
+
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
-        if cache is not None:
-            raise NotImplementedError("MultiHeadAttention: incremental decoding caches are not supported yet")
         key = query if key is None else key
         value = query if value is None else value
         q = self._heads(self.q_proj(query))
-        k = self._heads(self.k_proj(key))
-        v = self._heads(self.v_proj(value))
+        if isinstance(cache, MultiHeadAttention.StaticCache):
+            k, v = cache.k, cache.v
+        else:
+            k, v = self.compute_kv(key, value)
+            if isinstance(cache, MultiHeadAttention.Cache):
+                k, v = S.concat([cache.k, k], axis=2), S.concat([cache.v, v], axis=2)
+                cache = MultiHeadAttention.Cache(k, v)
+            elif cache is not None:
+                raise TypeError(f"MultiHeadAttention: cache must be a MultiHeadAttention.Cache or StaticCache "
+                                f"(see gen_cache), got {type(cache).__name__}")
         out, weights = attention(q, k, v, attn_mask, self.dropout, self.training)
         b = out.shape[0]
         out = S.reshape(S.transpose(out, [0, 2, 1, 3]), [b if b >= 0 else 0, -1, self.embed_dim])
         out = self.out_proj(out)
-        return (out, weights) if self.need_weights else out
+        outs = [out] + ([weights] if self.need_weights else []) + ([cache] if cache is not None else [])
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _attr_list(attr, n, what):
@@ -127,9 +166,24 @@ class TransformerEncoderLayer(Layer):
         self.activation = _act(activation)
 
     def forward(self, src, src_mask=None, cache=None):
+        """`src` through the layer; with `cache` (from `gen_cache`) the self-attention also attends to the keys and
+        values cached so far, and the result is ``(out, new_cache)``."""
         pre = self.normalize_before
-        src = _residual(src, self.norm1, self.dropout1, pre, lambda h: self.self_attn(h, h, h, src_mask))
-        return _residual(src, self.norm2, self.dropout2, pre, self._feed_forward)
+        new = []
+
+        def attend(h):
+            if cache is None:
+                return self.self_attn(h, h, h, src_mask)
+            out, c = self.self_attn(h, h, h, src_mask, cache)
+            new.append(c)
+            return out
+        src = _residual(src, self.norm1, self.dropout1, pre, attend)
+        out = _residual(src, self.norm2, self.dropout2, pre, self._feed_forward)
+        return out if cache is None else (out, new[0])
+
+    def gen_cache(self, src):
+        """An empty incremental cache of this layer's self-attention (`src` gives batch size and dtype)."""
+        return self.self_attn.gen_cache(src, type=MultiHeadAttention.Cache)
 
     def _feed_forward(self, h):
         return self.linear2(self.dropout(self.activation(self.linear1(h))))
@@ -156,10 +210,20 @@ class TransformerEncoder(Layer):
         self.norm = norm
 
     def forward(self, src, src_mask=None, cache=None):
-        out = src
-        for layer in self.layers:
-            out = layer(out, src_mask)
-        return self.norm(out) if self.norm is not None else out
+        """With `cache` (a list of one cache per layer, from `gen_cache`) returns ``(out, new_caches)``."""
+        out, new = src, []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                out = layer(out, src_mask)
+            else:
+                out, c = layer(out, src_mask, cache[i])
+                new.append(c)
+        out = self.norm(out) if self.norm is not None else out
+        return out if cache is None else (out, new)
+
+    def gen_cache(self, src):
+        """One empty incremental cache per layer."""
+        return [layer.gen_cache(src) for layer in self.layers]
 
 
 class TransformerDecoderLayer(Layer):
@@ -197,10 +261,27 @@ class TransformerDecoderLayer(Layer):
         self.activation = _act(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        """`tgt` through the layer. With `cache` = ``(incremental Cache, StaticCache)`` from `gen_cache`, the
+        self-attention appends this step's keys/values to the first and the cross-attention reads `memory`'s
+        projections from the second; returns ``(out, (new incremental cache, static cache))``."""
         pre = self.normalize_before
-        tgt = _residual(tgt, self.norm1, self.dropout1, pre, lambda h: self.self_attn(h, h, h, tgt_mask))
-        tgt = _residual(tgt, self.norm2, self.dropout2, pre, lambda h: self.cross_attn(h, memory, memory, memory_mask))
-        return _residual(tgt, self.norm3, self.dropout3, pre, self._feed_forward)
+        new = [None, None]
+
+        def attend(which, h, kv, mask):
+            attn = self.self_attn if which == 0 else self.cross_attn
+            if cache is None:
+                return attn(h, kv, kv, mask)
+            out, new[which] = attn(h, kv, kv, mask, cache[which])
+            return out
+        tgt = _residual(tgt, self.norm1, self.dropout1, pre, lambda h: attend(0, h, h, tgt_mask))
+        tgt = _residual(tgt, self.norm2, self.dropout2, pre, lambda h: attend(1, h, memory, memory_mask))
+        out = _residual(tgt, self.norm3, self.dropout3, pre, self._feed_forward)
+        return out if cache is None else (out, tuple(new))
+
+    def gen_cache(self, memory):
+        """``(empty incremental Cache of the self-attention, StaticCache of memory's cross-attention keys/values)``."""
+        return (self.self_attn.gen_cache(memory, type=MultiHeadAttention.Cache),
+                self.cross_attn.gen_cache(memory, memory, type=MultiHeadAttention.StaticCache))
 
     _feed_forward = TransformerEncoderLayer._feed_forward
 
@@ -222,10 +303,22 @@ class TransformerDecoder(Layer):
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        out = tgt
-        for layer in self.layers:
-            out = layer(out, memory, tgt_mask, memory_mask)
-        return self.norm(out) if self.norm is not None else out
+        """With `cache` (one ``(Cache, StaticCache)`` per layer, from `gen_cache`) returns ``(out, new_caches)``:
+        feed one step of `tgt` at a time with the caches returned by the previous step."""
+        out, new = tgt, []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                out = layer(out, memory, tgt_mask, memory_mask)
+            else:
+                out, c = layer(out, memory, tgt_mask, memory_mask, cache[i])
+                new.append(c)
+        out = self.norm(out) if self.norm is not None else out
+        return out if cache is None else (out, new)
+
+    def gen_cache(self, memory, do_zip=False):
+        """One ``(Cache, StaticCache)`` per layer; ``do_zip=True`` gives ``[all Caches, all StaticCaches]``."""
+        cache = [layer.gen_cache(memory) for layer in self.layers]
+        return [tuple(c) for c in zip(*cache)] if do_zip else cache
 
 
 def _split_attrs(attr, what):

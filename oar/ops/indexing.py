@@ -266,6 +266,9 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
         >>> x = oar.zeros([2, 3])
         >>> oar.put_along_axis(x, oar.to_tensor([[1], [2]]), 5.0, axis=1).numpy().tolist()
         [[0.0, 5.0, 0.0], [0.0, 0.0, 5.0]]
+        >>> x = oar.ones([1, 3])
+        >>> oar.put_along_axis(x, oar.to_tensor([[0, 0]]), 2.0, 1, 'add', include_self=False).numpy().tolist()
+        [[4.0, 1.0, 1.0]]
     """
     indices = _index_operand(indices, "put_along_axis")
     axis = norm_axis1(axis, arr.ndim)

@@ -47,15 +47,29 @@ GREATER_THAN, greater_than = _cmp("greater_than", _greater_than)
 GREATER_EQUAL, greater_equal = _cmp("greater_equal", _greater_equal)
 
 
+def _into(result, out, what):
+    """`result`, or `out` holding it (Paddle's ``out=``: the tensor written and returned)."""
+    if out is None:
+        return result
+    if not hasattr(out, "_inplace") and not hasattr(out, "block"):
+        raise TypeError(f"{what}: out must be a Tensor, got {type(out).__name__}")
+    if list(out.shape) != list(result.shape) or out.dtype != result.dtype:
+        raise ValueError(f"{what}: out is {out.dtype.name}{list(out.shape)} but the result is "
+                         f"{result.dtype.name}{list(result.shape)}")
+    from .creation import assign
+    return assign(result, out)
+
+
 def _logic(name, impl, bitwise=False, **fields):
     op = defop(name, impl, inputs=("x", "y"), infer=infer_broadcast if bitwise else infer_broadcast_bool,
                differentiable=False, **fields)
 
     def fn(x, y, out=None, name=None):
-        return binary(op, x, y)
+        return _into(binary(op, x, y), out, op.name)
     fn.__name__ = name
     x, y = ("[12, 10]", "[10, 6]") if bitwise else ("[True, True, False]", "[True, False, False]")
-    fn.__doc__ = (f"Elementwise `{name}`.\n\n    Example:\n"
+    fn.__doc__ = (f"Elementwise `{name}`; with `out` the result is written into that tensor, which is "
+                  f"returned.\n\n    Example:\n"
                   f"        >>> oar.{name}(oar.to_tensor({x}), oar.to_tensor({y})).numpy().tolist()\n"
                   f"        {_LOGIC_EXAMPLES[name]}\n    ")
     return op, fn
@@ -82,7 +96,7 @@ def logical_not(x, out=None, name=None):
         >>> oar.logical_not(oar.to_tensor([True, False])).numpy().tolist()
         [False, True]
     """
-    return apply(LOGICAL_NOT, (operand(x),))
+    return _into(apply(LOGICAL_NOT, (operand(x),)), out, "logical_not")
 
 
 def bitwise_not(x, out=None, name=None):
@@ -92,7 +106,7 @@ def bitwise_not(x, out=None, name=None):
         >>> oar.bitwise_not(oar.to_tensor([0, 5])).numpy().tolist()
         [-1, -6]
     """
-    return apply(BITWISE_NOT, (operand(x),))
+    return _into(apply(BITWISE_NOT, (operand(x),)), out, "bitwise_not")
 
 
 def _infer_all(m, axis, keepdim):

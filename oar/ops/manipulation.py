@@ -569,6 +569,9 @@ def unstack(x, axis=0, num=None):
         >>> [p.shape for p in oar.unstack(oar.ones([2, 3]))]
         [[3], [3]]
     """
+    n = x.shape[axis]
+    if num is not None and n >= 0 and num != n:
+        raise ValueError(f"unstack: num={num} but the input has {n} entries along axis {axis} (shape {x.shape})")
     return unbind(x, axis)
 
 

@@ -362,7 +362,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     Args:
         scale, bias: the multiplier and the offset.
         bias_after_scale: True gives ``x * scale + bias``, False ``(x + bias) * scale``.
-        act: accepted for Paddle compatibility and ignored.
+        act: the name of an activation applied to the result ('relu', 'sigmoid', 'tanh', ... as
+            ``oar.nn.functional`` names them), or None.
 
     Example:
         >>> x = oar.to_tensor([1.0, 2.0])
@@ -370,8 +371,18 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
         [3.0, 5.0]
         >>> oar.scale(x, scale=2.0, bias=1.0, bias_after_scale=False).numpy().tolist()
         [4.0, 6.0]
+        >>> oar.scale(x, scale=-1.0, act='relu').numpy().tolist()
+        [0.0, 0.0]
     """
-    return apply(SCALE, (x,), {"scale": float(scale), "bias": float(bias), "bias_after_scale": bias_after_scale})
+    out = apply(SCALE, (x,), {"scale": float(scale), "bias": float(bias), "bias_after_scale": bias_after_scale})
+    if act is None:
+        return out
+    from .nn import activation  # relu, gelu, ... (tanh, sigmoid, exp are in this module)
+    fn = (getattr(activation, act, None) or globals().get(act)) if isinstance(act, str) else None
+    if fn is None or act.startswith("_"):
+        raise ValueError(f"scale: act must be None or the name of an activation (as oar.nn.functional names it), "
+                         f"got {act!r}")
+    return fn(out)
 
 
 CLIP = defop("clip", _clip, grad=lambda g, out, x, min, max: g * cast((x >= min) & (x <= max), g.dtype),

@@ -1,6 +1,8 @@
 """Random creation ops. Each kernel (`oar/kernels/random.py`) draws from the generator the op passes it,
 `oar.core.state.rng()`, so `oar.seed(n)` makes them reproducible (in eager mode and when a static program
 runs)."""
+import numpy as np
+
 from ..core import dtype as D
 from ..core.state import rng
 from ..kernels import random as kernels
@@ -19,12 +21,26 @@ def _shape_infer(m, shape, dtype, **kw):
     return [(list(shape), D.convert_dtype(dtype))]
 
 
-def _uniform(shape, dtype, min, max):
-    return kernels.uniform(rng(), shape, dtype, min, max)
+def _generator(seed):
+    """The generator an op with a `seed` attr draws from: a fresh one seeded with it at every run (Paddle: a
+    non-zero seed makes the op produce the same numbers every time), else the framework's."""
+    return kernels.seeded(seed) if seed else rng()
 
 
-def _gaussian(shape, dtype, mean, std):
-    return kernels.gaussian(rng(), shape, dtype, mean, std)
+def _uniform(shape, dtype, min, max, seed=0):
+    return kernels.uniform(_generator(seed), shape, dtype, min, max)
+
+
+def _gaussian(shape, dtype, mean, std, seed=0):
+    return kernels.gaussian(_generator(seed), shape, dtype, mean, std)
+
+
+def _seed_attr(seed, what):
+    """{} for seed 0 (the framework generator: programs saved before the attr existed read the same), else
+    {"seed": seed}."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{what}: seed must be a non-negative int (0: the global generator), got {seed!r}")
+    return {"seed": int(seed)} if seed else {}
 
 
 def _randint(shape, dtype, low, high):
@@ -39,14 +55,17 @@ RANDPERM = defop("randperm", lambda n, dtype: kernels.randperm(rng(), n, dtype),
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    """Uniform samples in ``[min, max)``.
+    """Uniform samples in ``[min, max)``; a non-zero `seed` gives the same samples at every call (or run of the
+    program), 0 draws from the global generator (`oar.seed`).
 
     Example:
         >>> _ = oar.seed(1); oar.uniform([2, 3], min=0.0, max=1.0).shape
         [2, 3]
+        >>> bool((oar.uniform([3], seed=7) == oar.uniform([3], seed=7)).all())
+        True
     """
     return apply(UNIFORM, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "min": float(min),
-                               "max": float(max)})
+                               "max": float(max), **_seed_attr(seed, "uniform")})
 
 
 def rand(shape, dtype=None, name=None):
@@ -81,7 +100,8 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
 
 
 def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
-    """Gaussian samples of `shape`.
+    """Gaussian samples of `shape`; a non-zero `seed` gives the same samples at every call (or run of the
+    program), 0 draws from the global generator.
 
     Example:
         >>> _ = oar.seed(0)
@@ -90,7 +110,7 @@ def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
         ([1000], 5.0)
     """
     return apply(GAUSSIAN, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "mean": float(mean),
-                                "std": float(std)})
+                                "std": float(std), **_seed_attr(seed, "gaussian")})
 
 
 def standard_normal(shape, dtype=None, name=None):
@@ -240,8 +260,8 @@ def poisson(x, name=None):
 # ---- in-place fills (Tensor methods) ---------------------------------------------------------------------------
 
 def uniform_(x, min=-1.0, max=1.0, seed=0, name=None):
-    """Fills `x` in place with uniform samples in ``[min, max)``."""
-    return x._inplace(uniform(x.shape, x.dtype, min, max))
+    """Fills `x` in place with uniform samples in ``[min, max)`` (a non-zero `seed`: always the same ones)."""
+    return x._inplace(uniform(x.shape, x.dtype, min, max, seed))
 
 
 def normal_(x, mean=0.0, std=1.0, name=None):

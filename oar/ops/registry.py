@@ -413,6 +413,8 @@ def apply(op, inputs, attrs=_EMPTY):
         if getattr(e, "_oar_op_error", False):  # already names the failing op and the user's line (programs)
             raise
         raise op_error(op, inputs, attrs, e) from None
+    if FLAGS.check_nan_inf:
+        check_finite(op.name, out, lambda: op_error(op, inputs, attrs, ""))
     wrap = _wrap
     if type(out) is tuple or type(out) is list:
         outs = tuple([wrap(a) for a in out])
@@ -456,6 +458,29 @@ def _record(op, inputs, outs, attrs):
         if i not in nd and t._data.dtype in _DIFFERENTIABLE:
             t.stop_gradient = False
             t._node = node
+
+
+def _set_threads(n):
+    from ..kernels.threads import set_blas_threads
+    if not set_blas_threads(n):
+        raise ValueError("set_flags: FLAGS_paddle_num_threads needs the threadpoolctl package (pip install "
+                         "threadpoolctl) to change the math library's thread count in a running process")
+
+
+FLAGS.on_set["FLAGS_paddle_num_threads"] = _set_threads
+
+
+def check_finite(name, out, context=None):
+    """Raises RuntimeError naming op `name` when a floating array of its output `out` (an array or a
+    tuple/list of them) holds NaN or Inf: ``oar.set_flags({'FLAGS_check_nan_inf': True})``. `context()`
+    gives an exception whose text describes the call (its inputs)."""
+    outs = out if type(out) is tuple or type(out) is list else (out,)
+    for i, a in enumerate(outs):
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
+            nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
+            where = f" (call: {str(context()).removesuffix(' failed: ')})" if context is not None else ""
+            raise RuntimeError(f"FLAGS_check_nan_inf: op '{name}' output {i} (shape {list(a.shape)}) has {nan} NaN "
+                               f"and {inf} Inf values{where}")
 
 
 def op_error(op, inputs, attrs, exc):
@@ -533,4 +558,3 @@ def _bind_tensor(cls):
 # The BLAS thread policy (`oar/kernels/threads.py`) takes effect before the first kernel runs, for eager ops, the
 # executor and the predictor alike; ``set_flags({'FLAGS_paddle_num_threads': n})`` changes it later.
 FLAGS.values["FLAGS_paddle_num_threads"] = _threads.apply_default() or _threads.blas_threads() or 1
-FLAGS.appliers["FLAGS_paddle_num_threads"] = _threads.set_blas_threads

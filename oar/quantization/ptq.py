@@ -39,13 +39,20 @@ def prepare(program, keep, scope):
     return passes.dead_code_elimination(p, keep=keep)
 
 
-def quantizable_ops(program, scope):
-    """The ops `insert_qdq` quantizes: fused conv / linear ops whose weight and bias `scope` holds, no epilogue."""
+# Paddle's `quantizable_op_type` names -> the fused op of `prepare`'s program they become
+PADDLE_OP_TYPES = {"conv2d": "fused_conv2d", "depthwise_conv2d": "fused_conv2d", "mul": "fused_linear",
+                   "matmul": "fused_linear", "matmul_v2": "fused_linear"}
+
+
+def quantizable_ops(program, scope, op_types=None):
+    """The ops `insert_qdq` quantizes: fused conv / linear ops whose weight and bias `scope` holds, no epilogue
+    (only those of `op_types`, oar op names, when given)."""
     from ..passes.graph import bound_value
     out = []
     for op in program.global_block().ops:
         spec = QUANTIZABLE.get(op.type)
-        if spec is None or op.attrs.get("act") or op.inputs.get("residual"):
+        if spec is None or op.attrs.get("act") or op.inputs.get("residual") or \
+                (op_types is not None and op.type not in op_types):
             continue
         bias = op.inputs.get("bias") or op.inputs.get("b")
         w = bound_value(program, op.inputs[spec[1]][0], scope)
@@ -124,7 +131,8 @@ class _QDQBuilder:
         o.inputs[b_slot] = [self.dequantize(bq, bs, bz, 0, b.shape, o.loc)]
 
 
-def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_abs_max", scope=None):
+def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_abs_max", scope=None,
+               op_types=None):
     """A copy of `program` (from `prepare`) with QDQ ops around every quantizable op whose input has parameters
     in `act_params` (var name -> (scale, uint8 zero point)). The output is quantized too when it has parameters,
     is not kept, and is not read by a single relu only (then the relu's output is quantized where it is used, so
@@ -135,7 +143,7 @@ def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_
     scope = values_scope(scope)
     p = program.clone()
     keep = set(keep)
-    targets = {id(op) for op in quantizable_ops(p, scope)}
+    targets = {id(op) for op in quantizable_ops(p, scope, op_types)}
     readers = {}
     for o in p.global_block().ops:
         for n in o.input_names():
@@ -170,6 +178,43 @@ def _along(v, ndim, axis):
     return v.reshape(shape)
 
 
+# Paddle options oar does not implement, with the values that ask for nothing more than what oar does
+_ONLY = {"round_type": ("round",), "learning_rate": (0.001,), "is_full_quantize": (False,),
+         "bias_correction": (False,), "activation_bits": (8,), "weight_bits": (8,),
+         "activation_quantize_type": ("range_abs_max", "moving_average_abs_max"), "freeze_model": (True,),
+         "skip_tensor_list": (None,), "same_scale_tensor_list": (None,), "scale_dict": (None,),
+         "return_graph": (False,), "deploy_backend": (None,)}
+
+
+def _refuse_unsupported(scope, **options):
+    from ..graph.scope import global_scope
+    if scope is not None and scope is not global_scope():
+        raise ValueError("PostTrainingQuantization: scope= other than the global scope is not supported: oar reads "
+                         "the weights from the model files; the quantized values are in `.scope` after quantize()")
+    bad = {k: v for k, v in options.items() if v not in _ONLY[k]}
+    if bad:
+        given = ", ".join(f"{k}={v!r}" for k, v in bad.items())
+        allowed = ", ".join(f"{k} in {list(_ONLY[k])}" for k in bad)
+        raise NotImplementedError(f"PostTrainingQuantization: {given} not supported: oar quantizes weights and "
+                                  f"activations to 8 bits with rounding and writes frozen QDQ models ({allowed})")
+
+
+def _batched(sample_generator, batch_size):
+    """Paddle's `sample_generator` (a callable yielding one sample, a tuple/list of per-input arrays or an array)
+    grouped into batches of `batch_size` stacked along a new first dim."""
+    def batches():
+        samples = sample_generator() if callable(sample_generator) else sample_generator
+        group = []
+        for s in samples:
+            group.append(s if isinstance(s, (list, tuple)) else (s,))
+            if len(group) == batch_size:
+                yield [np.stack([np.asarray(x[k]) for x in group]) for k in range(len(group[0]))]
+                group = []
+        if group:
+            yield [np.stack([np.asarray(x[k]) for x in group]) for k in range(len(group[0]))]
+    return batches
+
+
 class PostTrainingQuantization:
     """Post-training int8 quantization of a saved model (PaddleSlim / ``paddle.static.quantization`` API).
 
@@ -182,6 +227,15 @@ class PostTrainingQuantization:
         algo: activation calibration, one of ``abs_max``, ``avg``, ``moving_average``, ``hist``, ``KL``.
         weight_quantize_type: ``channel_wise_abs_max`` (per output channel) or ``abs_max`` (per tensor).
         hist_percent, bins, moving_rate: parameters of ``hist`` / ``KL`` / ``moving_average``.
+        sample_generator, batch_size: single samples, grouped into batches of `batch_size`.
+        quantizable_op_type: Paddle op names (``conv2d``, ``depthwise_conv2d``, ``mul``, ``matmul``,
+            ``matmul_v2``) to quantize; empty: all of them.
+
+    Paddle's other options are accepted at the values that ask for what oar does (8-bit weights and
+    activations, rounding, frozen models) and raise NotImplementedError otherwise. `executor` is not needed;
+    oar always writes the QDQ form (``onnx_format=True``'s; the numbers of ``False``'s fake-quant form are the
+    same), always folds batch norms (``optimize_model``), and `is_use_cache_file`/`cache_dir` are deprecated
+    in Paddle and unused there too.
 
     Example:
         >>> from oar.static import InputSpec
@@ -194,16 +248,38 @@ class PostTrainingQuantization:
         'model/net_int8.pdmodel'
     """
 
-    def __init__(self, executor=None, model_dir=None, model_filename=None, params_filename=None, data_loader=None,
-                 sample_generator=None, batch_generator=None, batch_size=None, batch_nums=None, algo="KL",
-                 weight_quantize_type="channel_wise_abs_max", hist_percent=0.99999, bins=2048, moving_rate=0.9,
-                 **unused):
+    def __init__(self, executor=None, model_dir=None, scope=None, model_filename=None, params_filename=None,
+                 batch_generator=None, sample_generator=None, data_loader=None, batch_size=10, batch_nums=None,
+                 algo="KL", hist_percent=0.99999, quantizable_op_type=(), round_type="round", learning_rate=0.001,
+                 is_full_quantize=False, bias_correction=False, activation_bits=8, weight_bits=8,
+                 activation_quantize_type="range_abs_max", weight_quantize_type="channel_wise_abs_max",
+                 onnx_format=False, freeze_model=True, optimize_model=False, is_use_cache_file=False,
+                 skip_tensor_list=None, same_scale_tensor_list=None, cache_dir=None, scale_dict=None,
+                 return_graph=False, deploy_backend=None, *, bins=2048, moving_rate=0.9):
+        _refuse_unsupported(scope=scope, round_type=round_type, learning_rate=learning_rate,
+                            is_full_quantize=is_full_quantize, bias_correction=bias_correction,
+                            activation_bits=activation_bits, weight_bits=weight_bits,
+                            activation_quantize_type=activation_quantize_type, freeze_model=freeze_model,
+                            skip_tensor_list=skip_tensor_list, same_scale_tensor_list=same_scale_tensor_list,
+                            scale_dict=scale_dict, return_graph=return_graph, deploy_backend=deploy_backend)
         if algo not in ALGOS:
             raise ValueError(f"PostTrainingQuantization: algo must be one of {list(ALGOS)}, got {algo!r}")
         if weight_quantize_type not in ("channel_wise_abs_max", "abs_max"):
             raise ValueError("weight_quantize_type must be 'channel_wise_abs_max' or 'abs_max', got "
                              f"{weight_quantize_type!r}")
-        loader = data_loader if data_loader is not None else (batch_generator or sample_generator)
+        unknown = [t for t in quantizable_op_type if t not in PADDLE_OP_TYPES]
+        if unknown:
+            raise ValueError(f"PostTrainingQuantization: quantizable_op_type {unknown} not supported; oar quantizes "
+                             f"{sorted(PADDLE_OP_TYPES)}")
+        self.op_types = {PADDLE_OP_TYPES[t] for t in quantizable_op_type} or None
+        if data_loader is not None:
+            loader = data_loader
+        elif batch_generator is not None:
+            loader = batch_generator
+        elif sample_generator is not None:
+            loader = _batched(sample_generator, batch_size)
+        else:
+            loader = None
         if loader is None or model_dir is None:
             raise ValueError("PostTrainingQuantization needs model_dir and a data_loader (calibration batches)")
         self.model_dir, self.model_filename, self.params_filename = model_dir, model_filename, params_filename
@@ -250,7 +326,7 @@ class PostTrainingQuantization:
         self.record = rec
         fetch = rec.output_names
         prog = prepare(prog, fetch, scope)
-        ops = quantizable_ops(prog, scope)
+        ops = quantizable_ops(prog, scope, self.op_types)
         watch = list(dict.fromkeys(n for o in ops for n in (o.inputs[QUANTIZABLE[o.type][0]][0],
                                                            o.output_names()[0])))
         observers = {n: make_observer(self.algo, **self.observer_args) for n in watch}
@@ -268,7 +344,7 @@ class PostTrainingQuantization:
                     nonnegative[n] = nonnegative[n] and (a.size == 0 or float(a.min()) >= 0)
         params = {n: activation_params(obs.threshold(), nonnegative[n]) for n, obs in observers.items()}
         self.program = insert_qdq(prog, params, keep=fetch, weight_quantize_type=self.weight_quantize_type,
-                                  scope=scope)
+                                  scope=scope, op_types=self.op_types)
         self.activation_params = params
         return self.program
 

@@ -207,9 +207,9 @@ def test_decorate_o2_master_weights():
     assert net2 is net and opt2 is opt
     assert all(p.dtype == oar.float32 for p in net.parameters())
     x = t([2, 6])
-    with oar.amp.auto_cast(level="O2"):
+    with oar.amp.auto_cast(level="O2", use_promote=False):
         h = x + 1.0
-        assert h.dtype == oar.float16                   # gray op at O2
+        assert h.dtype == oar.float16                   # gray op at O2 without promotion
         out = net(x)
         loss = F.cross_entropy(out, oar.to_tensor([0, 2]))
     assert out.dtype == oar.float16 and loss.dtype == oar.float32
@@ -242,3 +242,33 @@ def test_decorate_unwraps_to_static_functions_and_bound_methods():
         assert net.weight.dtype == oar.float16 and net._amp_level == "O2"
     with pytest.raises(TypeError, match="models must be Layers"):
         oar.amp.decorate(object(), level="O2")
+
+
+def test_o2_use_promote_runs_an_op_meeting_float32_in_float32():
+    """Paddle's rule (GetAmpDestDtype): at O2 with use_promote (the default) an op outside the white list with a
+    float32 input runs in float32; white-list ops stay float16 (issue 25: use_promote was ignored)."""
+    x, w = t([2, 6]), t([6, 3])
+    with oar.amp.auto_cast(level="O2"):
+        assert (x + 1.0).dtype == oar.float32
+        m = oar.matmul(x, w)
+        assert m.dtype == oar.float16
+        assert (m * 2.0).dtype == oar.float16  # float16 only (a Python scalar is no float32 tensor)
+        assert (m + x[:, :3]).dtype == oar.float32
+    with oar.amp.auto_cast(level="O2", use_promote=False):
+        assert (m + x[:, :3]).dtype == oar.float16
+    with oar.amp.auto_cast(level="O1", use_promote=False):  # no effect at O1
+        assert (x + 1.0).dtype == oar.float32
+    lin = nn.Linear(6, 3)  # matmul then a float32 bias Parameter: parameters stand for Paddle's float16 ones
+    with oar.amp.auto_cast(level="O2"):
+        assert lin(x).dtype == oar.float16
+
+
+def test_decorate_master_grad():
+    net = nn.Linear(2, 2)
+    opt = oar.optimizer.SGD(parameters=net.parameters())
+    oar.amp.decorate(net, opt, level="O2", master_grad=True)  # float32 master weights: float32 gradients
+    with oar.amp.auto_cast(level="O2"):
+        net(t([3, 2])).astype("float32").sum().backward()
+    assert net.weight.grad.dtype == oar.float32
+    with pytest.raises(NotImplementedError, match="master_grad=True with master_weight=False"):
+        oar.amp.decorate(nn.Linear(2, 2), level="O2", master_weight=False, master_grad=True)

@@ -177,3 +177,11 @@ def test_spawn_raises_with_the_failing_rank_traceback():
     r = _run([sys.executable, "-c", code])
     assert "CAUGHT spawn: a rank failed" in r.stdout
     assert "KeyError: 'spawned failure'" in r.stdout and "spawn_fns.py" in r.stdout
+
+
+def test_sync_batch_norm_uses_every_ranks_batch(tmp_path):
+    """Issue 25: SyncBatchNorm was plain BatchNorm under DataParallel. Two ranks, half the batch each, must give
+    the outputs, gradients and running statistics of BatchNorm2D on the whole batch."""
+    for rank, res in enumerate(_job("sync_batch_norm_job.py", 2, tmp_path)):
+        for check, diff in res.items():
+            assert diff < 1e-4, f"rank {rank}: {check} differs by {diff}"

@@ -152,3 +152,22 @@ def test_failed_ranks_reads_the_logs(tmp_path):
 def test_timeout_must_be_positive():
     with pytest.raises(ValueError, match="timeout"):
         dist.init_parallel_env(timeout=0)
+
+
+def test_fleet_init_refuses_a_strategy_and_a_role_maker():
+    """Issue 25: fleet.init(strategy=...) was accepted and ignored."""
+    from oar.distributed import fleet
+    with pytest.raises(NotImplementedError, match="DistributedStrategy options are not supported"):
+        fleet.init(is_collective=True, strategy=object())
+    with pytest.raises(NotImplementedError, match="role_maker"):
+        fleet.init(role_maker=object(), is_collective=True)
+
+
+def test_new_group_and_distributed_optimizer_refuse_what_oar_cannot_honour():
+    from oar.distributed import fleet
+    with pytest.raises(ValueError, match="backend='nccl' is not supported"):
+        oar.distributed.new_group(backend="nccl")
+    with pytest.raises(NotImplementedError, match="per-group timeouts"):
+        oar.distributed.new_group(timeout=10)
+    with pytest.raises(NotImplementedError, match="DistributedStrategy"):
+        fleet.distributed_optimizer(oar.optimizer.SGD(parameters=oar.nn.Linear(1, 1).parameters()), strategy=object())

@@ -16,6 +16,9 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 import oar as paddle
 
 _ids = itertools.count()
+# the generated modules must stay on disk while their functions run (to_static reads their source); one folder
+# for all of them, removed when the test process exits (a folder per example was left in /tmp before)
+_GENERATED = tempfile.TemporaryDirectory(prefix="oar-property-")
 
 conds = st.sampled_from(["paddle.sum(x) > {c}", "x[0] < {c}", "paddle.mean(x) >= {c}", "s > {c}",
                          "paddle.sum(x) > {c} and s < {c}", "x[1] > {c} or paddle.mean(x) < -{c}",
@@ -79,7 +82,7 @@ class Obj:
 def _make(lines):
     src = "import oar as paddle\n\n\ndef f(x, n, o):\n" + "".join(f"    {line}\n" for line in _PRELUDE) + \
         "".join(f"    {line}\n" for line in lines) + "    return x + s, d['k'] + L[0] + y\n"
-    path = os.path.join(tempfile.mkdtemp(), f"gen_{next(_ids)}.py")
+    path = os.path.join(_GENERATED.name, f"gen_{next(_ids)}.py")
     with open(path, "w") as fh:
         fh.write(src)
     spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)

@@ -1,5 +1,6 @@
 """Export a function or Layer, run it in onnxruntime, compare with oar eager."""
 import os
+import itertools
 import tempfile
 
 import numpy as np
@@ -18,10 +19,15 @@ def specs_of(arrays, dynamic=False):
             for i, a in enumerate(arrays)]
 
 
+# every exported model goes under one folder, removed when the test process exits (a folder per export was
+# left in /tmp before: ~700 per run)
+EXPORTS = tempfile.TemporaryDirectory(prefix="oar-onnx-tests-")
+_count = itertools.count()
+
+
 def export_model(fn, specs, **kw):
     """Exports and returns (path, checked ModelProto, InferenceSession)."""
-    d = tempfile.mkdtemp()
-    path = oar.onnx.export(fn, os.path.join(d, "m"), input_spec=specs, **kw)
+    path = oar.onnx.export(fn, os.path.join(EXPORTS.name, f"m{next(_count)}"), input_spec=specs, **kw)
     model = onnx.load(path)
     onnx.checker.check_model(model, full_check=True)
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])

@@ -1,7 +1,6 @@
 """Whole models exported to ONNX: checker passes, onnxruntime equals eager, dynamic batch works; control flow as
 If/Loop; clear errors for what cannot be exported."""
 import os
-import tempfile
 
 import numpy as np
 import pytest
@@ -136,8 +135,8 @@ def test_dynamic_spatial_same_padding():
         np.testing.assert_allclose(run(sess, [x])[0], eager(fn, [x])[0], rtol=1e-5, atol=1e-5)
 
 
-def test_paddle_style_path_and_output_name():
-    d = tempfile.mkdtemp()
+def test_paddle_style_path_and_output_name(tmp_path):
+    d = str(tmp_path)
     fn = oar.jit.to_static(lambda x: F.relu(x))
     out = oar.onnx.export(fn, os.path.join(d, "sub", "model"), input_spec=[InputSpec([None, 2], "float32", "x")])
     assert out == os.path.join(d, "sub", "model.onnx") and os.path.exists(out)
@@ -165,13 +164,13 @@ def test_pool_mask_output_is_a_clear_error():
         export_model(oar.jit.to_static(fn), [InputSpec([1, 1, 4, 4], "float32", "x")])
 
 
-def test_bad_config_and_old_opset():
+def test_bad_config_and_old_opset(tmp_path):
     fn = oar.jit.to_static(lambda x: x + 1.0)
     spec = [InputSpec([2], "float32", "x")]
     with pytest.raises(ValueError, match="unknown config"):
-        oar.onnx.export(fn, os.path.join(tempfile.mkdtemp(), "m"), input_spec=spec, bogus=1)
+        oar.onnx.export(fn, str(tmp_path / "m"), input_spec=spec, bogus=1)
     with pytest.raises(ValueError, match="opset_version 9"):
-        oar.onnx.export(fn, os.path.join(tempfile.mkdtemp(), "m"), input_spec=spec, opset_version=9)
+        oar.onnx.export(fn, str(tmp_path / "m"), input_spec=spec, opset_version=9)
 
 
 def test_training_layer_is_exported_in_eval_mode_and_restored():

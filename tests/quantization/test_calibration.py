@@ -32,10 +32,52 @@ def test_hist_percentile_ignores_rare_outliers():
 
 
 def test_kl_clips_rare_outliers_but_keeps_a_compact_range():
-    outliers = [np.concatenate([rng.standard_normal(20000), [40.0, -35.0]]) for _ in range(2)]
-    assert 3.0 < calibrate("KL", outliers, bins=512) < 12.0
+    # Paddle's search starts at half the range: outliers at 40 give a threshold in [20, 40)
+    outliers = [np.concatenate([rng.standard_normal(20000) * 8, [40.0, -35.0]]) for _ in range(2)]
+    assert 20.0 <= calibrate("KL", outliers, bins=512) < 36.0
     compact = [rng.uniform(-2, 2, 20000) for _ in range(2)]
     assert calibrate("KL", compact, bins=512) > 1.8
+
+
+def _mse_optimal_threshold(batches, candidates=400):
+    """The int8 threshold with the least squared quantization error on the data (a grid search): the answer a
+    calibration should approach when the data has no rare outliers."""
+    x = np.concatenate(batches)
+    best = None
+    for t in np.linspace(x.max() / candidates, x.max(), candidates):
+        s = t / 127
+        err = np.mean((np.clip(np.round(x / s), -127, 127) * s - x) ** 2)
+        if best is None or err < best[0]:
+            best = (err, t)
+    return best[1]
+
+
+@pytest.mark.parametrize("draw", [lambda r, n: r.standard_normal(n), lambda r, n: r.laplace(0.0, 1.0, n)],
+                         ids=["normal", "laplace"])
+def test_kl_after_relu_finds_the_least_error_threshold(draw):
+    """Half the values are exact zeros (a ReLU's output); the threshold must still be the one that quantizes the
+    positive part best, not one ~4-16x too tight (the zero spike in the first bin made every wide candidate
+    look bad)."""
+    r = np.random.default_rng(3)
+    batches = [np.maximum(draw(r, 50000), 0.0) for _ in range(3)]
+    best = _mse_optimal_threshold(batches)
+    assert calibrate("KL", batches, bins=2048) == pytest.approx(best, rel=0.1)
+
+
+def test_kl_after_relu_keeps_a_bounded_range_and_clips_outliers():
+    r = np.random.default_rng(4)
+    uniform = [np.maximum(r.uniform(-1, 1, 50000), 0.0) for _ in range(3)]
+    assert calibrate("KL", uniform, bins=2048) == pytest.approx(1.0, abs=0.01)
+    outliers = [np.concatenate([x, [1.6]]) for x in uniform]
+    assert calibrate("KL", outliers, bins=2048) == pytest.approx(1.0, abs=0.02)
+
+
+def test_kl_does_not_clip_a_distribution_into_its_spike():
+    """A normalised MNIST image: 90% background at |x| = 0.42, the strokes spread up to 2.8. Clipping at the
+    spike gives a KL near 0 (P and Q both one spike) and erases every stroke."""
+    r = np.random.default_rng(6)
+    batches = [np.where(r.random(50000) < 0.9, -0.42, r.uniform(-0.42, 2.8, 50000)) for _ in range(3)]
+    assert calibrate("KL", batches, bins=2048) >= 1.4
 
 
 def test_kl_bins_of_a_flat_histogram_keeps_everything():

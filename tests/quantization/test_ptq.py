@@ -163,3 +163,36 @@ def test_onnxruntime_fuses_every_quantized_conv_into_int8_kernels(tmp_path):
     ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     types = [n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx")).graph.node]
     assert types.count("QLinearConv") == 2 and "Conv" not in types
+
+
+def test_options_oar_cannot_honour_are_refused_not_swallowed(tmp_path):
+    """Issue 25: `**unused` took weight_bits=4 and quantized to 8 bits; a misspelt option passed silently."""
+    with pytest.raises(NotImplementedError, match=r"weight_bits=4 not supported.*weight_bits in \[8\]"):
+        PostTrainingQuantization(model_dir=str(tmp_path), data_loader=[np.ones(2)], weight_bits=4)
+    with pytest.raises(NotImplementedError, match="round_type='adaround'"):
+        PostTrainingQuantization(model_dir=str(tmp_path), data_loader=[np.ones(2)], round_type="adaround")
+    with pytest.raises(TypeError, match="weigth_bits"):
+        PostTrainingQuantization(model_dir=str(tmp_path), data_loader=[np.ones(2)], weigth_bits=8)
+    with pytest.raises(ValueError, match=r"quantizable_op_type \['pool2d'\] not supported"):
+        PostTrainingQuantization(model_dir=str(tmp_path), data_loader=[np.ones(2)], quantizable_op_type=["pool2d"])
+
+
+def test_quantizable_op_type_and_sample_generator(tmp_path):
+    net = oar.nn.Sequential(oar.nn.Conv2D(1, 2, 3), oar.nn.Flatten(), oar.nn.Linear(2 * 4 * 4, 3))
+    prefix = str(tmp_path / "net")
+    oar.jit.save(net, prefix, input_spec=[oar.static.InputSpec([None, 1, 6, 6], "float32", "x")])
+    rng = np.random.default_rng(0)
+
+    def samples():
+        for _ in range(5):
+            yield (rng.standard_normal((1, 6, 6)).astype("float32"),)
+    ptq = PostTrainingQuantization(model_dir=prefix, sample_generator=samples, batch_size=2, algo="abs_max",
+                                   quantizable_op_type=["mul"])
+    ops = ptq.quantize().global_block().ops
+    producer = {n: o.type for o in ops for n in o.output_names()}
+    conv = next(o for o in ops if o.type == "fused_conv2d")
+    lin = next(o for o in ops if o.type == "fused_linear")
+    assert producer.get(conv.inputs["filter"][0]) != "dequantize_linear"  # conv2d not asked for: float weights
+    assert producer[lin.inputs["w"][0]] == "dequantize_linear"
+    grouped = PostTrainingQuantization(model_dir=prefix, sample_generator=samples, batch_size=2)
+    assert [b[0].shape for b in grouped._batches(["x"])] == [(2, 1, 6, 6), (2, 1, 6, 6), (1, 1, 6, 6)]

@@ -101,3 +101,15 @@ def test_pretrained_without_published_weights_is_refused_clearly(build):
     # (published weights are fetched on request: tests/vision/test_pretrained.py)
     with pytest.raises(ValueError, match="publishes no pretrained weights"):
         build(pretrained=True)
+
+
+def test_wide_resnet_is_wide_and_basic_block_refuses_a_width():
+    """Issue 25: ResNet(BasicBlock, 18, width=128) built a plain resnet18."""
+    import oar
+    from oar.vision.models import BasicBlock, ResNet, wide_resnet50_2
+    model = wide_resnet50_2(num_classes=10)
+    assert model.layer1[0].conv1.weight.shape == [128, 64, 1, 1]
+    assert sum(p.size for p in model.parameters()) == 66922954  # Paddle 3.3.1's wide_resnet50_2(num_classes=10)
+    with pytest.raises(ValueError, match="BasicBlock supports only groups=1 and width 64"):
+        ResNet(BasicBlock, 18, width=128)
+    assert oar.vision.models.wide_resnet101_2 is not None

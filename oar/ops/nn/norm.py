@@ -161,7 +161,12 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
         >>> y = F.instance_norm(oar.to_tensor([[[[1.0, 3.0]], [[2.0, 2.0]]]]))
         >>> [round(v, 3) for v in y.numpy().ravel().tolist()]
         [-1.0, 1.0, 0.0, 0.0]
+
+    Paddle documents `running_mean`, `running_var` and `use_input_stats` as obsolete and its kernel never reads
+    them nor `momentum`: each sample is always normalised by its own statistics. oar raises for any of them set
+    to something that would need running statistics, rather than ignore it.
     """
+    refuse_running_stats("instance_norm", running_mean, running_var, use_input_stats, momentum)
     channels_last = data_format[-1] == "C"
     if channels_last:
         x = S.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
@@ -170,6 +175,19 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     d = x - mean
     var = M.mean(d * d, axis=axes, keepdim=True)
     return _channel_affine(d * M.rsqrt(var + eps), weight, bias, channels_last)
+
+
+def refuse_running_stats(what, running_mean=None, running_var=None, use_input_stats=True, momentum=0.9):
+    """Instance norm keeps no running statistics (nor does Paddle's): arguments asking for them raise."""
+    asked = [n for n, v in (("running_mean", running_mean), ("running_var", running_var)) if v is not None]
+    if not use_input_stats:
+        asked.append("use_input_stats=False")
+    if momentum != 0.9:
+        asked.append(f"momentum={momentum!r}")
+    if asked:
+        raise ValueError(f"{what}: {', '.join(asked)} not supported: instance norm always normalises each sample by "
+                         "its own statistics and keeps no running ones (Paddle documents these arguments as "
+                         "obsolete and ignores them); use BatchNorm for running statistics")
 
 
 def _channel_affine(out, weight, bias, channels_last):

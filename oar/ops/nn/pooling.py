@@ -116,7 +116,8 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                data_format="NCHW", name=None):
-    """2-D average pooling; ``exclusive=True`` leaves padding out of the average.
+    """2-D average pooling; ``exclusive=True`` leaves padding out of the average; `divisor_override` divides each
+    window's sum by that number instead.
 
     Example:
         >>> import oar.nn.functional as F
@@ -126,23 +127,37 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
         >>> F.avg_pool2d(x, 2, padding=1, exclusive=False).numpy().tolist()
         [[[[0.25, 0.25], [0.25, 0.25]]]]
     """
-    out = _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 2, exclusive=exclusive)
-    if divisor_override:
-        k = _tuple(kernel_size, 2, "kernel_size")
-        out = out * (k[0] * k[1] / float(divisor_override))
-    return out
+    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format, 2)
+
+
+def _avg_pool(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format, nd):
+    """Average pooling; with `divisor_override` each window's sum divided by it. Paddle 3.3.1 instead scales the
+    ``exclusive`` average by ``prod(kernel_size) / divisor_override``, which differs from the sum over the
+    divisor where a window overlaps the padding; oar follows the documented meaning (PyTorch's too)."""
+    if not divisor_override:
+        return _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, nd, exclusive=exclusive)
+    if divisor_override < 0 or int(divisor_override) != divisor_override:
+        raise ValueError(f"avg_pool{nd}d: divisor_override must be a positive int, got {divisor_override!r}")
+    volume = 1
+    for k in _tuple(kernel_size, nd, "kernel_size"):
+        volume *= k
+    window_sums = _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, nd, exclusive=False)
+    return window_sums * (volume / float(divisor_override))
 
 
 def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                data_format="NCDHW", name=None):
-    """3-D average pooling of NCDHW input; ``exclusive=True`` leaves padding out of the average.
+    """3-D average pooling of NCDHW input; ``exclusive=True`` leaves padding out of the average;
+    `divisor_override` divides each window's sum by that number instead.
 
     Example:
         >>> import oar.nn.functional as F
         >>> F.avg_pool3d(oar.ones([1, 2, 4, 4, 4]), kernel_size=2, stride=2).shape
         [1, 2, 2, 2, 2]
+        >>> F.avg_pool3d(oar.ones([1, 1, 2, 2, 2]), kernel_size=2, divisor_override=4).numpy().ravel().tolist()
+        [2.0]
     """
-    return _pool("avg", x, kernel_size, stride, padding, ceil_mode, data_format, 3, exclusive=exclusive)
+    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format, 3)
 
 
 def _pad1d(padding):

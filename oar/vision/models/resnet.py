@@ -13,6 +13,9 @@ class BasicBlock(nn.Layer):
                  norm_layer=None):
         super().__init__()
         norm_layer = norm_layer or nn.BatchNorm2D
+        if groups != 1 or base_width != 64:
+            raise ValueError(f"BasicBlock supports only groups=1 and width 64 (got groups={groups}, "
+                             f"width={base_width}): wide ResNets and ResNeXt use BottleneckBlock (wide_resnet50_2)")
         if dilation > 1:
             raise NotImplementedError("BasicBlock: dilation > 1 is not supported")
         self.conv1 = nn.Conv2D(inplanes, planes, 3, padding=1, stride=stride, bias_attr=False)
@@ -157,3 +160,19 @@ def resnet101(pretrained=False, **kwargs):
 def resnet152(pretrained=False, **kwargs):
     """ResNet-152."""
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+def wide_resnet50_2(pretrained=False, **kwargs):
+    """Wide ResNet-50-2: ResNet-50 with bottlenecks twice as wide (width 128).
+
+    Example:
+        >>> model = oar.vision.models.wide_resnet50_2(num_classes=10)
+        >>> model.layer1[0].conv1.weight.shape
+        [128, 64, 1, 1]
+    """
+    return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, width=128, **kwargs)
+
+
+def wide_resnet101_2(pretrained=False, **kwargs):
+    """Wide ResNet-101-2: ResNet-101 with bottlenecks twice as wide (width 128)."""
+    return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, width=128, **kwargs)
