@@ -10,6 +10,7 @@ from ..static import control_flow as cf
 from ..static import builder
 from ..tensor.methods import TensorMethods
 from . import log
+from .effects import static_region
 from .places import Snapshot
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
@@ -50,6 +51,11 @@ def convert_ifelse(pred, true_fn, false_fn, get, set_, places, in_try=None):
     kinds = [k for _, k in places]
     outs = [i for i, k in enumerate(kinds) if k != "dead"]
     log.info(2, f"{_site()}: `if` on a static value -> cond op over {[names[i] for i in outs]}")
+    with static_region():
+        _static_if(pred, true_fn, false_fn, get, set_, kinds, outs, names)
+
+
+def _static_if(pred, true_fn, false_fn, get, set_, kinds, outs, names):
     init = list(get())
     snap = Snapshot(init, kinds)
 

@@ -52,6 +52,7 @@ def convert_function(fn):
             entry = _CODE_CACHE[code] = _transform(fn)
         new_code, text, ctx = entry
         conv = Converted(_rebind(fn, new_code), text, ctx)
+        conv.fn.__oar_ctx__ = ctx
         fn.__dict__[_FN_KEY] = conv
         return conv
 

@@ -21,7 +21,7 @@ from ..static.scope import Scope
 from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
-from . import errors, log
+from . import effects, errors, guards, log
 from ..static.capture import capturing
 from .concrete import ConcreteProgram, ProgramCache, _spec_of  # noqa: F401  (ConcreteProgram: public here too)
 from .convert import ConversionError, convert_function
@@ -79,6 +79,7 @@ class StaticFunction:
         self._training = True
         self._full_graph = full_graph
         self._segmented = None  # full_graph=False and a graph break found: the function run as pieces
+        self.retrace_reasons = []  # why a cached program's guards failed and the function was traced again
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -224,8 +225,8 @@ class StaticFunction:
         fast = self._fast_key(args) if not kwargs and not self._check else None
         if fast is not None:  # hot path: plain tensor arguments seen before
             cp = self._fast.get(fast)
-            if cp is not None:
-                return cp.pack_outputs(cp.runner(*args))
+            if cp is not None and (cp.guards is None or cp.guards.check(args, kwargs) is None):
+                return cp.pack_outputs(cp.runner(*args), args, kwargs)
         if self._conv is None:
             if self._eager_reason is None:
                 try:
@@ -239,18 +240,18 @@ class StaticFunction:
                 return self._eager(self._eager_reason, args, kwargs)
         leaves, tree = _flat_args(args, kwargs)
         try:
-            cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+            cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs), (args, kwargs))
         except Exception as e:
             from .graph_break import is_break
             if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>":
                 raise
             return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
-        if fast is not None and len(self._fast) < MAX_FAST:  # (with an input_spec too: the exact signature was
-            self._fast[fast] = cp                             # checked against it once, and stays accepted)
+        if fast is not None and (fast in self._fast or len(self._fast) < MAX_FAST):  # (with an input_spec too:
+            self._fast[fast] = cp   # the exact signature was checked against it once, and stays accepted)                            # checked against it once, and stays accepted)
         if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
-        return cp.pack_outputs(cp.runner(*tensors))
+        return cp.pack_outputs(cp.runner(*tensors), args, kwargs)
 
     def _eager(self, reason, args, kwargs):
         if not self._warned_eager:
@@ -300,22 +301,35 @@ class StaticFunction:
             out.append(a)
         return out
 
-    def _cached(self, leaves, tree, leaf_names):
-        """The ConcreteProgram for flattened arguments, traced once per signature (`leaf_names()` gives the
-        input names, asked for only when a program is built)."""
+    def _cached(self, leaves, tree, leaf_names, call=None):
+        """The ConcreteProgram for flattened arguments, traced once per signature and again when its guards
+        fail (`leaf_names()` gives the input names, asked for only when a program is built; `call`: the
+        call's (args, kwargs), which the guards read)."""
         leaves = self._with_specs(leaves)
         key = self._key(leaves)
         cp = self.program_cache.get(key)
-        if cp is None:
+        if cp is None or not self._guards_hold(cp, call):
             with self._lock:  # never a half-built program: another thread waits for this trace and uses it
                 cp = self.program_cache.get(key)
-                if cp is None:
+                reason = None
+                if cp is not None and call is not None and cp.guards is not None:
+                    reason = cp.guards.check(*call)
+                if cp is None or reason is not None:
                     names = leaf_names()
-                    cp = self._build(leaves, tree, names)
+                    cp = self._build(leaves, tree, names, call)
                     cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
-                    self.program_cache.add(key, cp, self.__name__, names)
+                    if reason is not None:
+                        self.retrace_reasons.append(reason)
+                        log.info(1, f"tracing '{self.__name__}' again: {reason}")
+                        self.program_cache.replace(key, cp)
+                    else:
+                        self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
+
+    @staticmethod
+    def _guards_hold(cp, call):
+        return cp.guards is None or call is None or cp.guards.check(*call) is None
 
     def with_dynamic_batch(self, cp):
         """`cp` traced again with dim 0 of every tensor argument unknown (what `oar.jit.save` writes for a
@@ -339,7 +353,7 @@ class StaticFunction:
             [-1, 784]
         """
         leaves, tree = _flat_args(args, kwargs)
-        return self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+        return self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs), (args, kwargs))
 
     def _leaf_names(self, args, kwargs):
         """A name per flattened argument leaf, in `_flat_args` order: `x`, `xs_0`, `d_w`, a keyword's name."""
@@ -361,8 +375,16 @@ class StaticFunction:
             rec(v, k)
         return out
 
-    def _build(self, leaves, tree, names):
+    def _build(self, leaves, tree, names, call=None):
         fn, conv = self._converted()
+        call_args, call_kwargs = call if call is not None else cf.unflatten(tree, leaves)
+        rec = effects.Recorder(self._full_graph)
+        plain = getattr(fn, "__func__", fn)
+        rec.guards.add_function(plain, guards.param_getters(plain, self._layer, call_args, call_kwargs),
+                                call_args, call_kwargs)
+        rec.adopt_args(call_args, call_kwargs)
+        rec.adopt(self._layer)
+        rec.enter_function(plain)
         if log.code_level():
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
@@ -371,7 +393,7 @@ class StaticFunction:
         train = TrainCapture(main, scope)
         try:
             with (builder.program_guard(main, startup), builder.static_mode(True), capturing(train),
-                  builder.BUILDER.binding(main, scope)):
+                  builder.BUILDER.binding(main, scope), effects.recording(rec)):
                 new = []
                 for i, a in enumerate(leaves):
                     spec = _spec_of(a)
@@ -386,9 +408,11 @@ class StaticFunction:
                     v.stop_gradient = spec.dtype.kind not in "fc"
                     inputs.append(v)
                     new.append(v)
-                args, kwargs = cf.unflatten(tree, new)
+                args, kwargs = effects.bind_args(rec, call_args, call_kwargs, new)
                 input_names = [v.name for v in inputs]
                 out = fn(*args, **kwargs)
+                replay = rec.finish()
+                out_template = replay.build(out) if effects.needs_template(out, rec) else None
                 # an in-place op on an input rebinds its Python object to the result; the feed is the original
                 inputs = [main.global_block().vars[n] for n in input_names]
                 out_leaves, out_tree = cf.flatten(out)
@@ -402,6 +426,8 @@ class StaticFunction:
                     fixed.append(v)
         except Exception as e:
             raise errors.attach(e, self.__name__, "converting") from None
+        finally:
+            rec.undo()
         outputs = [v for v in fixed if isinstance(v, Variable)]
         from .undefined import UndefinedVar
         for v in fixed:
@@ -409,7 +435,9 @@ class StaticFunction:
                 raise v.error()
         training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training, scope)
-        cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
+        cp.replay = replay if replay or out_template is not None else None
+        cp.out_template = out_template
+        cp.guards = rec.guards if len(rec.guards) else None
         cp.train = train.finish() if train.used else None
         if self._build_strategy is not None and cp.train is None:
             cp.apply_build_strategy(self._build_strategy)
@@ -423,7 +451,7 @@ class StaticFunction:
         with no_grad():
             expected = self.dygraph_function(*args, **kwargs)
         set_rng_state(state)
-        got = cp.pack_outputs(cp.runner(*tensors))
+        got = cp.pack_outputs(cp.runner(*tensors), args, kwargs)
         el, _ = cf.flatten(expected)
         gl, _ = cf.flatten(got)
         if len(el) != len(gl):
@@ -437,32 +465,6 @@ class StaticFunction:
                                      f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
                                      f"max abs diff {diff})")
         return got
-
-
-def _attribute_writes(fn, paths, args, kwargs):
-    """(object, attribute, tree, leaves) for each attribute path the function assigns (`self.h`, `o.v`: the
-    analysis lists them) that holds static values after tracing: the program fetches those values and the
-    call sets them on the object, as running the function eagerly would have."""
-    if not paths:
-        return []
-    try:
-        scope = inspect.signature(fn).bind(*args, **kwargs).arguments
-    except TypeError:
-        scope = {}
-    found, seen = [], set()
-    for path in paths:
-        root, *attrs = path.split(".")
-        obj = scope[root] if root in scope else getattr(fn, "__globals__", {}).get(root)
-        for a in attrs[:-1]:
-            obj = getattr(obj, a, None)
-        if obj is None or (id(obj), attrs[-1]) in seen:
-            continue
-        value = getattr(obj, attrs[-1], None)
-        leaves, tree = cf.flatten(value)
-        if any(isinstance(v, Variable) for v in leaves):
-            seen.add((id(obj), attrs[-1]))
-            found.append((obj, attrs[-1], tree, leaves))
-    return found
 
 
 def _check_spec(fn_name, k, t, spec):

@@ -1,0 +1,247 @@
+"""Guards: the Python values a traced program depended on, checked before each run of the cached program.
+
+A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it
+saw into the program. Each such value is written down when the trace starts, as a cheap check: the value for
+immutables (ints, strings, tuples of them), the contents for lists/dicts/sets, the identity for any other
+object. A cached program runs only while all its checks hold; otherwise the function is traced again and the
+reason ("global 'g' changed from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in
+`StaticFunction.retrace_reasons`. Tensor arguments and Python arguments are part of the cache key already.
+
+Example:
+    >>> g = 1
+    >>> def bump():
+    ...     global g
+    ...     g = g + 1
+    ...     return g
+    >>> sf = oar.jit.to_static(bump)
+    >>> [sf(), sf(), sf()]
+    [2, 3, 4]
+    >>> sf.retrace_reasons[0]
+    "global 'g' changed from 1 to 2"
+"""
+import ast
+import dis
+import types
+
+from ..tensor.methods import TensorMethods
+
+MISSING = object()
+MAX_ITEMS = 256  # a container with more items is checked by identity and length only
+_VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
+_GLOBAL_OPS = {"LOAD_GLOBAL", "LOAD_NAME"}
+_READS = {}   # code object -> global names its code (and nested code) loads
+_PATHS = {}   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
+
+
+def global_reads(code):
+    """The global names `code` and its nested code objects load (cached per code object)."""
+    hit = _READS.get(code)
+    if hit is None:
+        names = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for ins in dis.get_instructions(c):
+                if ins.opname in _GLOBAL_OPS:
+                    names.add(ins.argval)
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        names.discard("_jst")
+        hit = _READS[code] = tuple(sorted(names))
+    return hit
+
+
+def param_paths(fn):
+    """Attribute chains rooted at `fn`'s parameters that its body reads (`self.fc`, `cfg.scale`)."""
+    code = fn.__code__
+    hit = _PATHS.get(code)
+    if hit is None:
+        hit = _PATHS[code] = _scan_paths(fn)
+    return hit
+
+
+def _scan_paths(fn):
+    from .convert import ConversionError, function_tree
+    try:
+        fdef = function_tree(fn).body[0]
+    except (ConversionError, SyntaxError):
+        return ()
+    a = fdef.args
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    parents = {}
+    for node in ast.walk(fdef):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    found = set()
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Attribute) or isinstance(parents.get(node), ast.Attribute):
+            continue
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in params:
+            continue
+        chain.reverse()
+        if isinstance(node.ctx, ast.Store) and not isinstance(parents.get(node), ast.AugAssign):
+            chain = chain[:-1]  # `self.h = ...` reads only `self`
+        if chain:
+            found.add((base.id,) + tuple(chain))
+    return tuple(sorted(found))
+
+
+def signature(v, depth=0):
+    """What a guard compares: the value of an immutable, the contents of a container, else the identity."""
+    t = type(v)
+    if t in _VALUE_TYPES:
+        return (t, v)
+    if t is tuple or (isinstance(v, tuple) and depth < 4):
+        return (t, tuple(signature(e, depth + 1) for e in v)) if depth < 4 else ("id", id(v))
+    if isinstance(v, (list, dict, set)) and not isinstance(v, TensorMethods):
+        if depth >= 4 or len(v) > MAX_ITEMS:
+            return ("id", id(v), len(v))
+        if isinstance(v, dict):
+            return (t, id(v), tuple((k, signature(e, depth + 1)) for k, e in v.items()))
+        return (t, id(v), tuple(signature(e, depth + 1) for e in v))
+    if t is types.MethodType:
+        return ("method", id(v.__func__), id(v.__self__))
+    return ("id", id(v))
+
+
+def _keep(v):
+    """References that keep the ids a signature holds valid (no reuse while the guard lives)."""
+    if isinstance(v, (list, set, tuple)):
+        return (v, tuple(v))
+    if isinstance(v, dict):
+        return (v, tuple(v.values()))
+    if isinstance(v, types.MethodType):
+        return (v.__func__, v.__self__)
+    return v
+
+
+def describe(v):
+    if v is MISSING:
+        return "undefined"
+    if type(v) in _VALUE_TYPES or isinstance(v, tuple):
+        text = repr(v)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(v, (list, dict, set)):
+        return f"a {type(v).__name__} of {len(v)} items"
+    return f"another {type(v).__name__} object"
+
+
+class Guard:
+    """One check: `read(args, kwargs)` gives the current value, compared with the one seen when tracing."""
+    __slots__ = ("what", "read", "expected", "value", "keep", "identity")
+
+    def __init__(self, what, read, value):
+        self.what, self.read, self.value = what, read, value
+        self.expected = signature(value)
+        self.identity = self.expected[0] == "id" and len(self.expected) == 2
+        self.keep = _keep(value)
+
+    def holds(self, args, kwargs):
+        v = self.read(args, kwargs)
+        if self.identity:
+            return v is self.value
+        return signature(v) == self.expected
+
+    def reason(self, args, kwargs):
+        return f"{self.what} changed from {describe(self.value)} to {describe(self.read(args, kwargs))}"
+
+
+class GuardSet:
+    """The guards of one ConcreteProgram (deduplicated by what they read)."""
+
+    def __init__(self):
+        self.guards = []
+        self._seen = set()
+
+    def __len__(self):
+        return len(self.guards)
+
+    def check(self, args, kwargs):
+        """None when every guard holds, else the reason of the first that does not."""
+        for g in self.guards:
+            if not g.holds(args, kwargs):
+                return g.reason(args, kwargs)
+        return None
+
+    def _add(self, key, what, read, args=(), kwargs=None):
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        try:
+            value = read(args, kwargs or {})
+        except Exception:
+            return
+        self.guards.append(Guard(what, read, value))
+
+    def add_function(self, fn, reads_params=None, args=(), kwargs=None):
+        """Guards for what `fn` (a converted function about to run) reads from its globals and closure; with
+        `reads_params` ((name, getter) of the call's parameters), also the attribute chains on them."""
+        g = fn.__globals__
+        for name in global_reads(fn.__code__):
+            self._add(("global", id(g), name), f"global '{name}'",
+                      lambda a, k, g=g, name=name: g.get(name, MISSING))
+        orig = getattr(fn, "__wrapped_original__", fn)
+        for name, cell in zip(orig.__code__.co_freevars, orig.__closure__ or ()):
+            self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c))
+        if reads_params is None:
+            return
+        for path in param_paths(orig):
+            getter = reads_params.get(path[0])
+            if getter is None:
+                continue
+            root = getter(args, kwargs or {})
+            if isinstance(root, (TensorMethods, list, tuple, dict)) or type(root) in _VALUE_TYPES:
+                continue  # keyed already
+            path = path[:1] + _stable(root, path[1:])
+            if len(path) > 1:
+                self._add(("path",) + path, ".".join(path),
+                          lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p), args, kwargs)
+
+
+def param_getters(fn, layer, args, kwargs):
+    """name -> getter(args, kwargs) for each parameter of `fn` as this call passes it (`self`: the layer)."""
+    code = getattr(fn, "__wrapped_original__", fn).__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    out = {}
+    offset = 0
+    if layer is not None and names:
+        out[names[0]] = lambda a, k, o=layer: o
+        offset = 1
+    for i, name in enumerate(names[offset:]):
+        if i < len(args):
+            out[name] = lambda a, k, i=i: a[i] if i < len(a) else MISSING
+        elif name in kwargs:
+            out[name] = lambda a, k, n=name: k.get(n, MISSING)
+    return out
+
+
+def _cell(c):
+    try:
+        return c.cell_contents
+    except ValueError:
+        return MISSING
+
+
+def _stable(obj, attrs):
+    """The part of an attribute chain worth checking: it stops at a tensor (what follows is computed from it)
+    and before a property (computed at each access)."""
+    out = []
+    for a in attrs:
+        if isinstance(obj, TensorMethods) or isinstance(getattr(type(obj), a, None), property):
+            break
+        out.append(a)
+        obj = getattr(obj, a, MISSING)
+        if obj is MISSING:
+            break
+    return tuple(out)
+
+
+def _chain(obj, attrs):
+    for a in attrs:
+        if obj is MISSING:
+            return MISSING
+        obj = getattr(obj, a, MISSING)
+    return obj
