@@ -55,6 +55,7 @@ class ConcreteProgram:
         self.replay = None                # effects.Replay: the changes to outside objects, made after each run
         self.out_template = None          # the returned value as an effects template (when flattening can't)
         self.guards = None                # guards.GuardSet: what the trace read from outside, checked per call
+        self.guard = None                 # its checks as one function (args, kwargs) -> bool
         self._escape_checked = False
         self.train = None                 # the TrainCapture when the function is a whole training step
 

@@ -130,11 +130,12 @@ def describe(v):
 
 
 class Guard:
-    """One check: `read(args, kwargs)` gives the current value, compared with the one seen when tracing."""
-    __slots__ = ("what", "read", "expected", "value", "keep", "identity")
+    """One check: `read(args, kwargs)` gives the current value, compared with the one seen when tracing;
+    `source` is the same read as a Python expression over `a`, `k` and the names in `env`."""
+    __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env")
 
-    def __init__(self, what, read, value):
-        self.what, self.read, self.value = what, read, value
+    def __init__(self, what, read, value, source, env):
+        self.what, self.read, self.value, self.source, self.env = what, read, value, source, env
         self.expected = signature(value)
         self.identity = self.expected[0] == "id" and len(self.expected) == 2
         self.keep = _keep(value)
@@ -155,18 +156,42 @@ class GuardSet:
     def __init__(self):
         self.guards = []
         self._seen = set()
+        self._fast = None
 
     def __len__(self):
         return len(self.guards)
 
     def check(self, args, kwargs):
         """None when every guard holds, else the reason of the first that does not."""
+        if self.compiled()(args, kwargs):
+            return None
         for g in self.guards:
             if not g.holds(args, kwargs):
                 return g.reason(args, kwargs)
         return None
 
-    def _add(self, key, what, read, args=(), kwargs=None):
+    def compiled(self):
+        return self._fast or self._compile()
+
+    def _compile(self):
+        """All checks as one generated function (what runs on every warm call): one expression per guard,
+        joined by `and`; a read that raises means "does not hold" (the loop above then names the reason)."""
+        env, conds = {"_M": MISSING, "_sig": signature}, []
+        for i, g in enumerate(self.guards):
+            env.update(g.env)
+            if g.identity:
+                env[f"_v{i}"] = g.value
+                conds.append(f"({g.source}) is _v{i}")
+            else:
+                env[f"_e{i}"] = g.expected
+                conds.append(f"_sig({g.source}) == _e{i}")
+        src = "def check(a, k):\n    try:\n        return " + (" and ".join(conds) or "True") + \
+            "\n    except Exception:\n        return False\n"
+        exec(compile(src, "<oar.jit guards>", "exec"), env)
+        self._fast = env["check"]
+        return self._fast
+
+    def _add(self, key, what, read, source, env, args=(), kwargs=None):
         if key in self._seen:
             return
         self._seen.add(key)
@@ -174,31 +199,37 @@ class GuardSet:
             value = read(args, kwargs or {})
         except Exception:
             return
-        self.guards.append(Guard(what, read, value))
+        self.guards.append(Guard(what, read, value, source, env))
+        self._fast = None
 
     def add_function(self, fn, reads_params=None, args=(), kwargs=None):
         """Guards for what `fn` (a converted function about to run) reads from its globals and closure; with
         `reads_params` ((name, getter) of the call's parameters), also the attribute chains on them."""
         g = fn.__globals__
+        n = len(self._seen)
         for name in global_reads(fn.__code__):
-            self._add(("global", id(g), name), f"global '{name}'",
-                      lambda a, k, g=g, name=name: g.get(name, MISSING))
+            n += 1
+            self._add(("global", id(g), name), f"global '{name}'", lambda a, k, g=g, name=name: g.get(name, MISSING),
+                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g})
         orig = getattr(fn, "__wrapped_original__", fn)
         for name, cell in zip(orig.__code__.co_freevars, orig.__closure__ or ()):
-            self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c))
+            n += 1
+            self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c),
+                      f"_c{n}.cell_contents", {f"_c{n}": cell})
         if reads_params is None:
             return
         for path in param_paths(orig):
-            getter = reads_params.get(path[0])
-            if getter is None:
+            found = reads_params.get(path[0])
+            if found is None:
                 continue
+            getter, root_source, root_env = found
             root = getter(args, kwargs or {})
             if isinstance(root, (TensorMethods, list, tuple, dict)) or type(root) in _VALUE_TYPES:
                 continue  # keyed already
             path = path[:1] + _stable(root, path[1:])
             if len(path) > 1:
-                self._add(("path",) + path, ".".join(path),
-                          lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p), args, kwargs)
+                self._add(("path",) + path, ".".join(path), lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
+                          _path_source(root, root_source, path[1:]), root_env, args, kwargs)
 
 
 def param_getters(fn, layer, args, kwargs):
@@ -208,13 +239,13 @@ def param_getters(fn, layer, args, kwargs):
     out = {}
     offset = 0
     if layer is not None and names:
-        out[names[0]] = lambda a, k, o=layer: o
+        out[names[0]] = (lambda a, k, o=layer: o, "_self", {"_self": layer})
         offset = 1
     for i, name in enumerate(names[offset:]):
         if i < len(args):
-            out[name] = lambda a, k, i=i: a[i] if i < len(a) else MISSING
+            out[name] = (lambda a, k, i=i: a[i] if i < len(a) else MISSING, f"a[{i}]", {})
         elif name in kwargs:
-            out[name] = lambda a, k, n=name: k.get(n, MISSING)
+            out[name] = (lambda a, k, n=name: k.get(n, MISSING), f"k[{name!r}]", {})
     return out
 
 
@@ -237,6 +268,24 @@ def _stable(obj, attrs):
         if obj is MISSING:
             break
     return tuple(out)
+
+
+_STORES = ("_parameters", "_sub_layers", "_buffers")  # where a Layer's __getattr__ finds parameters and sublayers
+
+
+def _path_source(obj, source, attrs):
+    """The expression reading `attrs` from `obj` (whose expression is `source`); a Layer's parameter or
+    sublayer is read from its store directly (what its Python-level `__getattr__` would do, without the call)."""
+    for a in attrs:
+        d = getattr(obj, "__dict__", None)
+        store = None
+        if type(d) is dict and a not in d and hasattr(type(obj), "__getattr__"):
+            store = next((s for s in _STORES if type(d.get(s)) is dict and a in d[s]), None)
+            if store is None:
+                store = next((s for s in _STORES if isinstance(d.get(s), dict) and a in d[s]), None)
+        source = f"{source}.{store}[{a!r}]" if store is not None else f"{source}.{a}"
+        obj = getattr(obj, a, MISSING)
+    return source
 
 
 def _chain(obj, attrs):

@@ -80,6 +80,7 @@ class StaticFunction:
         self._full_graph = full_graph
         self._segmented = None  # full_graph=False and a graph break found: the function run as pieces
         self.retrace_reasons = []  # why a cached program's guards failed and the function was traced again
+        self._piece = False     # a program piece of a split function: its graph breaks go to the whole function
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -129,7 +130,7 @@ class StaticFunction:
             breaks.add(index)
             self._segmented = graph_break.SegmentedFunction(
                 self._function, tree, breaks,
-                lambda f: StaticFunction(f, build_strategy=self._build_strategy, check=self._check))
+                lambda f: _piece(f, self._build_strategy, self._check))
             try:
                 return self._call_pieces(args, kwargs)
             except Exception as e:
@@ -225,7 +226,7 @@ class StaticFunction:
         fast = self._fast_key(args) if not kwargs and not self._check else None
         if fast is not None:  # hot path: plain tensor arguments seen before
             cp = self._fast.get(fast)
-            if cp is not None and (cp.guards is None or cp.guards.check(args, kwargs) is None):
+            if cp is not None and (cp.guard is None or cp.guard(args, kwargs)):
                 return cp.pack_outputs(cp.runner(*args), args, kwargs)
         if self._conv is None:
             if self._eager_reason is None:
@@ -243,7 +244,7 @@ class StaticFunction:
             cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs), (args, kwargs))
         except Exception as e:
             from .graph_break import is_break
-            if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>":
+            if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>" or self._piece:
                 raise
             return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
@@ -438,6 +439,7 @@ class StaticFunction:
         cp.replay = replay if replay or out_template is not None else None
         cp.out_template = out_template
         cp.guards = rec.guards if len(rec.guards) else None
+        cp.guard = cp.guards.compiled() if cp.guards is not None else None
         cp.train = train.finish() if train.used else None
         if self._build_strategy is not None and cp.train is None:
             cp.apply_build_strategy(self._build_strategy)
@@ -465,6 +467,14 @@ class StaticFunction:
                                      f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
                                      f"max abs diff {diff})")
         return got
+
+
+def _piece(fn, build_strategy, check):
+    """A program piece of a function split at graph breaks: traced with `full_graph=False` semantics (Python
+    values stay Python), its own breaks raised to the function, which splits there too."""
+    sf = StaticFunction(fn, build_strategy=build_strategy, full_graph=False, check=check)
+    sf._piece = True
+    return sf
 
 
 def _check_spec(fn_name, k, t, spec):
