@@ -248,8 +248,10 @@ class StaticFunction:
                 raise
             return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
-        if fast is not None and (fast in self._fast or len(self._fast) < MAX_FAST):  # (with an input_spec too:
-            self._fast[fast] = cp   # the exact signature was checked against it once, and stays accepted)                            # checked against it once, and stays accepted)
+        # (with an input_spec too: the exact signature was checked against it once, and stays accepted; a
+        # program traced again after its guards failed replaces the old one)
+        if fast is not None and (fast in self._fast or len(self._fast) < MAX_FAST):
+            self._fast[fast] = cp
         if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
         return cp.pack_outputs(cp.runner(*tensors), args, kwargs)
