@@ -126,6 +126,7 @@ class Recorder:
         self.arg_paths = {}  # id -> how the object is reached from the call's arguments
         from .guards import GuardSet
         self.guards = GuardSet()
+        self._globals = []   # the globals dicts of the converted functions run
         self._functions = set()
 
     def enter_function(self, fn):
@@ -189,6 +190,8 @@ class Recorder:
         external, and its `global`/`nonlocal` names are bindings whose final values are replayed."""
         from .guards import global_reads
         g = fn.__globals__
+        if not any(d is g for d in self._globals):
+            self._globals.append(g)
         reads = global_reads(fn.__code__)
         self.adopt(*[g[n] for n in reads if n in g])
         cells = fn.__closure__ or ()
@@ -258,6 +261,27 @@ class Recorder:
             if new is not old:
                 ops.append((kind, holder, name, new))
         return Replay(ops, self)
+
+    def check_untracked(self, function_name, program):
+        """After `undo()`: raises EscapeError if an object reachable from the roots, or a global of a converted
+        function, still holds a static Variable (put there by code whose changes are not logged)."""
+        module_level = [v for g in self._globals for v in g.values() if type(v) in (list, dict, set)]
+        for o in list(self.external.values()) + self._globals + module_level:
+            if isinstance(o, (list, tuple, set, frozenset)):
+                items = o
+            elif isinstance(o, dict):
+                items = o.values()
+            elif type(getattr(o, "__dict__", None)) is dict and not isinstance(o, _OPAQUE):
+                items = o.__dict__.values()
+            else:
+                continue
+            for v in items:
+                if isinstance(v, Variable) and not v.persistable and getattr(v.block, "program", None) is program:
+                    raise EscapeError(
+                        f"to_static('{function_name}'): the static value '{v.name}' was left in a "
+                        f"{type(o).__name__} that outlives the call, by code whose changes oar does not track (a "
+                        "helper marked not_to_static, a C extension, ...). Static values exist only while the "
+                        "program is built: return the value instead, or let converted code store it")
 
     def undo(self):
         """Puts every external object back as it was before the trace (the replay applies the changes)."""

@@ -147,6 +147,8 @@ class Guard:
         return signature(v) == self.expected
 
     def reason(self, args, kwargs):
+        if self.what.endswith("replaced or removed"):
+            return self.what
         return f"{self.what} changed from {describe(self.value)} to {describe(self.read(args, kwargs))}"
 
 
@@ -182,6 +184,9 @@ class GuardSet:
             if g.identity:
                 env[f"_v{i}"] = g.value
                 conds.append(f"({g.source}) is _v{i}")
+            elif type(g.value) in (int, str, bool, type(None)):  # exact type and value, no signature call
+                env[f"_v{i}"], env[f"_t{i}"] = g.value, type(g.value)
+                conds.append(f"(_x := {g.source}).__class__ is _t{i} and _x == _v{i}")
             else:
                 env[f"_e{i}"] = g.expected
                 conds.append(f"_sig({g.source}) == _e{i}")
@@ -201,6 +206,12 @@ class GuardSet:
             return
         self.guards.append(Guard(what, read, value, source, env))
         self._fast = None
+
+    def add_layer_edits(self):
+        """Guards the parameter and sublayer objects the program holds: any replaced or removed one retraces."""
+        from ..nn.layer import LAYER_EDITS
+        self._add(("layer-edits",), "a Layer's parameter, sublayer or buffer was replaced or removed",
+                  lambda a, k: LAYER_EDITS.count, "_le.count", {"_le": LAYER_EDITS})
 
     def add_function(self, fn, reads_params=None, args=(), kwargs=None):
         """Guards for what `fn` (a converted function about to run) reads from its globals and closure; with
@@ -257,11 +268,13 @@ def _cell(c):
 
 
 def _stable(obj, attrs):
-    """The part of an attribute chain worth checking: it stops at a tensor (what follows is computed from it)
-    and before a property (computed at each access)."""
+    """The part of an attribute chain worth checking: it stops at a tensor (what follows is computed from it),
+    before a property (computed at each access) and before a Layer's parameter or sublayer (the `LAYER_EDITS`
+    guard covers those)."""
     out = []
     for a in attrs:
-        if isinstance(obj, TensorMethods) or isinstance(getattr(type(obj), a, None), property):
+        if isinstance(obj, TensorMethods) or isinstance(getattr(type(obj), a, None), property) or \
+                _store_of(obj, a) is not None:
             break
         out.append(a)
         obj = getattr(obj, a, MISSING)
@@ -273,19 +286,17 @@ def _stable(obj, attrs):
 _STORES = ("_parameters", "_sub_layers", "_buffers")  # where a Layer's __getattr__ finds parameters and sublayers
 
 
+def _store_of(obj, attr):
+    """The store (`_parameters`, ...) a Layer's `__getattr__` finds `attr` in, or None."""
+    d = getattr(obj, "__dict__", None)
+    if type(d) is not dict or attr in d or not hasattr(type(obj), "__getattr__"):
+        return None
+    return next((s for s in _STORES if isinstance(d.get(s), dict) and attr in d[s]), None)
+
+
 def _path_source(obj, source, attrs):
-    """The expression reading `attrs` from `obj` (whose expression is `source`); a Layer's parameter or
-    sublayer is read from its store directly (what its Python-level `__getattr__` would do, without the call)."""
-    for a in attrs:
-        d = getattr(obj, "__dict__", None)
-        store = None
-        if type(d) is dict and a not in d and hasattr(type(obj), "__getattr__"):
-            store = next((s for s in _STORES if type(d.get(s)) is dict and a in d[s]), None)
-            if store is None:
-                store = next((s for s in _STORES if isinstance(d.get(s), dict) and a in d[s]), None)
-        source = f"{source}.{store}[{a!r}]" if store is not None else f"{source}.{a}"
-        obj = getattr(obj, a, MISSING)
-    return source
+    """The expression reading `attrs` from `obj` (whose expression is `source`)."""
+    return source + "".join(f".{a}" for a in attrs)
 
 
 def _chain(obj, attrs):

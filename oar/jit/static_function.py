@@ -428,9 +428,10 @@ class StaticFunction:
                         v = assign(v)
                     fixed.append(v)
         except Exception as e:
-            raise errors.attach(e, self.__name__, "converting") from None
-        finally:
             rec.undo()
+            raise errors.attach(e, self.__name__, "converting") from None
+        rec.undo()
+        rec.check_untracked(self.__name__, main)
         outputs = [v for v in fixed if isinstance(v, Variable)]
         from .undefined import UndefinedVar
         for v in fixed:
@@ -440,6 +441,8 @@ class StaticFunction:
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training, scope)
         cp.replay = replay if replay or out_template is not None else None
         cp.out_template = out_template
+        if scope.vars or self._layer is not None:
+            rec.guards.add_layer_edits()
         cp.guards = rec.guards if len(rec.guards) else None
         cp.guard = cp.guards.compiled() if cp.guards is not None else None
         cp.train = train.finish() if train.used else None
