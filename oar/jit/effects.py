@@ -266,7 +266,11 @@ class Recorder:
         """After `undo()`: raises EscapeError if an object reachable from the roots, or a global of a converted
         function, still holds a static Variable (put there by code whose changes are not logged)."""
         module_level = [v for g in self._globals for v in g.values() if type(v) in (list, dict, set)]
-        for o in list(self.external.values()) + self._globals + module_level:
+        # what functions the trace could reach keep in their closures (a not_to_static helper's list)
+        cells = [_cell_value(c) for f in self.external.values() if isinstance(f, types.FunctionType)
+                 for c in f.__closure__ or ()]
+        cells = [v for v in cells if type(v) in (list, dict, set)]
+        for o in list(self.external.values()) + self._globals + module_level + cells:
             if isinstance(o, (list, tuple, set, frozenset)):
                 items = o
             elif isinstance(o, dict):
