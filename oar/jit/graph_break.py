@@ -30,6 +30,7 @@ Example:
 import ast
 import inspect
 import linecache
+import types
 
 from ..static.variable import StaticValueError
 from . import log
@@ -137,10 +138,12 @@ def _split(fdef, body, breaks):
     pinned = closure_names(fdef)
     pinned = set() if not isinstance(pinned, set) else pinned
     pieces = []
+    # `global` / `nonlocal` names are shared through the module and the cells, never passed between pieces
+    shared = {n for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
     for k, (stmts, graph) in enumerate(runs):
         later = _reads([s for st, _ in runs[k + 1:] for s in st]) | pinned
-        inputs = sorted(_reads(stmts) & defined)
-        assigned = _assigns(stmts)
+        inputs = sorted((_reads(stmts) & defined) - shared)
+        assigned = _assigns(stmts) - shared
         outputs = sorted(assigned & later)
         defined |= assigned
         pieces.append(_Piece(stmts, graph, inputs, outputs, tail=k == len(runs) - 1))
@@ -170,6 +173,9 @@ def _compile(fn, fdef, piece):
         outs = ast.Tuple([ast.Name(n, ast.Load()) for n in piece.outputs], ast.Load())
         end = ast.Return(ast.Tuple([ast.Constant(False), ast.Constant(None), outs], ast.Load()))
         stmts.append(ast.copy_location(end, piece.stmts[-1]))
+    # the function's `global` / `nonlocal` declarations hold in every piece (they bind the same names)
+    declared = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
+    stmts = [copy.deepcopy(s) for s in declared if s not in piece.stmts] + stmts
     args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in piece.inputs], vararg=None, kwonlyargs=[],
                          kw_defaults=[], kwarg=None, defaults=[])
     new = ast.FunctionDef(name=fdef.name, args=args, body=stmts, decorator_list=[], returns=None, **_NO_TYPE_PARAMS)
@@ -183,13 +189,11 @@ def _compile(fn, fdef, piece):
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     ns = {}
     exec(compile(module, fn.__code__.co_filename, "exec"), fn.__globals__, ns)
-    cells = []
-    for c in fn.__closure__ or ():
-        try:
-            cells.append(c.cell_contents)
-        except ValueError:
-            cells.append(None)
-    piece_fn = ns["__oar_piece_factory"](*cells)
+    # the piece shares the function's closure cells (a `nonlocal` write reaches the enclosing function)
+    made = ns["__oar_piece_factory"](*([None] * len(free)))
+    cells = dict(zip(free, fn.__closure__ or ()))
+    piece_fn = types.FunctionType(made.__code__, fn.__globals__, made.__name__, None,
+                                  tuple(cells[n] for n in made.__code__.co_freevars))
     piece_fn.__qualname__ = fn.__qualname__
     piece_fn.__module__ = fn.__module__
     piece_fn.__oar_ast__ = ast.Module(body=[copy.deepcopy(new)], type_ignores=[])
