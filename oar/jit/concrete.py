@@ -17,7 +17,8 @@ from ..static.input_spec import InputSpec
 from ..static.scope import Scope
 from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
-from . import effects, log
+from . import log
+from .replay import check_no_variables, make
 
 MAX_PROGRAMS_WARN = 8
 _RUNNER_LOCK = threading.Lock()  # a program called from two threads at once gets one runner
@@ -52,8 +53,8 @@ class ConcreteProgram:
         self.run_scope = self.scope       # its values: `scope`, plus what folding passes computed from it
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
-        self.replay = None                # effects.Replay: the changes to outside objects, made after each run
-        self.out_template = None          # the returned value as an effects template (when flattening can't)
+        self.replay = None                # replay.Replay: the changes to outside objects, made after each run
+        self.out_template = None          # the returned value as a replay template (when flattening can't)
         self.guards = None                # guards.GuardSet: what the trace read from outside, checked per call
         self.guard = None                 # its checks as one function (args, kwargs) -> bool
         self._escape_checked = False
@@ -120,10 +121,10 @@ class ConcreteProgram:
         check = not self._escape_checked  # once per program: nothing static reached the caller's objects
         self._escape_checked = True
         self.replay.apply(extra, memo, args, kwargs, self.function_name if check else None)
-        result = effects.make(self.out_template, extra, memo) if self.out_template is not None else \
+        result = make(self.out_template, extra, memo) if self.out_template is not None else \
             self.pack(flat_values[:n])
         if check:
-            effects.check_no_variables(result, "the returned value", self.function_name)
+            check_no_variables(result, "the returned value", self.function_name)
         return result
 
     def pack(self, flat_values):

@@ -22,6 +22,7 @@ from ..static.variable import Variable
 from ..tensor.methods import TensorMethods
 from ..tensor.tensor import Tensor
 from . import effects, errors, guards, log
+from . import replay as replay_mod
 from ..static.capture import capturing
 from .concrete import ConcreteProgram, ProgramCache, _spec_of  # noqa: F401  (ConcreteProgram: public here too)
 from .convert import ConversionError, convert_function
@@ -415,7 +416,7 @@ class StaticFunction:
                 input_names = [v.name for v in inputs]
                 out = fn(*args, **kwargs)
                 replay = rec.finish()
-                out_template = replay.build(out) if effects.needs_template(out, rec) else None
+                out_template = replay.build(out) if replay_mod.needs_template(out, rec) else None
                 # an in-place op on an input rebinds its Python object to the result; the feed is the original
                 inputs = [main.global_block().vars[n] for n in input_names]
                 out_leaves, out_tree = cf.flatten(out)
