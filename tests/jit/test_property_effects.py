@@ -12,7 +12,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import oar as paddle
-from oar.static.variable import Variable
+
+Variable = paddle.static.Variable
 
 _ids = itertools.count()
 

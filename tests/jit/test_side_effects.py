@@ -10,7 +10,8 @@ import pytest
 
 import oar as paddle
 from oar.jit.effects import EscapeError
-from oar.static.variable import Variable
+
+Variable = paddle.static.Variable
 
 GL = []
 GD = {}
