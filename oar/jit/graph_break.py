@@ -66,30 +66,58 @@ class SegmentedFunction:
     """`fn` run as pieces split at the top-level statements listed in `breaks` (their indices)."""
 
     def __init__(self, fn, tree, breaks, make_static):
-        self.fn, self.breaks = fn, sorted(breaks)
-        fdef = tree.body[0]
-        body = list(fdef.body)
+        self.fn, self.breaks, self.make_static = fn, [], make_static
+        self.fdef = tree.body[0]
         self.filename = fn.__code__.co_filename
+        self.graph_breaks = []
+        self._rebuild(breaks)
+
+    def _rebuild(self, breaks):
+        fn, fdef, body = self.fn, self.fdef, list(self.fdef.body)
+        new = sorted(set(breaks) - set(self.breaks))
+        self.breaks = sorted(breaks)
         self.pieces = _split(fdef, body, set(breaks))
         self.graph_breaks = [(body[i].lineno, linecache.getline(self.filename, body[i].lineno).strip())
                              for i in self.breaks]
         for p in self.pieces:
             piece_fn = _compile(fn, fdef, p)
-            p.call = make_static(piece_fn) if p.graph else piece_fn
-        for line, src in self.graph_breaks:
-            log.info(1, f"'{fn.__name__}': graph break at {self.filename}:{line} ({src}): it runs as Python "
-                     "between programs")
+            p.call = self.make_static(piece_fn) if p.graph else piece_fn
+        for i in new:
+            log.info(1, f"'{fn.__name__}': graph break at {self.filename}:{body[i].lineno} "
+                     f"({linecache.getline(self.filename, body[i].lineno).strip()}): it runs as Python between "
+                     "programs")
+
+    def _split_piece(self, piece, error):
+        """`piece` (a program) raised graph break `error` before changing anything (its trace was undone): the
+        function is split there too; returns the index of the piece now starting where `piece` started."""
+        body = self.fdef.body
+        line = break_line(error, self.filename, piece.lines[0], piece.lines[1])
+        index = next((i for i, st in enumerate(body) if st.lineno <= (line or -1) <= st.end_lineno), None)
+        if index is None or index in self.breaks or len(self.breaks) >= MAX_BREAKS:
+            raise error
+        self._rebuild(self.breaks + [index])
+        return next(k for k, p in enumerate(self.pieces) if p.stmts[0] is piece.stmts[0])
 
     def __call__(self, *args, **kwargs):
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         bound.apply_defaults()
         env = dict(bound.arguments)
-        for p in self.pieces:
+        k = 0
+        while k < len(self.pieces):
+            p = self.pieces[k]
             missing = [n for n in p.inputs if n not in env]
             if missing:
                 raise UnboundLocalError(f"local variable '{missing[0]}' is used at {self.filename}:{p.lines[0]} "
                                         "before it is assigned")
-            result = p.call(*[env[n] for n in p.inputs])
+            try:
+                result = p.call(*[env[n] for n in p.inputs])
+            except Exception as e:
+                # a break found in a later piece: split there and go on from it (what ran before is not rerun)
+                if not p.graph or not is_break(e):
+                    raise
+                k = self._split_piece(p, e)
+                continue
+            k += 1
             if p.tail:
                 return result
             returned, value, outs = result
