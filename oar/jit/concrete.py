@@ -188,8 +188,10 @@ def _why(key, old, arg_names=()):
     for i in diffs:
         a, b = prev[i], key[i]
         if i == len(key) - 1:
-            out.append(f"auto_cast changed from {a or 'off'} to {b or 'off'}")
+            out.append("the nesting of the arguments' lists, tuples and dicts changed")
         elif i == len(key) - 2:
+            out.append(f"auto_cast changed from {a or 'off'} to {b or 'off'}")
+        elif i == len(key) - 3:
             out.append(f"train/eval mode changed to {'train' if b else 'eval'}")
         else:
             name = f"'{arg_names[i]}'" if i < len(arg_names) else str(i)

@@ -274,7 +274,7 @@ class StaticFunction:
             key.append(d.dtype)
         return tuple(key)
 
-    def _key(self, leaves):
+    def _key(self, leaves, tree=None):
         parts = []
         for a in leaves:
             if isinstance(a, TensorMethods):
@@ -290,6 +290,7 @@ class StaticFunction:
                     parts.append(("py-id", id(a)))
         parts.append(self.training)
         parts.append(STATE.amp)  # oar.amp.auto_cast settings: the casts are ops of the program
+        parts.append(_frozen(tree))  # the nesting: {'n': 0} + [1.0] and {'n': 0, 'b': 1.0} + [] differ
         return tuple(parts)
 
     def _with_specs(self, leaves):
@@ -310,7 +311,7 @@ class StaticFunction:
         fail (`leaf_names()` gives the input names, asked for only when a program is built; `call`: the
         call's (args, kwargs), which the guards read)."""
         leaves = self._with_specs(leaves)
-        key = self._key(leaves)
+        key = self._key(leaves, tree)
         cp = self.program_cache.get(key)
         if cp is None or not self._guards_hold(cp, call):
             with self._lock:  # never a half-built program: another thread waits for this trace and uses it
@@ -473,6 +474,13 @@ class StaticFunction:
                                      f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
                                      f"max abs diff {diff})")
         return got
+
+
+def _frozen(tree):
+    """A flatten tree as a hashable value."""
+    if isinstance(tree, (list, tuple)):
+        return tuple(_frozen(t) for t in tree)
+    return tree
 
 
 def _piece(fn, build_strategy, check):
