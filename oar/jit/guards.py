@@ -239,8 +239,17 @@ class GuardSet:
                 continue  # keyed already
             path = path[:1] + _stable(root, path[1:])
             if len(path) > 1:
-                self._add(("path",) + path, ".".join(path), lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
+                self._add(("path", root_source) + path, ".".join(path), lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
                           _path_source(root, root_source, path[1:]), root_env, args, kwargs)
+
+
+def add_object_method(guards, fn, obj):
+    """Guards for a converted method of `obj` (a Layer: its identity is fixed while `LAYER_EDITS` holds) run
+    in a trace: what it reads from its globals and closure, and the attribute chains it reads from `self`."""
+    code = fn.__code__
+    first = code.co_varnames[0] if code.co_argcount else None
+    params = {first: (lambda a, k, o=obj: o, f"_o{id(obj)}", {f"_o{id(obj)}": obj})} if first else None
+    guards.add_function(fn, params)
 
 
 def param_getters(fn, layer, args, kwargs):

@@ -95,7 +95,12 @@ def convert_call(fn):
                               "(oar.sum, oar.where, ...), return the tensor and call .numpy() outside, or mark the "
                               "helper that needs NumPy with @oar.jit.not_to_static.")
         inner = convert_call(fn.__func__)
-        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+        if inner is fn.__func__:
+            return fn
+        if rec is not None and isinstance(fn.__self__, _layer.Layer):
+            from .guards import add_object_method
+            add_object_method(rec.guards, fn.__func__, fn.__self__)
+        return types.MethodType(inner, fn.__self__)
     return fn  # a Layer converts its user-defined forward in Layer.__call__ (static_forward below)
 
 
@@ -108,7 +113,13 @@ def static_forward(layer):
     if not isinstance(fwd, types.FunctionType):
         return layer.forward
     conv = convert_call(fwd)
-    return layer.forward if conv is fwd else types.MethodType(conv, layer)
+    if conv is fwd:
+        return layer.forward
+    rec = CURRENT.recorder
+    if rec is not None:
+        from .guards import add_object_method
+        add_object_method(rec.guards, fwd, layer)
+    return types.MethodType(conv, layer)
 
 
 def _static_value(var, method):

@@ -167,3 +167,36 @@ def test_no_retrace_while_nothing_changes_and_the_reason_is_logged(capsys):
 def test_immutables_are_compared_by_value_and_type(value, other):
     from oar.jit.guards import signature
     assert signature(value) == signature(value) and signature(value) != signature(other)
+
+
+class Block(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.gain = 1.0
+
+    def forward(self, x):
+        return x * self.gain
+
+
+class Outer(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.shift = 0.0
+
+    def helper(self, x):
+        return x + self.shift
+
+    def forward(self, x):
+        return self.helper(self.block(x))
+
+
+def test_attributes_read_by_sublayers_and_methods_are_guarded():
+    net = Outer()
+    sf = paddle.jit.to_static(net)
+    assert sf(T(1.0)).numpy().tolist() == [1.0]
+    net.block.gain = 3.0
+    assert sf(T(1.0)).numpy().tolist() == [3.0]
+    net.shift = 10.0
+    assert sf(T(1.0)).numpy().tolist() == [13.0]
+    assert [r.split(" changed")[0] for r in net.forward.retrace_reasons] == ["self.gain", "self.shift"]
