@@ -239,7 +239,8 @@ class GuardSet:
                 continue  # keyed already
             path = path[:1] + _stable(root, path[1:])
             if len(path) > 1:
-                self._add(("path", root_source) + path, ".".join(path), lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
+                self._add(("path", root_source) + path, ".".join(path),
+                          lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
                           _path_source(root, root_source, path[1:]), root_env, args, kwargs)
 
 
