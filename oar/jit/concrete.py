@@ -18,6 +18,7 @@ from ..graph.scope import Scope
 from ..graph.variable import Variable
 from ..core.tensor_methods import TensorMethods
 from . import log
+from .replay import check_no_variables, make
 
 MAX_PROGRAMS_WARN = 8
 _RUNNER_LOCK = threading.Lock()  # a program called from two threads at once gets one runner
@@ -52,7 +53,11 @@ class ConcreteProgram:
         self.run_scope = self.scope       # its values: `scope`, plus what folding passes computed from it
         self.passes = []
         self._frozen = None               # (tensor, array) pairs baked into run_program by folding passes
-        self.side_effects = []            # (object, attribute, tree, leaves): attributes the function sets
+        self.replay = None                # replay.Replay: the changes to outside objects, made after each run
+        self.out_template = None          # the returned value as a replay template (when flattening can't)
+        self.guards = None                # guards.GuardSet: what the trace read from outside, checked per call
+        self.guard = None                 # its checks as one function (args, kwargs) -> bool
+        self._escape_checked = False
         self.train = None                 # the TrainCapture when the function is a whole training step
 
     @property
@@ -103,18 +108,24 @@ class ConcreteProgram:
 
     @property
     def side_outputs(self):
-        """Variables the function leaves in object attributes: fetched too, and set on the objects after a run."""
-        return [v for *_, leaves in self.side_effects for v in leaves if isinstance(v, Variable)]
+        """Variables the replay writes into outside objects (or the returned template holds): fetched too."""
+        return list(self.replay.variables) if self.replay is not None else []
 
-    def pack_outputs(self, flat_values):
-        """What a run returns: the values after those for `outputs` are set on the attributes the function
-        assigned (`self.cache = h` in a converted forward); the rest rebuilds the output structure (`pack`)."""
-        if self.side_effects:
-            it = iter(flat_values[len(self.outputs):])
-            for obj, attr, tree, leaves in self.side_effects:
-                setattr(obj, attr, pytree.unflatten(tree, [next(it) if isinstance(v, Variable) else v for v in leaves]))
-            flat_values = flat_values[:len(self.outputs)]
-        return self.pack(flat_values)
+    def pack_outputs(self, flat_values, args=(), kwargs=None):
+        """What a run returns. The values after those for `outputs` feed the replay of the function's changes to
+        outside objects (`effects.Replay`), made first, in program order; then the output is rebuilt."""
+        if self.replay is None:
+            return self.pack(flat_values)
+        n = len(self.outputs)
+        extra, memo = flat_values[n:], {}
+        check = not self._escape_checked  # once per program: nothing static reached the caller's objects
+        self._escape_checked = True
+        self.replay.apply(extra, memo, args, kwargs, self.function_name if check else None)
+        result = make(self.out_template, extra, memo) if self.out_template is not None else \
+            self.pack(flat_values[:n])
+        if check:
+            check_no_variables(result, "the returned value", self.function_name)
+        return result
 
     def pack(self, flat_values):
         """The function's output structure rebuilt from values for `outputs` (in order)."""
@@ -141,6 +152,10 @@ class ProgramCache:
 
     def get(self, key):
         return self._programs.get(key)
+
+    def replace(self, key, cp):
+        """`cp` instead of the program cached for `key` (whose guards failed)."""
+        self._programs[key] = cp
 
     def add(self, key, cp, name, arg_names=()):
         if self._programs:
@@ -173,8 +188,10 @@ def _why(key, old, arg_names=()):
     for i in diffs:
         a, b = prev[i], key[i]
         if i == len(key) - 1:
-            out.append(f"auto_cast changed from {a or 'off'} to {b or 'off'}")
+            out.append("the nesting of the arguments' lists, tuples and dicts changed")
         elif i == len(key) - 2:
+            out.append(f"auto_cast changed from {a or 'off'} to {b or 'off'}")
+        elif i == len(key) - 3:
             out.append(f"train/eval mode changed to {'train' if b else 'eval'}")
         else:
             name = f"'{arg_names[i]}'" if i < len(arg_names) else str(i)

@@ -11,6 +11,7 @@ from ..graph import pytree
 from ..graph import builder
 from ..core.tensor_methods import TensorMethods
 from . import log
+from .effects import graph_break_wanted, static_region
 from .places import Snapshot
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
@@ -51,6 +52,11 @@ def convert_ifelse(pred, true_fn, false_fn, get, set_, places, in_try=None):
     kinds = [k for _, k in places]
     outs = [i for i, k in enumerate(kinds) if k != "dead"]
     log.info(2, f"{_site()}: `if` on a static value -> cond op over {[names[i] for i in outs]}")
+    with static_region():
+        _static_if(pred, true_fn, false_fn, get, set_, kinds, outs, names)
+
+
+def _static_if(pred, true_fn, false_fn, get, set_, kinds, outs, names):
     init = list(get())
     snap = Snapshot(init, kinds)
 
@@ -274,29 +280,44 @@ def _bool_var(v):
     return full([1], bool(v), "bool")
 
 
-def convert_logical_and(lhs, rhs):
-    """`lhs() and rhs()`; on a static lhs the right side is traced inside a cond, so it runs only if needed."""
+def _value_break(a, op, value):
+    """`op` on the static value `a` whose result Python code sees as a value: with full_graph=False a graph
+    break (the statement runs as Python, as eager code), with full_graph=True Paddle's convention (a bool
+    tensor)."""
+    if value and graph_break_wanted():
+        from .errors import unsupported
+        raise unsupported(f"`{op}` on the static value '{a.name}' used as a value (Python code sees "
+                          f"{'a Python bool' if op == 'not' else 'one of the operands'})",
+                          "With full_graph=False it runs as Python (a graph break).")
+
+
+def convert_logical_and(lhs, rhs, value=False):
+    """`lhs() and rhs()`; on a static lhs the right side is traced inside a cond, so it runs only if needed.
+    `value`: the result is used as a value, not only as a condition (`_value_break`)."""
     a = lhs()
     if not is_var(a):
         return rhs() if a else a
+    _value_break(a, "and", value)
     a = _bool_var(a)
     return static_branches(_pred(a), lambda: [_bool_var(rhs())], lambda: [a], ("<and>",))[0]
 
 
-def convert_logical_or(lhs, rhs):
+def convert_logical_or(lhs, rhs, value=False):
     """`lhs() or rhs()`, lazily."""
     a = lhs()
     if not is_var(a):
         return a if a else rhs()
+    _value_break(a, "or", value)
     a = _bool_var(a)
     return static_branches(_pred(a), lambda: [a], lambda: [_bool_var(rhs())], ("<or>",))[0]
 
 
-def convert_logical_not(x):
+def convert_logical_not(x, value=False):
     if not is_var(x):
         if isinstance(x, UndefinedVar):
             raise x.error()
         return not x
+    _value_break(x, "not", value)
     from ..ops.logic import logical_not
     from ..ops.math import cast
     return logical_not(x if x.dtype.kind == "b" else cast(x, "bool"))

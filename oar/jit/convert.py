@@ -18,7 +18,8 @@ from .transformers import STEPS
 from .transformers.base import HELPER_RE, Context, to_source
 
 CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
-_CODE_CACHE = {}             # original code object -> (new code, Converted template)
+_CODE_CACHE = {}             # (original code object, its file) -> (new code, Converted template); code objects
+                             # compare equal across files when their bodies are the same
 _FN_KEY = "__oar_converted__"  # fn.__dict__ key: fn's Converted twin (owned by fn, so it dies with fn and its closure)
 _LOCK = threading.RLock()    # two threads converting at once: each function is transformed once, caches stay whole
 
@@ -52,11 +53,13 @@ def convert_function(fn):
         if not isinstance(fn, types.FunctionType):
             raise ConversionError(f"{fn!r} is not a Python function (a {type(fn).__name__}); it is called as it is")
         code = fn.__code__
-        entry = _CODE_CACHE.get(code)
+        key = (code, code.co_filename)
+        entry = _CODE_CACHE.get(key)
         if entry is None:
-            entry = _CODE_CACHE[code] = _transform(fn)
+            entry = _CODE_CACHE[key] = _transform(fn)
         new_code, text, ctx = entry
         conv = Converted(_rebind(fn, new_code), text, ctx)
+        conv.fn.__oar_ctx__ = ctx
         fn.__dict__[_FN_KEY] = conv
         return conv
 

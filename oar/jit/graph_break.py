@@ -30,6 +30,7 @@ Example:
 import ast
 import inspect
 import linecache
+import types
 
 from ..graph.variable import StaticValueError
 from . import log
@@ -65,30 +66,58 @@ class SegmentedFunction:
     """`fn` run as pieces split at the top-level statements listed in `breaks` (their indices)."""
 
     def __init__(self, fn, tree, breaks, make_static):
-        self.fn, self.breaks = fn, sorted(breaks)
-        fdef = tree.body[0]
-        body = list(fdef.body)
+        self.fn, self.breaks, self.make_static = fn, [], make_static
+        self.fdef = tree.body[0]
         self.filename = fn.__code__.co_filename
+        self.graph_breaks = []
+        self._rebuild(breaks)
+
+    def _rebuild(self, breaks):
+        fn, fdef, body = self.fn, self.fdef, list(self.fdef.body)
+        new = sorted(set(breaks) - set(self.breaks))
+        self.breaks = sorted(breaks)
         self.pieces = _split(fdef, body, set(breaks))
         self.graph_breaks = [(body[i].lineno, linecache.getline(self.filename, body[i].lineno).strip())
                              for i in self.breaks]
         for p in self.pieces:
             piece_fn = _compile(fn, fdef, p)
-            p.call = make_static(piece_fn) if p.graph else piece_fn
-        for line, src in self.graph_breaks:
-            log.info(1, f"'{fn.__name__}': graph break at {self.filename}:{line} ({src}): it runs as Python "
-                     "between programs")
+            p.call = self.make_static(piece_fn) if p.graph else piece_fn
+        for i in new:
+            log.info(1, f"'{fn.__name__}': graph break at {self.filename}:{body[i].lineno} "
+                     f"({linecache.getline(self.filename, body[i].lineno).strip()}): it runs as Python between "
+                     "programs")
+
+    def _split_piece(self, piece, error):
+        """`piece` (a program) raised graph break `error` before changing anything (its trace was undone): the
+        function is split there too; returns the index of the piece now starting where `piece` started."""
+        body = self.fdef.body
+        line = break_line(error, self.filename, piece.lines[0], piece.lines[1])
+        index = next((i for i, st in enumerate(body) if st.lineno <= (line or -1) <= st.end_lineno), None)
+        if index is None or index in self.breaks or len(self.breaks) >= MAX_BREAKS:
+            raise error
+        self._rebuild(self.breaks + [index])
+        return next(k for k, p in enumerate(self.pieces) if p.stmts[0] is piece.stmts[0])
 
     def __call__(self, *args, **kwargs):
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         bound.apply_defaults()
         env = dict(bound.arguments)
-        for p in self.pieces:
+        k = 0
+        while k < len(self.pieces):
+            p = self.pieces[k]
             missing = [n for n in p.inputs if n not in env]
             if missing:
                 raise UnboundLocalError(f"local variable '{missing[0]}' is used at {self.filename}:{p.lines[0]} "
                                         "before it is assigned")
-            result = p.call(*[env[n] for n in p.inputs])
+            try:
+                result = p.call(*[env[n] for n in p.inputs])
+            except Exception as e:
+                # a break found in a later piece: split there and go on from it (what ran before is not rerun)
+                if not p.graph or not is_break(e):
+                    raise
+                k = self._split_piece(p, e)
+                continue
+            k += 1
             if p.tail:
                 return result
             returned, value, outs = result
@@ -137,10 +166,12 @@ def _split(fdef, body, breaks):
     pinned = closure_names(fdef)
     pinned = set() if not isinstance(pinned, set) else pinned
     pieces = []
+    # `global` / `nonlocal` names are shared through the module and the cells, never passed between pieces
+    shared = {n for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
     for k, (stmts, graph) in enumerate(runs):
         later = _reads([s for st, _ in runs[k + 1:] for s in st]) | pinned
-        inputs = sorted(_reads(stmts) & defined)
-        assigned = _assigns(stmts)
+        inputs = sorted((_reads(stmts) & defined) - shared)
+        assigned = _assigns(stmts) - shared
         outputs = sorted(assigned & later)
         defined |= assigned
         pieces.append(_Piece(stmts, graph, inputs, outputs, tail=k == len(runs) - 1))
@@ -170,6 +201,9 @@ def _compile(fn, fdef, piece):
         outs = ast.Tuple([ast.Name(n, ast.Load()) for n in piece.outputs], ast.Load())
         end = ast.Return(ast.Tuple([ast.Constant(False), ast.Constant(None), outs], ast.Load()))
         stmts.append(ast.copy_location(end, piece.stmts[-1]))
+    # the function's `global` / `nonlocal` declarations hold in every piece (they bind the same names)
+    declared = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
+    stmts = [copy.deepcopy(s) for s in declared if s not in piece.stmts] + stmts
     args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in piece.inputs], vararg=None, kwonlyargs=[],
                          kw_defaults=[], kwarg=None, defaults=[])
     new = ast.FunctionDef(name=fdef.name, args=args, body=stmts, decorator_list=[], returns=None, **_NO_TYPE_PARAMS)
@@ -183,13 +217,11 @@ def _compile(fn, fdef, piece):
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     ns = {}
     exec(compile(module, fn.__code__.co_filename, "exec"), fn.__globals__, ns)
-    cells = []
-    for c in fn.__closure__ or ():
-        try:
-            cells.append(c.cell_contents)
-        except ValueError:
-            cells.append(None)
-    piece_fn = ns["__oar_piece_factory"](*cells)
+    # the piece shares the function's closure cells (a `nonlocal` write reaches the enclosing function)
+    made = ns["__oar_piece_factory"](*([None] * len(free)))
+    cells = dict(zip(free, fn.__closure__ or ()))
+    piece_fn = types.FunctionType(made.__code__, fn.__globals__, made.__name__, None,
+                                  tuple(cells[n] for n in made.__code__.co_freevars))
     piece_fn.__qualname__ = fn.__qualname__
     piece_fn.__module__ = fn.__module__
     piece_fn.__oar_ast__ = ast.Module(body=[copy.deepcopy(new)], type_ignores=[])

@@ -9,6 +9,7 @@ from ..graph import pytree
 from ..core.tensor_methods import TensorMethods
 from . import log
 from .control import _SCALARS, _site, convert_ifelse, convert_logical_not, is_array, is_var
+from .effects import static_region
 from .places import Snapshot
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
@@ -250,6 +251,11 @@ def _to_array(v, dtype=None):
 
 
 def _static_loop(get, set_, places, cond_fn, body_fn, extra, read_first=()):
+    with static_region():
+        return _static_loop_traced(get, set_, places, cond_fn, body_fn, extra, read_first)
+
+
+def _static_loop_traced(get, set_, places, cond_fn, body_fn, extra, read_first=()):
     """One `while` op over the places. A place with no value yet at the loop (first assigned in the body, or
     None) is typed by tracing the body once beforehand; it is then carried from zeros with a run-time
     "defined" flag, so a use after a loop that never assigned it raises UnboundLocalError as in Python."""

@@ -37,10 +37,12 @@ def st_attr(base, attr, value):
         return
     if isinstance(value, UndefinedVar):
         if attr in getattr(base, "__dict__", {}):
-            delattr(base, attr)
+            from .store_runtime import del_attr
+            del_attr(base, attr)
         return
     if getattr(base, attr, None) is not value:
-        setattr(base, attr, value)
+        from .store_runtime import set_attr
+        set_attr(value, base, attr)
 
 
 def mutable(kind):

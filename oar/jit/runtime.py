@@ -17,6 +17,9 @@ from .loop_runtime import convert_while, convert_for, convert_range, convert_enu
 from .places import ld_attr, st_attr  # noqa: F401
 from .undefined import NO_RETURN, UndefinedVar, check_defined, returned  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
+from .effects import CURRENT, graph_break_wanted
+from .store_runtime import (st_item, del_item, aug_item, set_attr, aug_attr, del_attr,  # noqa: F401
+                            user_locals, logged_call)
 from ..nn import layer as _layer
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -58,6 +61,9 @@ def convert_call(fn):
     from .static_function import StaticFunction
     if isinstance(fn, UndefinedVar):
         raise fn.error()
+    rec = CURRENT.recorder
+    if rec is not None and type(fn) is types.BuiltinMethodType:
+        return logged_call(fn)
     if isinstance(fn, StaticFunction):
         return fn._traced_callable()
     if isinstance(fn, types.FunctionType):
@@ -72,9 +78,17 @@ def convert_call(fn):
         except ConversionError as e:  # no source (built at run time): called as it is, as Paddle does
             log.info(1, f"calling {fn.__qualname__} as it is: {e}")
             return fn
-        return _guard_recursion(conv.fn) if conv.eager_reason is None else fn
+        if conv.eager_reason is not None:
+            return fn
+        if rec is not None:
+            rec.enter_function(conv.fn)
+        return _guard_recursion(conv.fn)
     if isinstance(fn, types.MethodType):
         if is_var(fn.__self__) and fn.__name__ in ("numpy", "item"):
+            if graph_break_wanted():
+                from .errors import unsupported
+                raise unsupported(f"`.{fn.__name__}()` on the static value '{fn.__self__.name}' (Python code sees "
+                                  "its value)", "With full_graph=False it runs as Python (a graph break).")
             return _static_value(fn.__self__, fn.__name__)
         if is_var(fn.__self__) and fn.__name__ in ("tolist", "__array__"):
             from .errors import unsupported
@@ -83,7 +97,12 @@ def convert_call(fn):
                               "(oar.sum, oar.where, ...), return the tensor and call .numpy() outside, or mark the "
                               "helper that needs NumPy with @oar.jit.not_to_static.")
         inner = convert_call(fn.__func__)
-        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+        if inner is fn.__func__:
+            return fn
+        if rec is not None and isinstance(fn.__self__, _layer.Layer):
+            from .guards import add_object_method
+            add_object_method(rec.guards, fn.__func__, fn.__self__)
+        return types.MethodType(inner, fn.__self__)
     return fn  # a Layer converts its user-defined forward in Layer.__call__ (static_forward below)
 
 
@@ -96,7 +115,13 @@ def static_forward(layer):
     if not isinstance(fwd, types.FunctionType):
         return layer.forward
     conv = convert_call(fwd)
-    return layer.forward if conv is fwd else types.MethodType(conv, layer)
+    if conv is fwd:
+        return layer.forward
+    rec = CURRENT.recorder
+    if rec is not None:
+        from .guards import add_object_method
+        add_object_method(rec.guards, fwd, layer)
+    return types.MethodType(conv, layer)
 
 
 def _static_value(var, method):
@@ -208,6 +233,10 @@ def convert_cast(x, kind):
     Python otherwise."""
     if not is_var(x):
         return {"int": int, "float": float, "bool": bool}[kind](x)
+    if graph_break_wanted():
+        from .errors import unsupported
+        raise unsupported(f"`{kind}()` of the static value '{x.name}' (Python code sees a Python {kind})",
+                          "With full_graph=False it runs as Python (a graph break).")
     from ..ops.math import cast
     return weak(cast(x, _CAST[kind]))
 
@@ -240,7 +269,7 @@ def convert_append(xs, v):
             xs.dtype = v.dtype
         array_write(v, array_length(xs), xs)
         return xs
-    xs.append(v)
+    logged_call(xs.append)(v) if CURRENT.recorder is not None else xs.append(v)
     return xs
 
 
@@ -250,7 +279,8 @@ def convert_pop(xs, index=None):
     if is_array(xs):
         from .array_ops import array_pop
         return array_pop(xs, index)
-    return xs, (xs.pop() if index is None else xs.pop(index))
+    pop = logged_call(xs.pop) if CURRENT.recorder is not None else xs.pop
+    return xs, (pop() if index is None else pop(index))
 
 
 _layer.STATIC_FORWARD[:] = [static_forward]

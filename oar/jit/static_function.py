@@ -21,7 +21,8 @@ from ..graph.scope import Scope
 from ..graph.variable import Variable
 from ..core.tensor_methods import TensorMethods
 from ..eager.tensor import Tensor
-from . import errors, log
+from . import effects, errors, guards, log
+from . import replay as replay_mod
 from ..core.capture import capturing
 from .concrete import ConcreteProgram, ProgramCache, _spec_of  # noqa: F401  (ConcreteProgram: public here too)
 from .convert import ConversionError, convert_function
@@ -79,6 +80,8 @@ class StaticFunction:
         self._training = True
         self._full_graph = full_graph
         self._segmented = None  # full_graph=False and a graph break found: the function run as pieces
+        self.retrace_reasons = []  # why a cached program's guards failed and the function was traced again
+        self._piece = False     # a program piece of a split function: its graph breaks go to the whole function
         self.__name__ = getattr(function, "__name__", "static_function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -128,7 +131,7 @@ class StaticFunction:
             breaks.add(index)
             self._segmented = graph_break.SegmentedFunction(
                 self._function, tree, breaks,
-                lambda f: StaticFunction(f, build_strategy=self._build_strategy, check=self._check))
+                lambda f: _piece(f, self._build_strategy, self._check))
             try:
                 return self._call_pieces(args, kwargs)
             except Exception as e:
@@ -227,8 +230,8 @@ class StaticFunction:
         fast = self._fast_key(args) if not kwargs and not self._check else None
         if fast is not None:  # hot path: plain tensor arguments seen before
             cp = self._fast.get(fast)
-            if cp is not None:
-                return cp.pack_outputs(cp.runner(*args))
+            if cp is not None and (cp.guard is None or cp.guard(args, kwargs)):
+                return cp.pack_outputs(cp.runner(*args), args, kwargs)
         if self._conv is None:
             if self._eager_reason is None:
                 try:
@@ -246,18 +249,20 @@ class StaticFunction:
                 return self._eager(self._eager_reason, args, kwargs)
         leaves, tree = _flat_args(args, kwargs)
         try:
-            cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+            cp = self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs), (args, kwargs))
         except Exception as e:
             from .graph_break import is_break
-            if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>":
+            if self._full_graph or not is_break(e) or self._function.__name__ == "<lambda>" or self._piece:
                 raise
             return self._split(e, args, kwargs)
         tensors = [a for a in leaves if isinstance(a, TensorMethods)]
-        if fast is not None and len(self._fast) < MAX_FAST:  # (with an input_spec too: the exact signature was
-            self._fast[fast] = cp                             # checked against it once, and stays accepted)
+        # (with an input_spec too: the exact signature was checked against it once, and stays accepted; a
+        # program traced again after its guards failed replaces the old one)
+        if fast is not None and (fast in self._fast or len(self._fast) < MAX_FAST):
+            self._fast[fast] = cp
         if self._check and self._checks_left > 0 and cp.train is None:
             return self._checked_call(cp, tensors, args, kwargs)
-        return cp.pack_outputs(cp.runner(*tensors))
+        return cp.pack_outputs(cp.runner(*tensors), args, kwargs)
 
     def _eager(self, reason, args, kwargs):  # full_graph=False, or a debugger call in the function
         if not self._warned_eager:
@@ -276,7 +281,7 @@ class StaticFunction:
             key.append(d.dtype)
         return tuple(key)
 
-    def _key(self, leaves):
+    def _key(self, leaves, tree=None):
         parts = []
         for a in leaves:
             if isinstance(a, TensorMethods):
@@ -292,6 +297,7 @@ class StaticFunction:
                     parts.append(("py-id", id(a)))
         parts.append(self.training)
         parts.append(STATE.amp)  # oar.amp.auto_cast settings: the casts are ops of the program
+        parts.append(_frozen(tree))  # the nesting: {'n': 0} + [1.0] and {'n': 0, 'b': 1.0} + [] differ
         return tuple(parts)
 
     def _with_specs(self, leaves):
@@ -307,22 +313,35 @@ class StaticFunction:
             out.append(a)
         return out
 
-    def _cached(self, leaves, tree, leaf_names):
-        """The ConcreteProgram for flattened arguments, traced once per signature (`leaf_names()` gives the
-        input names, asked for only when a program is built)."""
+    def _cached(self, leaves, tree, leaf_names, call=None):
+        """The ConcreteProgram for flattened arguments, traced once per signature and again when its guards
+        fail (`leaf_names()` gives the input names, asked for only when a program is built; `call`: the
+        call's (args, kwargs), which the guards read)."""
         leaves = self._with_specs(leaves)
-        key = self._key(leaves)
+        key = self._key(leaves, tree)
         cp = self.program_cache.get(key)
-        if cp is None:
+        if cp is None or not self._guards_hold(cp, call):
             with self._lock:  # never a half-built program: another thread waits for this trace and uses it
                 cp = self.program_cache.get(key)
-                if cp is None:
+                reason = None
+                if cp is not None and call is not None and cp.guards is not None:
+                    reason = cp.guards.check(*call)
+                if cp is None or reason is not None:
                     names = leaf_names()
-                    cp = self._build(leaves, tree, names)
+                    cp = self._build(leaves, tree, names, call)
                     cp.arg_template = ([a if _spec_of(a) is None else _spec_of(a) for a in leaves], tree, names)
-                    self.program_cache.add(key, cp, self.__name__, names)
+                    if reason is not None:
+                        self.retrace_reasons.append(reason)
+                        log.info(1, f"tracing '{self.__name__}' again: {reason}")
+                        self.program_cache.replace(key, cp)
+                    else:
+                        self.program_cache.add(key, cp, self.__name__, names)
         self._last = cp
         return cp
+
+    @staticmethod
+    def _guards_hold(cp, call):
+        return cp.guards is None or call is None or cp.guards.check(*call) is None
 
     def with_dynamic_batch(self, cp):
         """`cp` traced again with dim 0 of every tensor argument unknown (what `oar.jit.save` writes for a
@@ -346,7 +365,7 @@ class StaticFunction:
             [-1, 784]
         """
         leaves, tree = _flat_args(args, kwargs)
-        return self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs))
+        return self._cached(leaves, tree, lambda: self._leaf_names(args, kwargs), (args, kwargs))
 
     def _leaf_names(self, args, kwargs):
         """A name per flattened argument leaf, in `_flat_args` order: `x`, `xs_0`, `d_w`, a keyword's name."""
@@ -368,8 +387,16 @@ class StaticFunction:
             rec(v, k)
         return out
 
-    def _build(self, leaves, tree, names):
+    def _build(self, leaves, tree, names, call=None):
         fn, conv = self._converted()
+        call_args, call_kwargs = call if call is not None else pytree.unflatten(tree, leaves)
+        rec = effects.Recorder(self._full_graph)
+        plain = getattr(fn, "__func__", fn)
+        rec.guards.add_function(plain, guards.param_getters(plain, self._layer, call_args, call_kwargs),
+                                call_args, call_kwargs)
+        rec.adopt_args(call_args, call_kwargs)
+        rec.adopt(self._layer)
+        rec.enter_function(plain)
         if log.code_level():
             log.code(100, "final", self.__name__, conv.code)
         main, startup = Program(), Program()
@@ -378,7 +405,7 @@ class StaticFunction:
         train = TrainCapture(main, scope)
         try:
             with (builder.program_guard(main, startup), builder.static_mode(True), capturing(train),
-                  builder.BUILDER.binding(main, scope)):
+                  builder.BUILDER.binding(main, scope), effects.recording(rec)):
                 new = []
                 for i, a in enumerate(leaves):
                     spec = _spec_of(a)
@@ -393,9 +420,11 @@ class StaticFunction:
                     v.stop_gradient = spec.dtype.kind not in "fc"
                     inputs.append(v)
                     new.append(v)
-                args, kwargs = pytree.unflatten(tree, new)
+                args, kwargs = effects.bind_args(rec, call_args, call_kwargs, new)
                 input_names = [v.name for v in inputs]
                 out = fn(*args, **kwargs)
+                replay = rec.finish()
+                out_template = replay.build(out) if replay_mod.needs_template(out, rec) else None
                 # an in-place op on an input rebinds its Python object to the result; the feed is the original
                 inputs = [main.global_block().vars[n] for n in input_names]
                 out_leaves, out_tree = pytree.flatten(out)
@@ -408,7 +437,10 @@ class StaticFunction:
                         v = assign(v)
                     fixed.append(v)
         except Exception as e:
+            rec.undo()
             raise errors.attach(e, self.__name__, "converting") from None
+        rec.undo()
+        rec.check_untracked(self.__name__, main)
         outputs = [v for v in fixed if isinstance(v, Variable)]
         from .undefined import UndefinedVar
         for v in fixed:
@@ -416,7 +448,12 @@ class StaticFunction:
                 raise v.error()
         training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training, scope)
-        cp.side_effects = _attribute_writes(fn, conv.ctx.attr_writes, args, kwargs)
+        cp.replay = replay if replay or out_template is not None else None
+        cp.out_template = out_template
+        if scope.vars or self._layer is not None:
+            rec.guards.add_layer_edits()
+        cp.guards = rec.guards if len(rec.guards) else None
+        cp.guard = cp.guards.compiled() if cp.guards is not None else None
         cp.train = train.finish() if train.used else None
         if self._build_strategy is not None and cp.train is None:
             cp.apply_build_strategy(self._build_strategy)
@@ -430,7 +467,7 @@ class StaticFunction:
         with no_grad():
             expected = self.dygraph_function(*args, **kwargs)
         set_rng_state(state)
-        got = cp.pack_outputs(cp.runner(*tensors))
+        got = cp.pack_outputs(cp.runner(*tensors), args, kwargs)
         el, _ = pytree.flatten(expected)
         gl, _ = pytree.flatten(got)
         if len(el) != len(gl):
@@ -446,30 +483,19 @@ class StaticFunction:
         return got
 
 
-def _attribute_writes(fn, paths, args, kwargs):
-    """(object, attribute, tree, leaves) for each attribute path the function assigns (`self.h`, `o.v`: the
-    analysis lists them) that holds static values after tracing: the program fetches those values and the
-    call sets them on the object, as running the function eagerly would have."""
-    if not paths:
-        return []
-    try:
-        scope = inspect.signature(fn).bind(*args, **kwargs).arguments
-    except TypeError:
-        scope = {}
-    found, seen = [], set()
-    for path in paths:
-        root, *attrs = path.split(".")
-        obj = scope[root] if root in scope else getattr(fn, "__globals__", {}).get(root)
-        for a in attrs[:-1]:
-            obj = getattr(obj, a, None)
-        if obj is None or (id(obj), attrs[-1]) in seen:
-            continue
-        value = getattr(obj, attrs[-1], None)
-        leaves, tree = pytree.flatten(value)
-        if any(isinstance(v, Variable) for v in leaves):
-            seen.add((id(obj), attrs[-1]))
-            found.append((obj, attrs[-1], tree, leaves))
-    return found
+def _frozen(tree):
+    """A flatten tree as a hashable value."""
+    if isinstance(tree, (list, tuple)):
+        return tuple(_frozen(t) for t in tree)
+    return tree
+
+
+def _piece(fn, build_strategy, check):
+    """A program piece of a function split at graph breaks: traced with `full_graph=False` semantics (Python
+    values stay Python), its own breaks raised to the function, which splits there too."""
+    sf = StaticFunction(fn, build_strategy=build_strategy, full_graph=False, check=check)
+    sf._piece = True
+    return sf
 
 
 def _check_spec(fn_name, k, t, spec):

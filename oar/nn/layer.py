@@ -59,6 +59,17 @@ class HookRemoveHelper:
 STATIC_FORWARD = []  # filled by oar.jit: layer -> the forward to call while to_static builds a program
 
 
+class _LayerEdits:
+    """How many times a parameter, sublayer or buffer of some Layer was replaced or removed: a converted
+    program's guards compare it, since a program holds the parameter objects it was traced with."""
+
+    def __init__(self):
+        self.count = 0
+
+
+LAYER_EDITS = _LayerEdits()
+
+
 class Layer:
     """Base class of layers: subclass it, create parameters and sublayers in ``__init__``, write ``forward``.
 
@@ -175,6 +186,8 @@ class Layer:
     def __setattr__(self, name, value):
         d = self.__dict__
         params, layers, buffers = d.get("_parameters"), d.get("_sub_layers"), d.get("_buffers")
+        if params is not None and any(name in s and s[name] is not value for s in (params, layers, buffers)):
+            LAYER_EDITS.count += 1
         if params is None and (_is_param(value) or isinstance(value, Layer)):
             raise RuntimeError(f"call super().__init__() in {type(self).__name__}.__init__ before assigning "
                                f"parameters or sublayers (while setting {name!r})")
@@ -225,6 +238,7 @@ class Layer:
     def __delattr__(self, name):
         for key in ("_parameters", "_sub_layers", "_buffers"):
             if name in self.__dict__[key]:
+                LAYER_EDITS.count += 1
                 del self.__dict__[key][name]
                 return
         object.__delattr__(self, name)

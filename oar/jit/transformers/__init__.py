@@ -4,7 +4,7 @@ import ast
 
 from .. import analysis
 from . import (normalize, return_, break_continue, list_, print_assert, builtins, shape, call, logical, loops,
-               ifelse, declare)
+               ifelse, declare, stores)
 
 
 def analyze(tree, ctx):
@@ -33,4 +33,5 @@ STEPS = [
     ("loops", loops.transform),
     ("ifelse", ifelse.transform),
     ("declare", declare.transform),
+    ("stores", stores.transform),
 ]

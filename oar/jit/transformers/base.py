@@ -22,7 +22,9 @@ class Context:
         self._n = 0
         self.eager_reason = None  # set when the function must run eagerly (breakpoint(), pdb.set_trace())
         self.uses_class_cell = False  # zero-argument super() was made explicit: the code needs `__class__`
-        self.attr_writes = []  # attribute paths the function assigns (`self.h`): set again after each run
+        self.attr_writes = []  # attribute paths the function assigns (`self.h`)
+        self.global_writes = []  # names the function declares `global` / `nonlocal` (their final values are
+        self.nonlocal_writes = []  # replayed after each run of a program)
 
     def fresh(self, stem):
         self._n += 1

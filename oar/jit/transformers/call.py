@@ -18,6 +18,9 @@ class _Calls(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, ast.Name) and f.id == "locals" and not node.args:
+            return located(ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "user_locals", ast.Load()),
+                                    [node], []), node)
         if _is_runtime(f) or (isinstance(f, ast.Name) and f.id in _SKIP):
             return node
         node.func = located(ast.Call(ast.Attribute(ast.Name("_jst", ast.Load()), "convert_call", ast.Load()),

@@ -1,0 +1,317 @@
+"""Guards: the Python values a traced program depended on, checked before each run of the cached program.
+
+A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it
+saw into the program. Each such value is written down when the trace starts, as a cheap check: the value for
+immutables (ints, strings, tuples of them), the contents for lists/dicts/sets, the identity for any other
+object. A cached program runs only while all its checks hold; otherwise the function is traced again and the
+reason ("global 'g' changed from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in
+`StaticFunction.retrace_reasons`. Tensor arguments and Python arguments are part of the cache key already.
+
+Example:
+    >>> g = 1
+    >>> def bump():
+    ...     global g
+    ...     g = g + 1
+    ...     return g
+    >>> sf = oar.jit.to_static(bump)
+    >>> [sf(), sf(), sf()]
+    [2, 3, 4]
+    >>> sf.retrace_reasons[0]
+    "global 'g' changed from 1 to 2"
+"""
+import ast
+import dis
+import types
+
+from ..core.tensor_methods import TensorMethods
+
+MISSING = object()
+MAX_ITEMS = 256  # a container with more items is checked by identity and length only
+_VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
+_GLOBAL_OPS = {"LOAD_GLOBAL", "LOAD_NAME"}
+_READS = {}   # code object -> global names its code (and nested code) loads
+_PATHS = {}   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
+
+
+def global_reads(code):
+    """The global names `code` and its nested code objects load (cached per code object)."""
+    hit = _READS.get(code)
+    if hit is None:
+        names = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for ins in dis.get_instructions(c):
+                if ins.opname in _GLOBAL_OPS:
+                    names.add(ins.argval)
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        names.discard("_jst")
+        hit = _READS[code] = tuple(sorted(names))
+    return hit
+
+
+def param_paths(fn):
+    """Attribute chains rooted at `fn`'s parameters that its body reads (`self.fc`, `cfg.scale`)."""
+    code = fn.__code__
+    hit = _PATHS.get(code)
+    if hit is None:
+        hit = _PATHS[code] = _scan_paths(fn)
+    return hit
+
+
+def _scan_paths(fn):
+    from .convert import ConversionError, function_tree
+    try:
+        fdef = function_tree(fn).body[0]
+    except (ConversionError, SyntaxError):
+        return ()
+    a = fdef.args
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    parents = {}
+    for node in ast.walk(fdef):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    found = set()
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Attribute) or isinstance(parents.get(node), ast.Attribute):
+            continue
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in params:
+            continue
+        chain.reverse()
+        if isinstance(node.ctx, ast.Store) and not isinstance(parents.get(node), ast.AugAssign):
+            chain = chain[:-1]  # `self.h = ...` reads only `self`
+        if chain:
+            found.add((base.id,) + tuple(chain))
+    return tuple(sorted(found))
+
+
+def signature(v, depth=0):
+    """What a guard compares: the value of an immutable, the contents of a container, else the identity."""
+    t = type(v)
+    if t in _VALUE_TYPES:
+        return (t, v)
+    if t is tuple or (isinstance(v, tuple) and depth < 4):
+        return (t, tuple(signature(e, depth + 1) for e in v)) if depth < 4 else ("id", id(v))
+    if isinstance(v, (list, dict, set)) and not isinstance(v, TensorMethods):
+        if depth >= 4 or len(v) > MAX_ITEMS:
+            return ("id", id(v), len(v))
+        if isinstance(v, dict):
+            return (t, id(v), tuple((k, signature(e, depth + 1)) for k, e in v.items()))
+        return (t, id(v), tuple(signature(e, depth + 1) for e in v))
+    if t is types.MethodType:
+        return ("method", id(v.__func__), id(v.__self__))
+    return ("id", id(v))
+
+
+def _keep(v):
+    """References that keep the ids a signature holds valid (no reuse while the guard lives)."""
+    if isinstance(v, (list, set, tuple)):
+        return (v, tuple(v))
+    if isinstance(v, dict):
+        return (v, tuple(v.values()))
+    if isinstance(v, types.MethodType):
+        return (v.__func__, v.__self__)
+    return v
+
+
+def describe(v):
+    if v is MISSING:
+        return "undefined"
+    if type(v) in _VALUE_TYPES or isinstance(v, tuple):
+        text = repr(v)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(v, (list, dict, set)):
+        return f"a {type(v).__name__} of {len(v)} items"
+    return f"another {type(v).__name__} object"
+
+
+class Guard:
+    """One check: `read(args, kwargs)` gives the current value, compared with the one seen when tracing;
+    `source` is the same read as a Python expression over `a`, `k` and the names in `env`."""
+    __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env")
+
+    def __init__(self, what, read, value, source, env):
+        self.what, self.read, self.value, self.source, self.env = what, read, value, source, env
+        self.expected = signature(value)
+        self.identity = self.expected[0] == "id" and len(self.expected) == 2
+        self.keep = _keep(value)
+
+    def holds(self, args, kwargs):
+        v = self.read(args, kwargs)
+        if self.identity:
+            return v is self.value
+        return signature(v) == self.expected
+
+    def reason(self, args, kwargs):
+        if self.what.endswith("replaced or removed"):
+            return self.what
+        return f"{self.what} changed from {describe(self.value)} to {describe(self.read(args, kwargs))}"
+
+
+class GuardSet:
+    """The guards of one ConcreteProgram (deduplicated by what they read)."""
+
+    def __init__(self):
+        self.guards = []
+        self._seen = set()
+        self._fast = None
+
+    def __len__(self):
+        return len(self.guards)
+
+    def check(self, args, kwargs):
+        """None when every guard holds, else the reason of the first that does not."""
+        if self.compiled()(args, kwargs):
+            return None
+        for g in self.guards:
+            if not g.holds(args, kwargs):
+                return g.reason(args, kwargs)
+        return None
+
+    def compiled(self):
+        return self._fast or self._compile()
+
+    def _compile(self):
+        """All checks as one generated function (what runs on every warm call): one expression per guard,
+        joined by `and`; a read that raises means "does not hold" (the loop above then names the reason)."""
+        env, conds = {"_M": MISSING, "_sig": signature}, []
+        for i, g in enumerate(self.guards):
+            env.update(g.env)
+            if g.identity:
+                env[f"_v{i}"] = g.value
+                conds.append(f"({g.source}) is _v{i}")
+            elif type(g.value) in (int, str, bool, type(None)):  # exact type and value, no signature call
+                env[f"_v{i}"], env[f"_t{i}"] = g.value, type(g.value)
+                conds.append(f"(_x := {g.source}).__class__ is _t{i} and _x == _v{i}")
+            else:
+                env[f"_e{i}"] = g.expected
+                conds.append(f"_sig({g.source}) == _e{i}")
+        src = "def check(a, k):\n    try:\n        return " + (" and ".join(conds) or "True") + \
+            "\n    except Exception:\n        return False\n"
+        exec(compile(src, "<oar.jit guards>", "exec"), env)
+        self._fast = env["check"]
+        return self._fast
+
+    def _add(self, key, what, read, source, env, args=(), kwargs=None):
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        try:
+            value = read(args, kwargs or {})
+        except Exception:
+            return
+        self.guards.append(Guard(what, read, value, source, env))
+        self._fast = None
+
+    def add_layer_edits(self):
+        """Guards the parameter and sublayer objects the program holds: any replaced or removed one retraces."""
+        from ..nn.layer import LAYER_EDITS
+        self._add(("layer-edits",), "a Layer's parameter, sublayer or buffer was replaced or removed",
+                  lambda a, k: LAYER_EDITS.count, "_le.count", {"_le": LAYER_EDITS})
+
+    def add_function(self, fn, reads_params=None, args=(), kwargs=None):
+        """Guards for what `fn` (a converted function about to run) reads from its globals and closure; with
+        `reads_params` ((name, getter) of the call's parameters), also the attribute chains on them."""
+        g = fn.__globals__
+        n = len(self._seen)
+        for name in global_reads(fn.__code__):
+            n += 1
+            self._add(("global", id(g), name), f"global '{name}'", lambda a, k, g=g, name=name: g.get(name, MISSING),
+                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g})
+        orig = getattr(fn, "__wrapped_original__", fn)
+        for name, cell in zip(orig.__code__.co_freevars, orig.__closure__ or ()):
+            n += 1
+            self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c),
+                      f"_c{n}.cell_contents", {f"_c{n}": cell})
+        if reads_params is None:
+            return
+        for path in param_paths(orig):
+            found = reads_params.get(path[0])
+            if found is None:
+                continue
+            getter, root_source, root_env = found
+            root = getter(args, kwargs or {})
+            if isinstance(root, (TensorMethods, list, tuple, dict)) or type(root) in _VALUE_TYPES:
+                continue  # keyed already
+            path = path[:1] + _stable(root, path[1:])
+            if len(path) > 1:
+                self._add(("path", root_source) + path, ".".join(path),
+                          lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
+                          _path_source(root, root_source, path[1:]), root_env, args, kwargs)
+
+
+def add_object_method(guards, fn, obj):
+    """Guards for a converted method of `obj` (a Layer: its identity is fixed while `LAYER_EDITS` holds) run
+    in a trace: what it reads from its globals and closure, and the attribute chains it reads from `self`."""
+    code = fn.__code__
+    first = code.co_varnames[0] if code.co_argcount else None
+    params = {first: (lambda a, k, o=obj: o, f"_o{id(obj)}", {f"_o{id(obj)}": obj})} if first else None
+    guards.add_function(fn, params)
+
+
+def param_getters(fn, layer, args, kwargs):
+    """name -> getter(args, kwargs) for each parameter of `fn` as this call passes it (`self`: the layer)."""
+    code = getattr(fn, "__wrapped_original__", fn).__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    out = {}
+    offset = 0
+    if layer is not None and names:
+        out[names[0]] = (lambda a, k, o=layer: o, "_self", {"_self": layer})
+        offset = 1
+    for i, name in enumerate(names[offset:]):
+        if i < len(args):
+            out[name] = (lambda a, k, i=i: a[i] if i < len(a) else MISSING, f"a[{i}]", {})
+        elif name in kwargs:
+            out[name] = (lambda a, k, n=name: k.get(n, MISSING), f"k[{name!r}]", {})
+    return out
+
+
+def _cell(c):
+    try:
+        return c.cell_contents
+    except ValueError:
+        return MISSING
+
+
+def _stable(obj, attrs):
+    """The part of an attribute chain worth checking: it stops at a tensor (what follows is computed from it),
+    before a property (computed at each access) and before a Layer's parameter or sublayer (the `LAYER_EDITS`
+    guard covers those)."""
+    out = []
+    for a in attrs:
+        if isinstance(obj, TensorMethods) or isinstance(getattr(type(obj), a, None), property) or \
+                _store_of(obj, a) is not None:
+            break
+        out.append(a)
+        obj = getattr(obj, a, MISSING)
+        if obj is MISSING:
+            break
+    return tuple(out)
+
+
+_STORES = ("_parameters", "_sub_layers", "_buffers")  # where a Layer's __getattr__ finds parameters and sublayers
+
+
+def _store_of(obj, attr):
+    """The store (`_parameters`, ...) a Layer's `__getattr__` finds `attr` in, or None."""
+    d = getattr(obj, "__dict__", None)
+    if type(d) is not dict or attr in d or not hasattr(type(obj), "__getattr__"):
+        return None
+    return next((s for s in _STORES if isinstance(d.get(s), dict) and attr in d[s]), None)
+
+
+def _path_source(obj, source, attrs):
+    """The expression reading `attrs` from `obj` (whose expression is `source`)."""
+    return source + "".join(f".{a}" for a in attrs)
+
+
+def _chain(obj, attrs):
+    for a in attrs:
+        if obj is MISSING:
+            return MISSING
+        obj = getattr(obj, a, MISSING)
+    return obj
