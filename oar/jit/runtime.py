@@ -17,7 +17,7 @@ from .loop_runtime import convert_while, convert_for, convert_range, convert_enu
 from .places import ld_attr, st_attr  # noqa: F401
 from .undefined import NO_RETURN, UndefinedVar, check_defined, returned  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
-from ..nn import layer as _layer
+from ..nn.layer import layers as _layer
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _SKIP_DIRS = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})

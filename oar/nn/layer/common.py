@@ -1,8 +1,8 @@
 """Common layers: Linear, Bilinear, Embedding, Flatten, Identity, Dropout family, Upsample, PixelShuffle, Pad."""
-from ..ops import manipulation as S
-from . import functional as F
-from .initializer import Uniform
-from .layer import Layer
+from ...ops import manipulation as S
+from .. import functional as F
+from ..initializer import Uniform
+from .layers import Layer
 
 
 class Linear(Layer):

@@ -10,10 +10,10 @@ import threading
 
 import numpy as np
 
-from ..core import dtype as D
-from .param_attr import ParamAttr
-from ..core.state import mode, no_grad
-from ..eager.tensor import Parameter, Tensor
+from ...core import dtype as D
+from ..param_attr import ParamAttr
+from ...core.state import mode, no_grad
+from ...eager.tensor import Parameter, Tensor
 
 _NAME_COUNTS = collections.defaultdict(int)
 _NAME_LOCK = threading.Lock()  # layers created in two threads at once never share a name
@@ -128,7 +128,7 @@ class Layer:
     def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None):
         """A new parameter of `shape`, initialised by `attr.initializer` or `default_initializer` (Paddle's
         defaults: zero bias, XavierUniform weight). Returns None when ``attr is False``."""
-        from .initializer import create_parameter
+        from ..initializer import create_parameter
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
@@ -310,7 +310,7 @@ class Layer:
     def to(self, device=None, dtype=None, blocking=None):
         """Converts floating parameters and buffers to `dtype` (the device can only be the CPU)."""
         if device is not None and not str(device).lower().startswith(("cpu", "place(cpu")):
-            from ..core.state import set_device
+            from ...core.state import set_device
             set_device(device)
         if dtype is None:
             return self

@@ -1,9 +1,9 @@
 """Normalisation layers. BatchNorm's running mean/variance are non-trainable parameters named `_mean` and
 `_variance` (Paddle's state_dict keys), updated by `F.batch_norm` in training mode."""
-from .param_attr import ParamAttr
-from . import functional as F
-from .initializer import Constant
-from .layer import Layer
+from ..param_attr import ParamAttr
+from .. import functional as F
+from ..initializer import Constant
+from .layers import Layer
 
 
 def _affine_parameter(layer, shape, attr, value, is_bias):

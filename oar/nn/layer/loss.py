@@ -1,6 +1,6 @@
 """Loss layers over `oar.nn.functional` losses."""
-from . import functional as F
-from .layer import Layer
+from .. import functional as F
+from .layers import Layer
 
 
 class CrossEntropyLoss(Layer):

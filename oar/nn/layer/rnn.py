@@ -4,14 +4,14 @@ Cells hold ``weight_ih [gates*hidden, input]``, ``weight_hh [gates*hidden, hidde
 all initialised Uniform(-1/sqrt(hidden), 1/sqrt(hidden)). LSTM gates are ordered i, f, g(cell), o; GRU
 computes ``r, z`` from input and hidden parts, ``c = tanh(x_c + r * h_c)``, ``h = (h_prev - c) * z + c``.
 """
-from ..ops import creation as C
-from ..ops import logic as L
-from ..ops import manipulation as S
-from ..ops import math as M
-from . import functional as F
+from ...ops import creation as C
+from ...ops import logic as L
+from ...ops import manipulation as S
+from ...ops import math as M
+from .. import functional as F
 from .container import LayerList
-from .initializer import Uniform
-from .layer import Layer
+from ..initializer import Uniform
+from .layers import Layer
 
 
 class RNNCellBase(Layer):

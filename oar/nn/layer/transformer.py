@@ -3,15 +3,15 @@
 import copy
 import math
 
-from .param_attr import ParamAttr
-from ..ops import manipulation as S
-from ..ops.creation import full
-from ..ops.matrix import triu
-from . import functional as F
+from ..param_attr import ParamAttr
+from ...ops import manipulation as S
+from ...ops.creation import full
+from ...ops.matrix import triu
+from .. import functional as F
 from .common import Dropout, Linear
-from .functional.attention import attention
+from ..functional.attention import attention
 from .container import LayerList
-from .layer import Layer
+from .layers import Layer
 from .norm import LayerNorm
 
 

@@ -1,6 +1,6 @@
 """Pooling layers over `oar.nn.functional` pooling."""
-from . import functional as F
-from .layer import Layer
+from .. import functional as F
+from .layers import Layer
 
 
 class _Pool(Layer):

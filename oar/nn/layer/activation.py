@@ -1,7 +1,7 @@
 """Activation layers: thin wrappers over `oar.nn.functional`."""
-from . import functional as F
-from .initializer import Constant
-from .layer import Layer
+from .. import functional as F
+from ..initializer import Constant
+from .layers import Layer
 
 
 def _simple(name, fn, doc, x, out):
