@@ -82,6 +82,12 @@ class Tensor(TensorMethods):
         self._name = value
 
     @property
+    def block(self):
+        """The global block of the default main program, as Paddle's eager tensors report (initializers are
+        called as ``init(param, param.block)``; eagerly they fill the tensor and ignore the block)."""
+        return registry.STATIC.global_block()
+
+    @property
     def place(self):
         from ..core.state import CPUPlace
         return CPUPlace()

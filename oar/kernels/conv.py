@@ -125,3 +125,26 @@ def conv_grad_filter(x, g, w_shape, strides, paddings, dilations, groups):
     else:
         dw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return dw.reshape(w_shape).astype(x.dtype, copy=False)
+
+
+def unfold(x, kernel_sizes, strides, paddings, dilations):
+    """Paddle's unfold (im2col) of ``(N, C, H, W)``: columns ``(N, C*kh*kw, L)``, row ``c*kh*kw + i*kw + j`` holding
+    kernel offset (i, j) of channel c at each of the L output positions; `paddings` is
+    ``[(top, bottom), (left, right)]``."""
+    v = windows(pad(x, paddings), kernel_sizes, strides, dilations)  # (N, C, oh, ow, kh, kw)
+    n, c, oh, ow, kh, kw = v.shape
+    return np.ascontiguousarray(v.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
+
+
+def fold(cols, output_sizes, kernel_sizes, strides, paddings, dilations):
+    """Paddle's fold (col2im), the adjoint of `unfold`: columns ``(N, C*kh*kw, L)`` summed into ``(N, C, H, W)``
+    where windows overlap."""
+    n, ckk, length = cols.shape
+    kk = int(np.prod(kernel_sizes))
+    osz = out_sizes(output_sizes, kernel_sizes, strides, paddings, dilations)
+    if ckk % kk or length != int(np.prod(osz)):
+        raise ValueError(f"fold: input of shape {list(cols.shape)} does not hold {kk}-element kernel columns of "
+                         f"{osz[0]} x {osz[1]} = {int(np.prod(osz))} positions for output size {list(output_sizes)}")
+    c = ckk // kk
+    return col2im(cols.reshape([n, c] + list(kernel_sizes) + osz), [n, c] + list(output_sizes), kernel_sizes,
+                  strides, paddings, dilations)

@@ -361,6 +361,25 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     return _reduce(loss, reduction)
 
 
+def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
+    """Multi-label one-vs-all loss: per sample, the mean over the C classes of
+    ``-(y * log(sigmoid(x)) + (1 - y) * log(sigmoid(-x)))``, each class scaled by `weight` (shape [C]) when given.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> x, y = oar.to_tensor([[1.0, -2.0], [3.0, 4.0]]), oar.to_tensor([[1.0, 1.0], [0.5, 1.0]])
+        >>> round(F.multi_label_soft_margin_loss(x, y).item(), 5)
+        1.00173
+    """
+    if list(input.shape) != list(label.shape):
+        raise ValueError(f"multi_label_soft_margin_loss: input shape {list(input.shape)} and label shape "
+                         f"{list(label.shape)} differ")
+    loss = -(label * log_sigmoid(input) + (1 - label) * log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(M.mean(loss, axis=-1), reduction)
+
+
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
     """``1 - cos(x1, x2)`` for label 1, ``max(0, cos(x1, x2) - margin)`` for label -1, row-wise.
 

@@ -77,6 +77,7 @@ class Layer:
         d = self.__dict__
         d["training"] = True
         d["_full_name"] = unique_name(name_scope or _snake(type(self).__name__))
+        d["_name"] = None  # a layer taking a `name` argument keeps it here, as Paddle's do
         # None follows oar.set_default_dtype at parameter creation, as Paddle's layers do
         d["_dtype"] = D.convert_dtype(dtype) if dtype is not None else None
         d["_parameters"] = collections.OrderedDict()

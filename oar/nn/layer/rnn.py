@@ -72,6 +72,7 @@ class SimpleRNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__()
+        self._name = name
         if activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell activation must be 'tanh' or 'relu', got {activation!r}")
         self.activation = activation
@@ -103,6 +104,7 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, proj_size=0, name=None):
         super().__init__()
+        self._name = name
         _no_projection(proj_size)
         self._make_params(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
@@ -137,6 +139,7 @@ class GRUCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, name=None):
         super().__init__()
+        self._name = name
         self._make_params(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
     def forward(self, inputs, states=None):
@@ -330,6 +333,7 @@ class SimpleRNN(RNNBase):
                  name=None):
         super().__init__("RNN_" + activation.upper(), input_size, hidden_size, num_layers, direction, time_major,
                          dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr, activation=activation)
+        self._name = name
 
 
 class LSTM(RNNBase):
@@ -347,6 +351,7 @@ class LSTM(RNNBase):
         _no_projection(proj_size)
         super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major, dropout,
                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        self._name = name
 
 
 class GRU(RNNBase):
@@ -364,3 +369,4 @@ class GRU(RNNBase):
                  weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__("GRU", input_size, hidden_size, num_layers, direction, time_major, dropout,
                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        self._name = name
