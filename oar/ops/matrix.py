@@ -13,7 +13,7 @@ from .math import abs, cast, pow, where, zeros_like
 from .reduction import max as _max, min as _min, sum as _sum
 from ..kernels.linalg import (diag_embed as _diag_embed_impl, diagonal as _diagonal,
                               diagonal_grad as _diagonal_grad_impl, tri_indices as _tri_indices_impl, tril as _tril,
-                              triu as _triu)
+                              triu as _triu, fill_diagonal as _fill_diagonal)
 from .registry import apply, defop
 
 _NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
@@ -30,6 +30,11 @@ TRIU = defop("triu", _triu,
              onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
 
 
+FILL_DIAGONAL = defop("fill_diagonal", _fill_diagonal, infer=infer_same, onnx_reason=_NO_ONNX,
+                     grad=lambda g, out, x, value, offset, wrap: apply(FILL_DIAGONAL, (g,), {
+                         "value": 0.0, "offset": offset, "wrap": wrap}))
+
+
 def _check_matrix(x, what):
     if x.ndim < 2:
         raise ValueError(f"{what}: the input must have at least 2 dims, got shape {x.shape}")
@@ -44,6 +49,21 @@ def tril(x, diagonal=0, name=None):
     """
     _check_matrix(x, "tril")
     return apply(TRIL, (x,), {"diagonal": int(diagonal)})
+
+
+def fill_diagonal(x, value, offset=0, wrap=False, name=None):
+    """A copy of `x` with `value` on the diagonal shifted by `offset` (Paddle's ``Tensor.fill_diagonal_`` without
+    the write); `wrap` restarts the diagonal below a tall matrix's square part. More than 2 dims need equal
+    sizes and always wrap, as Paddle's. The filled entries get no gradient.
+
+    Example:
+        >>> oar.fill_diagonal(oar.zeros([2, 3]), 1.0, offset=1).numpy().tolist()
+        [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    _check_matrix(x, "fill_diagonal_")
+    if x.ndim > 2 and len(set(x.shape)) != 1:
+        raise ValueError(f"fill_diagonal_: a tensor of more than 2 dims needs all dims equal, got shape {x.shape}")
+    return apply(FILL_DIAGONAL, (x,), {"value": float(value), "offset": int(offset), "wrap": bool(wrap)})
 
 
 def triu(x, diagonal=0, name=None):
@@ -346,4 +366,4 @@ def vander(x, n=None, increasing=False, name=None):
     return stack(cols, axis=1) if cols else reshape(x, [x.shape[0], 0])
 
 
-__all__ = public_api(globals())
+__all__ = public_api(globals(), internal=("fill_diagonal",))  # Paddle has only Tensor.fill_diagonal_
