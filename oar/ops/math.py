@@ -9,7 +9,8 @@ from ..core import dtype as D
 from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
 from .registry import apply, defop
 from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin as _asin, atan as _atan,
-                                   atan2 as _atan2, cast as _cast, copysign as _copysign, ceil as _ceil, clip as _clip, cos as _cos,
+                                   atan2 as _atan2, cast as _cast, copysign as _copysign, ceil as _ceil,
+                                   clip as _clip, cos as _cos,
                                    cosh as _cosh, erf as _erf, exp as _exp, expand_as as _expand_as,
                                    expm1 as _expm1, floor as _floor, floor_divide as _floor_divide, fmax as _fmax,
                                    fmin as _fmin, isfinite as _isfinite, isinf as _isinf, isnan as _isnan,

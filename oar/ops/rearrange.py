@@ -1,6 +1,7 @@
 """Reshaping, splitting and picking ops of Paddle's top level that compose from the core ones: tensor_split and
-h/v/dsplit, atleast_1d/2d/3d and h/v/d/column/row_stack, unflatten, view/view_as, unfold (sliding windows), meshgrid, broadcast_tensors, crop, multiplex,
-index_sample, index_put, take, shard_index, unique_consecutive, logspace, rank, is_empty.
+h/v/dsplit, atleast_1d/2d/3d and h/v/d/column/row_stack, unflatten, view/view_as, unfold (sliding windows),
+meshgrid, broadcast_tensors, crop, multiplex, index_sample, index_put, take, shard_index, unique_consecutive,
+logspace, rank, is_empty.
 
 Composed ops get gradients, static mode and export from their parts; unique_consecutive is the one kernel here."""
 import itertools
