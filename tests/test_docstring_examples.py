@@ -21,7 +21,7 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.lite", "oar.serving", "oar.graph.dot", "oar.distributed",
               "oar.distribution", "oar.vision.ops", "oar.autograd",
               "oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.sparse.nn", "oar.sparse.nn.functional",
-              "oar.ir"]
+              "oar.ir", "oar.jit.inference_model", "oar.static.amp"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

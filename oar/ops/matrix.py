@@ -57,7 +57,8 @@ def fill_diagonal(x, value, offset=0, wrap=False, name=None):
     sizes and always wrap, as Paddle's. The filled entries get no gradient.
 
     Example:
-        >>> oar.fill_diagonal(oar.zeros([2, 3]), 1.0, offset=1).numpy().tolist()
+        >>> x = oar.zeros([2, 3])
+        >>> x.fill_diagonal_(1.0, offset=1).numpy().tolist()
         [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     _check_matrix(x, "fill_diagonal_")

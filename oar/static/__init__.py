@@ -18,10 +18,15 @@ from ..graph.metric import auc  # noqa: E402
 
 
 def __getattr__(name):
-    """`paddle.static.nn` and `create_parameter` load `oar.nn` on first use, so that `oar.lite` (which imports this
-    namespace through `oar`) runs saved models without the layers."""
+    """`paddle.static.nn`, `create_parameter`, `amp` and the inference-model functions load `oar.nn` / `oar.jit` on
+    first use, so that `oar.lite` (which imports this namespace through `oar`) runs saved models without the
+    layers."""
+    import importlib
     if name in ("nn", "create_parameter"):
-        import importlib
         nn = importlib.import_module(".nn", __name__)
         return nn if name == "nn" else nn.create_parameter
+    if name in ("save_inference_model", "load_inference_model"):
+        return getattr(importlib.import_module("oar.jit.inference_model"), name)
+    if name == "amp":
+        return importlib.import_module(".amp", __name__)
     raise AttributeError(f"module 'oar.static' has no attribute {name!r}")
