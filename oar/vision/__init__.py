@@ -1,12 +1,31 @@
-"""Vision: models (LeNet, ResNet, MobileNetV2, VGG), transforms and datasets (Paddle's `paddle.vision`)."""
+"""Vision: models (LeNet, ResNet, MobileNetV2, VGG), transforms and datasets (Paddle's `paddle.vision`).
+
+As in Paddle, the models, transforms and datasets are also reachable at this level (`paddle.vision.resnet50`,
+`paddle.vision.Compose`, `paddle.vision.MNIST`); the models load on first use.
+
+Example:
+    >>> import oar.vision as vision
+    >>> vision.resnet18 is vision.models.resnet18, vision.Compose is vision.transforms.Compose
+    (True, True)
+"""
 import importlib
 
 from . import datasets, transforms
+from .datasets import *  # noqa: F401,F403
+from .transforms import *  # noqa: F401,F403
 
-__all__ = ["datasets", "models", "ops", "transforms"]
+del functional  # noqa: F821  (paddle.vision has no `functional`: it is paddle.vision.transforms.functional)
+
+_MODELS = ("LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resnet34", "resnet50", "resnet101",
+           "resnet152", "MobileNetV2", "mobilenet_v2", "VGG", "vgg11", "vgg13", "vgg16", "vgg19")
+
+__all__ = ["datasets", "models", "ops", "transforms"] + list(_MODELS) + datasets.__all__ + \
+    [n for n in transforms.__all__ if n != "functional"]
 
 
 def __getattr__(name):
     if name in ("models", "ops"):  # imported on first use: they need oar.nn, which imports after oar.vision
         return importlib.import_module("." + name, __name__)
+    if name in _MODELS:
+        return getattr(importlib.import_module(".models", __name__), name)
     raise AttributeError(f"module 'oar.vision' has no attribute {name!r}")

@@ -6,7 +6,7 @@ The layer ops live in `oar/ops/nn/` (below the executor, for `oar.lite`); the su
 """
 from .activation import (relu, relu_, relu6, leaky_relu, prelu, elu, selu, gelu, silu, swish, mish, sigmoid,  # noqa: F401
                          tanh, hardswish, hardsigmoid, hardtanh, hardshrink, softshrink, softplus, softsign,
-                         log_sigmoid, tanhshrink, thresholded_relu, softmax, log_softmax, glu)
+                         log_sigmoid, tanhshrink, thresholded_relu, softmax, log_softmax, glu, swiglu)
 from .common import (linear, bilinear, dropout, dropout2d, dropout3d, alpha_dropout, pad, interpolate,  # noqa: F401
                      upsample, cosine_similarity, unfold, fold)
 from .input import embedding, one_hot  # noqa: F401

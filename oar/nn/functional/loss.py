@@ -380,6 +380,19 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
     return _reduce(M.mean(loss, axis=-1), reduction)
 
 
+def identity_loss(x, reduction="none"):
+    """`x` marked as the loss (Paddle's `paddle.incubate.identity_loss`): summed (`reduction` 'sum' or 0), averaged
+    ('mean' or 1) or as it is ('none' or 2).
+
+    Example:
+        >>> from oar.incubate import identity_loss
+        >>> identity_loss(oar.to_tensor([1.0, 2.0]), reduction='mean').item()
+        1.5
+    """
+    codes = {0: "sum", 1: "mean", 2: "none"}
+    return _reduce(x, codes.get(reduction, reduction) if isinstance(reduction, int) else reduction)
+
+
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
     """``1 - cos(x1, x2)`` for label 1, ``max(0, cos(x1, x2) - margin)`` for label -1, row-wise.
 

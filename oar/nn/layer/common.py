@@ -3,6 +3,7 @@ from ...ops import manipulation as S
 from .. import functional as F
 from ..initializer import Uniform
 from .layers import Layer
+from ..functional.fused import fused_linear
 
 
 class Linear(Layer):
@@ -371,3 +372,28 @@ class Fold(Layer):
 
     def forward(self, x):
         return F.fold(x, self.output_sizes, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+
+
+class FusedLinear(Layer):
+    """Paddle's `paddle.incubate.nn.FusedLinear`: a Linear whose weight may be stored transposed (``[out, in]``
+    with ``transpose_weight=True``). Paddle runs it only on GPUs (one fused GEMM + bias kernel); here it is the
+    same matmul and bias, which oar's `fuse_linear` pass fuses in saved programs.
+
+    Example:
+        >>> from oar.incubate.nn import FusedLinear
+        >>> layer = FusedLinear(3, 2, transpose_weight=True)
+        >>> layer.weight.shape, layer(oar.ones([4, 3])).shape
+        ([2, 3], [4, 2])
+    """
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, transpose_weight=False,
+                 name=None):
+        super().__init__()
+        self._name = name
+        self.transpose_weight = bool(transpose_weight)
+        shape = [out_features, in_features] if transpose_weight else [in_features, out_features]
+        self.weight = self.create_parameter(shape, attr=weight_attr)
+        self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return fused_linear(x, self.weight, self.bias, self.transpose_weight)

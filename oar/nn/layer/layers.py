@@ -5,6 +5,7 @@ A Layer is a thin object around functional ops: `forward` calls `oar.nn.function
 the main program with init ops in the startup program.
 """
 import collections
+import contextlib
 import re
 import threading
 
@@ -15,16 +16,49 @@ from ..param_attr import ParamAttr
 from ...core.state import mode, no_grad
 from ...eager.tensor import Parameter, Tensor
 
-_NAME_COUNTS = collections.defaultdict(int)
-_NAME_LOCK = threading.Lock()  # layers created in two threads at once never share a name
+class UniqueNames:
+    """Paddle's unique-name generator (`paddle.base.unique_name`): ``key_0``, ``key_1``, ... from one process-wide
+    counter per key, behind a lock (layers created in two threads at once never share a name); `guard` swaps in
+    fresh counters (and a name prefix) for its body.
+
+    Example:
+        >>> from oar.base import unique_name
+        >>> with unique_name.guard():
+        ...     unique_name.generate('fc'), unique_name.generate('fc')
+        ('fc_0', 'fc_1')
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts, self.prefix = collections.defaultdict(int), ""
+
+    def generate(self, key):
+        with self.lock:
+            n = self.counts[key]
+            self.counts[key] = n + 1
+            return f"{self.prefix}{key}_{n}"
+
+    @contextlib.contextmanager
+    def guard(self, new_generator=None):
+        if new_generator is not None and not isinstance(new_generator, str):
+            raise TypeError(f"unique_name.guard: new_generator must be None or a name prefix (str), got "
+                            f"{type(new_generator).__name__}")
+        with self.lock:
+            saved = self.counts, self.prefix
+            self.counts, self.prefix = collections.defaultdict(int), new_generator or ""
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.counts, self.prefix = saved
+
+
+UNIQUE_NAMES = UniqueNames()
 
 
 def unique_name(prefix):
-    """``prefix_0``, ``prefix_1``, ... from one process-wide counter per prefix (Paddle's unique_name)."""
-    with _NAME_LOCK:
-        n = _NAME_COUNTS[prefix]
-        _NAME_COUNTS[prefix] = n + 1
-    return f"{prefix}_{n}"
+    """``prefix_0``, ``prefix_1``, ... from the process-wide counters (Paddle's unique_name)."""
+    return UNIQUE_NAMES.generate(prefix)
 
 
 def unique_param_name(scope, is_bias):

@@ -379,6 +379,21 @@ def softshrink(x, threshold=0.5, name=None):
     return x - M.clip(x, -float(threshold), float(threshold))
 
 
+def swiglu(x, y=None, name=None):
+    """``silu(x) * y``; without `y`, `x`'s last dim is split in half into x and y.
+
+    Example:
+        >>> out = oar.nn.functional.swiglu(oar.to_tensor([[1.0, 2.0, 3.0, 4.0]]))
+        >>> [round(v, 4) for v in out.numpy()[0].tolist()]
+        [2.1932, 7.0464]
+    """
+    if y is None:
+        if x.shape[-1] % 2:
+            raise ValueError(f"swiglu: without y the last dim of x must be even, got shape {list(x.shape)}")
+        x, y = S.split(x, 2, axis=-1)
+    return apply(SILU, (x,)) * y
+
+
 def thresholded_relu(x, threshold=1.0, name=None):
     """x where x > threshold, else 0.
 

@@ -15,7 +15,9 @@ class VGG(nn.Layer):
     """VGG: `features` (convolutions) then a three-layer classifier on 7x7 pooled features.
 
     Example:
-        >>> model = oar.vision.models.VGG(oar.vision.models.vgg.make_layers(_CFGS["D"]), num_classes=10)
+        >>> features = oar.vision.models.vgg.make_layers([8, "M", 512, "M"])
+        >>> oar.vision.models.VGG(features, num_classes=0)(oar.ones([1, 3, 16, 16])).shape
+        [1, 512, 7, 7]
     """
 
     def __init__(self, features, num_classes=1000, with_pool=True):
