@@ -19,8 +19,8 @@ del functional  # noqa: F821  (paddle.vision has no `functional`: it is paddle.v
 _MODELS = ("LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resnet34", "resnet50", "resnet101",
            "resnet152", "MobileNetV2", "mobilenet_v2", "VGG", "vgg11", "vgg13", "vgg16", "vgg19")
 
-__all__ = ["datasets", "models", "ops", "transforms"] + list(_MODELS) + datasets.__all__ + \
-    [n for n in transforms.__all__ if n != "functional"]
+_PUBLIC = list(_MODELS) + datasets.__all__ + [n for n in transforms.__all__ if n != "functional"]
+__all__ = ["datasets", "models", "ops", "transforms"] + _PUBLIC  # noqa: F405  (models and ops load on first use)
 
 
 def __getattr__(name):
