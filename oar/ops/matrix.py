@@ -4,6 +4,8 @@ index forms, trace, kron, tensordot, inner, mv, addmm, dist/cdist, renorm, vande
 Kernels are NumPy; diagonal and the triangles have gradient rules written with other ops, the rest are composed."""
 import builtins
 
+import numpy as np
+
 
 from ..core import dtype as D
 from .common import infer_same, norm_axis1, public_api, to_int_list
@@ -22,12 +24,28 @@ _NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
 # ---- triangles -------------------------------------------------------------------------------------------------
 
 
+def _onnx_triangle(compare):
+    """tril/triu at opset 13 (ONNX Trilu needs 14): ``Where(col - row <compare> diagonal, x, 0)`` with the row and
+    column indices from Range over the run-time sizes of the last two dims (batch dims broadcast)."""
+    def lower(ctx, op):
+        x = ctx.inp(op, "x")
+        shape = ctx.node("Shape", [x])
+        zero, one = ctx.const(np.asarray(0, np.int64)), ctx.const(np.asarray(1, np.int64))
+        rows = ctx.node("Range", [zero, ctx.node("Gather", [shape, ctx.const(np.asarray(-2, np.int64))]), one])
+        cols = ctx.node("Range", [zero, ctx.node("Gather", [shape, ctx.const(np.asarray(-1, np.int64))]), one])
+        offset = ctx.node("Sub", [ctx.node("Unsqueeze", [cols, ctx.ints([0])]),
+                                  ctx.node("Unsqueeze", [rows, ctx.ints([1])])])
+        keep = ctx.node(compare, [offset, ctx.const(np.asarray(op.attrs["diagonal"], np.int64))])
+        ctx.node("Where", [keep, x, ctx.const(np.asarray(0, D.np_dtype(ctx.in_meta(op, "x")[1])))], [ctx.out(op)])
+    return lower
+
+
 TRIL = defop("tril", _tril,
              grad=lambda g, out, x, diagonal: tril(g, diagonal), infer=infer_same,
-             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
+             onnx=_onnx_triangle("LessOrEqual"))
 TRIU = defop("triu", _triu,
              grad=lambda g, out, x, diagonal: triu(g, diagonal), infer=infer_same,
-             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
+             onnx=_onnx_triangle("GreaterOrEqual"))
 
 
 FILL_DIAGONAL = defop("fill_diagonal", _fill_diagonal, infer=infer_same, onnx_reason=_NO_ONNX,
