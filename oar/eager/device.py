@@ -85,10 +85,30 @@ def element_size(self):
     return self._data.itemsize
 
 
+def _keep_grad(t):
+    """A gradient hook storing (and accumulating) a non-leaf tensor's gradient in its `.grad`."""
+    def keep(g):
+        t._grad = type(g)._wrap(g._data.copy()) if t._grad is None else type(g)._wrap(t._grad._data + g._data)
+    keep.retains_grad = True
+    return keep
+
+
 def retain_grads(self):
-    """Keeps `.grad` of this non-leaf tensor after backward (oar's tape fills `.grad` of every tensor that needs a
-    gradient already, so this only marks the wish)."""
-    return None
+    """Keeps `.grad` of this non-leaf tensor after backward, as Paddle's (a leaf keeps its gradient anyway); the
+    gradients of later backward calls accumulate into it.
+
+    Example:
+        >>> x = oar.ones([2])
+        >>> x.stop_gradient = False
+        >>> y = x * 2
+        >>> y.retain_grads()
+        >>> (y * 3).sum().backward()
+        >>> y.grad.numpy().tolist()
+        [3.0, 3.0]
+    """
+    if self._node is None or self.stop_gradient or any(getattr(h, "retains_grad", False) for h in self._hooks or ()):
+        return
+    self.register_hook(_keep_grad(self))
 
 
 def _data_get(self):

@@ -117,4 +117,9 @@ EXCLUDED = {
     "check_shape": "internal helper of paddle.tensor.random, documented as not public",
     "create_tensor": "fluid-era static helper (paddle.static.create_global_var replaces it)",
     "create_parameter": "Paddle lists it among Tensor methods, but it creates a new parameter: oar.create_parameter",
+    "cuda": "CUDA-only: oar runs on a CPU (Tensor.cuda raises, saying so)",
+    "CUDAPlace": "CUDA-only: oar runs on a CPU (CUDAPlace raises, saying so)",
 }
+
+# Exclusions of the Paddle 3 namespace lists (paddle3_names.json), per namespace: name -> reason
+EXCLUDED_3 = {}

@@ -232,3 +232,42 @@ def test_get_weights_path_from_url_uses_the_weights_cache(tmp_path, monkeypatch)
     got = download.get_weights_path_from_url("https://paddle-hapi.bj.bcebos.com/models/resnet18.pdparams")
     assert got == str(tmp_path / "resnet18.pdparams")
     assert download.is_url("http://a/b") and not download.is_url("a/b")
+
+
+def test_initializer_helpers():
+    init = nn.initializer
+    # Paddle 3.3.1's calculate_gain values
+    assert [init.calculate_gain(n) for n in ["sigmoid", "linear", "conv2d", "tanh", "relu", "selu"]] == \
+        pytest.approx([1, 1, 1, 5 / 3, 2 ** 0.5, 0.75])
+    assert init.calculate_gain("leaky_relu", 0.1) == pytest.approx(1.4071950894605838)
+    w = nn.Linear(30, 20, weight_attr=oar.ParamAttr(initializer=init.XavierUniform())).weight.numpy()
+    bound = (6 / (30 + 20)) ** 0.5
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.8 * bound
+    init.set_global_initializer(init.Constant(0.25), init.Constant(-1.0))
+    try:
+        layer = nn.Linear(3, 2)
+        assert (layer.weight.numpy() == 0.25).all() and (layer.bias.numpy() == -1.0).all()
+    finally:
+        init.set_global_initializer(None)
+    assert not (nn.Linear(3, 2).weight.numpy() == 0.25).all()
+
+
+@pytest.mark.parametrize("arch,convs", [("vgg11", 8), ("vgg13", 10), ("vgg19", 16)])
+def test_vgg_variants(arch, convs):
+    model = getattr(oar.vision.models, arch)(num_classes=0)
+    assert sum(isinstance(m, nn.Conv2D) for m in model.sublayers()) == convs
+    assert model(oar.ones([1, 3, 32, 32])).shape == [1, 512, 7, 7]
+
+
+def test_tensor_grad_helpers():
+    x = oar.ones([2])
+    x.stop_gradient = False
+    y = x * 2
+    y.retain_grads()
+    (y * 3).sum().backward()
+    assert y.grad.numpy().tolist() == [3.0, 3.0] and x.grad.numpy().tolist() == [6.0, 6.0]
+    x.clear_gradient(set_to_zero=True)
+    assert x.grad.numpy().tolist() == [0.0, 0.0]
+    x.clear_gradient(set_to_zero=False)
+    assert x.grad is None
+    assert x.is_tensor() and oar.is_tensor(x) and not oar.is_tensor(np.ones(2))

@@ -74,6 +74,62 @@ class Softshrink(Layer):
         return f"threshold={self._threshold}"
 
 
+class CELU(Layer):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (see `F.celu`).
+
+    Example:
+        >>> [round(v, 4) for v in oar.nn.CELU(2.0)(oar.to_tensor([-1.0, 2.0])).numpy().tolist()]
+        [-0.7869, 2.0]
+    """
+
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__()
+        self._name = name
+        self._alpha = alpha
+
+    def forward(self, x):
+        return F.celu(x, self._alpha)
+
+    def extra_repr(self):
+        return f"alpha={self._alpha}"
+
+
+class Maxout(Layer):
+    """The maximum over runs of `groups` channels (see `F.maxout`).
+
+    Example:
+        >>> oar.nn.Maxout(2)(oar.ones([1, 4, 3, 3])).shape
+        [1, 2, 3, 3]
+    """
+
+    def __init__(self, groups, axis=1, name=None):
+        super().__init__()
+        self._name = name
+        self._groups, self._axis = groups, axis
+
+    def forward(self, x):
+        return F.maxout(x, self._groups, self._axis)
+
+
+class Softmax2D(Layer):
+    """Softmax over the channels (dim -3) of ``[C, H, W]`` or ``[N, C, H, W]`` input.
+
+    Example:
+        >>> y = oar.nn.Softmax2D()(oar.ones([1, 2, 3, 3]))
+        >>> y.numpy()[0, :, 0, 0].tolist()
+        [0.5, 0.5]
+    """
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
+    def forward(self, x):
+        if len(x.shape) not in (3, 4):
+            raise ValueError(f"Softmax2D: input must be 3-D or 4-D, got shape {list(x.shape)}")
+        return F.softmax(x, axis=-3)
+
+
 class LeakyReLU(Layer):
     """x if x > 0 else negative_slope * x.
 

@@ -397,3 +397,74 @@ class FusedLinear(Layer):
 
     def forward(self, x):
         return fused_linear(x, self.weight, self.bias, self.transpose_weight)
+
+
+class ZeroPad2D(Layer):
+    """Zero padding of the spatial dims: `padding` an int or ``[left, right, top, bottom]`` (see `F.zeropad2d`).
+
+    Example:
+        >>> oar.nn.ZeroPad2D([1, 0, 0, 2])(oar.ones([1, 1, 2, 2])).shape
+        [1, 1, 4, 3]
+    """
+
+    def __init__(self, padding, data_format="NCHW", name=None):
+        super().__init__()
+        self._name = name
+        self._padding, self._data_format = padding, data_format
+
+    def forward(self, x):
+        return F.zeropad2d(x, self._padding, self._data_format)
+
+
+class ChannelShuffle(Layer):
+    """ShuffleNet's channel shuffle (see `F.channel_shuffle`).
+
+    Example:
+        >>> x = oar.arange(4, dtype='float32').reshape([1, 4, 1, 1])
+        >>> oar.nn.ChannelShuffle(2)(x).flatten().numpy().tolist()
+        [0.0, 2.0, 1.0, 3.0]
+    """
+
+    def __init__(self, groups, data_format="NCHW", name=None):
+        super().__init__()
+        self._name = name
+        self._groups, self._data_format = groups, data_format
+
+    def forward(self, x):
+        return F.channel_shuffle(x, self._groups, self._data_format)
+
+
+class Unflatten(Layer):
+    """Splits dim `axis` into `shape` (the inverse of `Flatten`).
+
+    Example:
+        >>> oar.nn.Unflatten(1, [2, 3])(oar.ones([4, 6])).shape
+        [4, 2, 3]
+    """
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self._name = name
+        self.axis, self.shape = axis, shape
+
+    def forward(self, x):
+        from ...ops.rearrange import unflatten
+        return unflatten(x, self.axis, self.shape)
+
+
+class PairwiseDistance(Layer):
+    """The p-norm of ``x - y + epsilon`` over the last dim (see `F.pairwise_distance`).
+
+    Example:
+        >>> d = oar.nn.PairwiseDistance(p=1, epsilon=0)(oar.to_tensor([[1.0, 2.0]]), oar.to_tensor([[0.0, 1.0]]))
+        >>> d.numpy().tolist()
+        [2.0]
+    """
+
+    def __init__(self, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+        super().__init__()
+        self._name = name
+        self.p, self.epsilon, self.keepdim = p, epsilon, keepdim
+
+    def forward(self, x, y):
+        return F.pairwise_distance(x, y, self.p, self.epsilon, self.keepdim)

@@ -187,6 +187,33 @@ class MultiLabelSoftMarginLoss(_Reduced):
         return F.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
 
 
+class SoftMarginLoss(_Reduced):
+    """``log(1 + exp(-label * input))`` for labels 1 / -1 (see `F.soft_margin_loss`).
+
+    Example:
+        >>> round(oar.nn.SoftMarginLoss()(oar.to_tensor([0.5, -1.0]), oar.to_tensor([1.0, -1.0])).item(), 5)
+        0.39367
+    """
+    def forward(self, input, label):
+        return F.soft_margin_loss(input, label, self.reduction)
+
+
+class CosineEmbeddingLoss(_Reduced):
+    """``1 - cos(x1, x2)`` for label 1, ``max(0, cos(x1, x2) - margin)`` for -1 (see `F.cosine_embedding_loss`).
+
+    Example:
+        >>> x1, x2 = oar.to_tensor([[1.0, 2.0], [3.0, 5.0]]), oar.to_tensor([[0.0, 1.0], [1.0, 1.0]])
+        >>> round(oar.nn.CosineEmbeddingLoss(margin=0.1)(x1, x2, oar.to_tensor([1, -1])).item(), 5)
+        0.48786
+    """
+    def __init__(self, margin=0, reduction="mean", name=None):
+        super().__init__(reduction, name)
+        self.margin = margin
+
+    def forward(self, input1, input2, label):
+        return F.cosine_embedding_loss(input1, input2, label, self.margin, self.reduction)
+
+
 class CTCLoss(Layer):
     """CTC loss over unnormalised scores ``[T, N, C]`` (see `F.ctc_loss`).
 

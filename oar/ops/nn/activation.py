@@ -354,46 +354,6 @@ def tanhshrink(x, name=None):
     return apply(TANHSHRINK, (x,))
 
 
-def hardshrink(x, threshold=0.5, name=None):
-    """x where |x| >= threshold, else 0 (composed: x times the mask, so the gradient is the mask). Paddle's
-    documentation says ``|x| > threshold``; its kernel keeps ``|x| == threshold``, and so does oar.
-
-    Example:
-        >>> x = oar.to_tensor([-1.0, -0.3, 0.0, 0.5, 2.0])
-        >>> oar.nn.functional.hardshrink(x, threshold=0.5).numpy().tolist()
-        [-1.0, -0.0, 0.0, 0.5, 2.0]
-    """
-    return x * _mask(M.abs(x) >= float(threshold), x)
-
-
-def softshrink(x, threshold=0.5, name=None):
-    """x - threshold where x > threshold, x + threshold where x < -threshold, else 0 (``x - clip(x, -t, t)``).
-
-    Example:
-        >>> x = oar.to_tensor([-1.0, -0.3, 0.0, 2.0])
-        >>> oar.nn.functional.softshrink(x, threshold=0.5).numpy().tolist()
-        [-0.5, 0.0, 0.0, 1.5]
-    """
-    if threshold < 0:
-        raise ValueError(f"softshrink: threshold must be >= 0, got {threshold}")
-    return x - M.clip(x, -float(threshold), float(threshold))
-
-
-def swiglu(x, y=None, name=None):
-    """``silu(x) * y``; without `y`, `x`'s last dim is split in half into x and y.
-
-    Example:
-        >>> out = oar.nn.functional.swiglu(oar.to_tensor([[1.0, 2.0, 3.0, 4.0]]))
-        >>> [round(v, 4) for v in out.numpy()[0].tolist()]
-        [2.1932, 7.0464]
-    """
-    if y is None:
-        if x.shape[-1] % 2:
-            raise ValueError(f"swiglu: without y the last dim of x must be even, got shape {list(x.shape)}")
-        x, y = S.split(x, 2, axis=-1)
-    return apply(SILU, (x,)) * y
-
-
 def thresholded_relu(x, threshold=1.0, name=None):
     """x where x > threshold, else 0.
 
