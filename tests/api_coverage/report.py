@@ -6,11 +6,12 @@ out in `paddle26_names.py`; the other namespaces' Paddle 2.6 `__all__` from `pad
 are shown apart ("p3") and not counted.
 
 A name counts only when it is real, not merely present (``hasattr``): a callable must run somewhere in the test
-suite, either as a docstring example that `tests/test_docstring_examples.py` executes or as a call ``name(`` /
-attribute ``.name`` / quoted ``"name"`` (a table row the test looks up with getattr) in a test file; its body must not be a bare ``raise``. Non-callables (dtypes, modules,
-constants) count when present. Names excluded with a reason (`EXCLUDED`, `EXCLUDED_3`) are left out of the count.
+suite, either as a docstring example that `tests/test_docstring_examples.py` executes or as a call ``name(``,
+attribute ``.name`` or quoted ``"name"`` (a table row a test looks up with getattr) in a test file, and its body
+must not be a bare ``raise``. Non-callables (dtypes, modules, constants) count when present. Names excluded with a
+reason (`EXCLUDED`, `EXCLUDED_3`) are left out of the count. ``--hasattr`` counts every present name instead.
 
-Usage: PYTHONPATH=. python tests/api_coverage/report.py [--missing] [--unverified]"""
+Usage: PYTHONPATH=. python tests/api_coverage/report.py [--missing] [--unverified] [--hasattr]"""
 import ast
 import functools
 import importlib
