@@ -62,7 +62,8 @@ def test_paddle_module_paths(module, name, want):
 def test_functional_submodules_cover_the_namespace():
     """Every function `oar.nn.functional` exports is in one of Paddle's submodules (no name only reachable from the
     package, as real code imports by submodule)."""
-    subs = ["activation", "common", "conv", "input", "loss", "norm", "pooling", "vision", "flash_attention"]
+    subs = ["activation", "common", "conv", "input", "loss", "norm", "pooling", "vision", "flash_attention", "distance",
+            "extension"]
     found = {n for s in subs for n in dir(importlib.import_module(f"oar.nn.functional.{s}"))}
     public = {n for n, v in vars(F).items() if callable(v) and not n.startswith("_") and not inspect.ismodule(v)}
     assert public - found == {"flatten"}  # Paddle exposes flatten at F's top only

@@ -158,3 +158,27 @@ def resnet101(pretrained=False, **kwargs):
 def resnet152(pretrained=False, **kwargs):
     """ResNet-152."""
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+def _variant(arch, depth, groups, width, doc, paddle_size):
+    """A ResNeXt / wide ResNet builder; `paddle_size` (the state dict's element count in Paddle 3.3.1) makes its
+    docstring example a check of the architecture."""
+    def build(pretrained=False, **kwargs):
+        kwargs.update(groups=groups, width=width)
+        return _resnet(arch, BottleneckBlock, depth, pretrained, **kwargs)
+    build.__name__ = build.__qualname__ = arch
+    build.__doc__ = (f"{doc}: ResNet-{depth} bottlenecks with {groups} groups of base width {width}, as Paddle's "
+                     f"`{arch}`.\n\n    Example:\n        >>> model = oar.vision.models.{arch}()\n"
+                     f"        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle\n"
+                     f"        {paddle_size}\n    ")
+    return build
+
+
+resnext50_32x4d = _variant("resnext50_32x4d", 50, 32, 4, "ResNeXt-50 32x4d", 25097128)
+resnext50_64x4d = _variant("resnext50_64x4d", 50, 64, 4, "ResNeXt-50 64x4d", 45290920)
+resnext101_32x4d = _variant("resnext101_32x4d", 101, 32, 4, "ResNeXt-101 32x4d", 44315560)
+resnext101_64x4d = _variant("resnext101_64x4d", 101, 64, 4, "ResNeXt-101 64x4d", 83658152)
+resnext152_32x4d = _variant("resnext152_32x4d", 152, 32, 4, "ResNeXt-152 32x4d", 60150696)
+resnext152_64x4d = _variant("resnext152_64x4d", 152, 64, 4, "ResNeXt-152 64x4d", 115266984)
+wide_resnet50_2 = _variant("wide_resnet50_2", 50, 1, 128, "Wide ResNet-50-2", 68951464)
+wide_resnet101_2 = _variant("wide_resnet101_2", 101, 1, 128, "Wide ResNet-101-2", 127024552)
