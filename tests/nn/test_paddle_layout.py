@@ -91,7 +91,8 @@ def test_layer_name_and_full_name():
 _ARGS = {"in_features": 2, "out_features": 2, "in1_features": 2, "in2_features": 2, "num_embeddings": 4,
          "embedding_dim": 2, "kernel_size": 2, "kernel_sizes": 2, "output_size": 1, "num_features": 2,
          "normalized_shape": 2, "num_groups": 1, "num_channels": 2, "size": 2, "input_size": 2, "hidden_size": 2,
-         "upscale_factor": 2, "downscale_factor": 2, "padding": 1, "output_sizes": [2, 2], "cell": None}
+         "upscale_factor": 2, "downscale_factor": 2, "padding": 1, "output_sizes": [2, 2], "cell": None, "groups": 2,
+         "axis": 1, "shape": [2, 1]}
 
 
 def test_every_layer_taking_a_name_keeps_it():
