@@ -1,14 +1,26 @@
-"""`paddle.static.save_inference_model` / `load_inference_model`: a static program pruned to what its fetch
-variables need, saved in the model format `oar.jit.save` writes (``path.pdmodel`` + ``path.pdiparams``), so
-`oar.jit.load`, `oar.inference` and `oar.onnx` read it too."""
+"""Paddle's static-program files: `save_inference_model` / `load_inference_model` (a program pruned to what its
+fetch variables need, in the model format `oar.jit.save` writes: ``path.pdmodel`` + ``path.pdiparams``, so
+`oar.jit.load`, `oar.inference` and `oar.onnx` read it too), their in-memory halves (`normalize_program`,
+`serialize_program` / `deserialize_program`, `serialize_persistables` / `deserialize_persistables`,
+`save_to_file` / `load_from_file`) and the training checkpoints of a whole program (`save` / `load`,
+`load_program_state` / `set_program_state`: ``.pdparams``, ``.pdopt`` and ``.pdmodel`` files)."""
+import json
 import os
 
+import numpy as np
+
+from ..core.safe_files import write_files
 from ..eager.tensor import Tensor
 from ..graph.builder import default_main_program
-from ..graph.model_files import ModelRecord, file_names, load_files
+from ..graph.model_files import ModelRecord, encode_weights, file_names, load_files
 from ..graph.scope import global_scope
+from ..graph.serialize import program_from_dict, program_to_dict
 from ..passes.dead_code import dead_code_elimination
 from .save_load import _persistables_read, save_records
+
+__all__ = ["save_inference_model", "load_inference_model", "normalize_program", "serialize_program",
+           "deserialize_program", "serialize_persistables", "deserialize_persistables", "save_to_file",
+           "load_from_file", "save", "load", "load_program_state", "set_program_state"]
 
 
 def _var_list(v, what):
@@ -16,6 +28,29 @@ def _var_list(v, what):
     if not vs or not all(hasattr(x, "name") and hasattr(x, "block") for x in vs):
         raise TypeError(f"save_inference_model: {what} must be a static Variable or a list of them")
     return vs
+
+
+def normalize_program(program, feed_vars, fetch_vars):
+    """The inference form of `program` (``clone(for_test=True)``) pruned to what `fetch_vars` need, the
+    `feed_vars` kept as its inputs.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main, oar.static.Program()):
+        ...     x = oar.static.data('x_np', [None, 2])
+        ...     y, unused = x * 2, x + 1
+        >>> oar.disable_static()
+        >>> [op.type for op in oar.static.normalize_program(main, [x], [y]).global_block().ops]
+        ['full', 'multiply']
+    """
+    feeds, fetches = _var_list(feed_vars, "feed_vars"), _var_list(fetch_vars, "fetch_vars")
+    infer = dead_code_elimination(program.clone(for_test=True), keep=[v.name for v in fetches])
+    gb = infer.global_block()
+    for f in feeds:
+        if f.name not in gb.vars:  # an input the outputs do not need still stays a feed
+            gb.create_var(f.name, f.shape, f.dtype, stop_gradient=True, is_data=True)
+    return infer
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=None, clip_extra=True):
@@ -45,19 +80,10 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
         (['x'], (4, 2))
     """
     feeds, fetches = _var_list(feed_vars, "feed_vars"), _var_list(fetch_vars, "fetch_vars")
-    program = program if program is not None else default_main_program()
-    keep = [v.name for v in fetches]
-    infer = dead_code_elimination(program.clone(for_test=True), keep=keep)
+    infer = normalize_program(program if program is not None else default_main_program(), feeds, fetches)
     gb = infer.global_block()
-    for f in feeds:
-        if f.name not in gb.vars:  # an input the outputs do not need still stays a feed
-            gb.create_var(f.name, f.shape, f.dtype, stop_gradient=True, is_data=True)
     scope = global_scope()
-    params = [n for n in gb.vars if n in _persistables_read(infer)]
-    missing = [n for n in params if scope.array(n) is None]
-    if missing:
-        raise ValueError(f"save_inference_model: persistable variables {missing} have no value in the global "
-                         "scope (run the startup program with the executor first)")
+    params = _values_needed(infer, "save_inference_model")
     spec = [{"name": v.name, "shape": [int(d) for d in gb.vars[v.name].shape], "dtype": v.dtype.name} for v in feeds]
     ospec = [{"name": v.name, "shape": [int(d) for d in v.shape], "dtype": v.dtype.name} for v in fetches]
     rec = ModelRecord(infer, infer, spec, ospec, 0 if len(fetches) == 1 else list(range(len(fetches))), params)
@@ -65,11 +91,227 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
                  clip_extra=clip_extra)
 
 
+def _values_needed(program, who):
+    """The persistables `program` reads, checked to have values in the global scope."""
+    scope = global_scope()
+    used = _persistables_read(program)
+    params = [n for n in program.global_block().vars if n in used]
+    missing = [n for n in params if scope.array(n) is None]
+    if missing:
+        raise ValueError(f"{who}: persistable variables {missing} have no value in the global scope (run the "
+                         "startup program with the executor first)")
+    return params
+
+
+def serialize_program(feed_vars, fetch_vars, program=None):
+    """The bytes of the normalized (pruned, inference) program, in the ``.pdmodel`` program JSON.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main, oar.static.Program()):
+        ...     x = oar.static.data('x_sp', [None, 2])
+        ...     y = x * 3
+        >>> data = oar.static.serialize_program([x], [y], program=main)
+        >>> [op.type for op in oar.static.deserialize_program(data).global_block().ops]
+        ['full', 'multiply']
+        >>> oar.disable_static()
+    """
+    infer = normalize_program(program if program is not None else default_main_program(), feed_vars, fetch_vars)
+    return json.dumps(program_to_dict(infer), separators=(",", ":")).encode("utf-8")
+
+
+def deserialize_program(data):
+    """A Program from `serialize_program`'s bytes (validated and verified: ValueError for damaged bytes).
+
+    Example:
+        >>> oar.static.deserialize_program(b'not a program')
+        Traceback (most recent call last):
+        ValueError: deserialize_program: not a serialized program (Expecting value: line 1 column 1 (char 0))
+    """
+    try:
+        d = json.loads(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"deserialize_program: not a serialized program ({e})") from None
+    return program_from_dict(d)
+
+
+def serialize_persistables(feed_vars, fetch_vars, executor, program=None):
+    """The bytes (safetensors) of the values of the persistables the normalized program reads.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     x = oar.static.data('x_spp', [None, 3])
+        ...     y = oar.static.nn.fc(x, 2)
+        >>> exe = oar.static.Executor()
+        >>> _ = exe.run(startup)
+        >>> data = oar.static.serialize_persistables([x], [y], exe, program=main)
+        >>> prog = oar.static.deserialize_program(oar.static.serialize_program([x], [y], program=main))
+        >>> oar.static.deserialize_persistables(prog, data, exe)
+        >>> out, = exe.run(prog, feed={'x_spp': np.ones([1, 3], 'float32')}, fetch_list=[y.name])
+        >>> oar.disable_static()
+        >>> out.shape
+        (1, 2)
+    """
+    infer = normalize_program(program if program is not None else default_main_program(), feed_vars, fetch_vars)
+    scope = global_scope()
+    return encode_weights({n: scope.array(n) for n in _values_needed(infer, "serialize_persistables")})
+
+
+def deserialize_persistables(program, data, executor):
+    """Puts the values of `serialize_persistables`'s bytes into the global scope; every one must be a persistable
+    variable of `program` with its shape.
+
+    Example:
+        >>> oar.static.deserialize_persistables(oar.static.Program(), b'junk', None)
+        Traceback (most recent call last):
+        ValueError: deserialize_persistables: damaged data (...)
+    """
+    from safetensors.numpy import load
+    try:
+        arrays = load(bytes(data))
+    except Exception as e:  # safetensors reports damage with its own exception types
+        raise ValueError(f"deserialize_persistables: damaged data ({type(e).__name__}: {e})") from None
+    gb = program.global_block()
+    for name, a in arrays.items():
+        v = gb.vars.get(name)
+        if v is None or not v.persistable:
+            raise ValueError(f"deserialize_persistables: {name!r} is not a persistable variable of the program")
+        if [int(d) for d in v.shape] != list(a.shape):
+            raise ValueError(f"deserialize_persistables: {name!r} has shape {list(a.shape)}, the program's variable "
+                             f"{[int(d) for d in v.shape]}")
+    scope = global_scope()
+    for name, a in arrays.items():
+        scope.set(name, a)
+
+
+def save_to_file(path, content):
+    """Writes bytes to `path` (atomically, as every oar save).
+
+    Example:
+        >>> oar.static.save_to_file('blob.bin', b'abc')
+        >>> oar.static.load_from_file('blob.bin')
+        b'abc'
+    """
+    if not isinstance(content, (bytes, bytearray)):
+        raise TypeError(f"save_to_file: content must be bytes, got {type(content).__name__}")
+    write_files({os.fspath(path): bytes(content)})
+
+
+def load_from_file(path):
+    """The bytes of the file `path`.
+
+    Example:
+        >>> oar.static.save_to_file('blob2.bin', b'xyz')
+        >>> oar.static.load_from_file('blob2.bin')
+        b'xyz'
+    """
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def save(program, model_path, protocol=4, **configs):
+    """Saves a whole program's state: ``model_path.pdparams`` (parameters), ``model_path.pdopt`` (the other
+    persistables: optimizer state, statistics) and ``model_path.pdmodel`` (the program), from the global scope.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([2], 'float32', name='w_save')
+        >>> exe = oar.static.Executor()
+        >>> _ = exe.run(startup)
+        >>> oar.static.save(main, 'ckpt/model')
+        >>> state = oar.static.load_program_state('ckpt/model')
+        >>> oar.disable_static()
+        >>> sorted(state), state['w_save'].shape
+        (['w_save'], (2,))
+    """
+    if configs:
+        raise TypeError(f"static.save: unexpected arguments {sorted(configs)}")
+    from ..io.save_load import save as save_object
+    model_path = os.fspath(model_path)
+    save_object(program.state_dict("param"), model_path + ".pdparams", protocol=protocol)
+    save_object(program.state_dict("opt"), model_path + ".pdopt", protocol=protocol)
+    write_files({model_path + ".pdmodel": json.dumps(program_to_dict(program), separators=(",", ":")).encode()})
+
+
+def load_program_state(model_path, var_list=None):
+    """name -> ndarray from ``model_path.pdparams`` and ``.pdopt`` (`save`'s files, or Paddle's); `var_list`
+    (Variables or names) keeps only those.
+
+    Example:
+        >>> oar.static.load_program_state('absent/model')
+        Traceback (most recent call last):
+        ValueError: absent/model.pdparams: file not found (load_program_state expects the path given to static.save)
+    """
+    from ..io.save_load import load as load_object
+    model_path = os.fspath(model_path)
+    if not os.path.exists(model_path + ".pdparams"):
+        raise ValueError(f"{model_path}.pdparams: file not found (load_program_state expects the path given to "
+                         "static.save)")
+    state = {}
+    for suffix in (".pdparams", ".pdopt"):
+        if os.path.exists(model_path + suffix):
+            state.update({k: np.asarray(getattr(v, "_data", v)) for k, v in load_object(model_path + suffix).items()})
+    if var_list is not None:
+        names = [getattr(v, "name", v) for v in var_list]
+        absent = [n for n in names if n not in state]
+        if absent:
+            raise ValueError(f"load_program_state: {absent} are not in {model_path}")
+        state = {n: state[n] for n in names}
+    return state
+
+
+def set_program_state(program, state_dict):
+    """Writes `state_dict` (from `load_program_state`) into the program's persistables in the global scope
+    (`Program.set_state_dict`).
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([2], 'float32', name='w_sps')
+        >>> _ = oar.static.Executor().run(startup)
+        >>> oar.static.set_program_state(main, {'w_sps': np.array([3.0, 4.0], 'float32')})
+        >>> oar.disable_static()
+        >>> main.state_dict()['w_sps'].numpy().tolist()
+        [3.0, 4.0]
+    """
+    program.set_state_dict(state_dict)
+
+
+def load(program, model_path, executor=None, var_list=None):
+    """Loads `save`'s ``.pdparams`` / ``.pdopt`` into the program's persistables (`var_list`: only those).
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     w = oar.static.create_parameter([2], 'float32', name='w_load')
+        >>> _ = oar.static.Executor().run(startup)
+        >>> oar.static.save(main, 'ckpt2/model')
+        >>> main.set_state_dict({'w_load': np.zeros([2], 'float32')})
+        >>> oar.static.load(main, 'ckpt2/model')
+        >>> oar.disable_static()
+        >>> bool((main.state_dict()['w_load'].numpy() != 0).any())
+        True
+    """
+    set_program_state(program, load_program_state(model_path, var_list))
+
+
 def load_inference_model(path_prefix, executor):
     """Loads a model saved by `save_inference_model` (or `oar.jit.save`): its parameters go into the global
     scope, and ``[program, feed_target_names, fetch_targets]`` come back for ``executor.run(program,
     feed={name: array}, fetch_list=fetch_targets)``. Raises ValueError naming the file when it is missing or
-    damaged. See `save_inference_model` for an example.
+    damaged (`save_inference_model` shows a round trip).
+
+    Example:
+        >>> oar.static.load_inference_model('absent/net', None)
+        Traceback (most recent call last):
+        ValueError: absent/net.pdmodel: model file not found (load_inference_model expects the prefix given to ...)
     """
     pdmodel, pdiparams = file_names(os.fspath(path_prefix))
     if not os.path.exists(pdmodel):

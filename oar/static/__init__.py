@@ -17,6 +17,11 @@ from ..metric.metrics import accuracy  # noqa: E402  (paddle.static.accuracy: bu
 from ..graph.metric import auc  # noqa: E402
 
 
+_MODEL_FILES = ("save_inference_model", "load_inference_model", "normalize_program", "serialize_program",
+                "deserialize_program", "serialize_persistables", "deserialize_persistables", "save_to_file",
+                "load_from_file", "save", "load", "load_program_state", "set_program_state")
+
+
 def __getattr__(name):
     """`paddle.static.nn`, `create_parameter`, `amp` and the inference-model functions load `oar.nn` / `oar.jit` on
     first use, so that `oar.lite` (which imports this namespace through `oar`) runs saved models without the
@@ -25,7 +30,7 @@ def __getattr__(name):
     if name in ("nn", "create_parameter"):
         nn = importlib.import_module(".nn", __name__)
         return nn if name == "nn" else nn.create_parameter
-    if name in ("save_inference_model", "load_inference_model"):
+    if name in _MODEL_FILES:
         return getattr(importlib.import_module("oar.jit.inference_model"), name)
     if name == "amp":
         return importlib.import_module(".amp", __name__)

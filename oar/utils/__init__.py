@@ -19,12 +19,22 @@ def _sorted(obj):
 
 
 def flatten(nest):
-    """The leaves of `nest` in order (dicts by sorted key); a non-nested value gives `[nest]`."""
+    """The leaves of `nest` in order (dicts by sorted key); a non-nested value gives `[nest]`.
+
+    Example:
+        >>> oar.utils.flatten([1, {'b': 2, 'a': (3, 4)}])
+        [1, 3, 4, 2]
+    """
     return _flatten(_sorted(nest))[0]
 
 
 def pack_sequence_as(structure, flat_sequence):
-    """`flat_sequence` packed into the nesting of `structure` (the inverse of `flatten`)."""
+    """`flat_sequence` packed into the nesting of `structure` (the inverse of `flatten`).
+
+    Example:
+        >>> oar.utils.pack_sequence_as([0, {'b': 0, 'a': (0, 0)}], [1, 3, 4, 2])
+        [1, {'a': (3, 4), 'b': 2}]
+    """
     leaves, tree = _flatten(_sorted(structure))
     flat = list(flat_sequence)
     if len(flat) != len(leaves):

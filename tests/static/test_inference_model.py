@@ -88,3 +88,48 @@ def test_program_set_state_dict_checks(static_net):
         main.set_state_dict({})
     with pytest.raises(ValueError, match="mode"):
         main.state_dict("weights")
+
+
+def test_serialize_program_and_persistables_round_trip(static_net, tmp_path):
+    main, x, y, loss, exe = static_net
+    data = np.random.default_rng(1).standard_normal((3, 4)).astype("float32")
+    want, = exe.run(main.clone(for_test=True), feed={"x": data}, fetch_list=[y])
+    prog_bytes = oar.static.serialize_program([x], [y], program=main)
+    weights = oar.static.serialize_persistables([x], [y], exe, program=main)
+    oar.static.save_to_file(str(tmp_path / "m.pdmodel"), prog_bytes)
+    oar.static.save_to_file(str(tmp_path / "m.pdiparams"), weights)
+    with oar.static.scope_guard(oar.static.Scope()):
+        prog = oar.static.deserialize_program(oar.static.load_from_file(str(tmp_path / "m.pdmodel")))
+        oar.static.deserialize_persistables(prog, oar.static.load_from_file(str(tmp_path / "m.pdiparams")), exe)
+        got, = exe.run(prog, feed={"x": data}, fetch_list=[y.name])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    normalized = oar.static.normalize_program(main, [x], [y])
+    assert {op.type for op in normalized.global_block().ops} == {op.type for op in prog.global_block().ops}
+    assert "sgd" not in {op.type for op in normalized.global_block().ops}
+    with pytest.raises(ValueError, match="not a persistable variable"):
+        oar.static.deserialize_persistables(oar.static.Program(), weights, exe)
+    with pytest.raises(ValueError, match="damaged"):
+        oar.static.deserialize_persistables(prog, weights[:20], exe)
+    with pytest.raises(TypeError, match="bytes"):
+        oar.static.save_to_file(str(tmp_path / "s"), "text")
+
+
+def test_static_save_load_keeps_optimizer_state(static_net, tmp_path):
+    main, x, y, loss, exe = static_net
+    feed = {"x": np.ones((2, 4), "float32")}
+    exe.run(main, feed=feed, fetch_list=[loss])
+    before = {k: v.numpy() for k, v in main.state_dict().items()}
+    oar.static.save(main, str(tmp_path / "ckpt"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.pdmodel", "ckpt.pdopt", "ckpt.pdparams"]
+    exe.run(main, feed=feed, fetch_list=[loss])  # moves the weights on
+    oar.static.load(main, str(tmp_path / "ckpt"), exe)
+    for k, v in main.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), before[k])
+    state = oar.static.load_program_state(str(tmp_path / "ckpt"))
+    assert set(state) == set(before) and all(isinstance(v, np.ndarray) for v in state.values())
+    one = main.all_parameters()[0]
+    assert list(oar.static.load_program_state(str(tmp_path / "ckpt"), var_list=[one])) == [one.name]
+    with pytest.raises(ValueError, match="not in"):
+        oar.static.load_program_state(str(tmp_path / "ckpt"), var_list=["nope"])
+    assert oar.static.deserialize_program(oar.static.load_from_file(str(tmp_path / "ckpt.pdmodel"))) \
+        .global_block().ops[-1].type == main.global_block().ops[-1].type

@@ -86,6 +86,12 @@ class MobileNetV2(nn.Layer):
 
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
-    """MobileNetV2. Example: ``model = oar.vision.models.mobilenet_v2(num_classes=10)``."""
+    """MobileNetV2 (width `scale`).
+
+    Example:
+        >>> model = oar.vision.models.mobilenet_v2()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        3538984
+    """
     no_pretrained("mobilenet_v2", pretrained)
     return MobileNetV2(scale=scale, **kwargs)

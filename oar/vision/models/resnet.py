@@ -5,7 +5,13 @@ from ._utils import no_pretrained
 
 
 class BasicBlock(nn.Layer):
-    """Two 3x3 convolutions with a residual connection (ResNet 18/34)."""
+    """Two 3x3 convolutions with a residual connection (ResNet 18/34).
+
+    Example:
+        >>> block = oar.vision.models.BasicBlock(8, 8)
+        >>> block(oar.ones([1, 8, 5, 5])).shape
+        [1, 8, 5, 5]
+    """
 
     expansion = 1
 
@@ -33,7 +39,13 @@ class BasicBlock(nn.Layer):
 
 
 class BottleneckBlock(nn.Layer):
-    """1x1 reduce, 3x3, 1x1 expand (x4) with a residual connection (ResNet 50/101/152)."""
+    """1x1 reduce, 3x3, 1x1 expand (x4) with a residual connection (ResNet 50/101/152).
+
+    Example:
+        >>> block = oar.vision.models.BottleneckBlock(16, 4)
+        >>> block(oar.ones([1, 16, 5, 5])).shape
+        [1, 16, 5, 5]
+    """
 
     expansion = 4
 
@@ -136,27 +148,57 @@ def _resnet(arch, block, depth, pretrained, **kwargs):
 
 
 def resnet18(pretrained=False, **kwargs):
-    """ResNet-18. Example: ``model = oar.vision.models.resnet18(num_classes=10)``."""
+    """ResNet-18.
+
+    Example:
+        >>> model = oar.vision.models.resnet18()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        11699112
+    """
     return _resnet("resnet18", BasicBlock, 18, pretrained, **kwargs)
 
 
 def resnet34(pretrained=False, **kwargs):
-    """ResNet-34."""
+    """ResNet-34.
+
+    Example:
+        >>> model = oar.vision.models.resnet34()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        21814696
+    """
     return _resnet("resnet34", BasicBlock, 34, pretrained, **kwargs)
 
 
 def resnet50(pretrained=False, **kwargs):
-    """ResNet-50. Example: ``model = oar.vision.models.resnet50()``."""
+    """ResNet-50.
+
+    Example:
+        >>> model = oar.vision.models.resnet50()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        25610152
+    """
     return _resnet("resnet50", BottleneckBlock, 50, pretrained, **kwargs)
 
 
 def resnet101(pretrained=False, **kwargs):
-    """ResNet-101."""
+    """ResNet-101.
+
+    Example:
+        >>> model = oar.vision.models.resnet101()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        44654504
+    """
     return _resnet("resnet101", BottleneckBlock, 101, pretrained, **kwargs)
 
 
 def resnet152(pretrained=False, **kwargs):
-    """ResNet-152."""
+    """ResNet-152.
+
+    Example:
+        >>> model = oar.vision.models.resnet152()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        60344232
+    """
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
 
 
