@@ -273,3 +273,27 @@ def test_tensor_grad_helpers():
     x.clear_gradient(set_to_zero=False)
     assert x.grad is None
     assert x.is_tensor() and oar.is_tensor(x) and not oar.is_tensor(np.ones(2))
+
+
+def test_clip_grad_norm_and_value_match_paddle():
+    """The gradients of sum(linear(x)) do not depend on the weights, so Paddle 3.3.1's numbers carry over."""
+    layer = nn.Linear(3, 2)
+    x = oar.arange(6, dtype="float32").reshape([2, 3])
+    layer(x).sum().backward()
+    total = nn.utils.clip_grad_norm_(layer.parameters(), 1.0, norm_type=float("inf"))
+    assert total.item() == pytest.approx(7.0)
+    np.testing.assert_allclose(layer.bias.grad.numpy(), [0.28571424, 0.28571424], rtol=1e-6)
+    layer(x).sum().backward()  # accumulates onto the clipped gradients
+    total = nn.utils.clip_grad_norm_(layer.parameters(), 100.0, norm_type=1)
+    assert total.item() == pytest.approx(38.85714, rel=1e-6)
+    np.testing.assert_allclose(layer.bias.grad.numpy(), [2.2857141, 2.2857141], rtol=1e-6)  # below max: unchanged
+    nn.utils.clip_grad_value_(layer.parameters(), 0.5)
+    assert np.abs(layer.weight.grad.numpy()).max() == 0.5
+    layer2 = nn.Linear(2, 1, bias_attr=False)
+    layer2.weight.grad = oar.to_tensor([[3.0], [4.0]])
+    assert nn.utils.clip_grad_norm_(layer2.parameters(), 1.0).item() == pytest.approx(5.0)
+    np.testing.assert_allclose(layer2.weight.grad.numpy(), [[0.6], [0.8]], rtol=1e-5)
+    layer2.weight.grad = oar.to_tensor([[np.inf], [1.0]])
+    with pytest.raises(RuntimeError, match="not finite"):
+        nn.utils.clip_grad_norm_(layer2.parameters(), 1.0, error_if_nonfinite=True)
+    assert nn.utils.clip_grad_norm_([], 1.0).item() == 0.0
