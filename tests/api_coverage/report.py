@@ -9,7 +9,8 @@ A name counts only when it is real, not merely present (``hasattr``): a callable
 suite, either as a docstring example that `tests/test_docstring_examples.py` executes or as a call ``name(``,
 attribute ``.name`` or quoted ``"name"`` (a table row a test looks up with getattr) in a test file, and its body
 must not be a bare ``raise``. Non-callables (dtypes, modules, constants) count when present. Names excluded with a
-reason (`EXCLUDED`, `EXCLUDED_3`) are left out of the count. ``--hasattr`` counts every present name instead.
+reason (`EXCLUDED`, `EXCLUDED_3`, and the names Paddle 3 removed) are left out of the count. ``--hasattr`` counts
+every present name instead.
 
 Usage: PYTHONPATH=. python tests/api_coverage/report.py [--missing] [--unverified] [--hasattr]"""
 import ast
@@ -92,7 +93,12 @@ def is_real(name, value):
 
 
 def excluded(ns, name):
-    return N.EXCLUDED.get(name) if ns in N.NAMESPACES else N.EXCLUDED_3.get(ns, {}).get(name)
+    """The reason `name` of `ns` is not counted, or None."""
+    if ns in N.NAMESPACES:
+        return N.EXCLUDED.get(name)
+    if name in NAMES["namespaces"][ns].get("removed_in_3", ()):
+        return "removed in Paddle 3 (not in paddlepaddle 3.3.1's __all__)"
+    return N.EXCLUDED_3.get(ns, {}).get(name)
 
 
 def coverage(require_real=True):

@@ -48,8 +48,8 @@ def main(wheel_path):
     out = {}
     for ns in NAMESPACES:
         old = sorted(set(wheel_all(wheel, ns)))
-        new = sorted(set(importlib.import_module(ns).__all__) - set(old))
-        out[ns] = {"paddle26": old, "paddle3_only": new}
+        now = set(importlib.import_module(ns).__all__)
+        out[ns] = {"paddle26": old, "paddle3_only": sorted(now - set(old)), "removed_in_3": sorted(set(old) - now)}
     meta = {"paddle26_wheel": pathlib.Path(wheel_path).name, "paddle3_version": paddle.__version__}
     OUT.write_text(json.dumps({**meta, "namespaces": out}, indent=1) + "\n")
     print(f"wrote {OUT}")
