@@ -7,6 +7,7 @@ from .mobilenetv2 import MobileNetV2, mobilenet_v2
 from .vgg import VGG, vgg11, vgg13, vgg16, vgg19
 from .alexnet import AlexNet, alexnet
 from .mobilenetv1 import MobileNetV1, mobilenet_v1
+from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
 from .shufflenetv2 import (ShuffleNetV2, shufflenet_v2_x0_25, shufflenet_v2_x0_33, shufflenet_v2_x0_5,
                            shufflenet_v2_x1_0, shufflenet_v2_x1_5, shufflenet_v2_x2_0, shufflenet_v2_swish)
 
@@ -15,4 +16,5 @@ __all__ = ["LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resn
            "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d", "resnext152_32x4d", "resnext152_64x4d",
            "wide_resnet50_2", "wide_resnet101_2", "ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33",
            "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
-           "shufflenet_v2_swish", "AlexNet", "alexnet", "MobileNetV1", "mobilenet_v1"]
+           "shufflenet_v2_swish", "AlexNet", "alexnet", "MobileNetV1", "mobilenet_v1",
+           "SqueezeNet", "squeezenet1_0", "squeezenet1_1"]
