@@ -22,7 +22,8 @@ _MODELS = ("LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resn
            "wide_resnet50_2", "wide_resnet101_2", "ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33",
            "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
            "shufflenet_v2_swish", "AlexNet", "alexnet", "MobileNetV1", "mobilenet_v1",
-           "SqueezeNet", "squeezenet1_0", "squeezenet1_1")
+           "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small",
+           "mobilenet_v3_large")
 
 _PUBLIC = list(_MODELS) + datasets.__all__ + [n for n in transforms.__all__ if n != "functional"]
 __all__ = ["datasets", "models", "ops", "transforms"] + _PUBLIC  # noqa: F405  (models and ops load on first use)
