@@ -23,7 +23,8 @@ _MODELS = ("LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resn
            "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
            "shufflenet_v2_swish", "AlexNet", "alexnet", "MobileNetV1", "mobilenet_v1",
            "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small",
-           "mobilenet_v3_large", "DenseNet", "densenet121", "densenet161", "densenet169", "densenet201", "densenet264")
+           "mobilenet_v3_large", "DenseNet", "densenet121", "densenet161", "densenet169", "densenet201", "densenet264",
+           "GoogLeNet", "googlenet")
 
 _PUBLIC = list(_MODELS) + datasets.__all__ + [n for n in transforms.__all__ if n != "functional"]
 __all__ = ["datasets", "models", "ops", "transforms"] + _PUBLIC  # noqa: F405  (models and ops load on first use)
