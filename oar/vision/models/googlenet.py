@@ -55,7 +55,7 @@ class GoogLeNet(nn.Layer):
     """GoogLeNet for 224x224 input; returns ``(out, out1, out2)``: the main and the two auxiliary outputs.
 
     Example:
-        >>> out, aux1, aux2 = oar.vision.models.GoogLeNet(num_classes=0)(oar.ones([1, 3, 64, 64]))
+        >>> out, aux1, aux2 = oar.vision.models.GoogLeNet(num_classes=0)(oar.ones([1, 3, 128, 128]))
         >>> out.shape, aux1.shape
         ([1, 1024, 1, 1], [1, 512, 1, 1])
     """
