@@ -72,3 +72,13 @@ def test_vit_patch_embedding_exports():
     net.eval()
     img = R.uniform(-1, 1, (2, 3, 6, 6)).astype(np.float32)
     check(net, img, dynamic=True, more=_both(img), atol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["shufflenet_v2_x0_25", "mobilenet_v3_small", "squeezenet1_1"])
+def test_vision_models_export(arch):
+    """Models added for issue 23 export as their eager forms compute (channel shuffles, squeeze-excitation, fire
+    modules)."""
+    net = getattr(oar.vision.models, arch)(num_classes=10)
+    net.eval()
+    img = R.uniform(-1, 1, (2, 3, 64, 64)).astype(np.float32)
+    check(net, img, dynamic=True, more=[(img[:1],)], atol=1e-4)
