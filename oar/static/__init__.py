@@ -19,7 +19,8 @@ from ..graph.metric import auc  # noqa: E402
 
 _MODEL_FILES = ("save_inference_model", "load_inference_model", "normalize_program", "serialize_program",
                 "deserialize_program", "serialize_persistables", "deserialize_persistables", "save_to_file",
-                "load_from_file", "save", "load", "load_program_state", "set_program_state")
+                "load_from_file")
+_CHECKPOINTS = ("save", "load", "load_program_state", "set_program_state")
 
 
 def __getattr__(name):
@@ -32,6 +33,8 @@ def __getattr__(name):
         return nn if name == "nn" else nn.create_parameter
     if name in _MODEL_FILES:
         return getattr(importlib.import_module("oar.jit.inference_model"), name)
+    if name in _CHECKPOINTS:
+        return getattr(importlib.import_module("oar.io.static_checkpoint"), name)
     if name == "amp":
         return importlib.import_module(".amp", __name__)
     raise AttributeError(f"module 'oar.static' has no attribute {name!r}")
