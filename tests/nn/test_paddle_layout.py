@@ -297,3 +297,9 @@ def test_clip_grad_norm_and_value_match_paddle():
     with pytest.raises(RuntimeError, match="not finite"):
         nn.utils.clip_grad_norm_(layer2.parameters(), 1.0, error_if_nonfinite=True)
     assert nn.utils.clip_grad_norm_([], 1.0).item() == 0.0
+
+
+def test_layer_package_names_the_classes():
+    from oar.nn.layer import Conv2D, Hardshrink, LSTM, Linear, Sequential
+    assert (Conv2D, Hardshrink, LSTM, Linear, Sequential) == (nn.Conv2D, nn.Hardshrink, nn.LSTM, nn.Linear,
+                                                              nn.Sequential)
