@@ -24,7 +24,7 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.ir", "oar.jit.inference_model", "oar.io.static_checkpoint", "oar.static.amp", "oar.base",
               "oar.base.data_feeder",
               "oar.framework", "oar.incubate", "oar.incubate.nn", "oar.incubate.nn.functional", "oar.utils.download",
-              "oar.vision", "oar.utils", "oar.nn.utils"]
+              "oar.vision", "oar.utils", "oar.nn.utils", "oar.geometric"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

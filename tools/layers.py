@@ -37,7 +37,7 @@ LAYERS = [
     ("apps", ["oar.metric", "oar.vision", "oar.text", "oar.hapi", "oar.callbacks", "oar.dataset", "oar.utils"]),
     ("deploy", ["oar.onnx", "oar.inference", "oar.serving", "oar.lite", "oar.cli", "oar.quantization"]),
     ("namespaces", ["oar", "oar.tensor", "oar.static", "oar.framework", "oar.autograd", "oar.fluid", "oar.base",
-                    "oar.incubate"]),
+                    "oar.incubate", "oar.geometric"]),
 ]
 
 LAYER_INDEX = {name: i for i, (name, _) in enumerate(LAYERS)}

@@ -303,3 +303,24 @@ def test_layer_package_names_the_classes():
     from oar.nn.layer import Conv2D, Hardshrink, LSTM, Linear, Sequential
     assert (Conv2D, Hardshrink, LSTM, Linear, Sequential) == (nn.Conv2D, nn.Hardshrink, nn.LSTM, nn.Linear,
                                                               nn.Sequential)
+
+
+def test_segment_pooling_matches_paddle():
+    """Paddle 3.3.1's values and gradients, ties of the max / min included (each tied row gets the gradient)."""
+    import oar.geometric as G
+    weights = oar.to_tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    want = {"segment_sum": ([[4, 4], [0, 0], [4, 9]], [[1, 2], [1, 2], [5, 6], [5, 6]]),
+            "segment_mean": ([[2, 2], [0, 0], [2, 4.5]], [[0.5, 1], [0.5, 1], [2.5, 3], [2.5, 3]]),
+            "segment_max": ([[3, 2], [0, 0], [4, 5]], [[0, 2], [1, 2], [0, 6], [5, 0]]),
+            "segment_min": ([[1, 2], [0, 0], [0, 4]], [[1, 2], [0, 2], [5, 0], [0, 6]])}
+    for name, (value, grad) in want.items():
+        d = oar.to_tensor([[1.0, 2.0], [3.0, 2.0], [0.0, 5.0], [4.0, 4.0]], stop_gradient=False)
+        out = getattr(G, name)(d, oar.to_tensor([0, 0, 2, 2]))
+        (out * weights).sum().backward()
+        assert out.numpy().tolist() == value and d.grad.numpy().tolist() == grad, name
+        assert getattr(oar.incubate, name) is getattr(G, name)
+    assert G.segment_mean(oar.to_tensor([1, 2, 4]), oar.to_tensor([0, 1, 1])).numpy().tolist() == [1, 3]
+    with pytest.raises(ValueError, match="sorted"):
+        G.segment_sum(oar.ones([3, 2]), oar.to_tensor([1, 0, 2]))
+    with pytest.raises(TypeError, match="int32 or int64"):
+        G.segment_sum(oar.ones([2, 2]), oar.to_tensor([0.0, 1.0]))

@@ -203,6 +203,18 @@ add("copysign", oar.copysign, np.copysign, (randn(3, 4), randn(4)), (randn(2, 3)
     diff=(0,))
 add("copysign_int", oar.copysign, lambda x, y: np.where(y < 0, -np.abs(x), np.abs(x)).astype(np.int32),
     (np.array([1, -2, 3, 0], np.int32), np.array([-1, 0, 5, -3], np.int32)))
+def _np_segment(x, ids, reduce):
+    out = np.zeros((ids.max() + 1,) + x.shape[1:], x.dtype)
+    for k in range(ids.max() + 1):
+        if (ids == k).any():
+            out[k] = reduce(x[ids == k], axis=0)
+    return out
+
+
+_SEG = (distinct(6, 3), np.array([0, 0, 1, 3, 3, 3]))
+for _kind, _reduce in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)):
+    add(f"segment_{_kind}", getattr(oar.geometric, f"segment_{_kind}"),
+        lambda x, i, _r=_reduce: _np_segment(x, i, _r), _SEG, diff=(0,))
 add("hstack", lambda a, b: oar.hstack([a, b]), lambda a, b: np.hstack([a, b]), (randn(3, 2), randn(3, 4)),
     (randn(2), randn(3)))
 add("vstack", lambda a, b: oar.vstack([a, b]), lambda a, b: np.vstack([a, b]), (randn(3), randn(2, 3)))
