@@ -16,8 +16,8 @@ FLOOR = {
     "paddle.static.nn": 13, "paddle.vision.models": 49, "paddle.vision.transforms": 38,
     "paddle.vision.datasets": 8, "paddle.metric": 6, "paddle.jit": 9, "paddle.amp": 5, "paddle.autograd": 3,
     "paddle.distributed": 21, "paddle.inference": 6, "paddle.utils": 1, "paddle.callbacks": 7, "paddle.text": 7,
-    "paddle.regularizer": 2, "paddle.device": 14, "paddle.incubate": 1, "paddle.incubate.nn": 1, "paddle.onnx": 1,
-    "paddle.quantization": 0, "paddle.geometric": 0, "paddle.audio": 0, "paddle.utils.download": 1,
+    "paddle.regularizer": 2, "paddle.device": 14, "paddle.incubate": 5, "paddle.incubate.nn": 1, "paddle.onnx": 1,
+    "paddle.quantization": 0, "paddle.geometric": 4, "paddle.audio": 0, "paddle.utils.download": 1,
 }
 
 
