@@ -21,7 +21,10 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.lite", "oar.serving", "oar.graph.dot", "oar.distributed",
               "oar.distribution", "oar.vision.ops", "oar.autograd",
               "oar.linalg", "oar.fft", "oar.signal", "oar.sparse", "oar.sparse.nn", "oar.sparse.nn.functional",
-              "oar.ir", "oar.version", "oar.utils"]
+              "oar.ir", "oar.version", "oar.jit.inference_model", "oar.io.static_checkpoint", "oar.static.amp",
+              "oar.base", "oar.base.data_feeder",
+              "oar.framework", "oar.incubate", "oar.incubate.nn", "oar.incubate.nn.functional", "oar.utils.download",
+              "oar.vision", "oar.utils", "oar.nn.utils", "oar.geometric"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

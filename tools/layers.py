@@ -36,7 +36,8 @@ LAYERS = [
     ("io", ["oar.io", "oar.distributed"]),
     ("apps", ["oar.metric", "oar.vision", "oar.text", "oar.hapi", "oar.callbacks", "oar.dataset", "oar.utils"]),
     ("deploy", ["oar.onnx", "oar.inference", "oar.serving", "oar.lite", "oar.cli", "oar.quantization"]),
-    ("namespaces", ["oar", "oar.tensor", "oar.static", "oar.framework", "oar.autograd", "oar.fluid"]),
+    ("namespaces", ["oar", "oar.tensor", "oar.static", "oar.framework", "oar.autograd", "oar.fluid", "oar.base",
+                    "oar.incubate", "oar.geometric"]),
 ]
 
 LAYER_INDEX = {name: i for i, (name, _) in enumerate(LAYERS)}

@@ -77,7 +77,13 @@ _BY_NP = {d.np: d for d in ALL if d.np is not None}
 
 
 def convert_dtype(d):
-    """Returns the `DType` for a DType, a name ('float32', 'paddle.float32'), a NumPy dtype or a Python type."""
+    """Returns the `DType` for a DType, a name ('float32', 'paddle.float32'), a NumPy dtype or a Python type.
+
+    Example:
+        >>> from oar.core.dtype import convert_dtype
+        >>> convert_dtype('paddle.float16').name, convert_dtype(np.int32).name
+        ('float16', 'int32')
+    """
     if isinstance(d, DType):
         return d
     if isinstance(d, np.dtype):

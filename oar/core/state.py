@@ -101,6 +101,38 @@ def in_dynamic_mode():
     return not STATE.static
 
 
+def use_pir_api():
+    """False: oar's static programs are built of `Variable`s (Paddle's legacy static API), not PIR `Value`s, so
+    model code that branches on ``paddle.framework.use_pir_api()`` takes its legacy-static branch, which is the
+    one that fits oar (Paddle 3 returns True).
+
+    Example:
+        >>> oar.framework.use_pir_api()
+        False
+    """
+    return False
+
+
+def in_pir_mode():
+    """False: static mode in oar is never PIR mode (see `use_pir_api`).
+
+    Example:
+        >>> oar.framework.in_pir_mode()
+        False
+    """
+    return False
+
+
+def in_dynamic_or_pir_mode():
+    """True in dynamic mode (oar's static mode is not PIR mode, see `use_pir_api`).
+
+    Example:
+        >>> oar.framework.in_dynamic_or_pir_mode()
+        True
+    """
+    return not STATE.static
+
+
 def seed(n):
     """Seeds every random op of oar (and returns a generator-like object as Paddle does).
 

@@ -5,10 +5,10 @@ gives the global mean and (biased) variance, which normalise the local batch and
 (``running = momentum * running + (1 - momentum) * batch``, as BatchNorm). The all-reduce here is differentiable
 (its gradient is the all-reduce of the gradient), so backward carries every rank's contribution to the shared
 statistics back to each rank's inputs, as Paddle's (and PyTorch's) SyncBatchNorm does. Importing
-`oar.distributed` installs it in `oar.nn.norm.SYNC`; with one rank the layer is plain BatchNorm.
+`oar.distributed` installs it in `oar.nn.layer.norm.SYNC`; with one rank the layer is plain BatchNorm.
 """
 from ..core.state import STATE, no_grad
-from ..nn import norm as nn_norm
+from ..nn.layer import norm as nn_norm
 from ..ops import creation as C, manipulation as S, math as M, reduction as R
 from ..ops.registry import apply, defop
 from . import comm

@@ -290,6 +290,13 @@ class Parameter(Tensor):
 
     __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "do_model_average")
 
+    @property
+    def block(self):
+        """The global block of the default main program, as Paddle's parameters report (initializers are called
+        as ``init(param, param.block)``; eagerly they fill the parameter and ignore the block). Only Parameters
+        have it: elsewhere in oar ``hasattr(x, "block")`` tells a static Variable from an eager Tensor."""
+        return registry.STATIC.global_block()
+
     def __init__(self, data, name=None, trainable=True):
         super().__init__(data, stop_gradient=not trainable, name=name)
         self.trainable = trainable

@@ -252,3 +252,4 @@ def _assign_into(src, dst):
 
 registry.STATIC.append_op = append_op  # the ops layer reaches the builder through these hooks
 registry.STATIC.assign_into = _assign_into
+registry.STATIC.global_block = lambda: default_main_program().global_block()

@@ -52,7 +52,7 @@ def _build_inputs(sizes, dtypes):
 
 
 def _leaf_layers(net):
-    from ..nn.container import LayerList, Sequential
+    from ..nn.layer.container import LayerList, Sequential
     subs = list(net.sublayers())
     if not subs:
         return [net]
@@ -211,7 +211,7 @@ def flops(net, input_size, custom_ops=None, print_detail=False):
 
     Example:
         >>> n = paddle.flops(paddle.vision.models.LeNet(), [1, 1, 28, 28])   # doctest: +ELLIPSIS
-        <class 'oar.nn.conv.Conv2D'>'s flops has been counted
+        <class 'oar.nn.layer.conv.Conv2D'>'s flops has been counted
         ...
         Total Flops: 347560     Total Params: 61610
     """

@@ -209,7 +209,7 @@ class GuardSet:
 
     def add_layer_edits(self):
         """Guards the parameter and sublayer objects the program holds: any replaced or removed one retraces."""
-        from ..nn.layer import LAYER_EDITS
+        from ..nn.layer.layers import LAYER_EDITS
         self._add(("layer-edits",), "a Layer's parameter, sublayer or buffer was replaced or removed",
                   lambda a, k: LAYER_EDITS.count, "_le.count", {"_le": LAYER_EDITS})
 

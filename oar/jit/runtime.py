@@ -20,7 +20,7 @@ from . import array_ops  # noqa: F401  (registers array_delete / array_undelete 
 from .effects import CURRENT, graph_break_wanted
 from .store_runtime import (st_item, del_item, aug_item, set_attr, aug_attr, del_attr,  # noqa: F401
                             user_locals, logged_call)
-from ..nn import layer as _layer
+from ..nn.layer import layers as _layer
 
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _SKIP_DIRS = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})

@@ -173,3 +173,26 @@ def conv_grad_filter(x, g, w_shape, strides, paddings, dilations, groups):
     cols, _ = im2col(x, w_shape[2:], strides, paddings, dilations, groups)
     dw = _gemm(_grad_matrix(g, groups), cols.transpose(0, 2, 1))       # (G, O/G, CK)
     return dw.reshape(w_shape).astype(x.dtype, copy=False)
+
+
+def unfold(x, kernel_sizes, strides, paddings, dilations):
+    """Paddle's unfold (im2col) of ``(N, C, H, W)``: columns ``(N, C*kh*kw, L)``, row ``c*kh*kw + i*kw + j`` holding
+    kernel offset (i, j) of channel c at each of the L output positions; `paddings` is
+    ``[(top, bottom), (left, right)]``."""
+    v = windows(pad(x, paddings), kernel_sizes, strides, dilations)  # (N, C, oh, ow, kh, kw)
+    n, c, oh, ow, kh, kw = v.shape
+    return np.ascontiguousarray(v.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
+
+
+def fold(cols, output_sizes, kernel_sizes, strides, paddings, dilations):
+    """Paddle's fold (col2im), the adjoint of `unfold`: columns ``(N, C*kh*kw, L)`` summed into ``(N, C, H, W)``
+    where windows overlap."""
+    n, ckk, length = cols.shape
+    kk = int(np.prod(kernel_sizes))
+    osz = out_sizes(output_sizes, kernel_sizes, strides, paddings, dilations)
+    if ckk % kk or length != int(np.prod(osz)):
+        raise ValueError(f"fold: input of shape {list(cols.shape)} does not hold {kk}-element kernel columns of "
+                         f"{osz[0]} x {osz[1]} = {int(np.prod(osz))} positions for output size {list(output_sizes)}")
+    c = ckk // kk
+    batch_minor = np.moveaxis(cols.reshape([n, c] + list(kernel_sizes) + osz), 0, -1)  # col2im's (C, *k, *out, N)
+    return col2im(batch_minor, [n, c] + list(output_sizes), kernel_sizes, strides, paddings, dilations)

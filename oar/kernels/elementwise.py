@@ -11,6 +11,16 @@ from ..core import dtype as D
 add, subtract, multiply = np.add, np.subtract, np.multiply
 floor_divide, remainder, power = np.floor_divide, np.mod, np.power
 maximum, minimum, fmax, fmin, atan2 = np.maximum, np.minimum, np.fmax, np.fmin, np.arctan2
+
+
+def copysign(x, y):
+    """|x| with the sign of y: IEEE copysign for floats (``-0.0`` counts as negative); integers keep their dtype
+    (a negative y negates |x|) and booleans pass x through, as Paddle's kernel does."""
+    if x.dtype.kind == "b":
+        return np.broadcast_to(x, np.broadcast_shapes(x.shape, y.shape)).copy()
+    if x.dtype.kind in "iu":
+        return np.where(y < 0, -np.abs(x), np.abs(x)).astype(x.dtype, copy=False)
+    return np.copysign(x, y).astype(x.dtype, copy=False)
 negative, exp, expm1, log, log2, log10, log1p = np.negative, np.exp, np.expm1, np.log, np.log2, np.log10, np.log1p
 sqrt, square, abs, sign = np.sqrt, np.square, np.abs, np.sign
 sin, cos, tan, asin, acos, atan = np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan

@@ -145,3 +145,34 @@ def strided_index(shape, stride, offset):
     """The int64 array of `shape` holding ``offset + sum(i_k * stride[k])`` at each index i (element strides)."""
     return int(offset) + sum(np.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
                              for d, (s, st) in enumerate(zip(shape, stride))) + np.zeros(shape, np.int64)
+
+
+def segment_pool(data, segment_ids, pooltype):
+    """Paddle's segment_pool: rows of `data` pooled by their sorted segment id (``SUM``, ``MEAN``, ``MAX``,
+    ``MIN``) into ``max(id) + 1`` rows; a segment no row names is 0. Integer means truncate toward zero."""
+    ids = np.asarray(segment_ids).reshape(-1)
+    if ids.size != data.shape[0]:
+        raise ValueError(f"segment_{pooltype.lower()}: {ids.size} segment ids for {data.shape[0]} rows of data")
+    if ids.size and (ids[0] < 0 or np.any(np.diff(ids) < 0)):
+        raise ValueError(f"segment_{pooltype.lower()}: the segment ids must be sorted and non-negative, got "
+                         f"{ids.tolist()[:20]}")
+    n = int(ids[-1]) + 1 if ids.size else 0
+    counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (data.ndim - 1))
+    if pooltype in ("SUM", "MEAN"):
+        out = np.zeros((n,) + data.shape[1:], np.float64 if pooltype == "MEAN" else data.dtype)
+        np.add.at(out, ids, data)
+        if pooltype == "MEAN":
+            out = out / np.maximum(counts, 1)
+        return out.astype(data.dtype)
+    if pooltype not in ("MAX", "MIN"):
+        raise ValueError(f"segment_pool: pooltype must be SUM, MEAN, MAX or MIN, got {pooltype!r}")
+    info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
+    out = np.full((n,) + data.shape[1:], info.min if pooltype == "MAX" else info.max, data.dtype)
+    (np.maximum if pooltype == "MAX" else np.minimum).at(out, ids, data)
+    return np.where(counts > 0, out, np.zeros((), data.dtype))
+
+
+def segment_count(data, segment_ids, **attrs):
+    """The element count of `segment_pool`'s output (for the output budget of loaded programs)."""
+    ids = np.asarray(segment_ids).reshape(-1)
+    return (int(ids.max()) + 1 if ids.size else 0) * int(np.prod(data.shape[1:]))

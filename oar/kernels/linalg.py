@@ -246,3 +246,19 @@ def diag_embed(x, offset, padding_value):
     rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
     out[..., rows, cols] = x
     return out
+
+
+def fill_diagonal(x, value, offset, wrap):
+    """A copy of `x` with `value` on its diagonal, as Paddle's fill_diagonal kernel places it: the positions
+    ``i * step`` (``step`` = the sum of the element strides) below ``cols * cols`` (below the end when `wrap`, and
+    always for more than 2 dims), each moved by `offset` along its row when that stays in the row."""
+    out = x.copy()
+    flat = out.reshape(-1)
+    cols = x.shape[1]
+    step = sum(int(np.prod(x.shape[k + 1:])) for k in range(x.ndim))
+    size = x.size if wrap or x.ndim > 2 else min(x.size, cols * cols)
+    starts = np.arange(0, size, step)
+    c = starts % cols
+    pos = starts[(c + offset >= 0) & (c + offset < cols)] + offset
+    flat[pos[pos < x.size]] = value
+    return out

@@ -216,7 +216,7 @@ def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initi
     """
     from .param_attr import ParamAttr
     from ..graph.builder import default_main_program, default_startup_program
-    from .layer import unique_param_name
+    from .layer.layers import unique_param_name
     attr = ParamAttr._to_attr(attr)
     dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
     name = name or attr.name or unique_param_name("create_parameter", is_bias)
@@ -249,7 +249,7 @@ def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, def
     from .param_attr import ParamAttr
     from ..core.state import STATE
     from ..eager.tensor import Parameter
-    from .layer import unique_param_name
+    from .layer.layers import unique_param_name
     attr = ParamAttr._to_attr(attr)
     dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
     shape = [int(s) for s in shape]

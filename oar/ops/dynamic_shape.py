@@ -17,7 +17,37 @@ from ..kernels.creation import (arange_dynamic as _arange_dyn, arange_dynamic_co
 from ..kernels.manipulation import reshape_dynamic as _reshape_dyn
 from .registry import apply, bounds_output, defop
 
-_NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
+
+
+def _int64(ctx, op, slot):
+    name, (_, dt) = ctx.inp(op, slot), ctx.in_meta(op, slot)
+    return name if dt.name == "int64" else ctx.cast(name, "int64")
+
+
+def _onnx_reshape_dynamic(ctx, op):
+    # Paddle's 0 (copy the input dim) and one -1 (inferred) mean the same in ONNX Reshape (allowzero=0)
+    ctx.node("Reshape", [ctx.inp(op, "x"), _int64(ctx, op, "shape")], [ctx.out(op)])
+
+
+def _onnx_full_dynamic(ctx, op):
+    dt = D.convert_dtype(op.attrs["dtype"])
+    ctx.node("ConstantOfShape", [_int64(ctx, op, "shape")], [ctx.out(op)],
+             value=ctx.tensor(D.np_dtype(dt).type(op.attrs["value"]).item(), dt))
+
+
+def _onnx_arange_dynamic(ctx, op):
+    """ONNX Range on 0-D bounds cast to the output dtype; bounds that are floats for an integer output are refused
+    (NumPy steps them in floats before truncating, Range would truncate first)."""
+    dt = D.convert_dtype(op.attrs["dtype"])
+    bounds = []
+    for slot in ("start", "end", "step"):
+        name, (_, in_dt) = ctx.inp(op, slot), ctx.in_meta(op, slot)
+        if dt.kind in "iu" and in_dt.kind == "f":
+            raise ctx.block_op_error(op, "arange with float bounds and an integer dtype has no exact ONNX lowering")
+        if in_dt.name != dt.name:
+            name = ctx.cast(name, dt)
+        bounds.append(ctx.node("Reshape", [name, ctx.ints([])]))
+    ctx.node("Range", bounds, [ctx.out(op)])
 
 
 def _shape_values(shape):
@@ -58,7 +88,7 @@ def _reshape_dyn_infer(m, static_shape):
 
 RESHAPE_DYNAMIC = defop("reshape_dynamic", _reshape_dyn, inputs=("x", "shape"), nondiff=(1,),
                         infer=_reshape_dyn_infer, grad=lambda g, out, x, shape, static_shape: (_reshape_as(g, x), None),
-                        onnx_reason=_NO_ONNX)
+                        onnx=_onnx_reshape_dynamic)
 RESHAPE_DYNAMIC.set(view=True)  # Paddle: a view of its input (shares memory)
 
 
@@ -80,7 +110,7 @@ def reshape_dynamic(x, shape):
 FULL_DYNAMIC = defop("full_dynamic", _full_dynamic, inputs=("shape",),
     infer=lambda m, value, dtype, static_shape: [(list(static_shape) if static_shape else
                                                   [-1] * max(m[0][0][0], 0), D.convert_dtype(dtype))],
-                     differentiable=False, onnx_reason=_NO_ONNX)
+                     differentiable=False, onnx=_onnx_full_dynamic)
 
 
 def full_dynamic(shape, fill_value, dtype):
@@ -96,7 +126,7 @@ def full_dynamic(shape, fill_value, dtype):
 
 ARANGE_DYNAMIC = defop("arange_dynamic", _arange_dyn, inputs=("start", "end", "step"),
                        infer=lambda m, dtype: [([-1], D.convert_dtype(dtype))],
-                       differentiable=False, onnx_reason=_NO_ONNX)
+                       differentiable=False, onnx=_onnx_arange_dynamic)
 bounds_output(FULL_DYNAMIC, elements=_full_dynamic_count)
 bounds_output(ARANGE_DYNAMIC, elements=_arange_dynamic_count)
 

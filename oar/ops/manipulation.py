@@ -473,7 +473,7 @@ def flip(x, axis, name=None):
 
 
 ROLL = defop("roll", _roll, grad=lambda g, out, x, shifts, axis: apply(ROLL, (g,), {
-    "shifts": [-s for s in shifts], "axis": axis}), infer=infer_same, onnx_reason="not lowered yet")
+    "shifts": [-s for s in shifts], "axis": axis}), infer=infer_same)
 
 
 def roll(x, shifts, axis=None, name=None):

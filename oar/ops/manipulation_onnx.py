@@ -83,6 +83,26 @@ def _flip(ctx, op):
     ctx.node("Slice", [ctx.inp(op, "x"), starts, ends, ctx.ints(axes), steps], [ctx.out(op)])
 
 
+def _roll(ctx, op):
+    """Per axis: the last ``k = shift mod n`` entries, then the first ``n - k`` (n the run-time size of the axis),
+    as two Slices and a Concat; axis None rolls the flattened tensor by the sum of the shifts (NumPy's rule)."""
+    x, shifts, axes = ctx.inp(op, "x"), list(op.attrs["shifts"]), op.attrs["axis"]
+    flat = axes is None
+    if flat:
+        shape = ctx.node("Shape", [x])
+        x = ctx.node("Reshape", [x, ctx.ints([-1])])
+        shifts, axes = [sum(shifts)], [0]
+    for shift, axis in zip(shifts, axes):
+        n = ctx.node("Gather", [ctx.node("Shape", [x]), ctx.ints([axis])], axis=0)
+        cut = ctx.node("Sub", [n, ctx.node("Mod", [ctx.ints([shift]), n])])  # n - k, in [1, n]
+        tail = ctx.node("Slice", [x, cut, ctx.ints([_BIG]), ctx.ints([axis])])
+        head = ctx.node("Slice", [x, ctx.ints([0]), cut, ctx.ints([axis])])
+        x = ctx.node("Concat", [tail, head], axis=axis)
+    if flat:
+        x = ctx.node("Reshape", [x, shape])
+    ctx.node("Identity", [x], [ctx.out(op)])
+
+
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
 
 
@@ -103,7 +123,7 @@ lowerings({
     "squeeze": lambda ctx, op: ctx.node("Squeeze", [ctx.inp(op, "x"), ctx.ints(list(op.attrs["axis"]))],
                                         [ctx.out(op)]),
     "transpose": lambda ctx, op: ctx.unary(op, "Transpose", perm=list(op.attrs["perm"])),
-    "broadcast_to": _broadcast_to, "tile": _tile, "split": _split, "flip": _flip, "pad": _pad,
+    "broadcast_to": _broadcast_to, "tile": _tile, "split": _split, "flip": _flip, "roll": _roll, "pad": _pad,
     "concat": lambda ctx, op: ctx.node("Concat", ctx.ins(op, "x"), [ctx.out(op)], axis=int(op.attrs["axis"])),
     "shape": same("Shape"), "numel": same("Size"),
 })

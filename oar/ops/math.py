@@ -9,7 +9,8 @@ from ..core import dtype as D
 from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
 from .registry import apply, defop
 from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin as _asin, atan as _atan,
-                                   atan2 as _atan2, cast as _cast, ceil as _ceil, clip as _clip, cos as _cos,
+                                   atan2 as _atan2, cast as _cast, copysign as _copysign, ceil as _ceil,
+                                   clip as _clip, cos as _cos,
                                    cosh as _cosh, erf as _erf, exp as _exp, expand_as as _expand_as,
                                    expm1 as _expm1, floor as _floor, floor_divide as _floor_divide, fmax as _fmax,
                                    fmin as _fmin, isfinite as _isfinite, isinf as _isinf, isnan as _isnan,
@@ -136,6 +137,10 @@ FMAX = _bin("fmax", _fmax, lambda g, out, x, y: _select_grad(g, out == x, x, y))
 FMIN = _bin("fmin", _fmin, lambda g, out, x, y: _select_grad(g, out == x, x, y))
 ATAN2 = _bin("atan2", _atan2, lambda g, out, x, y: (
     unbroadcast(g * y / (x * x + y * y), x), unbroadcast(-g * x / (x * x + y * y), y)), onnx_reason="not lowered yet")
+# d copysign(x, y)/dx = sign(x) sign(out) (0 at x = 0, as Paddle's); y only gives the sign: no gradient
+COPYSIGN = _bin("copysign", _copysign, lambda g, out, x, y: (
+    None if x.stop_gradient else unbroadcast(g * sign(x) * sign(out), x), None), nondiff=(1,),
+    onnx_reason="not lowered yet (ONNX has no signbit for -0.0)")
 
 
 def add(x, y, name=None):
@@ -260,6 +265,16 @@ def atan2(x, y, name=None):
         [2.3562, -2.3562]
     """
     return binary(ATAN2, x, y)
+
+
+def copysign(x, y, name=None):
+    """|x| with the sign of y, elementwise with broadcasting (``-0.0`` counts as negative for floats).
+
+    Example:
+        >>> oar.copysign(oar.to_tensor([1.0, -2.0, 3.0]), oar.to_tensor([-1.0, 1.0, -0.0])).numpy().tolist()
+        [-1.0, 2.0, -3.0]
+    """
+    return binary(COPYSIGN, x, y)
 
 
 # ---- unary elementwise -----------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ index forms, trace, kron, tensordot, inner, mv, addmm, dist/cdist, renorm, vande
 Kernels are NumPy; diagonal and the triangles have gradient rules written with other ops, the rest are composed."""
 import builtins
 
+import numpy as np
+
 
 from ..core import dtype as D
 from .common import infer_same, norm_axis1, public_api, to_int_list
@@ -13,7 +15,7 @@ from .math import abs, cast, pow, where, zeros_like
 from .reduction import max as _max, min as _min, sum as _sum
 from ..kernels.linalg import (diag_embed as _diag_embed_impl, diagonal as _diagonal,
                               diagonal_grad as _diagonal_grad_impl, tri_indices as _tri_indices_impl, tril as _tril,
-                              triu as _triu)
+                              triu as _triu, fill_diagonal as _fill_diagonal)
 from .registry import apply, defop
 
 _NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
@@ -22,12 +24,33 @@ _NO_ONNX = "not lowered yet"  # the onnx_reason of this family's ops
 # ---- triangles -------------------------------------------------------------------------------------------------
 
 
+def _onnx_triangle(compare):
+    """tril/triu at opset 13 (ONNX Trilu needs 14): ``Where(col - row <compare> diagonal, x, 0)`` with the row and
+    column indices from Range over the run-time sizes of the last two dims (batch dims broadcast)."""
+    def lower(ctx, op):
+        x = ctx.inp(op, "x")
+        shape = ctx.node("Shape", [x])
+        zero, one = ctx.const(np.asarray(0, np.int64)), ctx.const(np.asarray(1, np.int64))
+        rows = ctx.node("Range", [zero, ctx.node("Gather", [shape, ctx.const(np.asarray(-2, np.int64))]), one])
+        cols = ctx.node("Range", [zero, ctx.node("Gather", [shape, ctx.const(np.asarray(-1, np.int64))]), one])
+        offset = ctx.node("Sub", [ctx.node("Unsqueeze", [cols, ctx.ints([0])]),
+                                  ctx.node("Unsqueeze", [rows, ctx.ints([1])])])
+        keep = ctx.node(compare, [offset, ctx.const(np.asarray(op.attrs["diagonal"], np.int64))])
+        ctx.node("Where", [keep, x, ctx.const(np.asarray(0, D.np_dtype(ctx.in_meta(op, "x")[1])))], [ctx.out(op)])
+    return lower
+
+
 TRIL = defop("tril", _tril,
              grad=lambda g, out, x, diagonal: tril(g, diagonal), infer=infer_same,
-             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
+             onnx=_onnx_triangle("LessOrEqual"))
 TRIU = defop("triu", _triu,
              grad=lambda g, out, x, diagonal: triu(g, diagonal), infer=infer_same,
-             onnx_reason="ONNX Trilu needs opset 14 (oar builds opset 13)")
+             onnx=_onnx_triangle("GreaterOrEqual"))
+
+
+FILL_DIAGONAL = defop("fill_diagonal", _fill_diagonal, infer=infer_same, onnx_reason=_NO_ONNX,
+                     grad=lambda g, out, x, value, offset, wrap: apply(FILL_DIAGONAL, (g,), {
+                         "value": 0.0, "offset": offset, "wrap": wrap}))
 
 
 def _check_matrix(x, what):
@@ -44,6 +67,22 @@ def tril(x, diagonal=0, name=None):
     """
     _check_matrix(x, "tril")
     return apply(TRIL, (x,), {"diagonal": int(diagonal)})
+
+
+def fill_diagonal(x, value, offset=0, wrap=False, name=None):
+    """A copy of `x` with `value` on the diagonal shifted by `offset` (Paddle's ``Tensor.fill_diagonal_`` without
+    the write); `wrap` restarts the diagonal below a tall matrix's square part. More than 2 dims need equal
+    sizes and always wrap, as Paddle's. The filled entries get no gradient.
+
+    Example:
+        >>> x = oar.zeros([2, 3])
+        >>> x.fill_diagonal_(1.0, offset=1).numpy().tolist()
+        [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    _check_matrix(x, "fill_diagonal_")
+    if x.ndim > 2 and len(set(x.shape)) != 1:
+        raise ValueError(f"fill_diagonal_: a tensor of more than 2 dims needs all dims equal, got shape {x.shape}")
+    return apply(FILL_DIAGONAL, (x,), {"value": float(value), "offset": int(offset), "wrap": bool(wrap)})
 
 
 def triu(x, diagonal=0, name=None):
@@ -347,4 +386,4 @@ def vander(x, n=None, increasing=False, name=None):
     return stack(cols, axis=1) if cols else reshape(x, [x.shape[0], 0])
 
 
-__all__ = public_api(globals())
+__all__ = public_api(globals(), internal=("fill_diagonal",))  # Paddle has only Tensor.fill_diagonal_

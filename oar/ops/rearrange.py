@@ -1,6 +1,7 @@
 """Reshaping, splitting and picking ops of Paddle's top level that compose from the core ones: tensor_split and
-h/v/dsplit, unflatten, view/view_as, unfold (sliding windows), meshgrid, broadcast_tensors, crop, multiplex,
-index_sample, index_put, take, shard_index, unique_consecutive, logspace, rank, is_empty.
+h/v/dsplit, atleast_1d/2d/3d and h/v/d/column/row_stack, unflatten, view/view_as, unfold (sliding windows),
+meshgrid, broadcast_tensors, crop, multiplex, index_sample, index_put, take, shard_index, unique_consecutive,
+logspace, rank, is_empty.
 
 Composed ops get gradients, static mode and export from their parts; unique_consecutive is the one kernel here."""
 import itertools
@@ -12,7 +13,7 @@ from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, public_api, to_int_list
 from .creation import assign, full, linspace
 from .indexing import gather, scatter_nd_add, take_along_axis
-from .manipulation import broadcast_to, flatten, moveaxis, reshape, stack
+from .manipulation import broadcast_to, concat, flatten, moveaxis, reshape, stack
 from .math import cast, pow, remainder, floor_divide, where
 from ..kernels.indexing import strided_index as _strided_index, window_index as _window_index
 from ..kernels.manipulation import view_dtype as _view_dtype
@@ -63,6 +64,101 @@ def hsplit(x, num_or_indices, name=None):
         [[2, 2], [2, 2]]
     """
     return _split_along(x, num_or_indices, 1 if x.ndim > 1 else 0, "hsplit", 1)
+
+
+def _atleast(ndim, inputs):
+    def one(x):
+        x = x if hasattr(x, "ndim") else operand(x)
+        if x.ndim >= ndim:
+            return x
+        if ndim == 3 and x.ndim >= 1:  # [n] -> [1, n, 1], [m, n] -> [m, n, 1] (NumPy's rule)
+            return reshape(x, ([1] if x.ndim == 1 else []) + list(x.shape) + [1])
+        return reshape(x, [1] * (ndim - x.ndim) + list(x.shape))
+    outs = [one(x) for x in inputs]
+    return outs[0] if len(outs) == 1 else outs
+
+
+def atleast_1d(*inputs, name=None):
+    """Each input with at least 1 dim (a 0-D tensor becomes shape [1]); one input gives a tensor, several a list.
+
+    Example:
+        >>> oar.atleast_1d(oar.to_tensor(3.0)).shape
+        [1]
+    """
+    return _atleast(1, inputs)
+
+
+def atleast_2d(*inputs, name=None):
+    """Each input with at least 2 dims (shape [n] becomes [1, n]).
+
+    Example:
+        >>> oar.atleast_2d(oar.to_tensor([1.0, 2.0])).shape
+        [1, 2]
+    """
+    return _atleast(2, inputs)
+
+
+def atleast_3d(*inputs, name=None):
+    """Each input with at least 3 dims ([n] becomes [1, n, 1], [m, n] becomes [m, n, 1]).
+
+    Example:
+        >>> oar.atleast_3d(oar.ones([2, 3])).shape
+        [2, 3, 1]
+    """
+    return _atleast(3, inputs)
+
+
+def _as_list(x, what):
+    if not isinstance(x, (list, tuple)) or not x:
+        raise TypeError(f"{what}: x must be a non-empty list or tuple of tensors, got {type(x).__name__}")
+    return [_atleast(1, (t,)) for t in x]
+
+
+def hstack(x, name=None):
+    """Concatenates along dim 1, or dim 0 when the inputs are 1-D (0-D inputs count as 1-D).
+
+    Example:
+        >>> oar.hstack([oar.to_tensor([1, 2]), oar.to_tensor([3])]).numpy().tolist()
+        [1, 2, 3]
+    """
+    x = _as_list(x, "hstack")
+    return concat(x, axis=0 if x[0].ndim == 1 else 1)
+
+
+def vstack(x, name=None):
+    """Concatenates along dim 0 after making every input at least 2-D (rows).
+
+    Example:
+        >>> oar.vstack([oar.to_tensor([1, 2]), oar.to_tensor([3, 4])]).numpy().tolist()
+        [[1, 2], [3, 4]]
+    """
+    _as_list(x, "vstack")
+    return concat([atleast_2d(t) for t in x], axis=0)
+
+
+row_stack = vstack
+
+
+def dstack(x, name=None):
+    """Concatenates along dim 2 after making every input at least 3-D.
+
+    Example:
+        >>> oar.dstack([oar.ones([2]), oar.ones([2])]).shape
+        [1, 2, 2]
+    """
+    _as_list(x, "dstack")
+    return concat([atleast_3d(t) for t in x], axis=2)
+
+
+def column_stack(x, name=None):
+    """Stacks 1-D inputs as columns ([n] becomes [n, 1]) beside 2-D ones, along dim 1.
+
+    Example:
+        >>> oar.column_stack([oar.to_tensor([1, 2]), oar.to_tensor([3, 4])]).numpy().tolist()
+        [[1, 3], [2, 4]]
+    """
+    cols = [reshape(t, [-1, 1]) if t.ndim == 1 else atleast_2d(t) for t in _as_list(x, "column_stack")]
+    return concat(cols, axis=1)
 
 
 def vsplit(x, num_or_indices, name=None):

@@ -536,12 +536,13 @@ class StaticHooks:
     """What the layers below `oar.static` need from it, set when it is imported: `append_op(op, inputs, attrs)`
     builds an op call in static mode; `assign_into(src, dst)` writes `src` into the persistable variable of `dst`
     (a Variable, or a Tensor bound into the program); `gradients(targets, inputs, target_gradients,
-    no_grad_set)` appends gradient ops (`oar.grad` on Variables, e.g. inside a `to_static` function)."""
+    no_grad_set)` appends gradient ops (`oar.grad` on Variables, e.g. inside a `to_static` function);
+    `global_block()` is the default main program's global block (an eager tensor's `.block`)."""
 
     def _not_loaded(self, *args):
         raise RuntimeError("static mode is on but oar.static is not imported (import oar.static)")
 
-    append_op = assign_into = gradients = _not_loaded
+    append_op = assign_into = gradients = global_block = _not_loaded
 
 
 STATIC = StaticHooks()

@@ -17,11 +17,24 @@ from ..metric.metrics import accuracy  # noqa: E402  (paddle.static.accuracy: bu
 from ..graph.metric import auc  # noqa: E402
 
 
+_MODEL_FILES = ("save_inference_model", "load_inference_model", "normalize_program", "serialize_program",
+                "deserialize_program", "serialize_persistables", "deserialize_persistables", "save_to_file",
+                "load_from_file")
+_CHECKPOINTS = ("save", "load", "load_program_state", "set_program_state")
+
+
 def __getattr__(name):
-    """`paddle.static.nn` and `create_parameter` load `oar.nn` on first use, so that `oar.lite` (which imports this
-    namespace through `oar`) runs saved models without the layers."""
+    """`paddle.static.nn`, `create_parameter`, `amp` and the inference-model functions load `oar.nn` / `oar.jit` on
+    first use, so that `oar.lite` (which imports this namespace through `oar`) runs saved models without the
+    layers."""
+    import importlib
     if name in ("nn", "create_parameter"):
-        import importlib
         nn = importlib.import_module(".nn", __name__)
         return nn if name == "nn" else nn.create_parameter
+    if name in _MODEL_FILES:
+        return getattr(importlib.import_module("oar.jit.inference_model"), name)
+    if name in _CHECKPOINTS:
+        return getattr(importlib.import_module("oar.io.static_checkpoint"), name)
+    if name == "amp":
+        return importlib.import_module(".amp", __name__)
     raise AttributeError(f"module 'oar.static' has no attribute {name!r}")

@@ -55,7 +55,7 @@ METHODS.update(uniform_=random.uniform_, normal_=random.normal_, bernoulli=rando
 # more in-place variants that Paddle's Tensor has: each is the out-of-place op, then `_inplace`
 for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos, M.log, M.sigmoid, M.pow,
             M.remainder, M.floor_divide, M.neg, M.square, M.cumsum, S.flip, S.roll, S.tile, S.transpose,
-            indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill):
+            indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill, matrix.fill_diagonal):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
 # the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
 for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid"):

@@ -58,3 +58,25 @@ def map_structure(func, *structures):
         if t != tree:
             raise ValueError("map_structure: the structures do not have the same nesting")
     return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*(f[0] for f in flats))])
+
+
+def try_import(module_name, err_msg=None):
+    """Imports `module_name`, or raises ImportError saying how to install it.
+
+    Example:
+        >>> oar.utils.try_import('json').dumps([1])
+        '[1]'
+    """
+    import importlib
+    try:
+        return importlib.import_module(module_name)
+    except ImportError:
+        raise ImportError(err_msg or f"{module_name} is needed here and is not installed: "
+                          f"pip install {module_name.split('.')[0]}") from None
+
+
+def __getattr__(name):
+    if name == "download":  # paddle.utils.download: loads oar.dataset on first use
+        import importlib
+        return importlib.import_module(".download", __name__)
+    raise AttributeError(f"module 'oar.utils' has no attribute {name!r}")

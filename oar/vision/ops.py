@@ -4,6 +4,10 @@ import numpy as np
 
 from ..nn.initializer import Normal
 from ..nn.layer import Layer
+from ..nn.layer.activation import ReLU
+from ..nn.layer.container import Sequential
+from ..nn.layer.conv import Conv2D
+from ..nn.layer.norm import BatchNorm2D
 from .detection.boxes import box_coder, nms, prior_box
 from .detection.deform import deform_conv2d
 from .detection.image_io import decode_jpeg, read_file
@@ -13,7 +17,7 @@ from .detection.yolo import yolo_box, yolo_loss
 
 __all__ = ["yolo_loss", "yolo_box", "prior_box", "box_coder", "deform_conv2d", "DeformConv2D", "roi_pool", "RoIPool",
            "psroi_pool", "PSRoIPool", "roi_align", "RoIAlign", "nms", "matrix_nms", "generate_proposals",
-           "distribute_fpn_proposals", "read_file", "decode_jpeg"]
+           "distribute_fpn_proposals", "read_file", "decode_jpeg", "ConvNormActivation"]
 
 
 class RoIAlign(Layer):
@@ -90,3 +94,30 @@ class DeformConv2D(Layer):
     def forward(self, x, offset, mask=None):
         return deform_conv2d(x, offset, self.weight, self.bias, self._stride, self._padding, self._dilation,
                              self._deformable_groups, self._groups, mask)
+
+
+class ConvNormActivation(Sequential):
+    """Conv2D, then a norm layer, then an activation, as one `Sequential` (state-dict keys ``0.weight``,
+    ``1._mean``, ... as Paddle's). `padding` None keeps the spatial size for stride 1; `bias` None gives the
+    convolution a bias only when there is no norm layer; `norm_layer` / `activation_layer` None leave it out.
+
+    Example:
+        >>> from oar.vision.ops import ConvNormActivation
+        >>> m = ConvNormActivation(3, 4)
+        >>> list(m.state_dict().keys()), m(oar.ones([1, 3, 8, 8])).shape
+        (['0.weight', '1.weight', '1.bias', '1._mean', '1._variance'], [1, 4, 8, 8])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
+                 norm_layer=BatchNorm2D, activation_layer=ReLU, dilation=1, bias=None):
+        if padding is None:
+            padding = (kernel_size - 1) // 2 * dilation
+        if bias is None:
+            bias = norm_layer is None
+        layers = [Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation, groups=groups,
+                         bias_attr=None if bias else False)]
+        if norm_layer is not None:
+            layers.append(norm_layer(out_channels))
+        if activation_layer is not None:
+            layers.append(activation_layer())
+        super().__init__(*layers)

@@ -199,6 +199,33 @@ add("tensor_split_indices", lambda x: oar.tensor_split(x, [1, 3]), lambda x: tup
 add("hsplit", lambda x: oar.hsplit(x, 2), lambda x: tuple(np.hsplit(x, 2)), (randn(3, 4),))
 add("vsplit", lambda x: oar.vsplit(x, [1]), lambda x: tuple(np.vsplit(x, [1])), (randn(3, 4),))
 add("dsplit", lambda x: oar.dsplit(x, 2), lambda x: tuple(np.dsplit(x, 2)), (randn(2, 3, 4),))
+add("copysign", oar.copysign, np.copysign, (randn(3, 4), randn(4)), (randn(2, 3), np.array([-0.0, 0.0, 2.0])),
+    diff=(0,))
+add("copysign_int", oar.copysign, lambda x, y: np.where(y < 0, -np.abs(x), np.abs(x)).astype(np.int32),
+    (np.array([1, -2, 3, 0], np.int32), np.array([-1, 0, 5, -3], np.int32)))
+def _np_segment(x, ids, reduce):
+    out = np.zeros((ids.max() + 1,) + x.shape[1:], x.dtype)
+    for k in range(ids.max() + 1):
+        if (ids == k).any():
+            out[k] = reduce(x[ids == k], axis=0)
+    return out
+
+
+_SEG = (distinct(6, 3), np.array([0, 0, 1, 3, 3, 3]))
+for _kind, _reduce in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)):
+    add(f"segment_{_kind}", getattr(oar.geometric, f"segment_{_kind}"),
+        lambda x, i, _r=_reduce: _np_segment(x, i, _r), _SEG, diff=(0,))
+add("hstack", lambda a, b: oar.hstack([a, b]), lambda a, b: np.hstack([a, b]), (randn(3, 2), randn(3, 4)),
+    (randn(2), randn(3)))
+add("vstack", lambda a, b: oar.vstack([a, b]), lambda a, b: np.vstack([a, b]), (randn(3), randn(2, 3)))
+add("row_stack", lambda a, b: oar.row_stack([a, b]), lambda a, b: np.vstack([a, b]), (randn(2, 3), randn(1, 3)))
+add("dstack", lambda a, b: oar.dstack([a, b]), lambda a, b: np.dstack([a, b]), (randn(3), randn(3)),
+    (randn(2, 3), randn(2, 3, 2)))
+add("column_stack", lambda a, b: oar.column_stack([a, b]), lambda a, b: np.column_stack([a, b]),
+    (randn(3), randn(3, 2)))
+add("atleast_3d", lambda a, b: oar.atleast_3d(a, b), lambda a, b: tuple(np.atleast_3d(a, b)), (randn(3), randn(2, 3)))
+add("atleast_2d", lambda a: oar.atleast_2d(a), np.atleast_2d, (randn(3),))
+add("atleast_1d", lambda a: oar.atleast_1d(a), np.atleast_1d, (np.float64(1.5),))
 add("unflatten", lambda x: oar.unflatten(x, 1, [2, -1]), lambda x: x.reshape(3, 2, 2), (randn(3, 4),))
 add("view", lambda x: oar.view(x, [4, 3]), lambda x: x.reshape(4, 3), (randn(3, 4),))
 add("view_dtype", lambda x: oar.view(x, "int64"), lambda x: x.view(np.int64), (randn(3, 4),))
@@ -231,9 +258,25 @@ add("unique_consecutive", lambda x: oar.unique_consecutive(x, True, True),
 add("logspace", lambda: oar.logspace(0, 3, 4, base=2.0), lambda: np.logspace(0, 3, 4, base=2.0).astype(np.float32), ())
 
 
+def _np_fill_diagonal(x, value, offset, wrap):
+    """Paddle's placement: NumPy's main diagonal (wrapping as NumPy's `wrap`), each entry moved by `offset` along
+    its row when that stays in the row."""
+    main = np.zeros(x.shape, bool)
+    np.fill_diagonal(main, True, wrap=wrap)
+    y = x.copy()
+    for r, c in np.argwhere(main):
+        if 0 <= c + offset < x.shape[1]:
+            y[r, c + offset] = value
+    return y
+
+
 # ---- in-place forms: the gradient flows through the rewritten tensor ---------------------------------------------
 add("tanh_inplace", lambda x: oar.tanh_(x * 1.0), np.tanh, (randn(3, 4),))
 add("lgamma_inplace_method", lambda x: (x * 1.0).lgamma_(), sp.gammaln, (pos(3, 4),))
+add("fill_diagonal_inplace", lambda x: (x * 1.0).fill_diagonal_(2.5, offset=-1),
+    lambda x: _np_fill_diagonal(x, 2.5, -1, False), (randn(4, 3),))
+add("fill_diagonal_inplace_wrap", lambda x: (x * 1.0).fill_diagonal_(-1.0, offset=1, wrap=True),
+    lambda x: _np_fill_diagonal(x, -1.0, 1, True), (randn(7, 3),))
 add("tril_inplace", lambda x: oar.tril_(x * 1.0), np.tril, (randn(3, 4),))
 add("where_inplace", lambda c, x, y: oar.where_(c, x * 1.0, y), np.where, (randn(3, 4) > 0, randn(3, 4), randn(4)))
 add("index_put_inplace", lambda x, v: (x * 1.0).index_put_((oar.to_tensor([1]),), v),

@@ -12,7 +12,7 @@ from op_table import CASES
 
 # ops whose output sizes depend on values
 DATA_DEPENDENT = {"unique", "nonzero", "masked_select", "repeat_index", "bincount", "unique_consecutive", "nms",
-                  "lstsq"}
+                  "lstsq", "segment_pool"}
 
 
 def _outs(r):

@@ -24,11 +24,13 @@ CALLS = {
     "full_dynamic": ((np.array([2, 5]),), {"value": 0.0, "dtype": "float32", "static_shape": None}),
     "arange_dynamic": ((np.array(1), np.array(9), np.array(2)), {"dtype": "int64"}),
     "one_hot": ((np.array([0, 2, 1]),), {"num_classes": 5}),
+    "segment_pool": ((np.ones([4, 3], np.float32), np.array([0, 0, 5, 5])), {"pooltype": "SUM"}),
 }
 
 
 def marked():
     import oar.ops.dynamic_shape  # noqa: F401  (registers lazily)
+    import oar.ops.segment  # noqa: F401  (registered by oar.geometric / oar.incubate, loaded on first use)
     return sorted(n for n, d in REGISTRY.items() if d.out_elements is not None)
 
 

@@ -63,5 +63,5 @@ def test_weights_that_do_not_fit_are_refused(tmp_path, monkeypatch):
 
 
 def test_no_published_weights_is_a_clear_error():
-    with pytest.raises(ValueError, match="publishes no pretrained weights for vgg16_bn"):
+    with pytest.raises(ValueError, match="no published pretrained weights for vgg16_bn"):
         models.vgg16(pretrained=True, batch_norm=True)

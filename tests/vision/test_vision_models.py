@@ -99,7 +99,7 @@ def test_mobilenet_v2_forward():
 @pytest.mark.parametrize("build", [lambda **k: M.mobilenet_v2(scale=0.5, **k), M.vgg11])
 def test_pretrained_without_published_weights_is_refused_clearly(build):
     # (published weights are fetched on request: tests/vision/test_pretrained.py)
-    with pytest.raises(ValueError, match="publishes no pretrained weights"):
+    with pytest.raises(ValueError, match="no published pretrained weights"):
         build(pretrained=True)
 
 

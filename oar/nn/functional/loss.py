@@ -361,6 +361,84 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     return _reduce(loss, reduction)
 
 
+def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
+    """Multi-label one-vs-all loss: per sample, the mean over the C classes of
+    ``-(y * log(sigmoid(x)) + (1 - y) * log(sigmoid(-x)))``, each class scaled by `weight` (shape [C]) when given.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> x, y = oar.to_tensor([[1.0, -2.0], [3.0, 4.0]]), oar.to_tensor([[1.0, 1.0], [0.5, 1.0]])
+        >>> round(F.multi_label_soft_margin_loss(x, y).item(), 5)
+        1.00173
+    """
+    if list(input.shape) != list(label.shape):
+        raise ValueError(f"multi_label_soft_margin_loss: input shape {list(input.shape)} and label shape "
+                         f"{list(label.shape)} differ")
+    loss = -(label * log_sigmoid(input) + (1 - label) * log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(M.mean(loss, axis=-1), reduction)
+
+
+def identity_loss(x, reduction="none"):
+    """`x` marked as the loss (Paddle's `paddle.incubate.identity_loss`): summed (`reduction` 'sum' or 0), averaged
+    ('mean' or 1) or as it is ('none' or 2).
+
+    Example:
+        >>> from oar.incubate import identity_loss
+        >>> identity_loss(oar.to_tensor([1.0, 2.0]), reduction='mean').item()
+        1.5
+    """
+    codes = {0: "sum", 1: "mean", 2: "none"}
+    return _reduce(x, codes.get(reduction, reduction) if isinstance(reduction, int) else reduction)
+
+
+def soft_margin_loss(input, label, reduction="mean", name=None):
+    """``log(1 + exp(-label * input))`` for labels 1 / -1 (the two-class logistic loss).
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> round(F.soft_margin_loss(oar.to_tensor([0.5, -1.0]), oar.to_tensor([1.0, -1.0])).item(), 5)
+        0.39367
+    """
+    label = M.cast(label, input.dtype) if label.dtype != input.dtype else label
+    return _reduce(M.log1p(M.exp(-label * input)), reduction)
+
+
+def log_loss(input, label, epsilon=1e-4, name=None):
+    """Elementwise negative log likelihood of probabilities: ``-y log(p + eps) - (1 - y) log(1 - p + eps)``.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> [round(v, 4) for v in F.log_loss(oar.to_tensor([0.3, 0.9]), oar.to_tensor([1.0, 0.0])).numpy().tolist()]
+        [1.2036, 2.3016]
+    """
+    return -label * M.log(input + epsilon) - (1 - label) * M.log(1 - input + epsilon)
+
+
+def dice_loss(input, label, epsilon=1e-5, name=None):
+    """``1 - 2 |P * Y| / (|P| + |Y| + eps)`` per sample (sums over all dims but the first), averaged; `input`
+    holds class probabilities in its last dim, `label` the class ids with a last dim of 1.
+
+    Example:
+        >>> import oar.nn.functional as F
+        >>> p = oar.to_tensor([[[0.9, 0.1], [0.2, 0.8]]])
+        >>> round(F.dice_loss(p, oar.to_tensor([[[0], [1]]])).item(), 4)
+        0.15
+    """
+    if label.dtype.kind not in "iu":
+        raise TypeError(f"dice_loss: label must hold integer class ids, got {label.dtype.name}")
+    if len(input.shape) < 2 or len(label.shape) != len(input.shape) or label.shape[-1] != 1 or \
+            list(label.shape[:-1]) != list(input.shape[:-1]):
+        raise ValueError(f"dice_loss: label shape {list(label.shape)} must be input shape {list(input.shape)} with a "
+                         "last dim of 1")
+    onehot = M.cast(one_hot(S.squeeze(label, -1), input.shape[-1]), input.dtype)
+    dims = list(range(1, len(input.shape)))
+    inse = M.sum(input * onehot, axis=dims)
+    denom = M.sum(input, axis=dims) + M.sum(onehot, axis=dims)
+    return M.mean(1 - inse * 2 / (denom + epsilon))
+
+
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
     """``1 - cos(x1, x2)`` for label 1, ``max(0, cos(x1, x2) - margin)`` for label -1, row-wise.
 

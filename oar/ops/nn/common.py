@@ -305,3 +305,66 @@ def _onnx_embedding(ctx, op):
 
 
 lowerings({"interp": _onnx_interp, "dropout": _onnx_dropout, "embedding": _onnx_embedding})
+
+
+def channel_shuffle(x, groups, data_format="NCHW", name=None):
+    """ShuffleNet's channel shuffle: the channels seen as ``[groups, C / groups]``, transposed.
+
+    Example:
+        >>> x = oar.arange(4, dtype='float32').reshape([1, 4, 1, 1])
+        >>> oar.nn.functional.channel_shuffle(x, 2).flatten().numpy().tolist()
+        [0.0, 2.0, 1.0, 3.0]
+    """
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError(f"channel_shuffle: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    if len(x.shape) != 4:
+        raise ValueError(f"channel_shuffle: x must be 4-D, got shape {list(x.shape)}")
+    n, c, h, w = x.shape if data_format == "NCHW" else [x.shape[0], x.shape[3], x.shape[1], x.shape[2]]
+    if c % groups:
+        raise ValueError(f"channel_shuffle: the channel count {c} is not divisible by groups={groups}")
+    if data_format == "NCHW":
+        y = S.transpose(S.reshape(x, [n, groups, c // groups, h, w]), [0, 2, 1, 3, 4])
+    else:
+        y = S.transpose(S.reshape(x, [n, h, w, groups, c // groups]), [0, 1, 2, 4, 3])
+    return S.reshape(y, x.shape)
+
+
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    """Zero padding of the two spatial dims: `padding` an int or ``[left, right, top, bottom]``.
+
+    Example:
+        >>> oar.nn.functional.zeropad2d(oar.ones([1, 1, 2, 2]), [1, 0, 0, 2]).shape
+        [1, 1, 4, 3]
+    """
+    padding = [int(padding)] * 4 if isinstance(padding, int) else to_int_list(padding, "padding")
+    if len(padding) != 4:
+        raise ValueError(f"zeropad2d: padding must be an int or 4 ints, got {padding}")
+    return S.pad(x, padding, mode="constant", value=0.0, data_format=data_format)
+
+
+def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+    """The p-norm of ``x - y + epsilon`` over the last dim (rows of two batches).
+
+    Example:
+        >>> d = oar.nn.functional.pairwise_distance(oar.to_tensor([[1.0, 2.0]]), oar.to_tensor([[0.0, 1.0]]), p=1,
+        ...                                         epsilon=0)
+        >>> d.numpy().tolist()
+        [2.0]
+    """
+    from ...ops.linalg_norm import vector_norm
+    return vector_norm(x - y + epsilon, p=p, axis=-1, keepdim=keepdim)
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """``mask[..., j] = j < x[...]`` for sequence lengths `x`, over ``maxlen`` positions (default: the longest).
+
+    Example:
+        >>> oar.nn.functional.sequence_mask(oar.to_tensor([1, 3]), maxlen=4).numpy().tolist()
+        [[1, 0, 0, 0], [1, 1, 1, 0]]
+    """
+    from ...ops.creation import arange
+    from ...ops.reduction import max as _max
+    if maxlen is None:
+        maxlen = _max(x)
+    positions = arange(0, maxlen, 1, dtype=x.dtype)
+    return M.cast(S.unsqueeze(x, -1) > positions, D.convert_dtype(dtype))

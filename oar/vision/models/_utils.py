@@ -12,6 +12,20 @@ WEIGHTS = {
     "vgg19": ("https://paddle-hapi.bj.bcebos.com/models/vgg19.pdparams", "23b18bb13d8894f60f54e642be79a0dd"),
     "mobilenetv2_1.0": ("https://paddle-hapi.bj.bcebos.com/models/mobilenet_v2_x1.0.pdparams",
                         "0340af0a901346c8d46f4529882fb63d"),
+    "mobilenetv1_1.0": ("https://paddle-hapi.bj.bcebos.com/models/mobilenetv1_1.0.pdparams",
+                        "3033ab1975b1670bef51545feb65fc45"),
+    "mobilenet_v3_small_x1.0": ("https://paddle-hapi.bj.bcebos.com/models/mobilenet_v3_small_x1.0.pdparams",
+                                "34fe0e7c1f8b00b2b056ad6788d0590c"),
+    "mobilenet_v3_large_x1.0": ("https://paddle-hapi.bj.bcebos.com/models/mobilenet_v3_large_x1.0.pdparams",
+                                "118db5792b4e183b925d8e8e334db3df"),
+    "alexnet": ("https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/AlexNet_pretrained.pdparams",
+                "7f0f9f737132e02732d75a1459d98a43"),
+    "googlenet": ("https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/GoogLeNet_pretrained.pdparams",
+                  "80c06f038e905c53ab32c40eca6e26ae"),
+    "squeezenet1_0": ("https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_0_pretrained.pdparams",
+                      "30b95af60a2178f03cf9b66cd77e1db1"),
+    "squeezenet1_1": ("https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_1_pretrained.pdparams",
+                      "a11250d3a1f91d7131fd095ebbf09eee"),
 }
 
 
@@ -22,8 +36,9 @@ def with_pretrained(model, arch, pretrained):
     if not pretrained:
         return model
     if arch not in WEIGHTS:
-        raise ValueError(f"{arch}(pretrained=True): Paddle publishes no pretrained weights for {arch}; build it "
-                         f"with pretrained=False and load weights with model.set_state_dict(oar.load(path))")
+        raise ValueError(f"{arch}(pretrained=True): oar lists no published pretrained weights for {arch} (those "
+                         f"it fetches: {sorted(WEIGHTS)}); build it with pretrained=False and load a local file with "
+                         f"model.set_state_dict(oar.load(path))")
     from ...io.save_load import load
     url, md5 = WEIGHTS[arch]
     path = download.get_weights_path_from_url(url, md5)

@@ -86,5 +86,11 @@ class MobileNetV2(nn.Layer):
 
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
-    """MobileNetV2. Example: ``model = oar.vision.models.mobilenet_v2(num_classes=10)``."""
+    """MobileNetV2 (width `scale`).
+
+    Example:
+        >>> model = oar.vision.models.mobilenet_v2()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        3538984
+    """
     return with_pretrained(MobileNetV2(scale=scale, **kwargs), f"mobilenetv2_{scale}", pretrained)

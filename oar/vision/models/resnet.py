@@ -5,7 +5,13 @@ from ._utils import with_pretrained
 
 
 class BasicBlock(nn.Layer):
-    """Two 3x3 convolutions with a residual connection (ResNet 18/34)."""
+    """Two 3x3 convolutions with a residual connection (ResNet 18/34).
+
+    Example:
+        >>> block = oar.vision.models.BasicBlock(8, 8)
+        >>> block(oar.ones([1, 8, 5, 5])).shape
+        [1, 8, 5, 5]
+    """
 
     expansion = 1
 
@@ -36,7 +42,13 @@ class BasicBlock(nn.Layer):
 
 
 class BottleneckBlock(nn.Layer):
-    """1x1 reduce, 3x3, 1x1 expand (x4) with a residual connection (ResNet 50/101/152)."""
+    """1x1 reduce, 3x3, 1x1 expand (x4) with a residual connection (ResNet 50/101/152).
+
+    Example:
+        >>> block = oar.vision.models.BottleneckBlock(16, 4)
+        >>> block(oar.ones([1, 16, 5, 5])).shape
+        [1, 16, 5, 5]
+    """
 
     expansion = 4
 
@@ -138,41 +150,79 @@ def _resnet(arch, block, depth, pretrained, **kwargs):
 
 
 def resnet18(pretrained=False, **kwargs):
-    """ResNet-18. Example: ``model = oar.vision.models.resnet18(num_classes=10)``."""
+    """ResNet-18.
+
+    Example:
+        >>> model = oar.vision.models.resnet18()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        11699112
+    """
     return _resnet("resnet18", BasicBlock, 18, pretrained, **kwargs)
 
 
 def resnet34(pretrained=False, **kwargs):
-    """ResNet-34."""
+    """ResNet-34.
+
+    Example:
+        >>> model = oar.vision.models.resnet34()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        21814696
+    """
     return _resnet("resnet34", BasicBlock, 34, pretrained, **kwargs)
 
 
 def resnet50(pretrained=False, **kwargs):
-    """ResNet-50. Example: ``model = oar.vision.models.resnet50()``."""
+    """ResNet-50.
+
+    Example:
+        >>> model = oar.vision.models.resnet50()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        25610152
+    """
     return _resnet("resnet50", BottleneckBlock, 50, pretrained, **kwargs)
 
 
 def resnet101(pretrained=False, **kwargs):
-    """ResNet-101."""
+    """ResNet-101.
+
+    Example:
+        >>> model = oar.vision.models.resnet101()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        44654504
+    """
     return _resnet("resnet101", BottleneckBlock, 101, pretrained, **kwargs)
 
 
 def resnet152(pretrained=False, **kwargs):
-    """ResNet-152."""
+    """ResNet-152.
+
+    Example:
+        >>> model = oar.vision.models.resnet152()
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        60344232
+    """
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
 
 
-def wide_resnet50_2(pretrained=False, **kwargs):
-    """Wide ResNet-50-2: ResNet-50 with bottlenecks twice as wide (width 128).
+def _variant(arch, depth, groups, width, doc, paddle_size):
+    """A ResNeXt / wide ResNet builder; `paddle_size` (the state dict's element count in Paddle 3.3.1) makes its
+    docstring example a check of the architecture."""
+    def build(pretrained=False, **kwargs):
+        kwargs.update(groups=groups, width=width)
+        return _resnet(arch, BottleneckBlock, depth, pretrained, **kwargs)
+    build.__name__ = build.__qualname__ = arch
+    build.__doc__ = (f"{doc}: ResNet-{depth} bottlenecks with {groups} groups of base width {width}, as Paddle's "
+                     f"`{arch}`.\n\n    Example:\n        >>> model = oar.vision.models.{arch}()\n"
+                     f"        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle\n"
+                     f"        {paddle_size}\n    ")
+    return build
 
-    Example:
-        >>> model = oar.vision.models.wide_resnet50_2(num_classes=10)
-        >>> model.layer1[0].conv1.weight.shape
-        [128, 64, 1, 1]
-    """
-    return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, width=128, **kwargs)
 
-
-def wide_resnet101_2(pretrained=False, **kwargs):
-    """Wide ResNet-101-2: ResNet-101 with bottlenecks twice as wide (width 128)."""
-    return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, width=128, **kwargs)
+resnext50_32x4d = _variant("resnext50_32x4d", 50, 32, 4, "ResNeXt-50 32x4d", 25097128)
+resnext50_64x4d = _variant("resnext50_64x4d", 50, 64, 4, "ResNeXt-50 64x4d", 45290920)
+resnext101_32x4d = _variant("resnext101_32x4d", 101, 32, 4, "ResNeXt-101 32x4d", 44315560)
+resnext101_64x4d = _variant("resnext101_64x4d", 101, 64, 4, "ResNeXt-101 64x4d", 83658152)
+resnext152_32x4d = _variant("resnext152_32x4d", 152, 32, 4, "ResNeXt-152 32x4d", 60150696)
+resnext152_64x4d = _variant("resnext152_64x4d", 152, 64, 4, "ResNeXt-152 64x4d", 115266984)
+wide_resnet50_2 = _variant("wide_resnet50_2", 50, 1, 128, "Wide ResNet-50-2", 68951464)
+wide_resnet101_2 = _variant("wide_resnet101_2", 101, 1, 128, "Wide ResNet-101-2", 127024552)

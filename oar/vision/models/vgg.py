@@ -15,7 +15,9 @@ class VGG(nn.Layer):
     """VGG: `features` (convolutions) then a three-layer classifier on 7x7 pooled features.
 
     Example:
-        >>> model = oar.vision.models.VGG(oar.vision.models.vgg.make_layers(_CFGS["D"]), num_classes=10)
+        >>> features = oar.vision.models.vgg.make_layers([8, "M", 512, "M"])
+        >>> oar.vision.models.VGG(features, num_classes=0)(oar.ones([1, 3, 16, 16])).shape
+        [1, 512, 7, 7]
     """
 
     def __init__(self, features, num_classes=1000, with_pool=True):
@@ -57,17 +59,44 @@ def _vgg(arch, cfg, batch_norm, pretrained, **kwargs):
 
 
 def vgg11(pretrained=False, batch_norm=False, **kwargs):
+    """VGG-11; ``num_classes=0`` leaves out the classifier.
+
+    Example:
+        >>> model = oar.vision.models.vgg11(num_classes=0)
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        9220480
+    """
     return _vgg("vgg11", "A", batch_norm, pretrained, **kwargs)
 
 
 def vgg13(pretrained=False, batch_norm=False, **kwargs):
+    """VGG-13; ``num_classes=0`` leaves out the classifier.
+
+    Example:
+        >>> model = oar.vision.models.vgg13(num_classes=0)
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        9404992
+    """
     return _vgg("vgg13", "B", batch_norm, pretrained, **kwargs)
 
 
 def vgg16(pretrained=False, batch_norm=False, **kwargs):
-    """VGG-16. Example: ``model = oar.vision.models.vgg16(num_classes=10)``."""
+    """VGG-16; ``num_classes=0`` leaves out the classifier, ``batch_norm=True`` adds batch norms.
+
+    Example:
+        >>> model = oar.vision.models.vgg16(batch_norm=True, num_classes=0)
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        14731584
+    """
     return _vgg("vgg16", "D", batch_norm, pretrained, **kwargs)
 
 
 def vgg19(pretrained=False, batch_norm=False, **kwargs):
+    """VGG-19; ``num_classes=0`` leaves out the classifier.
+
+    Example:
+        >>> model = oar.vision.models.vgg19(num_classes=0)
+        >>> sum(v.size for v in model.state_dict().values())   # as in Paddle 3.3.1
+        20024384
+    """
     return _vgg("vgg19", "E", batch_norm, pretrained, **kwargs)

@@ -1,7 +1,7 @@
 """Containers: `Sequential`, `LayerList`, `LayerDict`, `ParameterList`."""
 import collections
 
-from .layer import Layer, _is_param
+from .layers import Layer, _is_param
 
 
 class Sequential(Layer):

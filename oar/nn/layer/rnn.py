@@ -4,15 +4,15 @@ Cells hold ``weight_ih [gates*hidden, input]``, ``weight_hh [gates*hidden, hidde
 all initialised Uniform(-1/sqrt(hidden), 1/sqrt(hidden)). LSTM gates are ordered i, f, g(cell), o; GRU
 computes ``r, z`` from input and hidden parts, ``c = tanh(x_c + r * h_c)``, ``h = (h_prev - c) * z + c``.
 """
-from ..core import dtype as D
-from ..ops import creation as C
-from ..ops import logic as L
-from ..ops import manipulation as S
-from ..ops import math as M
-from . import functional as F
+from ...core import dtype as D
+from ...ops import creation as C
+from ...ops import logic as L
+from ...ops import manipulation as S
+from ...ops import math as M
+from .. import functional as F
 from .container import LayerList
-from .initializer import Uniform
-from .layer import Layer
+from ..initializer import Uniform
+from .layers import Layer
 
 
 class RNNCellBase(Layer):
@@ -123,6 +123,7 @@ class SimpleRNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__()
+        self._name = name
         if activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell activation must be 'tanh' or 'relu', got {activation!r}")
         self.activation = activation
@@ -154,6 +155,7 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, proj_size=0, name=None):
         super().__init__()
+        self._name = name
         _no_projection(proj_size)
         self._make_params(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
@@ -188,6 +190,7 @@ class GRUCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, name=None):
         super().__init__()
+        self._name = name
         self._make_params(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
     def forward(self, inputs, states=None):
@@ -394,6 +397,7 @@ class SimpleRNN(RNNBase):
                  name=None):
         super().__init__("RNN_" + activation.upper(), input_size, hidden_size, num_layers, direction, time_major,
                          dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr, activation=activation)
+        self._name = name
 
 
 class LSTM(RNNBase):
@@ -411,6 +415,7 @@ class LSTM(RNNBase):
         _no_projection(proj_size)
         super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major, dropout,
                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        self._name = name
 
 
 class GRU(RNNBase):
@@ -428,3 +433,4 @@ class GRU(RNNBase):
                  weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__("GRU", input_size, hidden_size, num_layers, direction, time_major, dropout,
                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        self._name = name

@@ -1,10 +1,10 @@
 """Convolution layers (weights ``[out, in/groups, *k]``; transposed ``[in, out/groups, *k]``)."""
 import math
 
-from . import functional as F
-from ..ops.nn.conv import padding_attrs
-from .initializer import Normal
-from .layer import Layer
+from .. import functional as F
+from ...ops.nn.conv import padding_attrs
+from ..initializer import Normal
+from .layers import Layer
 
 
 def _ntuple(v, n):

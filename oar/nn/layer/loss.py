@@ -1,6 +1,6 @@
 """Loss layers over `oar.nn.functional` losses."""
-from . import functional as F
-from .layer import Layer
+from .. import functional as F
+from .layers import Layer
 
 
 class CrossEntropyLoss(Layer):
@@ -14,6 +14,7 @@ class CrossEntropyLoss(Layer):
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
                  use_softmax=True, label_smoothing=0.0, name=None):
         super().__init__()
+        self._name = name
         if reduction not in ("mean", "sum", "none"):
             raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
@@ -34,6 +35,7 @@ class NLLLoss(Layer):
     """
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
         super().__init__()
+        self._name = name
         self._weight, self._ignore_index, self._reduction = weight, ignore_index, reduction
 
     def forward(self, input, label):
@@ -43,6 +45,7 @@ class NLLLoss(Layer):
 class _Reduced(Layer):
     def __init__(self, reduction="mean", name=None):
         super().__init__()
+        self._name = name
         if reduction not in ("mean", "sum", "none"):
             raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
         self.reduction = reduction
@@ -80,6 +83,7 @@ class SmoothL1Loss(_Reduced):
     """
     def __init__(self, reduction="mean", delta=1.0, name=None):
         super().__init__(reduction)
+        self._name = name
         self.delta = delta
 
     def forward(self, input, label):
@@ -95,6 +99,7 @@ class BCELoss(_Reduced):
     """
     def __init__(self, weight=None, reduction="mean", name=None):
         super().__init__(reduction)
+        self._name = name
         self.weight = weight
 
     def forward(self, input, label):
@@ -110,6 +115,7 @@ class BCEWithLogitsLoss(_Reduced):
     """
     def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
         super().__init__(reduction)
+        self._name = name
         self.weight, self.pos_weight = weight, pos_weight
 
     def forward(self, logit, label):
@@ -140,6 +146,7 @@ class MarginRankingLoss(_Reduced):
     """
     def __init__(self, margin=0.0, reduction="mean", name=None):
         super().__init__(reduction)
+        self._name = name
         self.margin = margin
 
     def forward(self, input, other, label):
@@ -156,10 +163,55 @@ class HingeEmbeddingLoss(_Reduced):
     """
     def __init__(self, margin=1.0, reduction="mean", name=None):
         super().__init__(reduction)
+        self._name = name
         self.margin = margin
 
     def forward(self, input, label):
         return F.hinge_embedding_loss(input, label, self.margin, self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_Reduced):
+    """The multi-label one-vs-all loss of `F.multi_label_soft_margin_loss`, with optional per-class `weight`.
+
+    Example:
+        >>> loss = oar.nn.MultiLabelSoftMarginLoss()
+        >>> round(loss(oar.to_tensor([[1.0, -2.0]]), oar.to_tensor([[1.0, 0.0]])).item(), 5)
+        0.22009
+    """
+    def __init__(self, weight=None, reduction="mean", name=None):
+        super().__init__(reduction)
+        self._name = name
+        self.weight = weight
+
+    def forward(self, input, label):
+        return F.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
+
+
+class SoftMarginLoss(_Reduced):
+    """``log(1 + exp(-label * input))`` for labels 1 / -1 (see `F.soft_margin_loss`).
+
+    Example:
+        >>> round(oar.nn.SoftMarginLoss()(oar.to_tensor([0.5, -1.0]), oar.to_tensor([1.0, -1.0])).item(), 5)
+        0.39367
+    """
+    def forward(self, input, label):
+        return F.soft_margin_loss(input, label, self.reduction)
+
+
+class CosineEmbeddingLoss(_Reduced):
+    """``1 - cos(x1, x2)`` for label 1, ``max(0, cos(x1, x2) - margin)`` for -1 (see `F.cosine_embedding_loss`).
+
+    Example:
+        >>> x1, x2 = oar.to_tensor([[1.0, 2.0], [3.0, 5.0]]), oar.to_tensor([[0.0, 1.0], [1.0, 1.0]])
+        >>> round(oar.nn.CosineEmbeddingLoss(margin=0.1)(x1, x2, oar.to_tensor([1, -1])).item(), 5)
+        0.48786
+    """
+    def __init__(self, margin=0, reduction="mean", name=None):
+        super().__init__(reduction, name)
+        self.margin = margin
+
+    def forward(self, input1, input2, label):
+        return F.cosine_embedding_loss(input1, input2, label, self.margin, self.reduction)
 
 
 class CTCLoss(Layer):

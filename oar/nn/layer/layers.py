@@ -5,26 +5,60 @@ A Layer is a thin object around functional ops: `forward` calls `oar.nn.function
 the main program with init ops in the startup program.
 """
 import collections
+import contextlib
 import re
 import threading
 
 import numpy as np
 
-from ..core import dtype as D
-from .param_attr import ParamAttr
-from ..core.state import mode, no_grad
-from ..eager.tensor import Parameter, Tensor
+from ...core import dtype as D
+from ..param_attr import ParamAttr
+from ...core.state import mode, no_grad
+from ...eager.tensor import Parameter, Tensor
 
-_NAME_COUNTS = collections.defaultdict(int)
-_NAME_LOCK = threading.Lock()  # layers created in two threads at once never share a name
+class UniqueNames:
+    """Paddle's unique-name generator (`paddle.base.unique_name`): ``key_0``, ``key_1``, ... from one process-wide
+    counter per key, behind a lock (layers created in two threads at once never share a name); `guard` swaps in
+    fresh counters (and a name prefix) for its body.
+
+    Example:
+        >>> from oar.base import unique_name
+        >>> with unique_name.guard():
+        ...     unique_name.generate('fc'), unique_name.generate('fc')
+        ('fc_0', 'fc_1')
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts, self.prefix = collections.defaultdict(int), ""
+
+    def generate(self, key):
+        with self.lock:
+            n = self.counts[key]
+            self.counts[key] = n + 1
+            return f"{self.prefix}{key}_{n}"
+
+    @contextlib.contextmanager
+    def guard(self, new_generator=None):
+        if new_generator is not None and not isinstance(new_generator, str):
+            raise TypeError(f"unique_name.guard: new_generator must be None or a name prefix (str), got "
+                            f"{type(new_generator).__name__}")
+        with self.lock:
+            saved = self.counts, self.prefix
+            self.counts, self.prefix = collections.defaultdict(int), new_generator or ""
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.counts, self.prefix = saved
+
+
+UNIQUE_NAMES = UniqueNames()
 
 
 def unique_name(prefix):
-    """``prefix_0``, ``prefix_1``, ... from one process-wide counter per prefix (Paddle's unique_name)."""
-    with _NAME_LOCK:
-        n = _NAME_COUNTS[prefix]
-        _NAME_COUNTS[prefix] = n + 1
-    return f"{prefix}_{n}"
+    """``prefix_0``, ``prefix_1``, ... from the process-wide counters (Paddle's unique_name)."""
+    return UNIQUE_NAMES.generate(prefix)
 
 
 def unique_param_name(scope, is_bias):
@@ -88,6 +122,7 @@ class Layer:
         d = self.__dict__
         d["training"] = True
         d["_full_name"] = unique_name(name_scope or _snake(type(self).__name__))
+        d["_name"] = None  # a layer taking a `name` argument keeps it here, as Paddle's do
         # None follows oar.set_default_dtype at parameter creation, as Paddle's layers do
         d["_dtype"] = D.convert_dtype(dtype) if dtype is not None else None
         d["_parameters"] = collections.OrderedDict()
@@ -139,7 +174,7 @@ class Layer:
     def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None):
         """A new parameter of `shape`, initialised by `attr.initializer` or `default_initializer` (Paddle's
         defaults: zero bias, XavierUniform weight). Returns None when ``attr is False``."""
-        from .initializer import create_parameter
+        from ..initializer import create_parameter
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
@@ -332,7 +367,7 @@ class Layer:
     def to(self, device=None, dtype=None, blocking=None):
         """Converts floating parameters and buffers to `dtype` (the device can only be the CPU)."""
         if device is not None and not str(device).lower().startswith(("cpu", "place(cpu")):
-            from ..core.state import set_device
+            from ...core.state import set_device
             set_device(device)
         if dtype is None:
             return self

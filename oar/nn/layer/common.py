@@ -1,8 +1,9 @@
 """Common layers: Linear, Bilinear, Embedding, Flatten, Identity, Dropout family, Upsample, PixelShuffle, Pad."""
-from ..ops import manipulation as S
-from . import functional as F
-from .initializer import Uniform
-from .layer import Layer
+from ...ops import manipulation as S
+from .. import functional as F
+from ..initializer import Uniform
+from .layers import Layer
+from ..functional.fused import fused_linear
 
 
 class Linear(Layer):
@@ -16,6 +17,7 @@ class Linear(Layer):
 
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
+        self._name = name
         self._in_features, self._out_features = in_features, out_features
         self.weight = self.create_parameter([in_features, out_features], attr=weight_attr)
         self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
@@ -40,6 +42,7 @@ class Bilinear(Layer):
 
     def __init__(self, in1_features, in2_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
+        self._name = name
         self._in1, self._in2, self._out = in1_features, in2_features, out_features
         bound = 1.0 / in1_features ** 0.5
         self.weight = self.create_parameter([out_features, in1_features, in2_features], attr=weight_attr,
@@ -64,6 +67,7 @@ class Embedding(Layer):
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, name=None):
         super().__init__()
+        self._name = name
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None and padding_idx < 0:
             padding_idx += num_embeddings
@@ -124,6 +128,7 @@ class Dropout(Layer):
 
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
         super().__init__()
+        self._name = name
         self.p, self.axis, self.mode = p, axis, mode
 
     def forward(self, input):
@@ -146,6 +151,7 @@ class Dropout2D(Layer):
 
     def __init__(self, p=0.5, data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         self.p, self.data_format = p, data_format
 
     def forward(self, input):
@@ -163,6 +169,7 @@ class Dropout3D(Layer):
     """
     def __init__(self, p=0.5, data_format="NCDHW", name=None):
         super().__init__()
+        self._name = name
         self.p, self.data_format = p, data_format
 
     def forward(self, input):
@@ -185,6 +192,7 @@ class AlphaDropout(Layer):
     """
     def __init__(self, p=0.5, name=None):
         super().__init__()
+        self._name = name
         self.p = p
 
     def forward(self, input):
@@ -204,6 +212,7 @@ class Upsample(Layer):
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
                  data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.align_mode, self.data_format = align_corners, align_mode, data_format
 
@@ -221,6 +230,7 @@ class UpsamplingNearest2D(Upsample):
     """
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "nearest", data_format=data_format)
+        self._name = name
 
 
 class UpsamplingBilinear2D(Upsample):
@@ -232,6 +242,7 @@ class UpsamplingBilinear2D(Upsample):
     """
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "bilinear", align_corners=True, data_format=data_format)
+        self._name = name
 
 
 class PixelShuffle(Layer):
@@ -244,6 +255,7 @@ class PixelShuffle(Layer):
 
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         self.upscale_factor, self.data_format = upscale_factor, data_format
 
     def forward(self, x):
@@ -259,6 +271,7 @@ class PixelUnshuffle(Layer):
     """
     def __init__(self, downscale_factor, data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         self.downscale_factor, self.data_format = downscale_factor, data_format
 
     def forward(self, x):
@@ -270,6 +283,7 @@ class _PadNd(Layer):
 
     def __init__(self, padding, mode="constant", value=0.0, data_format=None, name=None):
         super().__init__()
+        self._name = name
         n = {"NCL": 1, "NCHW": 2, "NCDHW": 3}[self._fmt]
         self.padding = [padding] * (2 * n) if isinstance(padding, int) else list(padding)
         self.mode, self.value, self.data_format = mode, value, data_format or self._fmt
@@ -323,3 +337,134 @@ class CosineSimilarity(Layer):
 
     def forward(self, x1, x2):
         return F.cosine_similarity(x1, x2, self.axis, self.eps)
+
+
+class Unfold(Layer):
+    """Sliding blocks of an image as columns ``[N, C*kh*kw, L]`` (see `F.unfold`).
+
+    Example:
+        >>> oar.nn.Unfold(kernel_sizes=[2, 2])(oar.ones([1, 3, 4, 4])).shape
+        [1, 12, 9]
+    """
+
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self._name = name
+        self.kernel_sizes, self.dilations, self.paddings, self.strides = kernel_sizes, dilations, paddings, strides
+
+    def forward(self, x):
+        return F.unfold(x, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+
+
+class Fold(Layer):
+    """Columns ``[N, C*kh*kw, L]`` summed back into an image of `output_sizes` (see `F.fold`).
+
+    Example:
+        >>> oar.nn.Fold(output_sizes=[3, 3], kernel_sizes=2)(oar.ones([1, 4, 4])).shape
+        [1, 1, 3, 3]
+    """
+
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self._name = name
+        self.output_sizes, self.kernel_sizes = output_sizes, kernel_sizes
+        self.dilations, self.paddings, self.strides = dilations, paddings, strides
+
+    def forward(self, x):
+        return F.fold(x, self.output_sizes, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+
+
+class FusedLinear(Layer):
+    """Paddle's `paddle.incubate.nn.FusedLinear`: a Linear whose weight may be stored transposed (``[out, in]``
+    with ``transpose_weight=True``). Paddle runs it only on GPUs (one fused GEMM + bias kernel); here it is the
+    same matmul and bias, which oar's `fuse_linear` pass fuses in saved programs.
+
+    Example:
+        >>> from oar.incubate.nn import FusedLinear
+        >>> layer = FusedLinear(3, 2, transpose_weight=True)
+        >>> layer.weight.shape, layer(oar.ones([4, 3])).shape
+        ([2, 3], [4, 2])
+    """
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, transpose_weight=False,
+                 name=None):
+        super().__init__()
+        self._name = name
+        self.transpose_weight = bool(transpose_weight)
+        shape = [out_features, in_features] if transpose_weight else [in_features, out_features]
+        self.weight = self.create_parameter(shape, attr=weight_attr)
+        self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return fused_linear(x, self.weight, self.bias, self.transpose_weight)
+
+
+class ZeroPad2D(Layer):
+    """Zero padding of the spatial dims: `padding` an int or ``[left, right, top, bottom]`` (see `F.zeropad2d`).
+
+    Example:
+        >>> oar.nn.ZeroPad2D([1, 0, 0, 2])(oar.ones([1, 1, 2, 2])).shape
+        [1, 1, 4, 3]
+    """
+
+    def __init__(self, padding, data_format="NCHW", name=None):
+        super().__init__()
+        self._name = name
+        self._padding, self._data_format = padding, data_format
+
+    def forward(self, x):
+        return F.zeropad2d(x, self._padding, self._data_format)
+
+
+class ChannelShuffle(Layer):
+    """ShuffleNet's channel shuffle (see `F.channel_shuffle`).
+
+    Example:
+        >>> x = oar.arange(4, dtype='float32').reshape([1, 4, 1, 1])
+        >>> oar.nn.ChannelShuffle(2)(x).flatten().numpy().tolist()
+        [0.0, 2.0, 1.0, 3.0]
+    """
+
+    def __init__(self, groups, data_format="NCHW", name=None):
+        super().__init__()
+        self._name = name
+        self._groups, self._data_format = groups, data_format
+
+    def forward(self, x):
+        return F.channel_shuffle(x, self._groups, self._data_format)
+
+
+class Unflatten(Layer):
+    """Splits dim `axis` into `shape` (the inverse of `Flatten`).
+
+    Example:
+        >>> oar.nn.Unflatten(1, [2, 3])(oar.ones([4, 6])).shape
+        [4, 2, 3]
+    """
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self._name = name
+        self.axis, self.shape = axis, shape
+
+    def forward(self, x):
+        from ...ops.rearrange import unflatten
+        return unflatten(x, self.axis, self.shape)
+
+
+class PairwiseDistance(Layer):
+    """The p-norm of ``x - y + epsilon`` over the last dim (see `F.pairwise_distance`).
+
+    Example:
+        >>> d = oar.nn.PairwiseDistance(p=1, epsilon=0)(oar.to_tensor([[1.0, 2.0]]), oar.to_tensor([[0.0, 1.0]]))
+        >>> d.numpy().tolist()
+        [2.0]
+    """
+
+    def __init__(self, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+        super().__init__()
+        self._name = name
+        self.p, self.epsilon, self.keepdim = p, epsilon, keepdim
+
+    def forward(self, x, y):
+        return F.pairwise_distance(x, y, self.p, self.epsilon, self.keepdim)

@@ -1,7 +1,7 @@
 """Activation layers: thin wrappers over `oar.nn.functional`."""
-from . import functional as F
-from .initializer import Constant
-from .layer import Layer
+from .. import functional as F
+from ..initializer import Constant
+from .layers import Layer
 
 
 def _simple(name, fn, doc, x, out):
@@ -11,8 +11,13 @@ def _simple(name, fn, doc, x, out):
     doc += (f"\n\n    Example:\n        >>> [round(v, 4) for v in oar.nn.{name}()(oar.to_tensor({x})).numpy().tolist()]"
             f"\n        {out}\n    ")
     cls = type(name, (Layer,), {"forward": forward, "__doc__": doc,
-                                "__init__": lambda self, name=None: Layer.__init__(self)})
+                                "__init__": _init_named})
     return cls
+
+
+def _init_named(self, name=None):
+    Layer.__init__(self)
+    self._name = name
 
 
 ReLU = _simple("ReLU", F.relu, "max(x, 0).", "[-1.0, 1.0]", "[0.0, 1.0]")
@@ -29,6 +34,102 @@ LogSigmoid = _simple("LogSigmoid", F.log_sigmoid, "log(sigmoid(x)).", "[0.0]", "
 Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "x - tanh(x).", "[0.0, 1.0]", "[0.0, 0.2384]")
 
 
+class Hardshrink(Layer):
+    """x where |x| >= threshold, else 0 (see `F.hardshrink`).
+
+    Example:
+        >>> oar.nn.Hardshrink(0.5)(oar.to_tensor([-1.0, 0.2, 2.0])).numpy().tolist()
+        [-1.0, 0.0, 2.0]
+    """
+
+    def __init__(self, threshold=0.5, name=None):
+        super().__init__()
+        self._name = name
+        self._threshold = threshold
+
+    def forward(self, x):
+        return F.hardshrink(x, self._threshold)
+
+    def extra_repr(self):
+        return f"threshold={self._threshold}"
+
+
+class Softshrink(Layer):
+    """x shrunk towards 0 by `threshold`, 0 inside [-threshold, threshold] (see `F.softshrink`).
+
+    Example:
+        >>> oar.nn.Softshrink(0.5)(oar.to_tensor([-1.0, 0.2, 2.0])).numpy().tolist()
+        [-0.5, 0.0, 1.5]
+    """
+
+    def __init__(self, threshold=0.5, name=None):
+        super().__init__()
+        self._name = name
+        self._threshold = threshold
+
+    def forward(self, x):
+        return F.softshrink(x, self._threshold)
+
+    def extra_repr(self):
+        return f"threshold={self._threshold}"
+
+
+class CELU(Layer):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (see `F.celu`).
+
+    Example:
+        >>> [round(v, 4) for v in oar.nn.CELU(2.0)(oar.to_tensor([-1.0, 2.0])).numpy().tolist()]
+        [-0.7869, 2.0]
+    """
+
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__()
+        self._name = name
+        self._alpha = alpha
+
+    def forward(self, x):
+        return F.celu(x, self._alpha)
+
+    def extra_repr(self):
+        return f"alpha={self._alpha}"
+
+
+class Maxout(Layer):
+    """The maximum over runs of `groups` channels (see `F.maxout`).
+
+    Example:
+        >>> oar.nn.Maxout(2)(oar.ones([1, 4, 3, 3])).shape
+        [1, 2, 3, 3]
+    """
+
+    def __init__(self, groups, axis=1, name=None):
+        super().__init__()
+        self._name = name
+        self._groups, self._axis = groups, axis
+
+    def forward(self, x):
+        return F.maxout(x, self._groups, self._axis)
+
+
+class Softmax2D(Layer):
+    """Softmax over the channels (dim -3) of ``[C, H, W]`` or ``[N, C, H, W]`` input.
+
+    Example:
+        >>> y = oar.nn.Softmax2D()(oar.ones([1, 2, 3, 3]))
+        >>> y.numpy()[0, :, 0, 0].tolist()
+        [0.5, 0.5]
+    """
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
+    def forward(self, x):
+        if len(x.shape) not in (3, 4):
+            raise ValueError(f"Softmax2D: input must be 3-D or 4-D, got shape {list(x.shape)}")
+        return F.softmax(x, axis=-3)
+
+
 class LeakyReLU(Layer):
     """x if x > 0 else negative_slope * x.
 
@@ -39,6 +140,7 @@ class LeakyReLU(Layer):
 
     def __init__(self, negative_slope=0.01, name=None):
         super().__init__()
+        self._name = name
         self._negative_slope = negative_slope
 
     def forward(self, x):
@@ -61,6 +163,7 @@ class PReLU(Layer):
 
     def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         self._num_parameters, self._data_format = num_parameters, data_format
         self._weight = self.create_parameter([num_parameters], attr=weight_attr,
                                              default_initializer=Constant(init))
@@ -81,6 +184,7 @@ class ELU(Layer):
     """
     def __init__(self, alpha=1.0, name=None):
         super().__init__()
+        self._name = name
         self._alpha = alpha
 
     def forward(self, x):
@@ -97,6 +201,7 @@ class GELU(Layer):
 
     def __init__(self, approximate=False, name=None):
         super().__init__()
+        self._name = name
         self._approximate = approximate
 
     def forward(self, x):
@@ -112,6 +217,7 @@ class Hardsigmoid(Layer):
     """
     def __init__(self, name=None):
         super().__init__()
+        self._name = name
 
     def forward(self, x):
         return F.hardsigmoid(x)
@@ -126,6 +232,7 @@ class Hardtanh(Layer):
     """
     def __init__(self, min=-1.0, max=1.0, name=None):
         super().__init__()
+        self._name = name
         self._min, self._max = min, max
 
     def forward(self, x):
@@ -141,6 +248,7 @@ class Softplus(Layer):
     """
     def __init__(self, beta=1, threshold=20, name=None):
         super().__init__()
+        self._name = name
         self._beta, self._threshold = beta, threshold
 
     def forward(self, x):
@@ -156,6 +264,7 @@ class ThresholdedReLU(Layer):
     """
     def __init__(self, threshold=1.0, name=None):
         super().__init__()
+        self._name = name
         self._threshold = threshold
 
     def forward(self, x):
@@ -172,6 +281,7 @@ class Softmax(Layer):
 
     def __init__(self, axis=-1, name=None):
         super().__init__()
+        self._name = name
         self._axis = axis
 
     def forward(self, x):
@@ -190,6 +300,7 @@ class LogSoftmax(Layer):
     """
     def __init__(self, axis=-1, name=None):
         super().__init__()
+        self._name = name
         self._axis = axis
 
     def forward(self, x):
@@ -205,6 +316,7 @@ class GLU(Layer):
     """
     def __init__(self, axis=-1, name=None):
         super().__init__()
+        self._name = name
         self._axis = axis
 
     def forward(self, x):

@@ -1,10 +1,10 @@
 """Normalisation layers. BatchNorm's running mean/variance are non-trainable parameters named `_mean` and
 `_variance` (Paddle's state_dict keys), updated by `F.batch_norm` in training mode."""
-from .param_attr import ParamAttr
-from . import functional as F
-from .initializer import Constant
-from ..ops.nn.norm import refuse_running_stats
-from .layer import Layer
+from ..param_attr import ParamAttr
+from .. import functional as F
+from ..initializer import Constant
+from ...ops.nn.norm import refuse_running_stats
+from .layers import Layer
 
 
 def _affine_parameter(layer, shape, attr, value, is_bias):
@@ -23,6 +23,7 @@ class _BatchNormBase(Layer):
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format=None, use_global_stats=None, name=None):
         super().__init__()
+        self._name = name
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format = data_format or self._fmt
         self._use_global_stats = use_global_stats
@@ -176,6 +177,7 @@ class LayerNorm(Layer):
 
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
+        self._name = name
         self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         self._epsilon = epsilon
         n = 1
@@ -203,6 +205,7 @@ class GroupNorm(Layer):
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels={num_channels} is not divisible by num_groups={num_groups}")
         self._num_groups, self._num_channels, self._epsilon = num_groups, num_channels, epsilon
@@ -224,6 +227,7 @@ class _InstanceNormBase(Layer):
                  data_format=None, name=None):
         super().__init__()
         refuse_running_stats(type(self).__name__, momentum=momentum)
+        self._name = name
         self._epsilon, self._data_format = epsilon, data_format or self._fmt
         self._num_features = num_features
         if weight_attr is False:
@@ -281,6 +285,7 @@ class LocalResponseNorm(Layer):
     """
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
+        self._name = name
         self.size, self.alpha, self.beta, self.k, self.data_format = size, alpha, beta, k, data_format
 
     def forward(self, x):

@@ -1,6 +1,6 @@
 """Pooling layers over `oar.nn.functional` pooling."""
-from . import functional as F
-from .layer import Layer
+from .. import functional as F
+from .layers import Layer
 
 
 class _Pool(Layer):
@@ -8,6 +8,7 @@ class _Pool(Layer):
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format=None,
                  name=None, exclusive=True):
         super().__init__()
+        self._name = name
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.return_mask, self.ceil_mode, self.exclusive, self.data_format = return_mask, ceil_mode, exclusive, \
             data_format
@@ -62,6 +63,7 @@ class AvgPool1D(_Pool):
     """
     def __init__(self, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode, exclusive=exclusive)
+        self._name = name
 
     def forward(self, x):
         return F.avg_pool1d(x, self.ksize, self.stride, self.padding, self.exclusive, self.ceil_mode)
@@ -80,6 +82,7 @@ class AvgPool2D(_Pool):
                  data_format="NCHW", name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode, exclusive=exclusive,
                          data_format=data_format)
+        self._name = name
         self.divisor_override = divisor_override
 
     def forward(self, x):
@@ -97,6 +100,7 @@ class AvgPool3D(AvgPool2D):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                  data_format="NCDHW", name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format)
+        self._name = name
 
     def forward(self, x):
         return F.avg_pool3d(x, self.ksize, self.stride, self.padding, self.ceil_mode, self.exclusive,
@@ -106,6 +110,7 @@ class AvgPool3D(AvgPool2D):
 class _Adaptive(Layer):
     def __init__(self, output_size, data_format=None, return_mask=False, name=None):
         super().__init__()
+        self._name = name
         self._output_size, self._data_format, self._return_mask = output_size, data_format, return_mask
 
     def extra_repr(self):
@@ -133,6 +138,7 @@ class AdaptiveAvgPool2D(_Adaptive):
 
     def __init__(self, output_size, data_format="NCHW", name=None):
         super().__init__(output_size, data_format)
+        self._name = name
 
     def forward(self, x):
         return F.adaptive_avg_pool2d(x, self._output_size, self._data_format)
@@ -147,6 +153,7 @@ class AdaptiveAvgPool3D(_Adaptive):
     """
     def __init__(self, output_size, data_format="NCDHW", name=None):
         super().__init__(output_size, data_format)
+        self._name = name
 
     def forward(self, x):
         return F.adaptive_avg_pool3d(x, self._output_size, self._data_format)
@@ -162,6 +169,7 @@ class AdaptiveMaxPool1D(_Adaptive):
     """
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size, return_mask=return_mask)
+        self._name = name
 
     def forward(self, x):
         return F.adaptive_max_pool1d(x, self._output_size, self._return_mask)
@@ -178,6 +186,7 @@ class AdaptiveMaxPool2D(_Adaptive):
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size, return_mask=return_mask)
+        self._name = name
 
     def forward(self, x):
         return F.adaptive_max_pool2d(x, self._output_size, self._return_mask)

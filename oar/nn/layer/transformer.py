@@ -4,15 +4,15 @@ import collections
 import copy
 import math
 
-from .param_attr import ParamAttr
-from ..ops import manipulation as S
-from ..ops.creation import full
-from ..ops.matrix import triu
-from . import functional as F
+from ..param_attr import ParamAttr
+from ...ops import manipulation as S
+from ...ops.creation import full
+from ...ops.matrix import triu
+from .. import functional as F
 from .common import Dropout, Linear
-from .functional.attention import attention
+from ..functional.attention import attention
 from .container import LayerList
-from .layer import Layer
+from .layers import Layer
 from .norm import LayerNorm
 
 
@@ -100,19 +100,26 @@ class MultiHeadAttention(Layer):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _attr_list(attr, n, what):
-    """Paddle's per-sublayer attrs: one attr (or bool) for all `n` parts, or a list of `n` (a named attr gets
-    ``_0``, ``_1``, ... suffixes so the parts' parameters keep distinct names)."""
-    if isinstance(attr, (list, tuple)):
-        if len(attr) != n:
-            raise ValueError(f"{what} as a list must have {n} entries, got {len(attr)}")
-        return [None if a is True else a for a in attr]
-    if attr is None or isinstance(attr, bool):
-        return [None if attr is True else attr] * n
-    attr = ParamAttr._to_attr(attr)
+def _convert_param_attr_to_list(param_attr, n):
+    """Paddle's per-sublayer attrs (`paddle.nn.layer.transformer._convert_param_attr_to_list`, which model code
+    imports): a list of `n` attrs each made a ParamAttr (True -> default, False kept); one attr or bool repeated
+    `n` times, a named attr getting ``_0``, ``_1``, ... suffixes so the parts' parameters keep distinct names.
+
+    Example:
+        >>> from oar.nn.layer.transformer import _convert_param_attr_to_list
+        >>> [a.name for a in _convert_param_attr_to_list(oar.ParamAttr(name='w'), 2)]
+        ['w_0', 'w_1']
+    """
+    if isinstance(param_attr, (list, tuple)):
+        if len(param_attr) != n:
+            raise ValueError(f"param_attr as a list must have {n} entries, got {len(param_attr)}")
+        return [ParamAttr._to_attr(a) for a in param_attr]
+    if isinstance(param_attr, bool):
+        return [ParamAttr._to_attr(param_attr) for _ in range(n)]
+    attr = ParamAttr._to_attr(param_attr)
     out = []
     for i in range(n):
-        a = copy.copy(attr)
+        a = copy.deepcopy(attr)
         if attr.name:
             a.name = f"{attr.name}_{i}"
         out.append(a)
@@ -153,8 +160,8 @@ class TransformerEncoderLayer(Layer):
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
-        w = _attr_list(weight_attr, 2, "weight_attr")  # [attention, feed-forward]
-        b = _attr_list(bias_attr, 2, "bias_attr")
+        w = _convert_param_attr_to_list(weight_attr, 2)  # [attention, feed-forward]
+        b = _convert_param_attr_to_list(bias_attr, 2)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=w[0], bias_attr=b[0])
         self.linear1 = Linear(d_model, dim_feedforward, w[1], bias_attr=b[1])
         self.dropout = Dropout(act_dropout, mode="upscale_in_train")
@@ -245,8 +252,8 @@ class TransformerDecoderLayer(Layer):
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
-        w = _attr_list(weight_attr, 3, "weight_attr")  # [self-attention, cross-attention, feed-forward]
-        b = _attr_list(bias_attr, 3, "bias_attr")
+        w = _convert_param_attr_to_list(weight_attr, 3)  # [self-attention, cross-attention, feed-forward]
+        b = _convert_param_attr_to_list(bias_attr, 3)
         self.self_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=w[0], bias_attr=b[0])
         self.cross_attn = MultiHeadAttention(d_model, nhead, attn_dropout, weight_attr=w[1], bias_attr=b[1])
         self.linear1 = Linear(d_model, dim_feedforward, w[2], bias_attr=b[2])
