@@ -240,6 +240,8 @@ def apply(op, inputs, attrs=_EMPTY):
             if not t.stop_gradient:
                 _record(op, inputs, outs if outs is not None else (res,), attrs)
                 break
+    if TRACE is not None:  # oar.jit.trace / TracedLayer.trace is recording eager ops (`set_trace_hook`)
+        TRACE(op, inputs, attrs, outs if outs is not None else res)
     return outs if outs is not None else res
 
 
@@ -329,6 +331,16 @@ class StaticHooks:
 
 
 STATIC = StaticHooks()
+
+
+TRACE = None  # while a trace records: ``hook(op, inputs, attrs, result)`` called after each eager op (oar.jit.trace)
+
+
+def set_trace_hook(hook):
+    """Installs (or removes, with None) the hook `apply` calls after every eager op it runs: how `oar.jit.trace`
+    records eager code into a Program. When no trace is active the cost in `apply` is one global test."""
+    global TRACE
+    TRACE = hook
 
 
 Tensor = _wrap = None  # the eager Tensor class, set by oar.eager.tensor (which sits above the ops)
