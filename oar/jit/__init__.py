@@ -6,7 +6,7 @@ the `convert_*` runtime, ...); the namespace lists only the public API.
 
 Example:
     >>> sorted(oar.jit.__all__)[:4]
-    ['ConcreteProgram', 'ProgramRunner', 'StaticFunction', 'TranslatedLayer']
+    ['ConcreteProgram', 'ProgramRunner', 'StaticFunction', 'TraceGuardError']
 """
 from .api import to_static, not_to_static, ignore_module, enable_to_static, set_code_level, set_verbosity
 from .static_function import StaticFunction, ConcreteProgram

@@ -17,7 +17,7 @@ Example:
     ...     y = oar.nn.functional.relu(x) * 2.0
     ...     positive = bool(y.sum() > 0)
     >>> [op.type for op in rec.program.global_block().ops]
-    ['relu', 'scale', 'sum', 'greater_than']
+    ['relu', 'multiply', 'sum', 'greater_than']
     >>> [(g.kind, g.value) for g in rec.guards]
     [('bool', True)]
 """
@@ -26,7 +26,6 @@ import threading
 import numpy as np
 
 from ..eager import tensor as eager_tensor
-from ..eager.tensor import Tensor
 from ..graph.builder import as_var, program_guard, static_mode, user_location
 from ..graph.cursor import BUILDER
 from ..graph.program import Program

@@ -33,7 +33,18 @@ ON_CHANGE = ("retrace", "raise")
 
 
 class TraceGuardError(TraceError):
-    """A Python decision baked into a traced program no longer holds (``on_change="raise"``, or a TracedLayer)."""
+    """A Python decision baked into a traced program no longer holds (``on_change="raise"``, or a TracedLayer).
+
+    Example:
+        >>> f = oar.jit.trace(lambda x: x if x.item() > 0 else -x, on_change="raise")
+        >>> f(oar.to_tensor(1.0)).item()
+        1.0
+        >>> try:
+        ...     f(oar.to_tensor(-2.0))
+        ... except oar.jit.TraceGuardError as e:
+        ...     print("item() of a tensor" in str(e), "was 1.0 when traced; now -2.0" in str(e))
+        True True
+    """
 
 
 class Trace:
@@ -121,6 +132,13 @@ class TracedFunction:
         num_traces: how many times the function was traced (a signature seen for the first time, or a guard
             that no longer held); retrace_reasons: why each retrace happened. concrete_program: the latest
             program's ConcreteProgram; program: its Program; guards: its guards.
+
+    Example:
+        >>> f = oar.jit.trace(lambda x: x * 2 if x.sum() > 0 else -x)
+        >>> f(oar.ones([2])).numpy().tolist(), f(-oar.ones([2])).numpy().tolist()
+        ([2.0, 2.0], [1.0, 1.0])
+        >>> f.num_traces, [g.kind for g in f.guards]
+        (2, ['bool'])
     """
 
     def __init__(self, fn, on_change="retrace", check=False, build_strategy=None, layer=None):

@@ -21,6 +21,19 @@ class TracedLayer:
     Calling it with a list of Tensors runs the program and returns the list of its outputs. A Python decision
     the trace baked in (``if x.sum() > 0`` in ``forward``) that comes out differently raises `TraceGuardError`
     naming the line: a TracedLayer is one fixed program, so it never retraces (use `oar.jit.trace` for that).
+
+    Example:
+        >>> class Net(oar.nn.Layer):
+        ...     def forward(self, x):
+        ...         return x * 2 if x.sum() > 0 else -x
+        >>> out, traced = oar.jit.TracedLayer.trace(Net(), [oar.ones([2])])
+        >>> traced([oar.full([2], 3.0)])[0].numpy().tolist()
+        [6.0, 6.0]
+        >>> try:
+        ...     traced([-oar.ones([2])])
+        ... except oar.jit.TraceGuardError as e:
+        ...     print("was True when traced; now False" in str(e))
+        True
     """
 
     def __init__(self, trace, layer, signature_):
@@ -35,7 +48,7 @@ class TracedLayer:
             >>> net = oar.nn.Sequential(oar.nn.Linear(2, 4), oar.nn.ReLU())
             >>> out, traced = oar.jit.TracedLayer.trace(net, [oar.ones([3, 2])])
             >>> out.shape, [op.type for op in traced.program.global_block().ops]
-            ([3, 4], ['matmul', 'elementwise_add', 'relu'])
+            ([3, 4], ['matmul', 'add', 'relu'])
         """
         from ..nn.layer import Layer
         if not isinstance(layer, Layer):
