@@ -99,7 +99,7 @@ class Recorder:
         self._vars = {}           # id(tensor) -> (tensor, array, version, Variable)
         self._arrays = {}         # id(array) -> (array, version counter, version, Variable): outputs by array
         self._bound = []          # (tensor, version, grad) of the tensors read from outside the trace
-        self._feed_tensors = []   # (tensor, version)
+        self._feed_tensors = []   # (tensor, version, grad)
 
     # ---- activation -------------------------------------------------------------------------------------------
     def __enter__(self):
@@ -131,7 +131,7 @@ class Recorder:
         v = gb.create_var(name, list(t.shape), t.dtype, stop_gradient=t.stop_gradient, is_data=True)
         self.feeds.append(v)
         self._bind(t, v)
-        self._feed_tensors.append((t, t._version))
+        self._feed_tensors.append((t, t._version, t._grad))
         return v
 
     def _bind(self, t, v):
@@ -186,10 +186,14 @@ class Recorder:
     def _check_untouched(self):
         """Inputs and outside tensors must not change except through recorded ops: a program cannot replay an
         optimizer step, an in-place write into an argument, or a gradient written to `.grad`."""
-        for t, ver in self._feed_tensors:
+        for t, ver, grad in self._feed_tensors:
             if t._vc[0] != ver:
                 raise TraceError(f"the traced code changes its input of shape {t.shape} in place; the program "
                                  "cannot replay writes into its arguments: compute a new tensor instead")
+            if t._grad is not grad:
+                raise TraceError(f"the traced code changes the .grad of its input of shape {t.shape} "
+                                 "(backward() inside the trace); trace the forward and call backward() on the "
+                                 "traced outputs, or capture the training step with oar.jit.to_static")
         for t, ver, grad in self._bound:
             if t._vc[0] != ver or t._grad is not grad:
                 what = "its .grad (loss.backward() inside the trace)" if t._grad is not grad else "its value"

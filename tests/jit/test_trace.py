@@ -294,3 +294,11 @@ def test_build_strategy_passes_run_on_the_traced_program():
     np.testing.assert_allclose(fn(x).numpy(), want, rtol=1e-6)
     ran = fn._last._run.run_program
     assert [op.type for op in ran.global_block().ops] != [op.type for op in fn.program.global_block().ops]
+
+
+def test_refuses_backward_into_an_input_inside():
+    def f(x):
+        (x * x).sum().backward()
+        return x * 1.0
+    with pytest.raises(TraceError, match="changes the .grad of its input"):
+        oar.jit.trace(f)(oar.to_tensor([1.0, 2.0], stop_gradient=False))
