@@ -251,6 +251,8 @@ class Tensor(TensorMethods):
     def set_value(self, value):
         """Replaces the values in place (same shape); used by optimizers and state loading."""
         a = np.asarray(value._data if isinstance(value, Tensor) else value)
+        if OBSERVE is not None:  # a trace binds the tensor before it changes (it replays or refuses the write)
+            OBSERVE(self, "write", None)
         if list(a.shape) != list(self._data.shape):
             raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
         if self._vc[1] and self._data.flags.writeable:  # views share the memory: write into it (Paddle)

@@ -98,7 +98,7 @@ class Recorder:
         self._thread = None
         self._vars = {}           # id(tensor) -> (tensor, array, version, Variable)
         self._arrays = {}         # id(array) -> (array, version counter, version, Variable): outputs by array
-        self._bound = []          # (tensor, version, grad) of the tensors read from outside the trace
+        self._bound = []          # [tensor, version, grad, array, Variable] of the tensors read from outside
         self._feed_tensors = []   # (tensor, version, grad)
 
     # ---- activation -------------------------------------------------------------------------------------------
@@ -120,6 +120,7 @@ class Recorder:
                 registry.set_trace_hook(None)
                 eager_tensor.set_observer(None)
         if exc[0] is None:
+            self._replay_writes()
             self._check_untouched()
         return False
 
@@ -131,7 +132,7 @@ class Recorder:
         v = gb.create_var(name, list(t.shape), t.dtype, stop_gradient=t.stop_gradient, is_data=True)
         self.feeds.append(v)
         self._bind(t, v)
-        self._feed_tensors.append((t, t._version, t._grad))
+        self._feed_tensors.append((t, t._version, _grad_state(t)))
         return v
 
     def _bind(self, t, v):
@@ -154,7 +155,7 @@ class Recorder:
         with self._building():
             v = as_var(self.program.global_block(), t)
         self._vars[id(t)] = (t, t._data, t._vc[0], v)
-        self._bound.append((t, t._vc[0], t._grad))
+        self._bound.append([t, t._vc[0], _grad_state(t), t._data, v])
         return v
 
     def _building(self):
@@ -178,10 +179,26 @@ class Recorder:
 
     def observe(self, t, kind, array):
         v = self.var_of(t)
+        if kind == "write":  # `t.set_value(...)`: bound now, so the end of the trace replays or refuses it
+            return
         value = np.array(array, copy=True) if kind == "numpy" else \
             (bool(array) if kind == "bool" else int(array.reshape(()).item()) if kind in ("int", "index")
              else array.reshape(()).item())
         self.guards.append(Guard(v.name, kind, value, user_location()))
+
+    def _replay_writes(self):
+        """A tensor read from outside whose array was replaced by the result of a recorded op (BatchNorm's running
+        statistics in train mode): the program writes that result into its persistable variable, at the end."""
+        for b in self._bound:
+            t, ver, _, data, v = b
+            if t._data is data:
+                continue
+            a = self._arrays.get(id(t._data))
+            if a is None or a[0] is not t._data or a[2] != a[1][0] or a[3] is v:
+                continue
+            with self._building():
+                registry.STATIC.assign_into(a[3], t)
+            b[1], b[3] = t._vc[0], t._data
 
     def _check_untouched(self):
         """Inputs and outside tensors must not change except through recorded ops: a program cannot replay an
@@ -190,18 +207,30 @@ class Recorder:
             if t._vc[0] != ver:
                 raise TraceError(f"the traced code changes its input of shape {t.shape} in place; the program "
                                  "cannot replay writes into its arguments: compute a new tensor instead")
-            if t._grad is not grad:
+            if _grad_changed(t, grad):
                 raise TraceError(f"the traced code changes the .grad of its input of shape {t.shape} "
                                  "(backward() inside the trace); trace the forward and call backward() on the "
                                  "traced outputs, or capture the training step with oar.jit.to_static")
-        for t, ver, grad in self._bound:
-            if t._vc[0] != ver or t._grad is not grad:
-                what = "its .grad (loss.backward() inside the trace)" if t._grad is not grad else "its value"
+        for t, ver, grad, data, _ in self._bound:
+            if t._vc[0] != ver or _grad_changed(t, grad) or t._data is not data:
+                what = "its .grad (loss.backward() inside the trace)" if _grad_changed(t, grad) else "its value"
                 raise TraceError(
                     f"the traced code changes {what} of the tensor '{t.name}' (shape {t.shape}) that it reads from "
                     "outside; a traced program replays only the ops that compute its outputs. Trace the forward "
                     "(and call backward()/optimizer.step() on the traced outputs), or capture the whole training "
                     "step with oar.jit.to_static")
+
+
+def _grad_state(t):
+    """What tells whether `t.grad` changed: the gradient tensor, its version and its array (backward accumulates
+    into an existing gradient in place)."""
+    g = t._grad
+    return (None, None, None) if g is None else (g, g._vc[0], g._data)
+
+
+def _grad_changed(t, state):
+    g, ver, data = state
+    return t._grad is not g or g is not None and (g._vc[0] != ver or g._data is not data)
 
 
 class _Building:

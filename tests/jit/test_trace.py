@@ -302,3 +302,40 @@ def test_refuses_backward_into_an_input_inside():
         return x * 1.0
     with pytest.raises(TraceError, match="changes the .grad of its input"):
         oar.jit.trace(f)(oar.to_tensor([1.0, 2.0], stop_gradient=False))
+
+
+def test_refuses_backward_accumulating_into_an_existing_grad():
+    net = nn.Linear(2, 1)
+    net(oar.ones([1, 2])).sum().backward()          # .grad exists: the next backward adds into it in place
+    with pytest.raises(TraceError, match=r"\.grad"):
+        oar.jit.trace(lambda x: net(x).sum().backward() or net(x))(oar.ones([1, 2]))
+
+
+def test_batch_norm_in_train_mode_updates_its_running_statistics():
+    oar.seed(4)
+    bn, ref = nn.BatchNorm1D(3), nn.BatchNorm1D(3)
+    fn = oar.jit.trace(bn)
+    for _ in range(3):
+        x = oar.randn([4, 3])
+        np.testing.assert_array_equal(fn(x).numpy(), ref(x).numpy())
+        np.testing.assert_array_equal(bn._mean.numpy(), ref._mean.numpy())
+        np.testing.assert_array_equal(bn._variance.numpy(), ref._variance.numpy())
+    assert fn.num_traces == 1 and [op.type for op in fn.program.global_block().ops][-2:] == ["assign", "assign"]
+
+
+def test_set_value_of_an_outside_tensor_is_replayed_and_an_optimizer_step_refused():
+    state = oar.zeros([2])
+    fn = oar.jit.trace(lambda x: state.set_value(state + x) or x * 2.0)
+    for _ in range(3):
+        fn(oar.ones([2]))
+    assert state.numpy().tolist() == [3.0, 3.0] and fn.num_traces == 1
+    net = nn.Linear(2, 1)
+    opt = oar.optimizer.Adam(0.1, parameters=net.parameters())
+    net(oar.ones([1, 2])).sum().backward()
+
+    def step(x):
+        out = net(x)
+        opt.step()
+        return out
+    with pytest.raises(TraceError, match="changes its value of the tensor"):
+        oar.jit.trace(step)(oar.ones([1, 2]))
