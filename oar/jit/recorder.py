@@ -1,5 +1,6 @@
 """The recorder behind `oar.jit.trace` and `TracedLayer.trace`: while one is active in a thread, every eager op
-that `oar.ops.registry.apply` runs in that thread is also appended, as an `Operator`, to a recording Program.
+that `oar.ops.registry.apply` runs in that thread (through the thread's `Mode.hook`) is also appended, as an
+`Operator`, to a recording Program.
 
 Each input Tensor is mapped, by identity, to the Variable that produced it (an earlier recorded op), to a feed
 (the traced inputs) or, for a Tensor made outside the trace (a Parameter, a buffer, a constant), to a
@@ -25,6 +26,7 @@ import threading
 
 import numpy as np
 
+from ..core.state import mode, own_mode
 from ..eager import tensor as eager_tensor
 from ..graph.builder import as_var, program_guard, static_mode, user_location
 from ..graph.cursor import BUILDER
@@ -106,18 +108,19 @@ class Recorder:
         self._thread = threading.get_ident()
         with _LOCK:
             _ACTIVE.setdefault(self._thread, []).append(self)
-            registry.set_trace_hook(_on_op)
             eager_tensor.set_observer(_on_observe)
+        m = own_mode()
+        self._prev_hook, m.hook = m.hook, _on_op
         return self
 
     def __exit__(self, *exc):
+        own_mode().hook = self._prev_hook
         with _LOCK:
             stack = _ACTIVE[self._thread]
             stack.remove(self)
             if not stack:
                 del _ACTIVE[self._thread]
             if not _ACTIVE:
-                registry.set_trace_hook(None)
                 eager_tensor.set_observer(None)
         if exc[0] is None:
             self._replay_writes()
@@ -263,10 +266,21 @@ def _where():
     return "an unknown line" if loc is None else f"{loc[0]}:{loc[1]} ({loc[2]})"
 
 
-def _on_op(op, inputs, attrs, result):
-    st = _ACTIVE.get(threading.get_ident())
-    if st:
-        st[-1].record(op, inputs, attrs, result)
+def _on_op(op, inputs, attrs):
+    """The thread's `Mode.hook` while it records: runs the op eagerly (the hook off), then records it."""
+    m = mode()
+    if m.owner != threading.get_ident():  # modes copied into another thread (copy_context): not this trace's
+        own_mode()                          # that thread's own modes, without the hook
+        return registry.apply(op, inputs, attrs)
+    hook, m.hook = m.hook, None
+    try:
+        result = registry.apply(op, inputs, attrs)
+    finally:
+        m.hook = hook
+    rec = active()
+    if rec is not None:
+        rec.record(op, inputs, attrs, result)
+    return result
 
 
 def _on_observe(t, kind, array):

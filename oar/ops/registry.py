@@ -214,6 +214,8 @@ def apply(op, inputs, attrs=_EMPTY):
         return m.amp(op, inputs, attrs)
     if m.static:
         return STATIC.append_op(op, inputs, attrs)
+    if m.hook is not None:  # oar.jit.trace records / oar.lazy() defers this thread's eager ops (`Mode.hook`)
+        return m.hook(op, inputs, attrs)
     if op.check is not None:
         op.check(*inputs, **attrs)
     try:
@@ -240,8 +242,6 @@ def apply(op, inputs, attrs=_EMPTY):
             if not t.stop_gradient:
                 _record(op, inputs, outs if outs is not None else (res,), attrs)
                 break
-    if TRACE is not None:  # oar.jit.trace / TracedLayer.trace is recording eager ops (`set_trace_hook`)
-        TRACE(op, inputs, attrs, outs if outs is not None else res)
     return outs if outs is not None else res
 
 
@@ -331,16 +331,6 @@ class StaticHooks:
 
 
 STATIC = StaticHooks()
-
-
-TRACE = None  # while a trace records: ``hook(op, inputs, attrs, result)`` called after each eager op (oar.jit.trace)
-
-
-def set_trace_hook(hook):
-    """Installs (or removes, with None) the hook `apply` calls after every eager op it runs: how `oar.jit.trace`
-    records eager code into a Program. When no trace is active the cost in `apply` is one global test."""
-    global TRACE
-    TRACE = hook
 
 
 Tensor = _wrap = None  # the eager Tensor class, set by oar.eager.tensor (which sits above the ops)

@@ -190,10 +190,25 @@ def test_refuses_in_place_writes_into_arguments():
 
 
 def test_hook_is_removed_after_tracing():
+    from oar.core.state import mode
     from oar.eager import tensor as eager_tensor
-    from oar.ops import registry
     oar.jit.trace(lambda x: x + 1)(oar.ones([1]))
-    assert registry.TRACE is None and eager_tensor.OBSERVE is None
+    assert mode().hook is None and eager_tensor.OBSERVE is None
+
+
+def test_other_threads_ops_are_not_recorded():
+    import threading
+    seen = []
+
+    def f(x):
+        t = threading.Thread(target=lambda: seen.append(oar.ones([3]) * 5.0))
+        t.start()
+        t.join()
+        return x + 1.0
+    fn = oar.jit.trace(f)
+    fn(oar.ones([2]))
+    assert [op.type for op in fn.program.global_block().ops] == ["add"]
+    assert seen[0].numpy().tolist() == [5.0] * 3
 
 
 def test_traced_layer_refuses_other_shapes_and_flipped_branches():
