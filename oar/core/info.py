@@ -57,7 +57,8 @@ class _Flags:
         self.values = {"FLAGS_check_nan_inf": False, "FLAGS_cudnn_deterministic": False,
                        "FLAGS_use_mkldnn": False, "FLAGS_eager_delete_tensor_gb": 0.0,
                        "FLAGS_call_stack_level": 1, "FLAGS_paddle_num_threads": 1,
-                       "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False}
+                       "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False, "FLAGS_lazy": False}
+        self.setters = {}  # flag -> function applying a new value (registered by the layer that owns it)
 
 
 FLAGS = _Flags()
@@ -91,6 +92,9 @@ def set_flags(flags):
     for k, v in flags.items():
         if not str(k).startswith("FLAGS_"):
             raise ValueError(f"set_flags: flag names start with 'FLAGS_', got {k!r}")
+        setter = FLAGS.setters.get(k)
+        if setter is not None:
+            setter(v)
         FLAGS.values[k] = v
 
 

@@ -265,6 +265,8 @@ class Tensor(TensorMethods):
         """Makes `self` take the result `out` of an in-place op, keeping the tape consistent (and `self`'s dtype,
         unless `keep_dtype` is False, as for ``cast_``). Where views share the memory (Paddle's view semantics)
         the values are written into it, so every view sees them."""
+        if OBSERVE is not None:  # a trace binds the tensor first; a lazy graph computes what reads it first
+            OBSERVE(self, "write", None)
         if not self.stop_gradient and self._node is None and mode().grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")

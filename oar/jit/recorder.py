@@ -106,22 +106,14 @@ class Recorder:
     # ---- activation -------------------------------------------------------------------------------------------
     def __enter__(self):
         self._thread = threading.get_ident()
-        with _LOCK:
-            _ACTIVE.setdefault(self._thread, []).append(self)
-            eager_tensor.set_observer(_on_observe)
+        push_active(self)
         m = own_mode()
         self._prev_hook, m.hook = m.hook, _on_op
         return self
 
     def __exit__(self, *exc):
         own_mode().hook = self._prev_hook
-        with _LOCK:
-            stack = _ACTIVE[self._thread]
-            stack.remove(self)
-            if not stack:
-                del _ACTIVE[self._thread]
-            if not _ACTIVE:
-                eager_tensor.set_observer(None)
+        pop_active(self)
         if exc[0] is None:
             self._replay_writes()
             self._check_untouched()
@@ -162,7 +154,7 @@ class Recorder:
         return v
 
     def _building(self):
-        return _Building(self)
+        return _Building(self.program, self.scope)
 
     def record(self, op, inputs, attrs, result):
         in_vars = [self.var_of(t) for t in inputs]
@@ -237,15 +229,17 @@ def _grad_changed(t, state):
 
 
 class _Building:
-    """Static building into the recorder's program (ops go there, outside tensors to its scope)."""
+    """Static building into `program` (ops go there, outside tensors to `scope`)."""
 
-    def __init__(self, rec):
-        self.rec = rec
+    def __init__(self, program, scope=None):
+        self.program, self.scope = program, scope
         self._ctx = []
 
     def __enter__(self):
-        p = self.rec.program
-        self._ctx = [program_guard(p), static_mode(True), BUILDER.binding(p, self.rec.scope)]
+        p = self.program
+        self._ctx = [program_guard(p), static_mode(True)]
+        if self.scope is not None:
+            self._ctx.append(BUILDER.binding(p, self.scope))
         for c in self._ctx:
             c.__enter__()
 
@@ -258,7 +252,26 @@ class _Building:
 def active():
     """The recorder of this thread (the innermost), or None."""
     st = _ACTIVE.get(threading.get_ident())
-    return st[-1] if st else None
+    return st[-1] if st and isinstance(st[-1], Recorder) else None
+
+
+def push_active(obj):
+    """Makes `obj` (a Recorder or a lazy graph) this thread's innermost observer of tensor conversions and
+    in-place writes (``obj.observe(tensor, kind, array)``)."""
+    with _LOCK:
+        _ACTIVE.setdefault(threading.get_ident(), []).append(obj)
+        eager_tensor.set_observer(_on_observe)
+
+
+def pop_active(obj):
+    with _LOCK:
+        tid = threading.get_ident()
+        stack = _ACTIVE[tid]
+        stack.remove(obj)
+        if not stack:
+            del _ACTIVE[tid]
+        if not _ACTIVE:
+            eager_tensor.set_observer(None)
 
 
 def _where():
