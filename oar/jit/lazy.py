@@ -171,7 +171,7 @@ class LazyGraph:
             base = inputs[0]
             base._vc[1] = True
             res[0]._vc = base._vc
-            self.views.append((weakref.ref(res[0]), base, op, attrs))
+            self.views.append((weakref.ref(res[0]), tuple(inputs), op, attrs))
         if self.checks_left > 0:
             _eager_check(op, inputs, attrs, res)
         self.n_ops += 1
@@ -218,12 +218,13 @@ class LazyGraph:
                 _compare(t, a, block)
             _SLOT.__set__(t, a)
             t._pending = None
-        for r, base, op, attrs in views:
+        for r, ins, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
             t = r()
             if t is None:
                 continue
-            va = op.impl(base._data, **attrs)
-            if isinstance(va, np.ndarray) and np.may_share_memory(va, base._data) and va.shape == tuple(t.shape):
+            base = ins[0]._data
+            va = op.impl(*[base] + [i._data for i in ins[1:]], **attrs)
+            if isinstance(va, np.ndarray) and np.may_share_memory(va, base) and va.shape == tuple(t.shape):
                 _SLOT.__set__(t, va)
 
     def observe(self, t, kind, array):
