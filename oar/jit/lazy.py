@@ -135,6 +135,8 @@ class LazyGraph:
         self.block = self.program.global_block()
         self.feeds, self.arrays, self._bound = [], [], {}
         self.outs, self.views = [], []
+        self.cacheable = True
+        self.sig = []      # per op: (type, input names, attrs): with the feeds' metas and the fetch, the cache key
         self.n_ops = 0
 
     # ---- recording ----------------------------------------------------------------------------------------------
@@ -164,6 +166,11 @@ class LazyGraph:
         if any(d < 0 for v in out_vars for d in v.shape):  # a value-dependent shape: run it now
             del self.block.ops[n:]
             return None
+        try:
+            self.sig.append((op.name, tuple([v.name for v in in_vars]), _attrs_key(attrs)))
+        except _NoKey:
+            self.sig.append(None)
+            self.cacheable = False
         res = [_new(self, v) for v in out_vars]
         for t, v in zip(res, out_vars):
             self.outs.append((weakref.ref(t), v.name))
@@ -188,18 +195,20 @@ class LazyGraph:
             self._reset()
             return
         fetch = [name for _, name in live]
-        key = _key(self.block, self.feeds, fetch)
-        plan = _PLANS.get(key)
+        key = (tuple(self.sig), tuple([(a.shape, a.dtype.str) for a in self.arrays]), tuple(fetch)) \
+            if self.cacheable else None
+        plan = _PLANS.get(key) if key is not None else None
         STATS.flushes += 1
         if plan is None:
             STATS.misses += 1
             from ..passes import apply_passes
             prog = apply_passes(self.program, LAZY_PASSES, keep=fetch)
             plan = compile_program(prog, self.feeds, fetch)
-            with _LOCK:
-                if len(_PLANS) >= _MAX_PLANS:
-                    _PLANS.clear()
-                _PLANS[key] = plan
+            if key is not None:
+                with _LOCK:
+                    if len(_PLANS) >= _MAX_PLANS:
+                        _PLANS.clear()
+                    _PLANS[key] = plan
         else:
             STATS.hits += 1
         arrays, feeds, views, block = list(self.arrays), self.arrays, self.views, self.block
@@ -239,17 +248,23 @@ def _freeze(v):
         return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
     if isinstance(v, np.ndarray):
         return ("nd", v.shape, v.dtype.str, v.tobytes())
-    try:
-        hash(v)
+    if type(v) in _SCALARS or isinstance(v, (np.generic, D.DType)):
         return (type(v).__name__, v)
-    except TypeError:
-        return ("id", id(v))
+    raise _NoKey  # an object attribute (a callable, a runner): identity is no structure; the graph is not cached
 
 
-def _key(block, feeds, fetch):
-    ops = tuple((op.type, _freeze(op.inputs), _freeze(op.outputs), _freeze(op.attrs)) for op in block.ops)
-    metas = tuple((tuple(block.var(n).shape), block.var(n).dtype.name) for n in feeds)
-    return ops, metas, tuple(fetch)
+_SCALARS = (int, float, bool, str, type(None))
+
+
+class _NoKey(Exception):
+    pass
+
+
+def _attrs_key(attrs):
+    """A hashable form of an op's attributes (plain values as they are; lists, dicts, arrays frozen)."""
+    if not attrs:
+        return ()
+    return tuple([(k, type(v), v) if type(v) in _SCALARS else (k, _freeze(v)) for k, v in attrs.items()])
 
 
 def _eager_check(op, inputs, attrs, res):

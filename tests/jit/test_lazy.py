@@ -171,3 +171,14 @@ def test_other_threads_run_eagerly():
         t.start()
         t.join()
     assert seen == ["Tensor"]
+
+
+def test_the_cache_key_tells_int_from_float_attributes():
+    with oar.lazy():
+        a = oar.full([2], 1, dtype="int64") + 0
+        b = oar.full([2], 1.5, dtype="float64") + 0
+    assert a.numpy().tolist() == [1, 1] and b.numpy().tolist() == [1.5, 1.5]
+    with oar.lazy():
+        a = oar.scale(oar.ones([2]), 2) * 1
+        b = oar.scale(oar.ones([2]), 2.5) * 1
+    assert a.numpy().tolist() == [2.0, 2.0] and b.numpy().tolist() == [2.5, 2.5]
