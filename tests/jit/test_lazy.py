@@ -182,3 +182,15 @@ def test_the_cache_key_tells_int_from_float_attributes():
         a = oar.scale(oar.ones([2]), 2) * 1
         b = oar.scale(oar.ones([2]), 2.5) * 1
     assert a.numpy().tolist() == [2.0, 2.0] and b.numpy().tolist() == [2.5, 2.5]
+
+
+def test_a_lazy_tensor_set_on_a_layer_is_a_buffer_as_in_eager():
+    class Net(nn.Layer):
+        def forward(self, x):
+            self.last = x * 2.0
+            return self.last
+    for ctx in (_nothing(), oar.lazy()):
+        net = Net()
+        with ctx:
+            net(oar.ones([2]))
+        assert [n for n, _ in net.named_buffers()] == ["last"]
