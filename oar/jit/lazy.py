@@ -49,6 +49,8 @@ class LazyTensor(Tensor):
     def _get_data(self):
         p = self._pending
         if p is not None:
+            if p[0] is None:  # its graph raised when it ran: say so on every later read
+                raise RuntimeError(f"this lazy value was not computed: its graph failed ({p[1]})")
             p[0].flush()
         return _SLOT.__get__(self, LazyTensor)
 
@@ -145,7 +147,8 @@ class LazyGraph:
         if p is not None:
             if p[0] is self:
                 return self.block.var(p[1])
-            p[0].flush()
+            if p[0] is not None:
+                p[0].flush()
         a = t._data
         e = self._bound.get(id(a))
         if e is not None and e[0] is a:
@@ -214,7 +217,12 @@ class LazyGraph:
         arrays, feeds, views, block = list(self.arrays), self.arrays, self.views, self.block
         checking = self.checks_left > 0
         self._reset()
-        values = plan.run_trusted(arrays)
+        try:
+            values = plan.run_trusted(arrays)
+        except Exception as e:
+            for t, _ in live:
+                t._pending = (None, f"{type(e).__name__}: {str(e).splitlines()[0]}", t._pending[2], t._pending[3])
+            raise
         seen = set()
         for (t, _), a in zip(live, values):
             if type(a) is not np.ndarray:

@@ -153,4 +153,5 @@ def _as_list(inputs, what):
 
 
 def _describe(key):
-    return ", ".join(f"{list(k[1])} {k[2]}" for k in key if isinstance(k, tuple) and k and k[0] == "t")
+    return ", ".join(f"{list(k[1])} {k[2]}{'' if k[3] else ' (stop_gradient=False)'}"
+                     for k in key if isinstance(k, tuple) and k and k[0] == "t")

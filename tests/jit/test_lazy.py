@@ -131,6 +131,8 @@ def test_a_kernel_error_names_the_users_line():
             b = oar.linalg.cholesky(a)
             b.numpy()
     assert "test_lazy.py" in str(e.value) and "b = oar.linalg.cholesky(a)" in str(e.value)
+    with pytest.raises(RuntimeError, match="this lazy value was not computed: its graph failed"):
+        b.numpy()
 
 
 def test_check_mode_raises_when_the_compiled_graph_differs(monkeypatch):
