@@ -354,3 +354,25 @@ def test_set_value_of_an_outside_tensor_is_replayed_and_an_optimizer_step_refuse
         return out
     with pytest.raises(TraceError, match="changes its value of the tensor"):
         oar.jit.trace(step)(oar.ones([1, 2]))
+
+
+@pytest.mark.parametrize("make, shape, steps", [(LinearNet, [16, 784], 20), (LeNet, [4, 1, 28, 28], 3)])
+def test_training_through_a_traced_forward_gives_eagers_parameters(float64, make, shape, steps):
+    def train(traced):
+        oar.seed(1)
+        net = make()
+        fwd = oar.jit.trace(net) if traced else net
+        opt = oar.optimizer.Adam(1e-3, parameters=net.parameters())
+        r = np.random.default_rng(0)
+        for _ in range(steps):
+            x = oar.to_tensor(r.standard_normal(shape))
+            y = oar.to_tensor(r.integers(0, 10, (shape[0], 1)))
+            nn.functional.cross_entropy(fwd(x), y).backward()
+            opt.step()
+            opt.clear_grad()
+        return [p.numpy() for p in net.parameters()], (fwd.num_traces if traced else 1)
+    want, _ = train(False)
+    got, traces = train(True)
+    assert traces == 1
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
