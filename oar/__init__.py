@@ -25,8 +25,16 @@ _LAZY_MODULES = ("nn", "optimizer", "vision", "dataset", "fluid", "jit", "amp", 
                  "distributed", "callbacks", "device", "text", "quantization", "distribution", "linalg", "fft",
                  "signal", "sparse", "framework", "lite", "serving", "version", "base", "incubate", "geometric")
 _LAZY_NAMES = {"grad": "autograd", "ParamAttr": "nn.param_attr", "create_parameter": "nn.initializer", "Model": "hapi",
-               "DataParallel": "distributed", "summary": "hapi", "flops": "hapi"}
-from .core.info import finfo, iinfo, get_flags, set_flags, LazyGuard  # noqa: E402
+               "DataParallel": "distributed", "summary": "hapi", "flops": "hapi", "lazy": "jit.lazy"}
+from .core.info import finfo, iinfo, get_flags, set_flags, LazyGuard, FLAGS as _FLAGS  # noqa: E402
+
+
+def _set_lazy_flag(on):  # FLAGS_lazy switches oar.jit.lazy (imported on first use)
+    from .jit.lazy import set_lazy_flag
+    set_lazy_flag(on)
+
+
+_FLAGS.on_set["FLAGS_lazy"] = _set_lazy_flag
 
 
 def __getattr__(name):

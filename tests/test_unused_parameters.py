@@ -13,6 +13,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "oar"
 
 # (file regex, qualified-name regex, parameter) -> reason; file and name regexes match from the start
 RULES = [
+    (r"oar/(io/static_checkpoint|jit/inference_model)", r".*", "executor",
+     "Paddle passes the Executor whose scope holds the values; oar's executors share the global scope read here"),
+    (r"oar/jit/lazy", r"LazyGraph\.observe$", "(t|array)", "the `eager.tensor.set_observer` protocol passes "
+                                                         "(tensor, kind, array); the pending graph needs the kind"),
+    (r"oar/kernels/indexing", r"segment_count$", "attrs", "out_elements protocol: (arrays, attrs)"),
+    (r"oar/nn/static_functions", r"batch_norm$", "in_place", "a memory hint of Paddle's static batch_norm; "
+                                                              "the result is the same"),
+    (r"oar/vision/models/googlenet", r"Inception\.__init__$", "output_channels",
+     "Paddle's signature; the branch widths give the output channels"),
     (r"oar/distribution/transform", r"AffineTransform\.(forward|inverse)_log_det_jacobian$", "x|y",
      "Paddle returns log|scale| with the parameters' shape, not broadcast against the input (docs/numerics.md)"),
     (r".*", r".*", "name", "Paddle's `name=` names the graph variable an op creates; oar names its values itself"),
@@ -63,14 +72,14 @@ RULES = [
     (r"oar/device/", r"synchronize$", "device", "CPU ops are synchronous"),
     (r"oar/nn/layer", r"Layer\.to$", "blocking", "CPU copies are synchronous"),
     (r"oar/nn/layer", r"Layer\.state_dict$", "use_hook", "OPEN: state-dict hooks"),
-    (r"oar/nn/norm", r"BatchNorm\.__init__$", "(in_place|do_model_average_for_mean_and_var)",
+    (r"oar/nn/layer/norm", r"BatchNorm\.__init__$", "(in_place|do_model_average_for_mean_and_var)",
      "documented: change nothing Paddle 2.x computes"),
-    (r"oar/nn/common", r"Embedding\.__init__$", "sparse", "a dense gradient gives the same update"),
+    (r"oar/nn/layer/common", r"Embedding\.__init__$", "sparse", "a dense gradient gives the same update"),
     (r"oar/ops/nn/common", r"embedding$", "sparse", "a dense gradient gives the same update"),
-    (r"oar/nn/common", r"Identity\.__init__$", "(args|kwargs)", "Paddle's Identity takes and ignores any args"),
+    (r"oar/nn/layer/common", r"Identity\.__init__$", "(args|kwargs)", "Paddle's Identity takes and ignores any args"),
     (r"oar/nn/functional/loss", r"softmax_with_cross_entropy$", "numeric_stable_mode",
      "oar's kernel is always the stable form"),
-    (r"oar/nn/rnn", r"BiRNN\.forward$", "kwargs", "OPEN: extra cell arguments of BiRNN"),
+    (r"oar/nn/layer/rnn", r"BiRNN\.forward$", "kwargs", "OPEN: extra cell arguments of BiRNN"),
     (r"oar/ops/nn/conv", r"resolve_pads$", "dilations", "padding helper protocol"),
     (r"oar/ops/matrix", r"cdist$", "compute_mode", "a speed choice in Paddle; oar computes the exact distance"),
     (r"oar/ops/rearrange", r"meshgrid$", "kwargs", "Paddle's meshgrid(*args, **kwargs) takes only name"),

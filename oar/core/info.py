@@ -87,7 +87,7 @@ class _Flags:
         self.values = {"FLAGS_check_nan_inf": False, "FLAGS_cudnn_deterministic": False,
                        "FLAGS_use_mkldnn": False, "FLAGS_eager_delete_tensor_gb": 0.0,
                        "FLAGS_call_stack_level": 1, "FLAGS_paddle_num_threads": 1,
-                       "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False}
+                       "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False, "FLAGS_lazy": False}
         self.check = {
             # every op's float outputs checked for NaN/Inf, in eager mode and by the executor
             "FLAGS_check_nan_inf": _bool_flag,
@@ -100,6 +100,8 @@ class _Flags:
             "FLAGS_call_stack_level": _only(1, why="oar's errors always name the op and the user's source line"),
             "FLAGS_enable_pir_api": _only(False, 0, why="oar has one IR of its own (docs/ir.md), not Paddle's PIR"),
             "FLAGS_paddle_num_threads": self._threads,
+            # eager ops of the calling thread recorded and run as compiled graphs (oar.lazy, docs/tracing.md)
+            "FLAGS_lazy": _bool_flag,
         }
         self.on_set = {}  # flag name -> fn(value), registered by the layer that honours it
         self.check_nan_inf = False

@@ -37,13 +37,16 @@ import numpy as np
 class Mode:
     """The modes of one thread, read by every op: ``static`` (True: op calls append Operators to the thread's
     current Program), ``grad_enabled`` (False inside no_grad(): the eager tape records nothing), ``amp`` (inside
-    oar.amp.auto_cast: the hook that casts each op's inputs, else None); ``owner``: the thread that may write it.
-    Switch modes through `STATE` (or `own_mode()` on a hot path)."""
+    oar.amp.auto_cast: the hook that casts each op's inputs, else None), ``hook`` (while `oar.jit.trace` records or
+    `oar.lazy()` defers this thread's eager ops: ``hook(op, inputs, attrs)`` runs each one instead, else None);
+    ``owner``: the thread that may write it. Switch modes through `STATE` (or `own_mode()` on a hot path). A
+    thread's copy of another thread's modes never takes the hook: traces and lazy graphs stay with their thread."""
 
-    __slots__ = ("static", "grad_enabled", "amp", "owner")
+    __slots__ = ("static", "grad_enabled", "amp", "hook", "owner")
 
     def __init__(self, static=False, grad_enabled=True, amp=None, owner=None):
         self.static, self.grad_enabled, self.amp, self.owner = static, grad_enabled, amp, owner
+        self.hook = None
 
     def __repr__(self):
         return f"Mode(static={self.static}, grad_enabled={self.grad_enabled}, amp={self.amp!r})"

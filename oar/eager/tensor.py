@@ -11,6 +11,15 @@ from ..core.tensor_methods import TensorMethods
 
 _names = itertools.count()
 _BY_NP = D._BY_NP  # numpy dtype -> DType, the fast path of `Tensor.dtype`
+OBSERVE = None  # while a trace records: ``hook(tensor, kind, value)`` on every tensor -> Python conversion
+
+
+def set_observer(hook):
+    """Installs (None: removes) the hook told of every conversion of a Tensor's value to Python (`bool`, `int`,
+    `float`, `item`, `numpy`, `tolist`, `np.asarray`, `to_tensor` of a tensor): `oar.jit.trace` guards the
+    decisions they make."""
+    global OBSERVE
+    OBSERVE = hook
 
 
 class Tensor(TensorMethods):
@@ -122,15 +131,23 @@ class Tensor(TensorMethods):
             >>> a.tolist()
             [1.0, 2.0]
         """
+        if OBSERVE is not None:
+            OBSERVE(self, "numpy", self._data)
         return self._data.copy()
 
     def __array__(self, dtype=None, copy=None):
+        if OBSERVE is not None:
+            OBSERVE(self, "numpy", self._data)
         return self._data if dtype is None else self._data.astype(dtype)
 
     def tolist(self):
+        if OBSERVE is not None:
+            OBSERVE(self, "numpy", self._data)
         return self._data.tolist()
 
     def item(self, *args):
+        if OBSERVE is not None:
+            OBSERVE(self, "numpy" if args else "item", self._data)
         if args:
             return self._data.item(*args)
         if self._data.size != 1:
@@ -141,6 +158,8 @@ class Tensor(TensorMethods):
         if self._data.size != 1:
             raise TypeError(f"only a tensor with one element can be converted to a Python {kind.__name__}; "
                             f"this one has shape {self.shape}")
+        if OBSERVE is not None:
+            OBSERVE(self, kind.__name__, self._data)
         return kind(self._data.reshape(()).item())
 
     def __bool__(self):
@@ -232,6 +251,8 @@ class Tensor(TensorMethods):
     def set_value(self, value):
         """Replaces the values in place (same shape); used by optimizers and state loading."""
         a = np.asarray(value._data if isinstance(value, Tensor) else value)
+        if OBSERVE is not None:  # a trace binds the tensor before it changes (it replays or refuses the write)
+            OBSERVE(self, "write", None)
         if list(a.shape) != list(self._data.shape):
             raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
         if self._vc[1] and self._data.flags.writeable:  # views share the memory: write into it (Paddle)
@@ -244,6 +265,8 @@ class Tensor(TensorMethods):
         """Makes `self` take the result `out` of an in-place op, keeping the tape consistent (and `self`'s dtype,
         unless `keep_dtype` is False, as for ``cast_``). Where views share the memory (Paddle's view semantics)
         the values are written into it, so every view sees them."""
+        if OBSERVE is not None:  # a trace binds the tensor first; a lazy graph computes what reads it first
+            OBSERVE(self, "write", None)
         if not self.stop_gradient and self._node is None and mode().grad_enabled:
             raise RuntimeError("a leaf tensor that requires grad (stop_gradient=False) cannot be changed in place; "
                                "use the out-of-place op or wrap the change in oar.no_grad()")
@@ -359,11 +382,17 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out.stop_gradient = stop_gradient
         return out
     if isinstance(data, Tensor):
+        if OBSERVE is not None:
+            OBSERVE(data, "numpy", data._data)
         a = data._data
     elif hasattr(data, "_static_value_error"):
         data._static_value_error("to_tensor")
     else:
         if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(data)):
+            if OBSERVE is not None:
+                for v in _flat(data):
+                    if isinstance(v, Tensor):
+                        OBSERVE(v, "numpy", v._data)
             data = _unwrap_nested(data)
         a = np.array(data)
         if a.dtype == object:

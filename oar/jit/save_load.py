@@ -61,7 +61,15 @@ def save(layer, path, input_spec=None, **configs):
     if not path or os.path.basename(path) == "":
         raise ValueError(f"oar.jit.save: path {path!r} must be a file prefix such as 'model/net', not a directory")
     from ..nn.layer import Layer
-    if isinstance(layer, TranslatedLayer):
+    from .traced import traced_concrete
+    traced = traced_concrete(layer)
+    if traced is not None:  # oar.jit.trace / TracedLayer: the latest traced program, as traced
+        if input_spec is not None:
+            raise ValueError("oar.jit.save: a traced function or TracedLayer is saved for the inputs it was traced "
+                             "with; input_spec must be None")
+        cp, layer = traced
+        records, tensors, info = records_from_concrete([("forward", cp)], layer, configs.get("output_spec"))
+    elif isinstance(layer, TranslatedLayer):
         records, tensors, info = _records_of_translated(layer)
     else:
         records, tensors, info = _records_of_static(layer, input_spec, configs.get("output_spec"))

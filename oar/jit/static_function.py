@@ -468,19 +468,24 @@ class StaticFunction:
             expected = self.dygraph_function(*args, **kwargs)
         set_rng_state(state)
         got = cp.pack_outputs(cp.runner(*tensors), args, kwargs)
-        el, _ = pytree.flatten(expected)
-        gl, _ = pytree.flatten(got)
-        if len(el) != len(gl):
-            raise AssertionError(f"to_static check: '{self.__name__}' returns {len(gl)} values converted but "
-                                 f"{len(el)} eagerly")
-        for i, (e, g) in enumerate(zip(el, gl)):
-            ea, ga = np.asarray(getattr(e, "_data", e)), np.asarray(getattr(g, "_data", g))
-            if ea.shape != ga.shape or not np.allclose(ea, ga, rtol=1e-5, atol=1e-6, equal_nan=True):
-                diff = np.max(np.abs(ea.astype(float) - ga.astype(float))) if ea.shape == ga.shape else "shape"
-                raise AssertionError(f"to_static check: output {i} of '{self.__name__}' differs between eager and "
-                                     f"converted runs (eager shape {list(ea.shape)}, converted {list(ga.shape)}, "
-                                     f"max abs diff {diff})")
+        compare_outputs("to_static", self.__name__, expected, got, "converted")
         return got
+
+
+def compare_outputs(mode_name, fn_name, expected, got, what):
+    """Check mode (`to_static(check=True)`, `trace(check=True)`, lazy): raises AssertionError when the outputs
+    `got` of the `what` ("converted", "traced") run differ from the eager run's `expected`."""
+    el, _ = pytree.flatten(expected)
+    gl, _ = pytree.flatten(got)
+    if len(el) != len(gl):
+        raise AssertionError(f"{mode_name} check: '{fn_name}' returns {len(gl)} values {what} but {len(el)} eagerly")
+    for i, (e, g) in enumerate(zip(el, gl)):
+        ea, ga = np.asarray(getattr(e, "_data", e)), np.asarray(getattr(g, "_data", g))
+        if ea.shape != ga.shape or not np.allclose(ea, ga, rtol=1e-5, atol=1e-6, equal_nan=True):
+            diff = np.max(np.abs(ea.astype(float) - ga.astype(float))) if ea.shape == ga.shape else "shape"
+            raise AssertionError(f"{mode_name} check: output {i} of '{fn_name}' differs between eager and "
+                                 f"{what} runs (eager shape {list(ea.shape)}, {what} {list(ga.shape)}, "
+                                 f"max abs diff {diff})")
 
 
 def _frozen(tree):

@@ -86,7 +86,12 @@ def inference_program(layer, input_spec=None, output_spec=None):
         prog = passes.apply_passes(rec.infer_program, EXPORT_PASSES, keep=rec.output_names, scope=scope)
         return prog, scope, rec.inputs, rec.outputs
     from ..jit.save_load import _concrete, _methods, records_from_concrete
+    from ..jit.traced import traced_concrete
     from ..nn.layer import Layer
+    traced = traced_concrete(layer)
+    if traced is not None:  # oar.jit.trace / TracedLayer: its traced program
+        records, tensors, _ = records_from_concrete([("forward", traced[0])], traced[1], output_spec)
+        return _optimized(records["forward"], tensors)
     was_training = isinstance(layer, Layer) and layer.training
     if was_training:
         layer.eval()
@@ -99,10 +104,14 @@ def inference_program(layer, input_spec=None, output_spec=None):
     finally:
         if was_training:
             layer.train()
-    rec = records["forward"]
-    prog = rec.infer_program
+    return _optimized(records["forward"], tensors)
+
+
+def _optimized(rec, tensors):
+    from .. import passes
+    from ..graph.scope import Scope
     scope = Scope({n: tensors[n]._data for n in rec.params})   # folding writes here, not into the layer
-    prog = passes.apply_passes(prog, EXPORT_PASSES, keep=rec.output_names, scope=scope)
+    prog = passes.apply_passes(rec.infer_program, EXPORT_PASSES, keep=rec.output_names, scope=scope)
     return prog, scope, rec.inputs, rec.outputs
 
 

@@ -123,7 +123,7 @@ def norm_axis1(axis, ndim):
 def to_int_list(v, what="shape"):
     """A list of ints from a list/tuple of ints and one-element tensors (eager), or a 1-D int tensor."""
     if isinstance(v, registry.Tensor):
-        return [int(a) for a in v._data.reshape(-1)]
+        return [int(a) for a in v.numpy().reshape(-1)]  # numpy(): a trace records the value it baked in
     if isinstance(v, (list, tuple)):
         return [int(a) for a in v]
     if isinstance(v, (int, np.integer)):

@@ -405,6 +405,8 @@ def apply(op, inputs, attrs=_EMPTY):
         return m.amp(op, inputs, attrs)
     if m.static:
         return STATIC.append_op(op, inputs, attrs)
+    if m.hook is not None:  # oar.jit.trace records / oar.lazy() defers this thread's eager ops (`Mode.hook`)
+        return m.hook(op, inputs, attrs)
     if op.check is not None:
         op.check(*inputs, **attrs)
     try:

@@ -245,7 +245,8 @@ class Layer:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to sublayer {name!r} (Layer or None expected)")
             layers[name] = None
-        elif buffers is not None and name not in buffers and type(value) is Tensor:
+        elif buffers is not None and name not in buffers and isinstance(value, Tensor) and \
+                not isinstance(value, Parameter):  # a Tensor (eager, or pending in oar.lazy()) but no Parameter
             # Paddle: an eager tensor set as an attribute is a buffer, non-persistable (not in state_dict) unless
             # `register_buffer` says otherwise; it shows in named_buffers() and follows `to()` / `astype`
             d.pop(name, None)
