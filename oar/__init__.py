@@ -37,10 +37,16 @@ def _set_lazy_flag(on):  # FLAGS_lazy switches oar.jit.lazy (imported on first u
 _FLAGS.on_set["FLAGS_lazy"] = _set_lazy_flag
 
 
+# One lazy load at a time: the layers' packages import each other (oar.nn.layer <-> oar.nn.functional), and two
+# threads importing them in different orders can each see the other's module half-initialized.
+_LAZY_LOCK = __import__("threading").RLock()
+
+
 def __getattr__(name):
     if name in _LAZY_MODULES or name in _LAZY_NAMES:
         import importlib
-        mod = importlib.import_module(f".{_LAZY_NAMES.get(name, name)}", __name__)
+        with _LAZY_LOCK:
+            mod = importlib.import_module(f".{_LAZY_NAMES.get(name, name)}", __name__)
         value = getattr(mod, name) if name in _LAZY_NAMES else mod
         globals()[name] = value
         return value
