@@ -104,6 +104,9 @@ def signature(v, depth=0):
         return (t, id(v), tuple(signature(e, depth + 1) for e in v))
     if t is types.MethodType:
         return ("method", id(v.__func__), id(v.__self__))
+    if t is types.BuiltinMethodType and not isinstance(v.__self__, types.ModuleType):
+        # `lst.append`: a new bound object at every read; what it calls is fixed by its receiver and name
+        return ("builtin method", id(v.__self__), v.__name__)
     return ("id", id(v))
 
 
@@ -115,6 +118,8 @@ def _keep(v):
         return (v, tuple(v.values()))
     if isinstance(v, types.MethodType):
         return (v.__func__, v.__self__)
+    if type(v) is types.BuiltinMethodType:
+        return v.__self__
     return v
 
 

@@ -200,3 +200,24 @@ def test_attributes_read_by_sublayers_and_methods_are_guarded():
     net.shift = 10.0
     assert sf(T(1.0)).numpy().tolist() == [13.0]
     assert [r.split(" changed")[0] for r in net.forward.retrace_reasons] == ["self.gain", "self.shift"]
+
+
+def test_a_method_of_a_container_attribute_does_not_retrace():
+    """`self.seen.append` is a new bound object at every read: it is guarded by its receiver and name, not its
+    identity (which retraced every call), and the append is still replayed on every call."""
+    class Appender(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+            self.seen = []
+
+        def forward(self, x):
+            y = self.fc(x)
+            self.seen.append(1)
+            return y
+
+    layer = paddle.jit.to_static(Appender())
+    for _ in range(5):
+        layer(paddle.ones([3, 4]))
+    assert layer.seen == [1] * 5
+    assert layer.forward.retrace_reasons == []
