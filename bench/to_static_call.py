@@ -49,10 +49,8 @@ def _make_guarded():
 
         def forward(self, x):
             y = self.fc(x) * self.scale + OFFSET + bias
-            self.seen.append(1)
-            if len(self.seen) > 100:
-                self.seen.clear()
-            return y
+            self.seen.append(1)   # (reading the list too, e.g. its len, would retrace every call: guards compare
+            return y              # a read list by its contents, and the append changes them; docs/dy2static.md)
     return Guarded
 
 
