@@ -1,10 +1,13 @@
 """Runs every acceptance script listed in tests/acceptance.txt (paths under ../shared/acceptance/).
 
 When that folder is absent, says so in one line and counts every script as skipped in the closing summary
-(``acceptance: 0 passed, 0 failed, N skipped``); exits non-zero when any script fails."""
+(``acceptance: 0 passed, 0 failed, N skipped``); exits non-zero when any script fails. Each script runs with its own TMPDIR, removed afterwards, so the temporary
+folders the scripts make (`tempfile.mkdtemp()` for their saved models) do not pile up in /tmp."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,7 +26,12 @@ def main(root=ROOT):
     for rel in listed:
         path = os.path.join(root, rel)
         t0 = time.time()
-        r = subprocess.run([sys.executable, path], cwd=os.path.dirname(path), capture_output=True, text=True)
+        scratch = tempfile.mkdtemp(prefix="oar-acceptance-")
+        try:
+            r = subprocess.run([sys.executable, path], cwd=os.path.dirname(path), capture_output=True, text=True,
+                               env={**os.environ, "TMPDIR": scratch})
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         status = "ok" if r.returncode == 0 else "FAILED"
         print(f"acceptance {rel}: {status} ({time.time() - t0:.1f}s)")
         if r.returncode:
