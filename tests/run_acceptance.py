@@ -1,8 +1,9 @@
 """Runs every acceptance script listed in tests/acceptance.txt (paths under ../shared/acceptance/).
 
 When that folder is absent, says so in one line and counts every script as skipped in the closing summary
-(``acceptance: 0 passed, 0 failed, N skipped``); exits non-zero when any script fails. Each script runs with its own TMPDIR, removed afterwards, so the temporary
-folders the scripts make (`tempfile.mkdtemp()` for their saved models) do not pile up in /tmp."""
+(``acceptance: 0 passed, 0 failed, N skipped``); exits non-zero when any script fails. Each script runs with
+its own TMPDIR, removed afterwards, so the temporary folders the scripts make (`tempfile.mkdtemp()` for their
+saved models) do not pile up in /tmp."""
 import os
 import shutil
 import subprocess
