@@ -201,8 +201,20 @@ class Tensor(TensorMethods):
         from .engine import backward
         backward([self], [grad_tensor], retain_graph=retain_graph)
 
-    def clear_grad(self, set_to_zero=False):
-        """Drops (or zeroes) the accumulated gradient."""
+    def clear_grad(self, set_to_zero=True):
+        """Zeroes the accumulated gradient (Paddle's default), or drops it with ``set_to_zero=False``.
+
+        Example:
+            >>> import oar as paddle
+            >>> x = paddle.to_tensor([1., 2.], stop_gradient=False)
+            >>> (x * x).sum().backward()
+            >>> x.clear_grad()
+            >>> x.grad.tolist()
+            [0.0, 0.0]
+            >>> x.clear_grad(set_to_zero=False)
+            >>> x.grad is None
+            True
+        """
         if mode().static:  # a parameter's clear_grad() inside a to_static training step
             from ..core.capture import active
             if active() is not None:

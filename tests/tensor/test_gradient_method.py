@@ -18,7 +18,10 @@ def test_gradient_returns_numpy_of_grad_and_accumulates():
     (x * x).sum().backward()
     np.testing.assert_allclose(x.gradient(), 4 * np.array([1.0, -2.0, 3.0]))
     np.testing.assert_array_equal(x.gradient(), x.grad.numpy())
-    x.clear_grad()
+    x.clear_grad()  # Paddle's default zeroes the gradient (checked against Paddle 3.3.1)
+    np.testing.assert_array_equal(x.gradient(), np.zeros(3))
+    assert x.grad.stop_gradient is False
+    x.clear_grad(set_to_zero=False)
     assert x.gradient() is None
 
 
