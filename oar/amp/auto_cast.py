@@ -8,11 +8,10 @@ Inside ``with oar.amp.auto_cast():`` the process state holds an `_AmpHook`; `app
   float16; the kernel accumulates in float32, as tensor cores do;
 - black list (softmax, cross entropy, exp/log, mean/sum reductions, batch norm): float16 inputs are cast to
   float32;
-- others run in their inputs' dtype; where float16 and float32 inputs meet (a bias added to a conv output, a
-  residual sum) the float32 ones are cast to float16, so activations stay in float16 between the white-list ops
-  until a black-list op (a reduction, a softmax, the loss) brings them back to float32. At level 'O2' every
+- others run in their inputs' dtype; where float16 and float32 inputs meet (a float32 bias added to a conv
+  output, a residual sum) the op runs in float32, as Paddle's ``GetPromoteType`` decides. At level 'O2' every
   float input of a non-black op is cast to float16, unless ``use_promote`` (the default) finds a float32 input
-  of an op outside the white list: then that op runs in float32.
+  (not a parameter) of an op outside the white list: then that op runs in float32.
 
 Casts are ordinary `cast` ops, so they are recorded on the eager tape (gradients flow back to the float32
 weights) and, while `to_static` traces a function, become ops of the Program.
@@ -126,6 +125,8 @@ class _AmpHook:
             return inputs
         if cat == BLACK:
             target = D.float32 if low in floats else None
+        elif self.level == "O1" and D.float32 in floats:  # Paddle's promotion: float32 meeting float16 wins
+            target = D.float32
         elif self.promote and any(dt is D.float32 and not getattr(t, "persistable", False)
                                   for t, dt in zip(inputs, kinds)):
             target = D.float32

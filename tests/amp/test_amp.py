@@ -26,8 +26,8 @@ def test_lists_decide_dtypes():
         assert F.softmax(y).dtype == oar.float32           # black
         assert y.mean().dtype == oar.float32               # black reduction
         assert F.relu(y).dtype == oar.float16              # gray: follows its input
-        assert (y + t([4, 3])).dtype == oar.float16        # gray, mixed: float32 operand cast down
-        assert conv(img).dtype == oar.float16              # conv + bias add
+        assert (y + t([4, 3])).dtype == oar.float32        # gray, mixed: promoted (Paddle)
+        assert conv(img).dtype == oar.float16              # conv + its bias: one white-list layer
         assert (x.astype("int64") + 1).dtype == oar.int64  # non-float untouched
     assert STATE.amp is None
     assert oar.matmul(x, w).dtype == oar.float32
@@ -272,3 +272,18 @@ def test_decorate_master_grad():
     assert net.weight.grad.dtype == oar.float32
     with pytest.raises(NotImplementedError, match="master_grad=True with master_weight=False"):
         oar.amp.decorate(nn.Linear(2, 2), level="O2", master_weight=False, master_grad=True)
+
+
+def test_o1_promotion_follows_paddle():
+    """Paddle's GetAmpDestDtype at O1: a gray op meeting float16 and float32 runs in float32; Linear is one white
+    op (bias cast too); so is a Conv2D with its bias (the seed contract and Paddle AMP docs)."""
+    lin, conv = nn.Linear(4, 3), nn.Conv2D(3, 2, 3)
+    with oar.amp.auto_cast():
+        h = lin(t([2, 4]))
+        assert h.dtype == oar.float16
+        assert (h + t([2, 3])).dtype == oar.float32           # a float32 residual promotes
+        assert (h + h).dtype == oar.float16                   # float16 only: stays
+        assert conv(t([1, 3, 5, 5])).dtype == oar.float16
+    loss = h.astype("float32").sum()
+    loss.backward()
+    assert lin.bias.grad.dtype == oar.float32 and lin.weight.grad.dtype == oar.float32

@@ -1,7 +1,7 @@
 """Common functional layers: linear, bilinear, dropout, embedding, one_hot, pad, interpolate, pixel_shuffle."""
 
 from ...core import dtype as D
-from ...core.state import rng
+from ...core.state import mode, rng
 from ...ops import indexing as _indexing
 from ...ops import manipulation as S
 from ...ops import math as M
@@ -22,7 +22,17 @@ def linear(x, weight, bias=None, name=None):
         >>> y = F.linear(oar.ones([2, 3]), oar.ones([3, 4]))   # shape [2, 4]
     """
     out = M.matmul(x, weight)
-    return out if bias is None else M.add(out, bias)
+    return out if bias is None else M.add(out, amp_bias(out, bias))
+
+
+def amp_bias(out, bias):
+    """A layer's bias in the dtype of the layer's white-list product under `auto_cast` (float16 there), so
+    `Linear` and `Conv2D` stay in float16 as one white-list op each, as Paddle's fused ``linear`` does and its
+    AMP documentation shows for convolutions (an add of two unrelated float16 and float32 tensors promotes to
+    float32 instead)."""
+    if mode().amp is not None and out.dtype in (D.float16, D.bfloat16) and bias.dtype is not out.dtype:
+        return M.cast(bias, out.dtype)
+    return bias
 
 
 def bilinear(x1, x2, weight, bias=None, name=None):

@@ -6,6 +6,7 @@ from ...kernels import conv as K
 from ...ops import manipulation as S
 from ...ops import math as M
 from ...ops.registry import apply, defop, lowerings
+from .common import amp_bias
 
 
 def resolve_pads(algorithm, paddings, spatial, ksize, strides, dilations):
@@ -114,7 +115,7 @@ def _from_channels_first(y, nd, channels_last):
 def _add_bias(y, bias, nd):
     if bias is None:
         return y
-    return M.add(y, S.reshape(bias, [1, -1] + [1] * nd))
+    return M.add(y, S.reshape(amp_bias(y, bias), [1, -1] + [1] * nd))
 
 
 def _conv_nd(op, x, weight, bias, stride, padding, dilation, groups, data_format, nd):
