@@ -166,6 +166,9 @@ def main(argv=None):
         except (ValueError, RuntimeError) as e:
             print(f"oar inspect: {e}", file=sys.stderr)
             return 1
+        except BrokenPipeError:  # `oar inspect m | head`: the reader left; stop quietly, as `cat` does
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+            return 141
         except OSError as e:  # a file that vanished, a permission, a special file: one line, no traceback
             where = e.filename if e.filename is not None else args.path
             print(f"oar inspect: {clean_text(where, 300)}: {e.strerror or e}", file=sys.stderr)

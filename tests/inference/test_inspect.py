@@ -111,3 +111,17 @@ def test_inspect_special_files_and_os_errors_are_one_line(tmp_path, capsys, monk
     assert main(["inspect", str(tmp_path / "m")]) == 1
     err = capsys.readouterr().err
     assert err == f"oar inspect: {tmp_path / 'm'}.pdmodel: Permission denied\n"
+
+
+def test_console_script_into_a_closed_pipe_stops_quietly(tmp_path):
+    """`oar inspect m | head -1`: the reader closes the pipe; no BrokenPipe message or traceback on stderr."""
+    net = oar.nn.Sequential(*[oar.nn.Linear(4, 4) for _ in range(200)])  # ~150 kB: more than a pipe holds
+    prefix = str(tmp_path / "deep")
+    oar.jit.save(net, prefix, input_spec=[InputSpec([None, 4], "float32", "x")])
+    p = subprocess.Popen([console_script(), "inspect", prefix], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.stdout.close()  # the reader leaves after one line, as `head -1` does
+    err = p.stderr.read().decode()
+    p.wait(timeout=120)
+    assert first.startswith(b"model: ")
+    assert err == "", err
