@@ -1,0 +1,70 @@
+"""The array module of a kernel (Chainer's `get_array_module`): NumPy for host arrays, the accelerator's module
+(CuPy, or the test suite's fake device) for device arrays. A kernel that runs on the device starts with
+``xp = array_module(x, ...)`` and calls ``xp.<name>`` where it called ``np.<name>``; where CuPy lacks a NumPy
+function, one shim per function lives here.
+
+Example:
+    >>> import numpy as np
+    >>> array_module(np.ones(2)) is np
+    True
+"""
+import contextlib
+
+import numpy as np
+
+from ..core.devices import RUNTIME, to_device, to_host
+
+
+def array_module(*arrays):
+    """NumPy, or the device's array module when one of `arrays` is a device array."""
+    types = RUNTIME.types
+    if types:
+        for a in arrays:
+            if isinstance(a, types):
+                return RUNTIME.xp
+    return np
+
+
+def scatter_add(a, indices, values):
+    """``a[indices] += values`` with repeated indices accumulated (NumPy's ``np.add.at``; CuPy's
+    ``cupyx.scatter_add``).
+
+    Example:
+        >>> a = np.zeros(3)
+        >>> scatter_add(a, np.array([0, 0, 2]), np.ones(3))
+        >>> a.tolist()
+        [2.0, 0.0, 1.0]
+    """
+    if array_module(a) is np:
+        np.add.at(a, indices, values)
+    else:
+        RUNTIME.extra.scatter_add(a, indices, values)
+
+
+def errstate(xp, **kwargs):
+    """NumPy's ``np.errstate(...)`` on the host; on the device nothing (CuPy never raises on float errors).
+
+    Example:
+        >>> with errstate(np, divide="ignore"):
+        ...     float(np.float64(1.0) / 0.0)
+        inf
+    """
+    return np.errstate(**kwargs) if xp is np else contextlib.nullcontext()
+
+
+def asnumpy(a):
+    """A host array for `a` (the array itself when it is one already)."""
+    return a if type(a) is np.ndarray else RUNTIME.xp.asnumpy(a) if array_module(a) is not np else np.asarray(a)
+
+
+def copy_to(a, place):
+    """A copy of `a` on `place`: 'cpu' (a NumPy array) or 'gpu:N'.
+
+    Example:
+        >>> copy_to(np.ones(2), 'cpu').tolist()
+        [1.0, 1.0]
+    """
+    if place == "cpu":
+        return to_host(a)
+    b = to_device(a, int(place[4:]))
+    return b.copy() if b is a else b
