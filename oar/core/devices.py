@@ -62,6 +62,12 @@ def load():
     return RUNTIME
 
 
+def unload():
+    """Forgets the loaded backend (tests switch the fake device on and off with `load` / `unload`); tensors
+    already on the device keep their arrays."""
+    RUNTIME.__init__()
+
+
 def is_device_array(a):
     """True for an array of the loaded accelerator."""
     return bool(RUNTIME.types) and isinstance(a, RUNTIME.types)

@@ -91,7 +91,7 @@ class FakeArray:
     def __getattr__(self, name):
         v = getattr(self._a, name)
         if callable(v):
-            return _wrapped(v, name)
+            return _wrapped(v, name, method=True)
         return _wrap(v) if isinstance(v, np.ndarray) else v
 
     def __getitem__(self, key):
@@ -167,10 +167,25 @@ def _unwrap(a, host_ok=False):
     return a
 
 
-def _wrapped(fn, name):
+# functions whose first argument may be a Python sequence of numbers (a shape, values to copy); CuPy's others
+# refuse one where NumPy would convert it (``cupy.prod([2, 3])`` raises), and so does the fake
+_SEQUENCE_OK = frozenset(("zeros", "ones", "empty", "full", "asarray", "array", "asanyarray", "broadcast_shapes",
+                          "arange", "eye", "identity", "unravel_index", "ravel_multi_index", "indices", "tri"))
+
+
+def _check_first(name, args):
+    if args and type(args[0]) in (list, tuple) and args[0] and all(type(v) in (int, float, bool) for v in args[0]):
+        raise TypeError(f"cupy.{name} received a Python sequence {args[0]!r}: CuPy functions take arrays (compute "
+                        "on shapes and attributes with Python or NumPy, not the device module)")
+
+
+def _wrapped(fn, name, method=False):
     host_ok = name in _HOST_OK
+    check = not method and name not in _SEQUENCE_OK
 
     def call(*args, **kwargs):
+        if check:
+            _check_first(name, args)
         return _wrap(fn(*[_unwrap(a, host_ok) for a in args], **{k: _unwrap(v, host_ok) for k, v in kwargs.items()}))
     call.__name__ = name
     call.__wrapped__ = fn

@@ -68,3 +68,21 @@ def copy_to(a, place):
         return to_host(a)
     b = to_device(a, int(place[4:]))
     return b.copy() if b is a else b
+
+
+def ufunc_kernel(name):
+    """The kernel of an elementwise op that is one ufunc: NumPy's `name` on host arrays, the device module's on
+    device arrays (``add = ufunc_kernel("add")``).
+
+    Example:
+        >>> ufunc_kernel("add")(np.ones(2), np.ones(2)).tolist()
+        [2.0, 2.0]
+    """
+    host = getattr(np, name)
+
+    def kernel(*arrays):
+        if not RUNTIME.types:
+            return host(*arrays)
+        return getattr(array_module(*arrays), name)(*arrays)
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel

@@ -6,22 +6,26 @@ import numpy as np
 
 from . import conv as conv_kernels
 from .conv_plan import ConvRunner
+from .backend import array_module
 
 
 def relu_(out):
-    return np.maximum(out, 0, out=out)
+    xp = array_module(out)
+    return xp.maximum(out, 0, out=out)
 
 
 def tanh_(out):
-    return np.tanh(out, out=out)
+    xp = array_module(out)
+    return xp.tanh(out, out=out)
 
 
 def sigmoid_(out):
     """oar's float sigmoid, (tanh(x / 2) + 1) / 2, in place."""
-    np.multiply(out, 0.5, out=out)
-    np.tanh(out, out=out)
-    np.add(out, 1, out=out)
-    return np.multiply(out, 0.5, out=out)
+    xp = array_module(out)
+    xp.multiply(out, 0.5, out=out)
+    xp.tanh(out, out=out)
+    xp.add(out, 1, out=out)
+    return xp.multiply(out, 0.5, out=out)
 
 
 # ---- add + activation (fused_elemwise_add_act) -----------------------------------------------------------------
@@ -34,7 +38,8 @@ ADD_ACTS = {  # name -> (in-place forward on the sum, derivative from the output
 
 
 def add_act(x, y, act):
-    out = np.add(x, y)
+    xp = array_module(x, y, act)
+    out = xp.add(x, y)
     if out.dtype.kind == "f":
         ADD_ACTS[act][0](out)
     return out
@@ -50,9 +55,10 @@ EPILOGUE_ACTS = {"relu": relu_}  # the activations the linear and conv epilogues
 
 
 def linear(x, w, b=None, act=None, reuse_output=False, out=None):
-    out = np.matmul(x, w, out=out)
+    xp = array_module(x, w)
+    out = xp.matmul(x, w, out=out)
     if b is not None:
-        np.add(out, b, out=out)
+        xp.add(out, b, out=out)
     if act is not None:
         EPILOGUE_ACTS[act](out)
     return out
@@ -61,22 +67,23 @@ def linear(x, w, b=None, act=None, reuse_output=False, out=None):
 def linear_runner(act, reuse_output):
     """The executor's kernel ``run(x, w, b=None) -> (out,)``, without keyword arguments (it is on every MLP's hot
     path); with `reuse_output` the result goes into one buffer per input shape, reused on every run."""
+    xp = array_module(act, reuse_output)
     if act is not None and act != "relu":
         return lambda *args: (linear(*args, act=act),)
     relu, buffers = act == "relu", ({} if reuse_output else None)
 
     def run(x, w, b=None):
         if buffers is None:
-            out = np.matmul(x, w)
+            out = xp.matmul(x, w)
         else:
             out = buffers.get(x.shape)  # the pass fused only x, w of one dtype
             if out is None or out.dtype != x.dtype:
-                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], x.dtype)
-            np.matmul(x, w, out=out)
+                out = buffers[x.shape] = xp.empty(x.shape[:-1] + w.shape[1:], x.dtype)
+            xp.matmul(x, w, out=out)
         if b is not None:
-            np.add(out, b, out=out)
+            xp.add(out, b, out=out)
         if relu:
-            np.maximum(out, 0, out=out)
+            xp.maximum(out, 0, out=out)
         return (out,)
     return run
 
@@ -84,9 +91,10 @@ def linear_runner(act, reuse_output):
 # ---- conv2d + bias [+ residual] [-> relu] (fused_conv2d) -------------------------------------------------------
 
 def conv_epilogue(out, bias, residual, act):
-    np.add(out, bias.reshape(1, -1, 1, 1), out=out)
+    xp = array_module(out, bias, residual, act)
+    xp.add(out, bias.reshape(1, -1, 1, 1), out=out)
     if residual is not None:
-        np.add(out, residual, out=out)
+        xp.add(out, residual, out=out)
     if act is not None:
         EPILOGUE_ACTS[act](out)
     return out
@@ -126,12 +134,13 @@ def _operands(operands, args, vals):
 def _first_run(steps, args, n_slots):
     """Runs without `out=` and returns (result, buffers): a slot gets a buffer only when every step writing it
     produced the same shape and dtype (so `out=` changes no value)."""
+    xp = array_module(steps, args, n_slots)
     vals = []
     for fn, operands, _ in steps:
         vals.append(fn(*_operands(operands, args, vals)))
     kinds = {}
     for (_, _, slot), v in zip(steps, vals):
-        if isinstance(v, np.ndarray):
+        if isinstance(v, xp.ndarray):
             kinds.setdefault(slot, set()).add((v.shape, v.dtype))
         else:
             kinds.setdefault(slot, set()).add(None)
@@ -139,7 +148,7 @@ def _first_run(steps, args, n_slots):
     for slot, ks in kinds.items():
         if len(ks) == 1 and None not in ks:
             shape, dtype = next(iter(ks))
-            bufs[slot] = np.empty(shape, dtype)
+            bufs[slot] = xp.empty(shape, dtype)
     return vals[-1], bufs
 
 

@@ -25,6 +25,7 @@ class Fallback:
     def __init__(self):
         self.seen = set()
         self.strict = False
+        self.ran = None  # a list: the ops that ran on device arrays are appended (tools/device_ops.py)
 
 
 FALLBACK = Fallback()
@@ -38,8 +39,9 @@ def _where(op, arrays):
     for n, a in zip(names, arrays):
         if isinstance(a, types):
             found.setdefault(f"gpu:{a.device.id}", n)
-        elif getattr(a, "ndim", 0):
-            found.setdefault("cpu", n)
+        elif getattr(a, "ndim", 0) and (a.flags.writeable or any(a.strides)):
+            found.setdefault("cpu", n)  # (a read-only all-zero-strides view is one value broadcast, as the
+            # shape-only stand-ins of gradient rules are: it joins the device like a 0-d array)
     return found
 
 
@@ -64,6 +66,8 @@ def run(op, arrays, attrs):
     device_id = int(next(iter(found))[4:])
     arrays = [a if isinstance(a, RUNTIME.types) else to_device(a, device_id) for a in arrays]
     if op.name in DEVICE_OPS or FALLBACK.strict:
+        if FALLBACK.ran is not None:
+            FALLBACK.ran.append(op.name)
         return op.impl(*arrays, **attrs)
     if op.name not in FALLBACK.seen:
         FALLBACK.seen.add(op.name)
