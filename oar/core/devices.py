@@ -114,6 +114,18 @@ def to_host(a):
     return np.array(a, copy=True)
 
 
+def place_array(a, place):
+    """Array `a` on `place` ('cpu' or 'gpu:N'): `a` itself when it is there already, else a copy there.
+
+    Example:
+        >>> place_array([1.0], 'cpu').tolist()
+        [1.0]
+    """
+    if place == "cpu":
+        return a if type(a) is np.ndarray else to_host(a) if is_device_array(a) else np.asarray(a)
+    return to_device(a, int(place[4:]))
+
+
 def synchronize(device_id=None):
     """Waits until the GPU finished the work queued so far."""
     rt = load()

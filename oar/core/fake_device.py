@@ -89,6 +89,8 @@ class FakeArray:
         return f"fake_device.FakeArray({self._a!r})"
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # __array_interface__, __array_struct__, __dlpack__: NumPy would read the memory
+            raise AttributeError(name)
         v = getattr(self._a, name)
         if callable(v):
             return _wrapped(v, name, method=True)

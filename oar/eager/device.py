@@ -2,7 +2,7 @@
 retain_grads, `data`, iteration. A tensor's array is a NumPy array in host memory, or on a GPU a CuPy array."""
 import numpy as np
 
-from ..core.devices import device_of
+from ..core.devices import device_of, place_array
 from ..core.state import CPUPlace, CUDAPlace, place_name
 
 
@@ -137,8 +137,7 @@ def _data_get(self):
 def _data_set(self, value):
     a = value._data if hasattr(value, "_data") else np.asarray(value)
     if device_of(a) != device_of(self._data):
-        from .tensor import _placed
-        a = _placed(a, device_of(self._data))
+        a = place_array(a, device_of(self._data))
     self._data = a.astype(self._data.dtype, copy=False) if a.dtype != self._data.dtype else a
     self._version += 1
 

@@ -4,8 +4,8 @@ import itertools
 import numpy as np
 
 from ..core import dtype as D
-from ..core.state import mode, place_name, CPUPlace, CUDAPlace
-from ..core.devices import device_of, is_device_array, to_device, to_host
+from ..core.state import mode, place_name, get_device as mode_device, CPUPlace, CUDAPlace
+from ..core.devices import device_of, is_device_array, place_array, to_host
 from ..kernels import elementwise as elementwise_kernels
 from ..ops import registry
 from ..core.tensor_methods import TensorMethods
@@ -254,12 +254,12 @@ class Tensor(TensorMethods):
 
     def set_value(self, value):
         """Replaces the values in place (same shape); used by optimizers and state loading."""
-        a = _placed(value._data if isinstance(value, Tensor) else value, device_of(self._data))
+        a = place_array(value._data if isinstance(value, Tensor) else value, device_of(self._data))
         if OBSERVE is not None:  # a trace binds the tensor before it changes (it replays or refuses the write)
             OBSERVE(self, "write", None)
         if list(a.shape) != list(self._data.shape):
             raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
-        if self._vc[1] and getattr(self._data.flags, "writeable", True):  # views share the memory: write into it (Paddle)
+        if self._vc[1] and getattr(self._data.flags, "writeable", True):  # views share memory: write into it
             self._data[...] = a
         else:
             self._data = a.astype(self._data.dtype, copy=False)
@@ -325,6 +325,9 @@ class Parameter(Tensor):
         return registry.STATIC.global_block()
 
     def __init__(self, data, name=None, trainable=True):
+        device = mode_device()
+        if device != "cpu":  # made on the current device, as Paddle's parameters are (`oar.set_device`)
+            data = place_array(data, device)
         super().__init__(data, stop_gradient=not trainable, name=name)
         self.trainable = trainable
         self.persistable = True
@@ -360,13 +363,6 @@ def _static_to_tensor(data, dtype, stop_gradient):
     out = assign(data) if dtype is None or D.convert_dtype(dtype) is data.dtype else cast(data, dtype)
     out.stop_gradient = stop_gradient
     return out
-
-
-def _placed(a, name):
-    """Array `a` on device `name` ('cpu' or 'gpu:N'): copied there unless it is there already."""
-    if name == "cpu":
-        return a if type(a) is np.ndarray else to_host(a) if is_device_array(a) else np.asarray(a)
-    return to_device(a, int(name[4:]))
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -424,7 +420,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         a = a.astype(D.np_dtype(dtype), copy=False)
     name = place_name(place)
     if name != device_of(a):
-        a = _placed(a, name)  # a copy
+        a = place_array(a, name)  # a copy
     elif isinstance(data, Tensor) or a is data:
         a = a.copy()
     return Tensor(a, stop_gradient=stop_gradient)

@@ -9,6 +9,7 @@ import numpy as np
 import oar
 from oar.core import devices
 from oar.ops.device import FALLBACK
+from oar.ops.device_ops import ALWAYS, DEVICE_OPS
 
 
 @contextlib.contextmanager
@@ -28,6 +29,9 @@ def fake_gpu():
             del os.environ[devices.ENV]
         else:
             os.environ[devices.ENV] = old
+
+
+MIXED = "put both on one device"  # the text of the mixed-device error (oar/ops/device.py)
 
 
 def _outs(r):
@@ -82,25 +86,46 @@ def mismatch(case, cpu, dev):
     return None
 
 
+def _try(case, cpu, strict, listed):
+    """(why the device run differs or raised, or None; the ops it ran on the device; whether a kernel raised)."""
+    FALLBACK.strict, FALLBACK.ran, FALLBACK.listed = strict, [], listed
+    raised = False
+    try:
+        dev = run_case(case, "gpu")
+        why = mismatch(case, cpu, dev)
+    except Exception as e:  # noqa: BLE001 - the failing kernel is the last one that ran
+        why, raised = f"{type(e).__name__}: {e}", MIXED not in str(e)  # (mixed devices: before any kernel)
+    finally:
+        ran = FALLBACK.ran
+        FALLBACK.strict, FALLBACK.ran, FALLBACK.listed = False, None, DEVICE_OPS
+    return why, ran, raised
+
+
 def prove(cases):
-    """(ops proven device-ready, {case name: why it failed}) with every kernel run on the device arrays."""
-    used, blamed, failures = set(), set(), {}
-    for case in cases:
-        cpu = run_case(case, "cpu")
-        FALLBACK.strict, FALLBACK.ran = True, []
-        try:
-            dev = run_case(case, "gpu")
-            why = mismatch(case, cpu, dev)
-            if why is not None:
-                blamed.update(FALLBACK.ran)
-        except Exception as e:  # noqa: BLE001 - the failing kernel is the last one that ran
-            why = f"{type(e).__name__}: {e}"
-            if FALLBACK.ran:
-                blamed.add(FALLBACK.ran[-1])
-        finally:
-            ran, FALLBACK.strict, FALLBACK.ran = FALLBACK.ran, False, None
+    """(ops proven device-ready, {case name: why it fails with them}). First every kernel runs on the device
+    arrays: an op is a candidate when a passing case ran it and no case raised in it (a case with wrong values
+    blames the ops no passing case ran). Then the cases run with only the candidates on the device (the others
+    falling back, as users see it) until no case fails in a candidate: a failing case drops the last candidate it
+    ran (the one that raised, or for wrong values the last device op before the result)."""
+    used, blamed, suspects = set(), set(), set()
+    cpus = [run_case(case, "cpu") for case in cases]  # (case names repeat across the table's files)
+    for case, cpu in zip(cases, cpus):
+        why, ran, raised = _try(case, cpu, True, DEVICE_OPS)
         if why is None:
             used.update(ran)
+        elif raised:
+            blamed.update(ran[-1:])
         else:
-            failures[case.name] = why
-    return used - blamed, failures
+            suspects.update(ran)
+    listed = frozenset(used - blamed - (suspects - used)) | ALWAYS
+    while True:
+        failures, drop = {}, set()
+        for k, (case, cpu) in enumerate(zip(cases, cpus)):
+            why, ran, _ = _try(case, cpu, False, listed)
+            if why is not None:
+                failures[f"{k}: {case.name}"] = why
+                if MIXED not in why:  # (a mixed-device error fails whatever is listed)
+                    drop.update([n for n in ran if n not in ALWAYS][-1:])
+        if not drop:
+            return set(listed), failures
+        listed = listed - drop

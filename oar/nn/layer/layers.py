@@ -13,6 +13,7 @@ import numpy as np
 
 from ...core import dtype as D
 from ..param_attr import ParamAttr
+from ...core.devices import device_of, place_array
 from ...core.state import mode, no_grad
 from ...eager.tensor import Parameter, Tensor
 
@@ -471,5 +472,6 @@ def _assign(target, value, key):
         raise ValueError(f"set_state_dict: {key!r} expects shape {list(target._data.shape)} but the state "
                          f"holds shape {list(a.shape)}")
     with no_grad():
-        target._data = np.array(a, dtype=target._data.dtype, copy=True)
+        a = a if device_of(a) == device_of(target._data) else place_array(a, device_of(target._data))
+        target._data = a.astype(target._data.dtype, copy=True)
         target._version += 1
