@@ -12,7 +12,8 @@ os.environ.setdefault("OAR_VERIFY_PASSES", "1")
 
 def pytest_addoption(parser):
     parser.addoption("--fake-device", action="store_true",
-                     help="run the chosen tests with oar.set_device('gpu') on the fake device (also: OAR_TEST_DEVICE=fake)")
+                     help="run the chosen tests with oar.set_device('gpu') on the fake device "
+                          "(also: OAR_TEST_DEVICE=fake)")
 
 
 def _fake_device_selected(config):
