@@ -1,5 +1,6 @@
 """Writes `oar/ops/device_ops.py`: the ops whose kernels pass the op table on the fake device (forward and
-gradients equal to the CPU's, every kernel run on device arrays). Run after converting a kernel module:
+gradients equal to the CPU's, every kernel run on device arrays) and the optimizer / AMP steps of
+`tests/device/device_table.py`. Run after converting a kernel module:
 
     python tools/device_ops.py            # rewrites the list, prints the cases that still fall back
 """
@@ -20,8 +21,9 @@ ALWAYS = frozenset({"memcpy"})  # device-aware by construction: the copy between
 
 def main():
     import warnings
-    from device_table import fake_gpu, prove
+    from device_table import SCENARIOS, fake_gpu, prove
     from op_table import CASES
+    CASES = CASES + SCENARIOS
     warnings.simplefilter("ignore")
     with fake_gpu():
         proven, failures = prove(CASES)

@@ -67,17 +67,17 @@ def linear(x, w, b=None, act=None, reuse_output=False, out=None):
 def linear_runner(act, reuse_output):
     """The executor's kernel ``run(x, w, b=None) -> (out,)``, without keyword arguments (it is on every MLP's hot
     path); with `reuse_output` the result goes into one buffer per input shape, reused on every run."""
-    xp = array_module(act, reuse_output)
     if act is not None and act != "relu":
         return lambda *args: (linear(*args, act=act),)
     relu, buffers = act == "relu", ({} if reuse_output else None)
 
     def run(x, w, b=None):
+        xp = array_module(x, w)
         if buffers is None:
             out = xp.matmul(x, w)
         else:
             out = buffers.get(x.shape)  # the pass fused only x, w of one dtype
-            if out is None or out.dtype != x.dtype:
+            if out is None or out.dtype != x.dtype or type(out) is not type(x):
                 out = buffers[x.shape] = xp.empty(x.shape[:-1] + w.shape[1:], x.dtype)
             xp.matmul(x, w, out=out)
         if b is not None:
@@ -123,8 +123,8 @@ def conv2d_planned(runners, weight, x, filter, bias, residual, pads, strides, di
 # A step is (ufunc name, operands, slot): an operand is ("a", k) = argument k, ("t", j) = step j's value, or
 # ("c", value) = a constant; `slot` names the scratch buffer the step writes (None: a fresh array).
 
-def _ufunc_steps(steps):
-    return [(getattr(np, name), [tuple(o) for o in operands], slot) for name, operands, slot in steps]
+def _ufunc_steps(steps, xp=np):
+    return [(getattr(xp, name), [tuple(o) for o in operands], slot) for name, operands, slot in steps]
 
 
 def _operands(operands, args, vals):
@@ -134,7 +134,7 @@ def _operands(operands, args, vals):
 def _first_run(steps, args, n_slots):
     """Runs without `out=` and returns (result, buffers): a slot gets a buffer only when every step writing it
     produced the same shape and dtype (so `out=` changes no value)."""
-    xp = array_module(steps, args, n_slots)
+    xp = array_module(*args)
     vals = []
     for fn, operands, _ in steps:
         vals.append(fn(*_operands(operands, args, vals)))
@@ -154,14 +154,14 @@ def _first_run(steps, args, n_slots):
 
 def elementwise_chain(*args, steps, n_slots, reuse_out=False):
     """The reference kernel: the chain's ufuncs, each on fresh arrays."""
-    return _first_run(_ufunc_steps(steps), args, n_slots)[0]
+    return _first_run(_ufunc_steps(steps, array_module(*args)), args, n_slots)[0]
 
 
 def elementwise_chain_runner(steps, n_slots, reuse_out):
     """The executor's kernel ``run(*args) -> (out,)``: generated straight-line code with its own scratch buffers,
     reused across runs (the first run, or one with other input shapes, allocates; later runs call each ufunc
     with ``out=``)."""
-    steps = _ufunc_steps(steps)
+    names, steps = steps, _ufunc_steps(steps)
     env = {"np": np}
     state = {}
 
@@ -172,6 +172,9 @@ def elementwise_chain_runner(steps, n_slots, reuse_out):
         return (out,)
 
     def run(*args):
+        xp = array_module(*args)
+        if xp is not np:  # device arrays: the chain's ufuncs of the device module, on fresh arrays
+            return (_first_run(_ufunc_steps(names, xp), args, n_slots)[0],)
         fast = state.get("fast")
         return fast(*args) if fast is not None else slow(*args)
     env["slow"] = slow

@@ -122,7 +122,7 @@ def flat_base(arrays):
 
 def pack(arrays):
     """(flat buffer, views of it shaped like `arrays`), values copied."""
-    xp = array_module(arrays)
+    xp = array_module(*arrays)
     flat = xp.concatenate([a.reshape(-1) for a in arrays])
     views, off = [], 0
     for a in arrays:
@@ -169,10 +169,10 @@ def adam_flat(P, G, M1, M2, B1P, B2P, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, 
 def multi_update(single, n_acc, flat_kernel):
     """The kernel updating `n` parameters at once: `single` is the per-parameter kernel, `flat_kernel` the same
     update on packed flat buffers (it returns False to fall back to `single`)."""
-    xp = array_module(single, n_acc, flat_kernel)
     state_groups = (0,) + tuple(range(2, 2 + n_acc))
 
     def kernel(*arrays, n, **attrs):
+        xp = array_module(*arrays)
         lr = arrays[-1]
         flats = []
         for i in state_groups:

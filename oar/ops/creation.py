@@ -183,6 +183,7 @@ def memcpy(x, place):
     """`x` copied to `place` ('cpu' or 'gpu:N'), on the gradient path (`Tensor.cuda()`, `.cpu()`, `.to()`).
 
     Example:
+        >>> from oar.ops.creation import memcpy
         >>> memcpy(oar.ones([2]), 'cpu').place
         Place(cpu)
     """

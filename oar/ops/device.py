@@ -32,15 +32,15 @@ class Fallback:
 FALLBACK = Fallback()
 
 
-def _where(op, arrays):
-    """{device name: the first input's name on it}."""
+def _where(op, arrays, host_joins=False):
+    """{device name: the first input's name on it} (host arrays left out when `host_joins`)."""
     names = op.inputs if not op.variadic else [f"{op.inputs[0]}[{i}]" for i in range(len(arrays))]
     found = {}
     types = RUNTIME.types
     for n, a in zip(names, arrays):
         if isinstance(a, types):
             found.setdefault(f"gpu:{a.device.id}", n)
-        elif getattr(a, "ndim", 0) and (a.flags.writeable or any(a.strides)):
+        elif not host_joins and getattr(a, "ndim", 0) and (a.flags.writeable or any(a.strides)):
             found.setdefault("cpu", n)  # (a read-only all-zero-strides view is one value broadcast, as the
             # shape-only stand-ins of gradient rules are: it joins the device like a 0-d array)
     return found
@@ -52,9 +52,10 @@ def _to(outs, device_id):
     return to_device(outs, device_id) if isinstance(outs, (np.ndarray, np.generic)) else outs
 
 
-def run(op, arrays, attrs):
-    """`op.impl(*arrays, **attrs)` on the device the inputs are on (see the module's docstring)."""
-    found = _where(op, arrays)
+def run(op, arrays, attrs, host_joins=False):
+    """`op.impl(*arrays, **attrs)` on the device the inputs are on (see the module's docstring); with
+    `host_joins` (the executor: fed arrays and folded constants) host arrays join the device of the others."""
+    found = _where(op, arrays, host_joins)
     if not found or list(found) == ["cpu"]:
         out = op.impl(*arrays, **attrs)
         if not arrays and STATE.device != "cpu":

@@ -129,3 +129,57 @@ def prove(cases):
         if not drop:
             return set(listed), failures
         listed = listed - drop
+
+
+class Scenario:
+    """A case of the device table that is a whole step rather than one op (an optimizer update, AMP): `fn` takes
+    the input tensors and returns the tensors to compare; no gradients are compared beyond what it returns."""
+
+    def __init__(self, name, fn, inputs):
+        self.name, self.fn, self.inputs, self.diff = name, fn, inputs, ()
+
+    def __repr__(self):
+        return self.name
+
+
+def _steps(make_opt, amp=None):
+    def fn(x, w, b):
+        layer = oar.nn.Linear(4, 3)
+        layer.weight.set_value(w)
+        layer.bias.set_value(b)
+        opt = make_opt(layer.parameters())
+        scaler = oar.amp.GradScaler(init_loss_scaling=1024.0) if amp else None
+        for _ in range(3):
+            if amp:
+                with oar.amp.auto_cast(level=amp, dtype="float16"):
+                    loss = (layer(x) ** 2).mean()
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            else:
+                loss = (layer(x) ** 2).mean()
+                loss.backward()
+                opt.step()
+            opt.clear_grad()
+        return [layer.weight.detach(), layer.bias.detach()]
+    return fn
+
+
+_RNG = np.random.default_rng(11)
+_STEP_INPUTS = [_RNG.standard_normal((5, 4)).astype("float32"), _RNG.standard_normal((4, 3)).astype("float32"),
+                _RNG.standard_normal(3).astype("float32")]
+_OPTIMIZERS = {
+    "sgd": lambda p: oar.optimizer.SGD(0.1, parameters=p),
+    "momentum": lambda p: oar.optimizer.Momentum(0.1, momentum=0.9, parameters=p, use_nesterov=True),
+    "adam": lambda p: oar.optimizer.Adam(0.01, parameters=p),
+    "adamw": lambda p: oar.optimizer.AdamW(0.01, parameters=p, weight_decay=0.1),
+    "adamax": lambda p: oar.optimizer.Adamax(0.01, parameters=p),
+    "lamb": lambda p: oar.optimizer.Lamb(0.01, parameters=p),
+    "rmsprop": lambda p: oar.optimizer.RMSProp(0.01, parameters=p),
+    "adagrad": lambda p: oar.optimizer.Adagrad(0.01, parameters=p),
+    "adadelta": lambda p: oar.optimizer.Adadelta(1.0, parameters=p),
+    "sgd_clip": lambda p: oar.optimizer.SGD(0.1, parameters=p, grad_clip=oar.nn.ClipGradByGlobalNorm(0.5)),
+}
+SCENARIOS = [Scenario(f"step_{name}", _steps(make), _STEP_INPUTS) for name, make in _OPTIMIZERS.items()]
+SCENARIOS += [Scenario(f"amp_{level}_gradscaler", _steps(_OPTIMIZERS["adam"], amp=level), _STEP_INPUTS)
+              for level in ("O1", "O2")]

@@ -1,6 +1,7 @@
 """Device storage on the fake device: places, transfers, mixed-device errors, the CPU fallback, training steps and
 what `import oar` loads; plus what happens without a GPU backend."""
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -131,3 +132,112 @@ def test_no_backend_raises_and_import_loads_no_cupy(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("ERR no GPU backend") and lines[1] == "cpu 0"
+
+
+def test_jit_save_from_device_training_and_load_with_place(gpu, tmp_path):
+    spec = [oar.static.InputSpec([None, 4], "float32", "x")]
+    x = np.random.default_rng(1).standard_normal((3, 4)).astype("float32")
+    paths = {}
+    for place in ("cpu", "gpu"):
+        oar.seed(3)
+        oar.set_device(place)
+        with oar.base.unique_name.guard():  # the same layer and parameter names in both files
+            net = oar.nn.Linear(4, 2)
+            opt = oar.optimizer.SGD(0.1, parameters=net.parameters())
+            loss = net(oar.to_tensor(x)).sum()
+            loss.backward()
+            opt.step()
+            paths[place] = str(tmp_path / place / "net")
+            oar.jit.save(net, paths[place], input_spec=spec)
+    for suffix in (".pdmodel", ".pdiparams"):  # the same bytes, but for the random id of each save
+        cpu_bytes, gpu_bytes = [re.sub(rb"[0-9a-f]{32}", b"ID", open(paths[p] + suffix, "rb").read())
+                                for p in ("cpu", "gpu")]
+        assert cpu_bytes == gpu_bytes, suffix
+    oar.set_device("cpu")
+    on_gpu = oar.jit.load(paths["gpu"], place="gpu:0")
+    on_cpu = oar.jit.load(paths["gpu"], place=oar.CPUPlace())
+    assert {p.place for p in on_gpu.parameters()} == {oar.CUDAPlace(0)}
+    assert {p.place for p in on_cpu.parameters()} == {oar.CPUPlace()}
+    want = on_cpu(oar.to_tensor(x)).numpy()
+    got = on_gpu(oar.to_tensor(x, place="gpu")).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_predictor_enable_use_gpu(gpu, tmp_path):
+    oar.set_device("cpu")
+    net = oar.nn.Sequential(oar.nn.Linear(4, 8), oar.nn.ReLU(), oar.nn.Linear(8, 2))
+    oar.jit.save(net, str(tmp_path / "net"), input_spec=[oar.static.InputSpec([None, 4], "float32", "x")])
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype("float32")
+    outs = {}
+    for gpu_on in (False, True):
+        config = oar.inference.Config(str(tmp_path / "net.pdmodel"), str(tmp_path / "net.pdiparams"))
+        if gpu_on:
+            config.enable_use_gpu(8, 0)
+        assert config.use_gpu() is gpu_on
+        predictor = oar.inference.create_predictor(config)
+        if gpu_on:
+            assert {devices.device_of(a) for a in predictor.scope.vars.values()} == {"gpu:0"}
+        (out,) = predictor.run([x])
+        h = predictor.get_input_handle(predictor.get_input_names()[0])
+        h.copy_from_cpu(x)
+        predictor.run()
+        handle_out = predictor.get_output_handle(predictor.get_output_names()[0]).copy_to_cpu()
+        assert type(out) is np.ndarray and type(handle_out) is np.ndarray
+        outs[gpu_on] = (out, handle_out)
+    for a, b in zip(outs[True], outs[False]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(ValueError, match="precision"):
+        oar.inference.Config(str(tmp_path / "net.pdmodel"), str(tmp_path / "net.pdiparams")).enable_use_gpu(
+            8, 0, precision_mode="float16")
+
+
+def test_to_static_runs_on_the_device(gpu):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        results = {}
+        for place in ("cpu", "gpu"):
+            oar.seed(4)
+            oar.set_device(place)
+            net = oar.nn.Sequential(oar.nn.Linear(4, 8), oar.nn.ReLU(), oar.nn.Linear(8, 3))
+            static = oar.jit.to_static(net)
+            opt = oar.optimizer.Adam(0.01, parameters=net.parameters())
+            x = oar.to_tensor(np.random.default_rng(0).standard_normal((6, 4)).astype("float32"))
+            for _ in range(3):
+                loss = (static(x) ** 2).mean()
+                loss.backward()
+                opt.step()
+                opt.clear_grad()
+            results[place] = (float(loss), [p.numpy() for p in net.parameters()], loss.place)
+    assert results["gpu"][2] == oar.CUDAPlace(0)
+    np.testing.assert_allclose(results["gpu"][0], results["cpu"][0], rtol=1e-5)
+    for a, b in zip(results["gpu"][1], results["cpu"][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_captured_training_step_runs_on_the_device(gpu):
+    """A whole converted step (forward, backward, Adam update, fused elementwise chains) on gpu:0 equals the CPU."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        results = {}
+        for place in ("cpu", "gpu"):
+            oar.seed(4)
+            oar.set_device(place)
+            net = oar.nn.Sequential(oar.nn.Linear(4, 8), oar.nn.ReLU(), oar.nn.Linear(8, 3))
+            opt = oar.optimizer.Adam(0.01, parameters=net.parameters())
+
+            @oar.jit.to_static
+            def step(x, y):
+                loss = oar.nn.functional.cross_entropy(net(x), y)
+                loss.backward()
+                opt.step()
+                opt.clear_grad()
+                return loss
+
+            x = oar.to_tensor(np.random.default_rng(0).standard_normal((6, 4)).astype("float32"))
+            y = oar.to_tensor(np.arange(6) % 3)
+            losses = [float(step(x, y)) for _ in range(4)]
+            results[place] = (losses, [p.numpy() for p in net.parameters()], net[0].weight.place)
+    assert results["gpu"][2] == oar.CUDAPlace(0)
+    np.testing.assert_allclose(results["gpu"][0], results["cpu"][0], rtol=1e-6)
+    for a, b in zip(results["gpu"][1], results["cpu"][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 from op_table import CASES
-from device_table import MIXED, fake_gpu, mismatch, prove, run_case
+from device_table import MIXED, SCENARIOS, fake_gpu, mismatch, prove, run_case
 from oar.ops.device_ops import DEVICE_OPS, ALWAYS
 
 
@@ -16,7 +16,7 @@ def gpu():
         yield
 
 
-@pytest.mark.parametrize("case", CASES, ids=repr)
+@pytest.mark.parametrize("case", CASES + SCENARIOS, ids=repr)
 def test_case_on_fake_device_equals_cpu(gpu, case):
     cpu = run_case(case, "cpu")
     if case.name.startswith("sparse_"):  # sparse tensors keep their NumPy index patterns on the host (docs/gpu.md)
@@ -29,6 +29,6 @@ def test_case_on_fake_device_equals_cpu(gpu, case):
 
 
 def test_device_ops_list_is_current(gpu):
-    proven, _ = prove(CASES)
+    proven, _ = prove(CASES + SCENARIOS)
     assert proven - DEVICE_OPS == set(), "ops now pass on the device: run python tools/device_ops.py"
     assert DEVICE_OPS - ALWAYS - proven == set(), "listed ops no longer pass on the device: see tools/device_ops.py"
