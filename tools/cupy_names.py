@@ -20,6 +20,8 @@ NAMESPACES = {  # namespace -> its __init__.py inside the wheel
     "cupy.linalg": "cupy/linalg/__init__.py",
     "cupy.fft": "cupy/fft/__init__.py",
     "cupyx": "cupyx/__init__.py",
+    "cupyx.scipy.special": "cupyx/scipy/special/__init__.py",
+    "cupy.lib.stride_tricks": "cupy/lib/stride_tricks.py",
 }
 OUT = pathlib.Path(__file__).resolve().parent.parent / "oar" / "core" / "cupy_names.json"
 

@@ -19,6 +19,7 @@ Example:
     NumPy function sum received a fake-device array
 """
 import json
+import math
 import pathlib
 
 import numpy as np
@@ -253,6 +254,17 @@ def _scatter_add(a, slices, value):
     np.add.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
 
 
+def _special_erf(a):
+    """``cupyx.scipy.special.erf``: exact, elementwise, in the input's precision."""
+    x = _unwrap(a)
+    return FakeArray(np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy())
+
+
+def _sliding_window_view(a, window_shape, axis=None):
+    """``cupy.lib.stride_tricks.sliding_window_view``: a read-only view of the windows."""
+    return FakeArray(np.lib.stride_tricks.sliding_window_view(_unwrap(a), window_shape, axis=axis))
+
+
 def _errstate(**kwargs):
     return np.errstate(**kwargs)  # CuPy kernels never raise on float errors; the host's state is what a fake sees
 
@@ -264,4 +276,6 @@ xp = FakeModule("cupy", np, _NAMES["cupy"], extra={
     "linalg": FakeModule("cupy.linalg", np.linalg, _NAMES["cupy.linalg"]),
     "fft": FakeModule("cupy.fft", np.fft, _NAMES["cupy.fft"]),
 })
-cupyx = FakeModule("cupyx", np, (), extra={"scatter_add": _scatter_add, "errstate": _errstate})
+cupyx = FakeModule("cupyx", np, (), extra={"scatter_add": _scatter_add, "errstate": _errstate,
+                                           "special_erf": _special_erf,
+                                           "sliding_window_view": _sliding_window_view})

@@ -41,6 +41,36 @@ def scatter_add(a, indices, values):
         RUNTIME.extra.scatter_add(a, indices, values)
 
 
+def special(name):
+    """Function `name` of ``cupyx.scipy.special`` (the device's special functions; `erf` for the exact GELU).
+
+    Example:
+        >>> callable(special) and special.__name__
+        'special'
+    """
+    if RUNTIME.kind == "fake":
+        return getattr(RUNTIME.extra, "special_" + name)
+    import importlib
+    return getattr(importlib.import_module("cupyx.scipy.special"), name)
+
+
+def sliding_window_view(x, window_shape, axis=None):
+    """NumPy's ``lib.stride_tricks.sliding_window_view`` (a zero-copy view of the windows), on the device
+    ``cupy.lib.stride_tricks``'s.
+
+    Example:
+        >>> sliding_window_view(np.arange(4), 2).tolist()
+        [[0, 1], [1, 2], [2, 3]]
+    """
+    xp = array_module(x)
+    if xp is np:
+        return np.lib.stride_tricks.sliding_window_view(x, window_shape, axis=axis)
+    if RUNTIME.kind == "fake":
+        return RUNTIME.extra.sliding_window_view(x, window_shape, axis=axis)
+    import cupy.lib.stride_tricks
+    return cupy.lib.stride_tricks.sliding_window_view(x, window_shape, axis=axis)
+
+
 def errstate(xp, **kwargs):
     """NumPy's ``np.errstate(...)`` on the host; on the device nothing (CuPy never raises on float errors).
 

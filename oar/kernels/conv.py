@@ -6,13 +6,13 @@ copy from a zero-copy `sliding_window_view`), so the forward is ``W (O/G, CK) @ 
 gradient ``g (O/G, N L) @ cols.T`` and the input gradient ``W.T @ g`` followed by col2im (one strided add per
 kernel offset, batch innermost) — one large GEMM per group instead of one small GEMM per sample.
 """
+import math
 import itertools
 import threading
 from collections import OrderedDict
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
-from .backend import array_module
+from .backend import array_module, sliding_window_view
 
 SCRATCH_BYTES = 256 << 20  # per thread: the most scratch memory kept between calls (a larger buffer is never kept)
 
@@ -28,14 +28,14 @@ class _Scratch(threading.local):
         self.bufs = OrderedDict()
         self.nbytes = 0
 
-    def get(self, tag, shape, dtype):
+    def get(self, tag, shape, dtype, xp=np):
         dtype = np.dtype(dtype)
-        key = (tag, tuple(shape), dtype)
+        key = (tag, tuple(shape), dtype, xp.__name__)  # (host and device buffers apart)
         b = self.bufs.get(key)
         if b is not None:
             self.bufs.move_to_end(key)
             return b
-        b = np.empty(shape, dtype)
+        b = xp.empty(shape, dtype)
         if b.nbytes > SCRATCH_BYTES:
             return b
         while self.bufs and self.nbytes + b.nbytes > SCRATCH_BYTES:
@@ -82,18 +82,17 @@ def im2col(x, ksize, strides, paddings, dilations, groups, per_sample=False):
     """Columns ``(G, C/G * prod(ksize), N * prod(out))`` (contiguous; rows ordered channel, kernel offset; columns
     sample, output position), or with `per_sample` ``(N, G, C/G * prod(ksize), prod(out))``; and the output
     sizes."""
-    xp = array_module(x, ksize, strides, paddings, dilations, groups)
     nd = len(ksize)
     v = windows(pad(x, paddings), ksize, strides, dilations)
     n, c = x.shape[:2]
     osz = list(v.shape[2:2 + nd])
-    rows, ll = (c // groups) * int(xp.prod(ksize)), int(xp.prod(osz))
+    rows, ll = (c // groups) * int(math.prod(ksize)), int(math.prod(osz))
     if per_sample:
         vp = v.transpose((0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd)))  # (N, C, *k, *out)
-        cols = SCRATCH.get("cols_n", (n, groups, rows, ll), x.dtype)
+        cols = SCRATCH.get("cols_n", (n, groups, rows, ll), x.dtype, array_module(x))
     else:
         vp = v.transpose((1,) + tuple(range(2 + nd, 2 + 2 * nd)) + (0,) + tuple(range(2, 2 + nd)))  # (C, *k, N, *out)
-        cols = SCRATCH.get("cols", (groups, rows, n * ll), x.dtype)
+        cols = SCRATCH.get("cols", (groups, rows, n * ll), x.dtype, array_module(x))
     cols.reshape(vp.shape)[...] = vp   # the one copy
     return cols, osz
 
@@ -111,14 +110,14 @@ def conv_forward(x, w, strides, paddings, dilations, groups):
     xp = array_module(x, w, strides, paddings, dilations, groups)
     ksize = w.shape[2:]
     n, o = x.shape[0], w.shape[0]
-    per_sample = int(xp.prod(out_sizes(x.shape[2:], ksize, strides, paddings, dilations))) >= FOLD_BELOW and n > 1
+    per_sample = int(math.prod(out_sizes(x.shape[2:], ksize, strides, paddings, dilations))) >= FOLD_BELOW and n > 1
     cols, osz = im2col(x, ksize, strides, paddings, dilations, groups, per_sample)
     if per_sample:  # (G, O/G, CK) @ (N, G, CK, L) -> (N, G, O/G, L): one BLAS GEMM per sample (and group)
         wm = w.reshape(groups, o // groups, -1)
         out = xp.matmul(wm[0], cols[:, 0]) if groups == 1 else xp.matmul(wm, cols)
         return out.reshape([n, o] + osz)
     out = _gemm(w.reshape(groups, o // groups, -1), cols,
-                out=SCRATCH.get("out", (groups, o // groups, cols.shape[2]), xp.result_type(x.dtype, w.dtype)))
+                out=SCRATCH.get("out", (groups, o // groups, cols.shape[2]), xp.result_type(x.dtype, w.dtype), xp))
     out = out.reshape([o, n] + osz)                                   # (G, O/G, N L) = (O, N, *out)
     return xp.moveaxis(out, 0, 1).copy()  # a copy even when the view is contiguous (N = 1): `out` is scratch
 
@@ -128,7 +127,7 @@ def _grad_matrix(g, groups, batch_minor=False):
     xp = array_module(g, groups)
     n, o = g.shape[:2]
     gt = xp.moveaxis(g.reshape(n, o, -1), 0, -1 if batch_minor else 1)
-    gm = SCRATCH.get("gmat", gt.shape, g.dtype)
+    gm = SCRATCH.get("gmat", gt.shape, g.dtype, array_module(g))
     gm[...] = gt
     return gm.reshape(groups, o // groups, -1)
 
@@ -141,7 +140,7 @@ def col2im(dcols, x_shape, ksize, strides, paddings, dilations):
     nd = len(ksize)
     padded = [s + pb + pa for s, (pb, pa) in zip(x_shape[2:], paddings)]
     osz = dcols.shape[1 + nd:1 + 2 * nd]
-    dxp = SCRATCH.get("dxp", [x_shape[1]] + padded + [x_shape[0]], dcols.dtype)      # (C, *padded, N)
+    dxp = SCRATCH.get("dxp", [x_shape[1]] + padded + [x_shape[0]], dcols.dtype, array_module(dcols))  # (C, *padded, N)
     dxp[...] = 0
     for off in itertools.product(*[range(k) for k in ksize]):
         sl = tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in zip(off, dilations, strides, osz))
@@ -162,7 +161,7 @@ def conv_grad_input(w, g, x_shape, strides, paddings, dilations, groups):
     wt = xp.ascontiguousarray(w.reshape(groups, o // groups, -1).transpose(0, 2, 1))   # (G, CK, O/G)
     gm = _grad_matrix(g, groups, batch_minor=True)
     dtype = xp.result_type(w.dtype, g.dtype)
-    dcols = _gemm(wt, gm, out=SCRATCH.get("dcols", (groups, wt.shape[1], gm.shape[2]), dtype))
+    dcols = _gemm(wt, gm, out=SCRATCH.get("dcols", (groups, wt.shape[1], gm.shape[2]), dtype, array_module(gm)))
     dcols = dcols.reshape([c] + ksize + osz + [n])
     return col2im(dcols, [n, c] + list(x_shape[2:]), ksize, strides, paddings, dilations)
 
@@ -171,7 +170,7 @@ def conv_grad_filter(x, g, w_shape, strides, paddings, dilations, groups):
     """Gradient of `conv_forward` with respect to its weight ``(O, C/G, *ksize)``."""
     xp = array_module(x, g, w_shape, strides, paddings, dilations, groups)
     n, o = g.shape[:2]
-    if int(xp.prod(g.shape[2:])) >= FOLD_BELOW and n > 1:  # as the forward: one GEMM per sample, summed
+    if int(math.prod(g.shape[2:])) >= FOLD_BELOW and n > 1:  # as the forward: one GEMM per sample, summed
         cols, _ = im2col(x, w_shape[2:], strides, paddings, dilations, groups, per_sample=True)
         gm = g.reshape(n, groups, o // groups, -1)
         if groups == 1:
@@ -199,11 +198,11 @@ def fold(cols, output_sizes, kernel_sizes, strides, paddings, dilations):
     where windows overlap."""
     xp = array_module(cols, output_sizes, kernel_sizes, strides, paddings, dilations)
     n, ckk, length = cols.shape
-    kk = int(xp.prod(kernel_sizes))
+    kk = int(math.prod(kernel_sizes))
     osz = out_sizes(output_sizes, kernel_sizes, strides, paddings, dilations)
-    if ckk % kk or length != int(xp.prod(osz)):
+    if ckk % kk or length != int(math.prod(osz)):
         raise ValueError(f"fold: input of shape {list(cols.shape)} does not hold {kk}-element kernel columns of "
-                         f"{osz[0]} x {osz[1]} = {int(xp.prod(osz))} positions for output size {list(output_sizes)}")
+                         f"{osz[0]} x {osz[1]} = {int(math.prod(osz))} positions for output size {list(output_sizes)}")
     c = ckk // kk
     batch_minor = xp.moveaxis(cols.reshape([n, c] + list(kernel_sizes) + osz), 0, -1)  # col2im's (C, *k, *out, N)
     return col2im(batch_minor, [n, c] + list(output_sizes), kernel_sizes, strides, paddings, dilations)

@@ -1,4 +1,5 @@
 """Indexing kernels: gather/scatter in their forms (along an axis, n-d, rows, along indices), one_hot."""
+import math
 import numpy as np
 from .backend import array_module, scatter_add
 
@@ -191,4 +192,4 @@ def segment_count(data, segment_ids, **attrs):
     """The element count of `segment_pool`'s output (for the output budget of loaded programs)."""
     xp = array_module(data, segment_ids)
     ids = xp.asarray(segment_ids).reshape(-1)
-    return (int(ids.max()) + 1 if ids.size else 0) * int(xp.prod(data.shape[1:]))
+    return (int(ids.max()) + 1 if ids.size else 0) * int(math.prod(data.shape[1:]))

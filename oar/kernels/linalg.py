@@ -1,5 +1,6 @@
 """Linear-algebra kernels: matmul, einsum, inverse, solvers, decompositions (LAPACK through numpy.linalg; LU and
 the matrix exponential through scipy.linalg, imported inside the kernel), cross products, triangle masks."""
+import math
 import warnings
 
 
@@ -286,7 +287,7 @@ def fill_diagonal(x, value, offset, wrap):
     out = x.copy()
     flat = out.reshape(-1)
     cols = x.shape[1]
-    step = sum(int(xp.prod(x.shape[k + 1:])) for k in range(x.ndim))
+    step = sum(int(math.prod(x.shape[k + 1:])) for k in range(x.ndim))
     size = x.size if wrap or x.ndim > 2 else min(x.size, cols * cols)
     starts = xp.arange(0, size, step)
     c = starts % cols

@@ -1,4 +1,5 @@
 """Shape and layout kernels: reshape, transpose, squeeze, broadcast, tile, concat/split, flip, roll, pad, repeat."""
+import itertools
 import math
 
 
@@ -79,7 +80,7 @@ def concat(*xs, axis):
 def split_like(g, *xs, axis):
     """Splits `g` along `axis` into parts as long as each of `xs` there."""
     xp = array_module(g, *xs)
-    return tuple(xp.split(g, xp.cumsum([x.shape[axis] for x in xs])[:-1], axis=axis))
+    return tuple(xp.split(g, list(itertools.accumulate([x.shape[axis] for x in xs]))[:-1], axis=axis))
 
 
 def split_sizes(n, sections, num, axis):
@@ -103,7 +104,7 @@ def split(x, sections, axis, num=0):
     xp = array_module(x, sections, axis)
     if num or -1 in sections or sum(sections) != x.shape[axis]:  # sizes set at run time (unknown dims at build)
         sections = split_sizes(x.shape[axis], sections, num, axis)
-    return tuple(xp.split(x, xp.cumsum(sections)[:-1], axis=axis))
+    return tuple(xp.split(x, list(itertools.accumulate(sections))[:-1], axis=axis))
 
 
 def shape(x):

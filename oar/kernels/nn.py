@@ -1,5 +1,7 @@
 """Kernels of the common NN layers: dropout (drawing from the generator it is given), embedding lookup and its
 gradient, and separable linear/nearest resampling (interpolate)."""
+import numpy as np
+
 from .backend import array_module, scatter_add
 
 
@@ -34,7 +36,9 @@ def embedding_grad(ids, g, weight, padding_idx):
     xp = array_module(ids, g, weight, padding_idx)
     dw = xp.zeros(weight.shape, g.dtype)
     flat = ids.reshape(-1)
-    if flat.size:
+    if flat.size and xp is not np:  # the device: one scatter-add (CuPy has no ufunc.reduceat)
+        scatter_add(dw, flat, g.reshape(-1, weight.shape[-1]))
+    elif flat.size:
         order = xp.argsort(flat, kind="stable")
         sid = flat[order]
         starts = xp.flatnonzero(xp.concatenate(([True], sid[1:] != sid[:-1])))

@@ -3,6 +3,8 @@ per kernel offset. Adaptive pooling uses averaging matrices (avg) or clamped gat
 import itertools
 import math
 
+import numpy as np
+
 
 from .conv import pad, windows
 from .backend import array_module, scatter_add
@@ -33,7 +35,7 @@ def max_pool(x, ksize, strides, paddings, ceil_mode):
     pads, osz = _full_pads(x.shape[2:], ksize, strides, paddings, ceil_mode)
     fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
     xpad = pad(x, pads, fill)
-    if int(xp.prod(ksize)) <= 16 and x.dtype.kind == "f" and not xp.isnan(x).any():
+    if int(math.prod(ksize)) <= 16 and x.dtype.kind == "f" and not xp.isnan(x).any():
         return _max_pool_by_offsets(xpad, ksize, strides, osz)
     v = windows(xpad, ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
     flat = v.reshape(v.shape[:2 + nd] + (-1,))
@@ -60,9 +62,9 @@ def _max_pool_by_offsets(xpad, ksize, strides, osz):
     return out, idx.astype(xp.int32)
 
 
-def _scatter(x_shape, ksize, strides, paddings, ceil_mode, dtype, contribution):
-    """Sums ``contribution(kernel_offset_index, offset)`` (an output-shaped array) into the input positions."""
-    xp = array_module(x_shape, ksize, strides, paddings, ceil_mode, dtype, contribution)
+def _scatter(x_shape, ksize, strides, paddings, ceil_mode, dtype, contribution, xp=np):
+    """Sums ``contribution(kernel_offset_index, offset)`` (an output-shaped array of the module `xp`) into the
+    input positions."""
     pads, osz = _full_pads(x_shape[2:], ksize, strides, paddings, ceil_mode)
     padded = [s + pb + pa for s, (pb, pa) in zip(x_shape[2:], pads)]
     dxp = xp.zeros(list(x_shape[:2]) + padded, dtype)
@@ -85,7 +87,7 @@ def max_pool_grad(x_shape, idx, g, ksize, strides, paddings, ceil_mode):
                 xp.multiply(g, idx == i * kw + j, out=dx[:, :, i::kh, j::kw])
         return dx
     return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype,
-                    lambda i, off: xp.where(idx == i, g, 0))
+                    lambda i, off: xp.where(idx == i, g, 0), xp)
 
 
 def max_pool_gather(g, idx, ksize, strides, paddings, ceil_mode):
@@ -103,7 +105,7 @@ def _counts(spatial, ksize, strides, paddings, ceil_mode, exclusive, dtype):
     xp = array_module(spatial, ksize, strides, paddings, ceil_mode, exclusive, dtype)
     nd = len(ksize)
     if not exclusive:
-        return xp.asarray(float(xp.prod(ksize)), dtype)
+        return xp.asarray(float(math.prod(ksize)), dtype)
     pads, osz = _full_pads(spatial, ksize, strides, paddings, ceil_mode)
     ones = pad(xp.ones([1, 1] + list(spatial), dtype), pads)
     v = windows(ones, ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
@@ -120,7 +122,7 @@ def avg_pool(x, ksize, strides, paddings, ceil_mode, exclusive):
 
 def avg_pool_grad(x_shape, g, ksize, strides, paddings, ceil_mode, exclusive):
     gc = g / _counts(x_shape[2:], ksize, strides, paddings, ceil_mode, exclusive, g.dtype)
-    return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype, lambda i, off: gc)
+    return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype, lambda i, off: gc, array_module(g))
 
 
 def adaptive_bounds(size, out):
@@ -145,7 +147,7 @@ def adaptive_avg_pool(x, output_size):
     nd = len(output_size)
     for ax in range(nd):
         axis = x.ndim - nd + ax
-        m = adaptive_matrix(x.shape[axis], output_size[ax], x.dtype)
+        m = xp.asarray(adaptive_matrix(x.shape[axis], output_size[ax], x.dtype))  # (built on the host)
         out = xp.moveaxis(xp.tensordot(out, m, axes=([axis], [1])), -1, axis)
     return xp.ascontiguousarray(out)
 
@@ -156,7 +158,7 @@ def adaptive_avg_pool_grad(x_shape, g, output_size):
     nd = len(output_size)
     for ax in range(nd):
         axis = len(x_shape) - nd + ax
-        m = adaptive_matrix(x_shape[axis], output_size[ax], g.dtype)
+        m = xp.asarray(adaptive_matrix(x_shape[axis], output_size[ax], g.dtype))
         out = xp.moveaxis(xp.tensordot(out, m, axes=([axis], [0])), -1, axis)
     return xp.ascontiguousarray(out)
 
@@ -187,7 +189,7 @@ def adaptive_max_pool2d(x, output_size):
 def adaptive_max_pool2d_grad(x_shape, idx, g):
     xp = array_module(x_shape, idx, g)
     n, c = x_shape[:2]
-    dx = xp.zeros((n, c, int(xp.prod(x_shape[2:]))), g.dtype)
+    dx = xp.zeros((n, c, int(math.prod(x_shape[2:]))), g.dtype)
     ni, ci = xp.meshgrid(xp.arange(n), xp.arange(c), indexing="ij")
     scatter_add(dx, (ni[:, :, None, None], ci[:, :, None, None], idx), g)
     return dx.reshape(x_shape)

@@ -449,7 +449,7 @@ def _alias(op, inputs, out):
     a = out._data
     may_share = array_module(a).may_share_memory
     for t in inputs:
-        if may_share(a, t._data):
+        if type(t._data) is type(a) and may_share(a, t._data):  # (a host stand-in shares nothing with a GPU array)
             if op.view and t is inputs[0]:
                 vc = t._vc
                 vc[1] = True

@@ -183,3 +183,46 @@ _OPTIMIZERS = {
 SCENARIOS = [Scenario(f"step_{name}", _steps(make), _STEP_INPUTS) for name, make in _OPTIMIZERS.items()]
 SCENARIOS += [Scenario(f"amp_{level}_gradscaler", _steps(_OPTIMIZERS["adam"], amp=level), _STEP_INPUTS)
               for level in ("O1", "O2")]
+
+
+def _model_step(make, x_of):
+    """A model's forward and backward: its outputs and every parameter's gradient, for a training scenario."""
+    def fn(x):
+        with oar.base.unique_name.guard():
+            model = make()
+        out = model(x_of(x))
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        w = oar.to_tensor(np.random.default_rng(5).standard_normal(out.shape).astype("float32"))
+        (out * w).sum().backward()
+        return [out.detach()] + [p.grad for p in model.parameters() if p.grad is not None]
+    return fn
+
+
+class _LSTMLM(oar.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.embed, self.lstm, self.head = oar.nn.Embedding(40, 16), oar.nn.LSTM(16, 24), oar.nn.Linear(24, 40)
+
+    def forward(self, ids):
+        h, _ = self.lstm(self.embed(ids))
+        return self.head(h)
+
+
+def _seeded(make):
+    def made():
+        oar.seed(21)
+        return make()
+    return made
+
+
+_R = np.random.default_rng(13)
+SCENARIOS += [
+    Scenario("model_lenet", _model_step(_seeded(lambda: oar.vision.models.LeNet(num_classes=10)), lambda x: x),
+             [_R.standard_normal((2, 1, 28, 28)).astype("float32")]),
+    Scenario("model_resnet18", _model_step(_seeded(lambda: oar.vision.models.resnet18(num_classes=10)),
+                                           lambda x: x), [_R.standard_normal((2, 3, 32, 32)).astype("float32")]),
+    Scenario("model_lstm_lm", _model_step(_seeded(_LSTMLM), lambda x: x), [_R.integers(0, 40, (2, 7))]),
+    Scenario("model_transformer_layer", _model_step(
+        _seeded(lambda: oar.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, activation="gelu")), lambda x: x),
+        [_R.standard_normal((2, 5, 16)).astype("float32")]),
+]

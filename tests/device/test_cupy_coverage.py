@@ -53,3 +53,11 @@ def test_the_list_came_from_a_cupy_wheel():
     assert doc["source"].startswith("cupy") and doc["version"]
     assert {"add", "matmul", "einsum", "take_along_axis"} <= set(NAMES["cupy"])
     assert "scatter_add" in NAMES["cupyx"] and "inv" in NAMES["cupy.linalg"]
+
+
+def test_special_shims_name_cupyx_functions():
+    """`backend.special("<name>")` calls cupyx.scipy.special.<name> on the GPU: each name must exist there."""
+    for path in KERNELS:
+        for n in ast.walk(ast.parse(path.read_text())):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "special" and n.args:
+                assert n.args[0].value in NAMES["cupyx.scipy.special"], f"{path.name}: {n.args[0].value}"
