@@ -17,7 +17,8 @@ def device_calls(tree):
     out = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "xp":
-            out.append((n.lineno, f"cupy.{n.attr}"))
+            if not n.attr.startswith("__"):  # (module attributes such as __name__)
+                out.append((n.lineno, f"cupy.{n.attr}"))
         elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Attribute) and \
                 isinstance(n.value.value, ast.Name) and n.value.value.id == "xp":
             if n.value.attr in ("linalg", "fft"):
