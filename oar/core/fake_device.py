@@ -70,8 +70,8 @@ class FakeArray:
         if STATS.current > STATS.peak:
             STATS.peak = STATS.current
 
-    def __del__(self):
-        STATS.current -= self._a.nbytes if self._a.base is None else 0
+    def __del__(self, _stats=STATS):  # (bound now: module globals are gone at interpreter exit)
+        _stats.current -= self._a.nbytes if self._a.base is None else 0
 
     def __array__(self, dtype=None, copy=None):
         _refuse("NumPy (implicit conversion)")
