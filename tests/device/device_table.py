@@ -12,11 +12,18 @@ from oar.ops.device import FALLBACK
 from oar.ops.device_ops import ALWAYS, DEVICE_OPS
 
 
+# which backend the device tests use: the fake device (the CPU suite), or 'cuda' (tools/gpu_check.sh on a GPU)
+BACKEND = os.environ.get("OAR_GPU_CHECK_BACKEND", "fake")
+# float32 tolerance on a real GPU (other reduction orders, other libm); the fake computes with NumPy itself
+RTOL, ATOL = (1e-5, 1e-6) if BACKEND == "fake" else (2e-4, 2e-5)
+
+
 @contextlib.contextmanager
 def fake_gpu():
-    """The fake device loaded and selected; the CPU (and no backend) afterwards."""
+    """The test backend (`BACKEND`: the fake device unless tools/gpu_check.sh chose CUDA) loaded and selected;
+    the CPU (and no backend) afterwards."""
     old = os.environ.get(devices.ENV)
-    os.environ[devices.ENV] = "fake"
+    os.environ[devices.ENV] = BACKEND
     devices.unload()
     devices.load()
     try:
@@ -80,7 +87,7 @@ def mismatch(case, cpu, dev):
             if a.shape != b.shape or a.dtype != b.dtype:
                 return f"{kind} {i}: {b.dtype}{list(b.shape)} on the device, {a.dtype}{list(a.shape)} on the CPU"
             try:
-                np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6, equal_nan=True)
+                np.testing.assert_allclose(b, a, rtol=RTOL, atol=ATOL, equal_nan=True)
             except AssertionError as e:
                 return f"{kind} {i}: {str(e).strip().splitlines()[-1]}"
     return None
@@ -226,3 +233,30 @@ SCENARIOS += [
         _seeded(lambda: oar.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, activation="gelu")), lambda x: x),
         [_R.standard_normal((2, 5, 16)).astype("float32")]),
 ]
+
+
+def _converted_steps(make_opt):
+    """Two converted (`to_static`) training steps of a small classifier: the captured step's fused ops
+    (multi-tensor updates, fused elementwise chains) and the loss's label count run in the executor."""
+    def fn(x, labels):
+        with oar.base.unique_name.guard():
+            oar.seed(23)
+            net = oar.nn.Sequential(oar.nn.Linear(4, 8), oar.nn.ReLU(), oar.nn.Linear(8, 3))
+        opt = make_opt(net.parameters())
+
+        @oar.jit.to_static
+        def step(xb, yb):
+            loss = oar.nn.functional.cross_entropy(net(xb), yb, ignore_index=2)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        losses = [step(x, labels) for _ in range(2)]
+        return losses + [p.detach() for p in net.parameters()]
+    return fn
+
+
+SCENARIOS += [Scenario(f"converted_step_{name}", _converted_steps(_OPTIMIZERS[name]),
+                       [_R.standard_normal((6, 4)).astype("float32"), np.arange(6) % 3])
+              for name in ("momentum", "adam", "sgd")]
