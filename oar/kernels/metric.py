@@ -52,7 +52,7 @@ def auc_update(predict, label, stat_pos, stat_neg, ins_tag_weight, curve, num_th
     ``slide_steps > 0``: ``slide_steps`` histograms of recent batches, their sum, and a batch counter (flat,
     ``(slide_steps + 1) * (num_thresholds + 1) + 1`` values); this batch replaces the oldest. A batch whose
     ``ins_tag_weight`` is 0 (fake data) is counted in neither."""
-    xp = array_module(predict, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds, slide_steps)
+    xp = array_module(predict, label, stat_pos, stat_neg, ins_tag_weight)
     auc_check(stat_pos, stat_neg, num_thresholds, slide_steps)
     n = num_thresholds + 1
     pos, neg = xp.array(stat_pos, xp.int64), xp.array(stat_neg, xp.int64)   # copies: inputs are never written
