@@ -254,6 +254,16 @@ def _scatter_add(a, slices, value):
     np.add.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
 
 
+def _scatter_max(a, slices, value):
+    """``cupyx.scatter_max``."""
+    np.maximum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+
+
+def _scatter_min(a, slices, value):
+    """``cupyx.scatter_min``."""
+    np.minimum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+
+
 def _special_erf(a):
     """``cupyx.scipy.special.erf``: exact, elementwise, in the input's precision."""
     x = _unwrap(a)
@@ -276,6 +286,7 @@ xp = FakeModule("cupy", np, _NAMES["cupy"], extra={
     "linalg": FakeModule("cupy.linalg", np.linalg, _NAMES["cupy.linalg"]),
     "fft": FakeModule("cupy.fft", np.fft, _NAMES["cupy.fft"]),
 })
-cupyx = FakeModule("cupyx", np, (), extra={"scatter_add": _scatter_add, "errstate": _errstate,
+cupyx = FakeModule("cupyx", np, (), extra={"scatter_add": _scatter_add, "scatter_max": _scatter_max,
+                                           "scatter_min": _scatter_min, "errstate": _errstate,
                                            "special_erf": _special_erf,
                                            "sliding_window_view": _sliding_window_view})

@@ -41,6 +41,23 @@ def scatter_add(a, indices, values):
         RUNTIME.extra.scatter_add(a, indices, values)
 
 
+_SCATTERS = {"add": "scatter_add", "mean": "scatter_add", "amax": "scatter_max", "amin": "scatter_min"}
+
+
+def scatter_reduce(a, indices, values, reduce):
+    """``a[indices] = reduce(a[indices], values)`` with repeated indices combined, on device arrays: CuPy's
+    ``cupyx.scatter_add`` / ``scatter_max`` / ``scatter_min`` ('add' and 'mean' add; 'mul' has no CuPy scatter
+    and raises, so the op stays off the device list).
+
+    Example:
+        >>> callable(scatter_reduce)
+        True
+    """
+    if reduce not in _SCATTERS:
+        raise TypeError(f"no device scatter for reduce={reduce!r} (CuPy has scatter_add, scatter_max, scatter_min)")
+    getattr(RUNTIME.extra, _SCATTERS[reduce])(a, indices, values)
+
+
 def special(name):
     """Function `name` of ``cupyx.scipy.special`` (the device's special functions; `erf` for the exact GELU).
 

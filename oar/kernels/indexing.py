@@ -1,7 +1,7 @@
 """Indexing kernels: gather/scatter in their forms (along an axis, n-d, rows, along indices), one_hot."""
 import math
 import numpy as np
-from .backend import array_module, scatter_add
+from .backend import array_module, scatter_add, scatter_reduce
 
 
 def take_along_axis(arr, indices, axis):
@@ -80,7 +80,10 @@ def put_along_axis(arr, indices, values, axis, reduce, include_self=True):
         return out
     if not include_self:  # the targeted places start from the reduction's identity
         out[where_] = _IDENTITY[reduce](out.dtype)
-    _UFUNC[reduce].at(out, where_, values)
+    if xp is np:
+        _UFUNC[reduce].at(out, where_, values)
+    else:
+        scatter_reduce(out, where_, values, reduce)
     if reduce == "mean":
         count = xp.full(arr.shape, 1 if include_self else 0, xp.int64)
         scatter_add(count, where_, 1)

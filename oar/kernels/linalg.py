@@ -234,12 +234,12 @@ def tri_mask(shape, diagonal, lower):
 
 def tril(x, diagonal):
     xp = array_module(x, diagonal)
-    return xp.where(tri_mask(x.shape, diagonal, True), x, xp.zeros((), x.dtype))
+    return xp.where(xp.asarray(tri_mask(x.shape, diagonal, True)), x, xp.zeros((), x.dtype))
 
 
 def triu(x, diagonal):
     xp = array_module(x, diagonal)
-    return xp.where(tri_mask(x.shape, diagonal, False), x, xp.zeros((), x.dtype))
+    return xp.where(xp.asarray(tri_mask(x.shape, diagonal, False)), x, xp.zeros((), x.dtype))
 
 
 def tri_indices(row, col, offset, dtype, lower):

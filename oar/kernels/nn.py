@@ -21,8 +21,9 @@ def dropout(gen, x, p, training, mode, axis):
     if p >= 1.0:
         mask = xp.zeros(shape, x.dtype)
     else:
+        # drawn on the host from oar's generator (the same mask on every device), then where `x` lives
         draw = gen.random(shape, dtype=xp.float32 if x.dtype != xp.float64 else xp.float64)
-        mask = (draw >= p).astype(x.dtype)
+        mask = xp.asarray((draw >= p).astype(x.dtype))
         if mode == "upscale_in_train":
             mask *= xp.asarray(1.0 / keep, x.dtype)
     mask = xp.broadcast_to(mask, x.shape)
@@ -89,11 +90,11 @@ def interp_matrix(size, out, mode, align_corners, align_mode, scale, dtype):
 def resample(a, in_shape, out_size, mode, align_corners, align_mode, scales, contract):
     """Applies the per-axis matrices to the trailing dims of `a`: ``contract=1`` maps input sizes to `out_size`
     (the forward), ``contract=0`` maps them back (the gradient, the transposed matrices)."""
-    xp = array_module(a, in_shape, out_size, mode, align_corners, align_mode, scales, contract)
+    xp = array_module(a)
     nd = len(out_size)
     for k in range(nd):
         ax = a.ndim - nd + k
-        m = interp_matrix(in_shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], a.dtype)
+        m = xp.asarray(interp_matrix(in_shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], a.dtype))
         a = xp.moveaxis(xp.tensordot(a, m, axes=([ax], [contract])), -1, ax)
     return xp.ascontiguousarray(a)
 

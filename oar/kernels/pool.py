@@ -117,11 +117,12 @@ def avg_pool(x, ksize, strides, paddings, ceil_mode, exclusive):
     pads, osz = _full_pads(x.shape[2:], ksize, strides, paddings, ceil_mode)
     v = windows(pad(x, pads), ksize, strides, [1] * nd)[(slice(None),) * 2 + tuple(slice(0, o) for o in osz)]
     s = v.sum(axis=tuple(range(-nd, 0)))
-    return (s / _counts(x.shape[2:], ksize, strides, paddings, ceil_mode, exclusive, x.dtype)).astype(x.dtype)
+    counts = array_module(x).asarray(_counts(x.shape[2:], ksize, strides, paddings, ceil_mode, exclusive, x.dtype))
+    return (s / counts).astype(x.dtype)
 
 
 def avg_pool_grad(x_shape, g, ksize, strides, paddings, ceil_mode, exclusive):
-    gc = g / _counts(x_shape[2:], ksize, strides, paddings, ceil_mode, exclusive, g.dtype)
+    gc = g / array_module(g).asarray(_counts(x_shape[2:], ksize, strides, paddings, ceil_mode, exclusive, g.dtype))
     return _scatter(x_shape, ksize, strides, paddings, ceil_mode, g.dtype, lambda i, off: gc, array_module(g))
 
 
@@ -178,7 +179,7 @@ def adaptive_max_pool2d(x, output_size):
     hi, wi = _adaptive_index(h, output_size[0]), _adaptive_index(w, output_size[1])
     flat_idx = hi[:, None, :, None] * w + wi[None, :, None, :]          # (Ho, Wo, kh, kw)
     ho, wo = flat_idx.shape[:2]
-    flat_idx = flat_idx.reshape(ho, wo, -1)
+    flat_idx = xp.asarray(flat_idx.reshape(ho, wo, -1))  # (the window table is built on the host)
     vals = x.reshape(n, c, h * w)[:, :, flat_idx]                         # (N, C, Ho, Wo, K)
     arg = vals.argmax(axis=-1)
     out = xp.take_along_axis(vals, arg[..., None], axis=-1)[..., 0]
@@ -187,7 +188,7 @@ def adaptive_max_pool2d(x, output_size):
 
 
 def adaptive_max_pool2d_grad(x_shape, idx, g):
-    xp = array_module(x_shape, idx, g)
+    xp = array_module(idx, g)
     n, c = x_shape[:2]
     dx = xp.zeros((n, c, int(math.prod(x_shape[2:]))), g.dtype)
     ni, ci = xp.meshgrid(xp.arange(n), xp.arange(c), indexing="ij")

@@ -168,6 +168,8 @@ def _steps(make_opt, amp=None):
                 loss.backward()
                 opt.step()
             opt.clear_grad()
+        if FALLBACK.ran is not None:  # the optimizer calls its update kernel directly, on the device arrays
+            FALLBACK.ran.append(opt._op.name)
         return [layer.weight.detach(), layer.bias.detach()]
     return fn
 
@@ -260,3 +262,33 @@ def _converted_steps(make_opt):
 SCENARIOS += [Scenario(f"converted_step_{name}", _converted_steps(_OPTIMIZERS[name]),
                        [_R.standard_normal((6, 4)).astype("float32"), np.arange(6) % 3])
               for name in ("momentum", "adam", "sgd")]
+
+
+def _ops_with_gradient(fn):
+    """`fn(x)`'s outputs and the gradient of their weighted sum with respect to `x` (a float input)."""
+    def run(x):
+        oar.seed(29)  # (dropout draws its mask from oar's generator on the host: the same on every device)
+        x = x.detach()
+        x.stop_gradient = False
+        outs = [o for o in fn(x)]
+        rng = np.random.default_rng(17)
+        loss = None
+        for o in outs:
+            if o.dtype.kind == "f":
+                w = oar.to_tensor(rng.standard_normal(o.shape).astype(o.dtype.np))
+                loss = (o * w).sum() if loss is None else loss + (o * w).sum()
+        return outs + list(oar.grad(loss, [x]))
+    return run
+
+
+_F = oar.nn.functional
+_IMAGE = _R.standard_normal((2, 3, 6, 6)).astype("float32")
+SCENARIOS += [
+    Scenario("ops_views_and_triangles", _ops_with_gradient(lambda x: [
+        oar.unsqueeze(x, 1), oar.squeeze(x[:, :1], 1), oar.tril(x[0, 0]), oar.triu(x[0, 0], 1),
+        oar.topk(x.reshape([2, -1]), 3)[0], oar.tile(x[:, :1], [1, 2, 1, 1])]), [_IMAGE]),
+    Scenario("ops_pooling_and_resampling", _ops_with_gradient(lambda x: [
+        _F.avg_pool2d(x, 2), _F.adaptive_max_pool2d(x, 3), _F.interpolate(x, scale_factor=2, mode="bilinear"),
+        _F.interpolate(x, size=[4, 4], mode="nearest")]), [_IMAGE]),
+    Scenario("ops_dropout_train", _ops_with_gradient(lambda x: [_F.dropout(x, 0.5, training=True)]), [_IMAGE]),
+]
