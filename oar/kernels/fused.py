@@ -108,7 +108,10 @@ def conv2d(input, filter, bias, residual, pads, strides, dilations, groups, act)
 
 def conv2d_planned(runners, weight, x, filter, bias, residual, pads, strides, dilations, reuse_output, act):
     """One run of a planned fused conv: a `ConvRunner` per padding in `runners` (a plan's own dict, emptied when
-    `filter` is not the array `weight[0]` it was planned for), then the epilogue."""
+    `filter` is not the array `weight[0]` it was planned for), then the epilogue. Device arrays take the reference
+    kernel (the plans hold host buffers)."""
+    if array_module(x, filter) is not np:
+        return conv2d(x, filter, bias, residual, pads, strides, dilations, 1, act)
     if filter is not weight[0]:  # new weights (or the first run): plans are rebuilt
         runners.clear()
         weight[0] = filter

@@ -169,9 +169,11 @@ def test_jit_save_from_device_training_and_load_with_place(gpu, tmp_path):
 
 def test_predictor_enable_use_gpu(gpu, tmp_path):
     oar.set_device("cpu")
-    net = oar.nn.Sequential(oar.nn.Linear(4, 8), oar.nn.ReLU(), oar.nn.Linear(8, 2))
-    oar.jit.save(net, str(tmp_path / "net"), input_spec=[oar.static.InputSpec([None, 4], "float32", "x")])
-    x = np.random.default_rng(2).standard_normal((3, 4)).astype("float32")
+    net = oar.nn.Sequential(oar.nn.Conv2D(2, 4, 3, padding=1), oar.nn.BatchNorm2D(4), oar.nn.ReLU(),
+                            oar.nn.Flatten(), oar.nn.Linear(4 * 5 * 5, 8), oar.nn.ReLU(), oar.nn.Linear(8, 2))
+    net.eval()  # (the inference passes fold the batch norm and fuse conv + bias + relu, linear + relu)
+    oar.jit.save(net, str(tmp_path / "net"), input_spec=[oar.static.InputSpec([None, 2, 5, 5], "float32", "x")])
+    x = np.random.default_rng(2).standard_normal((3, 2, 5, 5)).astype("float32")
     outs = {}
     for gpu_on in (False, True):
         config = oar.inference.Config(str(tmp_path / "net.pdmodel"), str(tmp_path / "net.pdiparams"))
@@ -179,6 +181,7 @@ def test_predictor_enable_use_gpu(gpu, tmp_path):
             config.enable_use_gpu(8, 0)
         assert config.use_gpu() is gpu_on
         predictor = oar.inference.create_predictor(config)
+        assert {"fused_conv2d", "fused_linear"} <= {op.type for op in predictor.program.global_block().ops}
         if gpu_on:
             assert {devices.device_of(a) for a in predictor.scope.vars.values()} == {"gpu:0"}
         (out,) = predictor.run([x])
