@@ -63,14 +63,15 @@ RULES = [
     (r"oar/graph/debug_ops", r"Print$", "(print_tensor_lod|print_phase)", "OPEN: Print prints in the forward "
                                                                           "pass only; no LoD"),
     (r"oar/ir/program", r"Program\.to_string$", "(throw_on_error|with_details)", "one text form (docs/ir.md)"),
-    (r"oar/eager/tensor", r"to_tensor$", "place", "one device: the CPU"),
+    (r"oar/eager/device", r"cuda$", "blocking", "a copy to the GPU finishes before the next op reads it (one "
+                                               "CuPy stream orders them): both values give the same result"),
+    (r"oar/core/fake_device", r"FakeArray\.get$", "stream", "CuPy's signature; the fake device has no streams"),
     (r"oar/eager/engine", r"grad$", "only_inputs", "deprecated in Paddle and unread there too"),
     (r"oar/fluid/dygraph", r".*", "(place|zero_copy)", "one device, NumPy-backed tensors"),
     (r"oar/sparse/tensor", r".*", "place", "one device: the CPU"),
     (r"oar/tensor/__init__", r"fill_constant$", "force_cpu", "one device: the CPU"),
     (r"oar/amp/__init__", r"is_(b)?float16_supported$", "device", "one device: the CPU"),
-    (r"oar/device/", r"synchronize$", "device", "CPU ops are synchronous"),
-    (r"oar/nn/layer", r"Layer\.to$", "blocking", "CPU copies are synchronous"),
+    (r"oar/nn/layer", r"Layer\.to$", "blocking", "copies finish before the next op reads them"),
     (r"oar/nn/layer", r"Layer\.state_dict$", "use_hook", "OPEN: state-dict hooks"),
     (r"oar/nn/layer/norm", r"BatchNorm\.__init__$", "(in_place|do_model_average_for_mean_and_var)",
      "documented: change nothing Paddle 2.x computes"),

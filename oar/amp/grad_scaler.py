@@ -17,7 +17,9 @@ Example:
 """
 import numpy as np
 
+from ..core.devices import to_host
 from ..core.state import STATE
+from ..kernels.backend import array_module
 from ..core import capture
 
 _UNSCALED, _STEPPED = 1, 2
@@ -93,7 +95,7 @@ class GradScaler:
             if g is None:
                 continue
             a = g._data
-            if not found and not np.isfinite(a).all():
+            if not found and not array_module(a).isfinite(a).all():
                 found = True
             g._data = (a * inv).astype(a.dtype, copy=False)
             g._version += 1
@@ -207,7 +209,7 @@ class GradScaler:
             raise RuntimeError("GradScaler.load_state_dict: the state dict is empty (it was saved from a disabled "
                                "GradScaler?)")
         s = state_dict["scale"]
-        self._scale = float(np.asarray(getattr(s, "_data", s)).reshape(-1)[0])
+        self._scale = float(to_host(getattr(s, "_data", s)).reshape(-1)[0])
         self._init_loss_scaling = self._scale
         self._incr_ratio = float(state_dict["incr_ratio"])
         self._decr_ratio = float(state_dict["decr_ratio"])

@@ -18,6 +18,8 @@ import json
 
 import numpy as np
 
+from .devices import is_device_array, to_host
+
 from .safe_files import write_files
 
 DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
@@ -26,11 +28,12 @@ DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat1
 
 
 def encode(arrays, metadata=None):
-    """safetensors bytes of `arrays` (name -> ndarray: numbers, bools, bfloat16) with `metadata` (str -> str)."""
+    """safetensors bytes of `arrays` (name -> ndarray or GPU array: numbers, bools, bfloat16) with `metadata`
+    (str -> str)."""
     from safetensors.numpy import save
     out = {}
     for name, a in arrays.items():
-        a = np.asarray(a)
+        a = a if type(a) is np.ndarray else to_host(a) if is_device_array(a) else np.asarray(a)  # (GPU: a copy)
         if a.dtype.kind not in "biuf" and a.dtype.name != "bfloat16":
             raise TypeError(f"{name!r} has dtype {a.dtype}, which cannot be saved")
         if not a.flags.c_contiguous:

@@ -271,7 +271,7 @@ def is_grad_enabled():
 
 
 class CPUPlace:
-    """The CPU device. oar computes with NumPy on the CPU.
+    """The CPU: tensors held as NumPy arrays in host memory.
 
     Example:
         >>> oar.CPUPlace()
@@ -282,29 +282,75 @@ class CPUPlace:
         return "Place(cpu)"
 
     def __eq__(self, other):
-        return isinstance(other, CPUPlace)
+        return type(other) is CPUPlace
 
     def __hash__(self):
         return 0
 
+    def name(self):
+        """The device name Paddle prints: 'cpu'."""
+        return "cpu"
 
-class CUDAPlace(CPUPlace):
-    """Accepted for compatibility; oar has no GPU backend yet, so creating one raises.
+
+class CUDAPlace:
+    """GPU `idx`: tensors held as CuPy arrays in that GPU's memory. Creating one loads the GPU backend, and raises
+    a RuntimeError saying why when CuPy or a GPU is missing (`docs/gpu.md`).
 
     Example:
         >>> try:
-        ...     oar.CUDAPlace(0)
+        ...     p = oar.CUDAPlace(0)
         ... except RuntimeError as e:
-        ...     print(e)
-        oar was built without a GPU backend; use oar.CPUPlace()
+        ...     print(str(e).split(':')[0])
+        no GPU backend
     """
 
     def __init__(self, idx=0):
-        raise RuntimeError("oar was built without a GPU backend; use oar.CPUPlace()")
+        from .devices import device_count, load
+        load()
+        n = device_count()
+        if not 0 <= int(idx) < n:
+            raise ValueError(f"CUDAPlace({idx}): this machine has {n} GPU(s)")
+        self.idx = int(idx)
+
+    def get_device_id(self):
+        """The GPU's index."""
+        return self.idx
+
+    def name(self):
+        """The device name Paddle prints: 'gpu:N'."""
+        return f"gpu:{self.idx}"
+
+    def __repr__(self):
+        return f"Place(gpu:{self.idx})"
+
+    def __eq__(self, other):
+        return type(other) is CUDAPlace and other.idx == self.idx
+
+    def __hash__(self):
+        return 1 + self.idx
+
+
+def place_name(place):
+    """'cpu' or 'gpu:N' for a place given as a Place, a string ('cpu', 'gpu', 'gpu:1', 'cuda:0') or None (the
+    current device)."""
+    if place is None:
+        return STATE.device
+    if isinstance(place, (CPUPlace, CUDAPlace)):
+        return place.name()
+    text = str(place).strip().lower()
+    if text.startswith("place(") and text.endswith(")"):
+        text = text[6:-1]
+    if text == "cpu":
+        return "cpu"
+    kind, _, idx = text.partition(":")
+    if kind in ("gpu", "cuda") and (idx == "" or idx.isdigit()):
+        return CUDAPlace(int(idx or 0)).name()
+    raise ValueError(f"unknown device {place!r}: expected 'cpu', 'gpu' or 'gpu:N' (or a CPUPlace / CUDAPlace)")
 
 
 def set_device(device):
-    """Selects the device; only 'cpu' exists in this build.
+    """Selects the device new tensors are created on: 'cpu', 'gpu' or 'gpu:N'. A GPU needs CuPy and a GPU
+    (`pip install 'oar-dl[gpu]'`); without them this raises a RuntimeError saying which is missing.
 
     Example:
         >>> oar.set_device('cpu')
@@ -312,14 +358,13 @@ def set_device(device):
         >>> oar.get_device()
         'cpu'
     """
-    if not str(device).startswith("cpu"):
-        raise ValueError(f"device {device!r} is not available: oar runs on 'cpu' only in this build")
-    STATE.device = "cpu"
-    return CPUPlace()
+    name = place_name(device)
+    STATE.device = name
+    return CPUPlace() if name == "cpu" else CUDAPlace(int(name[4:]))
 
 
 def get_device():
-    """The current device name ('cpu').
+    """The current device name ('cpu' or 'gpu:N').
 
     Example:
         >>> oar.get_device()
@@ -329,10 +374,15 @@ def get_device():
 
 
 def is_compiled_with_cuda():
-    """False: this build computes on the CPU only.
+    """True when a GPU backend is installed (CuPy importable, or the test suite's fake device); whether a GPU is
+    present is `oar.device.cuda.device_count() > 0`.
 
     Example:
-        >>> oar.is_compiled_with_cuda()
-        False
+        >>> isinstance(oar.is_compiled_with_cuda(), bool)
+        True
     """
-    return False
+    import importlib.util
+    import os
+    if os.environ.get("OAR_DEVICE_BACKEND") == "fake":
+        return True
+    return importlib.util.find_spec("cupy") is not None

@@ -1,11 +1,11 @@
-"""`oar.device` (Paddle's `paddle.device`): which device computes. oar computes on the CPU with NumPy, so the
-GPU-family queries answer False / 0, and choosing another device raises a clear error.
+"""`oar.device` (Paddle's `paddle.device`): which device computes: the CPU (NumPy) or a GPU (CuPy, the optional
+extra ``oar-dl[gpu]``; `docs/gpu.md`). Choosing a GPU without CuPy or a GPU raises a clear error.
 
 Example:
     >>> paddle.device.set_device("cpu")
     Place(cpu)
-    >>> paddle.device.get_device(), paddle.device.is_compiled_with_cuda(), paddle.device.cuda.device_count()
-    ('cpu', False, 0)
+    >>> paddle.device.get_device()
+    'cpu'
 """
 from ..core.state import set_device, get_device, is_compiled_with_cuda
 from . import cuda
@@ -31,13 +31,14 @@ is_compiled_with_custom_device = _no
 
 
 def get_all_device_type():
-    """The device types this build can use: ``['cpu']``.
+    """The device types this machine can use: ``['cpu']``, plus ``'gpu'`` when a GPU backend works.
 
     Example:
-        >>> paddle.device.get_all_device_type()
-        ['cpu']
+        >>> 'cpu' in paddle.device.get_all_device_type()
+        True
     """
-    return ["cpu"]
+    from .cuda import device_count
+    return ["cpu"] + (["gpu"] if device_count() else [])
 
 
 def get_all_custom_device_type():
@@ -51,13 +52,14 @@ def get_all_custom_device_type():
 
 
 def get_available_device():
-    """The devices that can be chosen: ``['cpu']``.
+    """The devices that can be chosen: ``'cpu'`` and ``'gpu:N'`` for each GPU.
 
     Example:
-        >>> paddle.device.get_available_device()
-        ['cpu']
+        >>> 'cpu' in paddle.device.get_available_device()
+        True
     """
-    return ["cpu"]
+    from .cuda import device_count
+    return ["cpu"] + [f"gpu:{i}" for i in range(device_count())]
 
 
 def get_available_custom_device():
@@ -81,9 +83,9 @@ def get_cudnn_version():
 
 
 def synchronize(device=None):
-    """Nothing to wait for: CPU work is done when the call returns.
+    """Waits for the GPU's queued work (CPU work is done when its call returns).
 
     Example:
         >>> paddle.device.synchronize()
     """
-    return None
+    cuda.synchronize(device)

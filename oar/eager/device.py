@@ -1,49 +1,73 @@
 """Eager Tensor methods about memory and placement: cpu/cuda/to, contiguity and strides, element_size,
-retain_grads, `data`, iteration. oar keeps every tensor in CPU memory as a NumPy array."""
+retain_grads, `data`, iteration. A tensor's array is a NumPy array in host memory, or on a GPU a CuPy array."""
 import numpy as np
 
+from ..core.devices import device_of, place_array
+from ..core.state import CPUPlace, CUDAPlace, place_name
+
+
+
+def _moved(self, place):
+    """`self` on `place` ('cpu' / 'gpu:N'): itself when it is there already (and for static Variables, which
+    have no placement), otherwise a copy on the gradient path."""
+    if not hasattr(self, "_data") or device_of(self._data) == place:
+        return self
+    from ..ops.creation import memcpy
+    return memcpy(self, place)
 
 
 def cpu(self):
-    """The tensor itself: oar tensors live in CPU memory.
+    """The tensor in host memory (itself when it is there already).
 
     Example:
         >>> x = oar.ones([2])
         >>> x.cpu() is x
         True
     """
-    return self
+    return _moved(self, "cpu")
 
 
 def cuda(self, device_id=None, blocking=True):
-    """Raises: oar runs on a CPU only."""
-    raise RuntimeError("Tensor.cuda(): oar is a CPU-only framework (no CUDA device); keep tensors on the CPU")
+    """The tensor on GPU `device_id` (default 0); raises a RuntimeError when there is no GPU backend
+    (`docs/gpu.md`). Copies are synchronous with respect to later ops, so `blocking` changes nothing.
+
+    Example:
+        >>> try:
+        ...     oar.ones([2]).cuda()
+        ... except RuntimeError as e:
+        ...     print(str(e).split(':')[0])
+        no GPU backend
+    """
+    return _moved(self, place_name(f"gpu:{0 if device_id is None else int(device_id)}"))
 
 
 def to(self, *args, **kwargs):
-    """Converts dtype and/or place: ``x.to('float64')``, ``x.to('cpu')``, ``x.to('cpu', 'float64')``,
-    ``x.to(other_tensor)``. GPU places raise, as oar runs on a CPU.
+    """Converts dtype and/or place: ``x.to('float64')``, ``x.to('gpu')``, ``x.to('cpu', 'float64')``,
+    ``x.to(oar.CUDAPlace(0))``, ``x.to(other_tensor)`` (its dtype).
 
     Example:
         >>> oar.ones([2]).to('float64').dtype == oar.float64
         True
+        >>> oar.ones([2]).to('cpu').place
+        Place(cpu)
     """
-    dtype = kwargs.get("dtype")
+    dtype, place = kwargs.get("dtype"), None
     for a in list(args) + [kwargs.get("device")]:
         if a is None or isinstance(a, bool):
             continue
         if hasattr(a, "_data"):
             dtype = a.dtype
-        elif isinstance(a, str) and (a.startswith("gpu") or a.startswith("cuda") or a.startswith("xpu")):
-            raise RuntimeError(f"Tensor.to({a!r}): oar is a CPU-only framework")
-        elif isinstance(a, str) and a.startswith("cpu"):
-            continue
+        elif isinstance(a, (CPUPlace, CUDAPlace)) or isinstance(a, str) and a.split(":")[0].lower() in _DEVICES:
+            place = place_name(a)
         elif type(a).__name__.endswith("Place"):
-            if type(a).__name__ != "CPUPlace":
-                raise RuntimeError(f"Tensor.to({a!r}): oar is a CPU-only framework")
+            raise ValueError(f"Tensor.to({a!r}): oar places are CPUPlace and CUDAPlace")
         else:
             dtype = a
-    return self if dtype is None else self.astype(dtype)
+    out = self if place is None else _moved(self, place)
+    return out if dtype is None else out.astype(dtype)
+
+
+_DEVICES = ("cpu", "gpu", "cuda", "xpu", "npu")
 
 
 def contiguous(self):
@@ -53,7 +77,7 @@ def contiguous(self):
         >>> oar.ones([2, 3]).contiguous().is_contiguous()
         True
     """
-    if not hasattr(self, "_data") or self._data.flags["C_CONTIGUOUS"]:  # static Variables have no layout
+    if not hasattr(self, "_data") or self._data.flags.c_contiguous:  # static Variables have no layout
         return self
     from ..ops.creation import assign
     return assign(self)
@@ -61,7 +85,7 @@ def contiguous(self):
 
 def is_contiguous(self):
     """Whether the values are laid out C-contiguously."""
-    return bool(self._data.flags["C_CONTIGUOUS"])
+    return bool(self._data.flags.c_contiguous)
 
 
 def strides(self):
@@ -112,6 +136,8 @@ def _data_get(self):
 
 def _data_set(self, value):
     a = value._data if hasattr(value, "_data") else np.asarray(value)
+    if device_of(a) != device_of(self._data):
+        a = place_array(a, device_of(self._data))
     self._data = a.astype(self._data.dtype, copy=False) if a.dtype != self._data.dtype else a
     self._version += 1
 

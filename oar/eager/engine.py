@@ -1,7 +1,7 @@
 """The eager autograd walk: visit recorded nodes in reverse topological order and call each op's gradient rule."""
 import threading
 
-import numpy as np
+from ..kernels.backend import array_module
 
 from ..core.state import mode, no_grad, enable_grad
 from ..ops import registry
@@ -254,10 +254,10 @@ def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
         if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
-            out.append(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)))
+            out.append(Tensor._wrap(array_module(t._data).ones(t._data.shape, t._data.dtype)))
             continue
         if not isinstance(g, Tensor):
-            g = Tensor(np.asarray(g, dtype=t._data.dtype))
+            g = Tensor(array_module(t._data).asarray(g, dtype=t._data.dtype))
         if g.shape != t.shape:
             raise ValueError(f"grad_tensor of shape {g.shape} does not match the tensor's shape {t.shape}")
         out.append(g)

@@ -3,6 +3,8 @@ values, floats with 8 decimals (``1.50000000``) unless integral (``1.``), padded
 ``...`` above `threshold` elements."""
 import numpy as np
 
+from ..core.devices import to_host
+
 OPTIONS = {"precision": 8, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": False}
 
 
@@ -76,4 +78,4 @@ def format_values(a, indent):
 def tensor_repr(t, prefix="Tensor"):
     indent = len(prefix) + 1
     return (f"{prefix}(shape={t.shape}, dtype={t.dtype.name}, place={t.place}, stop_gradient={t.stop_gradient},\n"
-            f"{' ' * indent}{format_values(t._data, indent)})")
+            f"{' ' * indent}{format_values(to_host(t._data), indent)})")

@@ -4,7 +4,8 @@ import itertools
 import numpy as np
 
 from ..core import dtype as D
-from ..core.state import mode
+from ..core.state import mode, place_name, get_device as mode_device, CPUPlace, CUDAPlace
+from ..core.devices import device_of, is_device_array, place_array, to_host
 from ..kernels import elementwise as elementwise_kernels
 from ..ops import registry
 from ..core.tensor_methods import TensorMethods
@@ -64,7 +65,7 @@ class Tensor(TensorMethods):
     def _wrap(cls, a):
         """Wraps a kernel result (fast path: no checks, no copy)."""
         t = object.__new__(Tensor)
-        t._data = a if type(a) is np.ndarray else np.asarray(a)
+        t._data = a if type(a) is np.ndarray or is_device_array(a) else np.asarray(a)
         t.stop_gradient = True
         t._grad = t._node = t._name = t._hooks = None
         t._vc = [0, False]
@@ -104,8 +105,9 @@ class Tensor(TensorMethods):
 
     @property
     def place(self):
-        from ..core.state import CPUPlace
-        return CPUPlace()
+        """Where the values live: ``CPUPlace()`` (a NumPy array) or ``CUDAPlace(n)`` (a CuPy array on GPU n)."""
+        name = device_of(self._data)
+        return CPUPlace() if name == "cpu" else CUDAPlace(int(name[4:]))
 
     @property
     def is_leaf(self):
@@ -133,12 +135,14 @@ class Tensor(TensorMethods):
         """
         if OBSERVE is not None:
             OBSERVE(self, "numpy", self._data)
-        return self._data.copy()
+        a = self._data
+        return a.copy() if type(a) is np.ndarray else to_host(a)  # a device array is copied to the host
 
     def __array__(self, dtype=None, copy=None):
         if OBSERVE is not None:
             OBSERVE(self, "numpy", self._data)
-        return self._data if dtype is None else self._data.astype(dtype)
+        a = self._data if type(self._data) is np.ndarray else to_host(self._data)
+        return a if dtype is None else a.astype(dtype)
 
     def tolist(self):
         if OBSERVE is not None:
@@ -237,7 +241,7 @@ class Tensor(TensorMethods):
             >>> float(x.gradient())
             500.0
         """
-        return None if self._grad is None else self._grad._data.copy()
+        return None if self._grad is None else to_host(self._grad._data)
 
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
@@ -262,12 +266,12 @@ class Tensor(TensorMethods):
 
     def set_value(self, value):
         """Replaces the values in place (same shape); used by optimizers and state loading."""
-        a = np.asarray(value._data if isinstance(value, Tensor) else value)
+        a = place_array(value._data if isinstance(value, Tensor) else value, device_of(self._data))
         if OBSERVE is not None:  # a trace binds the tensor before it changes (it replays or refuses the write)
             OBSERVE(self, "write", None)
         if list(a.shape) != list(self._data.shape):
             raise ValueError(f"set_value: shape {list(a.shape)} does not match the tensor's {self.shape}")
-        if self._vc[1] and self._data.flags.writeable:  # views share the memory: write into it (Paddle)
+        if self._vc[1] and getattr(self._data.flags, "writeable", True):  # views share memory: write into it
             self._data[...] = a
         else:
             self._data = a.astype(self._data.dtype, copy=False)
@@ -287,7 +291,7 @@ class Tensor(TensorMethods):
             else out._data
         node = out._node
         through = self._vc[1] and new.shape == old_data.shape and new.dtype == old_data.dtype and \
-            old_data.flags.writeable
+            getattr(old_data.flags, "writeable", True)
         reads_self = node is not None and node.saved is not None and any(t is self for t in node.saved)
         if through:
             if reads_self:
@@ -333,6 +337,9 @@ class Parameter(Tensor):
         return registry.STATIC.global_block()
 
     def __init__(self, data, name=None, trainable=True):
+        device = mode_device()
+        if device != "cpu":  # made on the current device, as Paddle's parameters are (`oar.set_device`)
+            data = place_array(data, device)
         super().__init__(data, stop_gradient=not trainable, name=name)
         self.trainable = trainable
         self.persistable = True
@@ -371,7 +378,8 @@ def _static_to_tensor(data, dtype, stop_gradient):
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
-    """Makes a Tensor from a Python scalar, (nested) list, NumPy array or Tensor.
+    """Makes a Tensor from a Python scalar, (nested) list, NumPy array or Tensor, on `place` (a `CPUPlace`,
+    `CUDAPlace`, or 'cpu' / 'gpu' / 'gpu:N'; None: the device `oar.set_device` chose).
 
     Python floats become the default dtype (float32); integers int64; an explicit `dtype` wins.
 
@@ -397,6 +405,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if OBSERVE is not None:
             OBSERVE(data, "numpy", data._data)
         a = data._data
+    elif is_device_array(data):
+        a = data
     elif hasattr(data, "_static_value_error"):
         data._static_value_error("to_tensor")
     else:
@@ -420,7 +430,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
                 raise TypeError("to_tensor: strings are not supported")
     if dtype is not None:
         a = a.astype(D.np_dtype(dtype), copy=False)
-    if isinstance(data, Tensor) or a is data:
+    name = place_name(place)
+    if name != device_of(a):
+        a = place_array(a, name)  # a copy
+    elif isinstance(data, Tensor) or a is data:
         a = a.copy()
     return Tensor(a, stop_gradient=stop_gradient)
 

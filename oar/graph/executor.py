@@ -25,6 +25,8 @@ import itertools
 
 import numpy as np
 
+from ..core.devices import RUNTIME as _DEVICE, is_device_array
+
 from ..core.info import FLAGS
 from ..ops.registry import REGISTRY, check_finite
 from . import budget, feeders, liveness
@@ -98,7 +100,7 @@ class BlockCompiler:
             if d.lower is not None:
                 fn = d.lower(self, op)
             else:
-                fn = budget.guard(d, functools.partial(d.impl, **op.attrs) if op.attrs else d.impl, op)
+                fn = budget.guard(d, _kernel(d, op.attrs), op)
             if self.check_nan_inf and d.lower is None:
                 fn = _finite_guard(d.name, fn)
             kname = f"k{k}"
@@ -113,8 +115,7 @@ class BlockCompiler:
                 outs = [("_" if n in fed else local(n)) for n in op.output_names()]
                 env[kname] = fn
                 if held.on and d.lower is None:  # marked ops check their output on top of what is held
-                    env[kname] = budget.guard(d, functools.partial(d.impl, **op.attrs) if op.attrs else d.impl, op,
-                                              held.budget)
+                    env[kname] = budget.guard(d, _kernel(d, op.attrs), op, held.budget)
                     args = ["_held"] + args
                 held.before([n for n in op.output_names() if n not in fed], local)
                 if d.lower is not None or d.multi_out:
@@ -332,7 +333,7 @@ class Compiled:
         for i, (a, (name, npdt, shape, strict)) in enumerate(zip(vals, self.checks)):
             if type(a) is not np.ndarray:
                 a = getattr(a, "_data", a)
-                if type(a) is not np.ndarray:
+                if type(a) is not np.ndarray and not is_device_array(a):
                     a = np.asarray(a, dtype=npdt if not isinstance(a, np.generic) else None)
                 vals[i] = a
             if strict:
@@ -421,7 +422,8 @@ class Compiled:
                 sc = (scope if scope is not None else global_scope()).vars
             for name, a in zip(self.writes, outs[nf:]):
                 t = sc.get(name)
-                if type(getattr(t, "_data", None)) is np.ndarray:  # a live Tensor: it takes the new array
+                held = getattr(t, "_data", None)
+                if type(held) is np.ndarray or is_device_array(held):  # a live Tensor: it takes the new array
                     if a is not t._data:  # (an in-place update hands back the array it was given)
                         t._data = _owned(a)
                     t._version += 1
@@ -449,7 +451,7 @@ def _owned(a):
     """`a` as an ndarray the caller may modify: constants folded at compile time (and views of them) are
     read-only and shared by every run, so they are handed out as copies."""
     if type(a) is not np.ndarray:
-        return np.asarray(a)
+        return a if is_device_array(a) else np.asarray(a)
     return a if a.flags.writeable else a.copy()
 
 
@@ -590,3 +592,15 @@ class Executor:
 
     def close(self):
         pass
+
+
+def _kernel(d, attrs):
+    """The kernel call of op `d` in a plan. While a GPU backend is loaded it is placed by its inputs as an eager
+    op is, except that host values (fed arrays, folded constants) join the device of the others."""
+    if not _DEVICE.types:
+        return functools.partial(d.impl, **attrs) if attrs else d.impl
+    from ..ops.device import run
+
+    def kernel(*arrays):
+        return run(d, arrays, attrs, host_joins=True)
+    return kernel

@@ -3,6 +3,8 @@ import enum
 import os
 import warnings
 
+import numpy as np
+
 from ..graph.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
 
 
@@ -53,6 +55,7 @@ class Config:
         self.memory_optim = False
         self.ir_debug = False
         self.ort = False            # run the exported program in ONNX Runtime (`enable_onnxruntime`)
+        self.gpu_id = None          # run the native executor on this GPU (`enable_use_gpu`)
         self.ort_optimization = False
         self.glog_info = True
         self.cpu_threads = 1
@@ -189,13 +192,42 @@ class Config:
         return [n for n in names if n not in self.deleted_passes]
 
     def disable_gpu(self):
-        pass
+        """Runs the predictor on the CPU (the default)."""
+        self.gpu_id = None
 
     def use_gpu(self):
-        return False
+        """Whether `enable_use_gpu` chose a GPU."""
+        return self.gpu_id is not None
+
+    def gpu_device_id(self):
+        """The GPU the predictor runs on (0 when none was chosen, as Paddle answers)."""
+        return self.gpu_id or 0
 
     def enable_use_gpu(self, memory_pool_init_size_mb=100, device_id=0, precision_mode=None):
-        raise RuntimeError("oar's predictor runs on the CPU only")
+        """Runs the predictor's native executor on GPU `device_id` (CuPy; `docs/gpu.md`): the weights are copied
+        there once, inputs go there and outputs come back at each run. `memory_pool_init_size_mb` MiB are reserved
+        in the GPU memory pool now (it grows on demand beyond). Only float32 programs are supported as saved:
+        `precision_mode` must be None or float32. Raises a RuntimeError when there is no GPU backend.
+
+        Example:
+            >>> try:
+            ...     oar.inference.Config('model/net').enable_use_gpu(100, 0)
+            ... except RuntimeError as e:
+            ...     print(str(e).split(':')[0])
+            no GPU backend
+        """
+        if precision_mode is not None and "32" not in str(precision_mode) and "Float32" not in str(precision_mode):
+            raise ValueError(f"enable_use_gpu(precision_mode={precision_mode!r}): oar's predictor runs programs in "
+                             "the precision they were saved in (float32); convert the model first")
+        from ..core.devices import load, to_device
+        from ..core.state import CUDAPlace
+        CUDAPlace(device_id)  # raises without CuPy, a GPU, or that GPU
+        if memory_pool_init_size_mb:  # reserve: the pool keeps a freed block for later arrays
+            with_device = to_device(np.zeros(0, np.uint8), int(device_id))
+            del with_device
+            block = load().xp.empty(int(memory_pool_init_size_mb) << 20, dtype=np.uint8)
+            del block
+        self.gpu_id = int(device_id)
 
     def enable_mkldnn(self):
         """Accepted for Paddle compatibility: oar has no oneDNN backend, its CPU kernels are NumPy/OpenBLAS (and

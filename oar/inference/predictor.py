@@ -10,6 +10,7 @@ from ..kernels.threads import set_blas_threads
 from ..graph.budget import applied, naming_source, swap
 from ..graph.executor import Compiled
 from ..graph.scope import Scope
+from ..core.devices import to_device, to_host
 
 
 class Tensor:
@@ -135,6 +136,12 @@ class Predictor:
         self._in_names = [i["name"] for i in self.inputs]
         self._out_names = [o["name"] for o in self.outputs]
         self.backend, self._compiled = "native", None
+        self._gpu = config.gpu_id
+        if self._gpu is not None and shared is None:  # the weights go to the GPU once
+            if config.ort:
+                raise ValueError("Config: enable_use_gpu() and enable_onnxruntime() exclude each other; oar runs "
+                                 "ONNX Runtime on the CPU")
+            self.scope = Scope({n: to_device(getattr(a, "_data", a), self._gpu) for n, a in self.scope.vars.items()})
         if config.ort:
             from .ort_backend import ort_runner
             self._compiled = ort_runner(self.program, self.inputs, self.outputs, config, self.scope)
@@ -145,6 +152,8 @@ class Predictor:
         runner = getattr(self._compiled, "bound_runner", None)
         runner = runner(self.scope, self._converted) if runner is not None else None
         self._run_values = runner or (lambda vals: self._compiled.run_values(self._converted(vals), self.scope))
+        if self._gpu is not None:  # inputs checked on the host, then to the GPU; outputs back to the host
+            self._run_values = self._through_gpu
         self._copy_views = config.memory_optim and self.backend == "native"
         self._in = {i["name"]: Tensor(i["name"], i) for i in self.inputs}
         self._out = {o["name"]: Tensor(o["name"], o) for o in self.outputs}
@@ -224,7 +233,14 @@ class Predictor:
             self._out[n]._set_output(a)
         return True
 
+    def _through_gpu(self, values):
+        on_gpu = [to_device(a, self._gpu) for a in self._converted(values)]
+        return [to_host(a) for a in self._compiled.run_values(on_gpu, self.scope)]
+
     def _run_feed(self, feed):
+        if self._gpu is not None:
+            feed = {n: to_device(a, self._gpu) for n, a in feed.items()}
+            return [to_host(a) for a in self._compiled.run(feed, self.scope)]
         return self._compiled.run(feed, self.scope)
 
     def _run(self, fn, arg):

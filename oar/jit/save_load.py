@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 
 from ..core import safetensors_file
+from ..core.devices import device_of, place_array
+from ..core.state import place_name
 from ..core.safe_files import committed_listing, committed_path
 from ..passes.dead_code import dead_code_elimination
 from ..graph.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_LOOP_ITERATIONS, Budget
@@ -336,7 +338,7 @@ def _committed_glob(path, suffix):
     return sorted(found)
 
 
-def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP_ITERATIONS, **configs):
+def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP_ITERATIONS, place=None, **configs):
     """Loads a model saved by `oar.jit.save` as a `TranslatedLayer` (predicts and fine-tunes).
 
     Raises ValueError naming the file when a file is missing, truncated, corrupted, inconsistent or over the
@@ -349,6 +351,8 @@ def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP
             model runs, and the most all its constants may take together. Weights do not count.
         max_loop_iterations: the most iterations one run of a ``while`` loop of the model may make (default
             10,000,000; None: no limit); more raise RuntimeError.
+        place: where the weights go: 'cpu', 'gpu', 'gpu:N', a CPUPlace or CUDAPlace (None: the current device,
+            `oar.set_device`).
         configs: Paddle's ``model_filename`` (then `path` is the model's directory) and ``params_filename``
             (must be that model's ``.pdiparams``); any other name raises ValueError.
 
@@ -370,7 +374,12 @@ def load(path, max_bytes=DEFAULT_MAX_BYTES, max_loop_iterations=DEFAULT_MAX_LOOP
     budget = Budget(max_bytes, max_loop_iterations)
     records, weights = _read_methods(path, methods, budget)
     budgets = {m: budget.with_source(file_names(path, m)[0]) for m in records}
-    return TranslatedLayer(records, weights, _read_info(path, records, budget), budgets)
+    layer = TranslatedLayer(records, weights, _read_info(path, records, budget), budgets)
+    target = place_name(place)
+    for t in list(layer.parameters()) + list(layer.buffers()):
+        if device_of(t._data) != target:
+            t._data = place_array(t._data, target)
+    return layer
 
 
 def _load_prefix(path, configs):

@@ -3,15 +3,16 @@
 ops in `oar/ops/nn/activation.py`."""
 import math
 
-import numpy as np
 
 from .elementwise import erf, sigmoid
+from .backend import array_module
 
 SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
 
 def relu(x):
-    return np.maximum(x, 0)
+    xp = array_module(x)
+    return xp.maximum(x, 0)
 
 
 def relu_grad(x, out, g):
@@ -19,7 +20,8 @@ def relu_grad(x, out, g):
 
 
 def relu6(x):
-    return np.clip(x, 0, 6)
+    xp = array_module(x)
+    return xp.clip(x, 0, 6)
 
 
 def relu6_grad(x, out, g):
@@ -27,19 +29,23 @@ def relu6_grad(x, out, g):
 
 
 def leaky_relu(x, alpha):
-    return np.where(x > 0, x, x * alpha)
+    xp = array_module(x, alpha)
+    return xp.where(x > 0, x, x * alpha)
 
 
 def leaky_relu_grad(x, out, g, alpha):
-    return np.where(x > 0, g, g * alpha)
+    xp = array_module(x, out, g, alpha)
+    return xp.where(x > 0, g, g * alpha)
 
 
 def elu(x, alpha):
-    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+    xp = array_module(x, alpha)
+    return xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0)))
 
 
 def elu_grad(x, out, g, alpha):
-    return np.where(x > 0, g, g * alpha * np.exp(np.minimum(x, 0)))
+    xp = array_module(x, out, g, alpha)
+    return xp.where(x > 0, g, g * alpha * xp.exp(xp.minimum(x, 0)))
 
 
 def selu(x, scale, alpha):
@@ -47,21 +53,24 @@ def selu(x, scale, alpha):
 
 
 def selu_grad(x, out, g, scale, alpha):
-    return g * scale * np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0)))
+    xp = array_module(x, out, g, scale, alpha)
+    return g * scale * xp.where(x > 0, 1.0, alpha * xp.exp(xp.minimum(x, 0)))
 
 
 def gelu(x, approximate):
+    xp = array_module(x, approximate)
     if approximate:
-        return 0.5 * x * (1 + np.tanh(SQRT_2_PI * (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1 + xp.tanh(SQRT_2_PI * (x + 0.044715 * x ** 3)))
     return 0.5 * x * (1 + erf(x / math.sqrt(2.0)))
 
 
 def gelu_grad(x, out, g, approximate):
+    xp = array_module(x, out, g, approximate)
     if approximate:
-        t = np.tanh(SQRT_2_PI * (x + 0.044715 * x ** 3))
+        t = xp.tanh(SQRT_2_PI * (x + 0.044715 * x ** 3))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
     cdf = 0.5 * (1 + erf(x / math.sqrt(2.0)))
-    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+    return g * (cdf + x * xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
 
 
 def swish(x, beta):
@@ -82,33 +91,40 @@ def silu_grad(x, out, g):
 
 
 def softplus(x, beta, threshold):
+    xp = array_module(x, beta, threshold)
     bx = x * beta
-    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+    return xp.where(bx > threshold, x, xp.logaddexp(0, bx) / beta)
 
 
 def softplus_grad(x, out, g, beta, threshold):
-    return g * np.where(x * beta > threshold, 1.0, sigmoid(x * beta))
+    xp = array_module(x, out, g, beta, threshold)
+    return g * xp.where(x * beta > threshold, 1.0, sigmoid(x * beta))
 
 
 def mish(x, threshold):
-    return x * np.tanh(softplus(x, 1.0, threshold))
+    xp = array_module(x, threshold)
+    return x * xp.tanh(softplus(x, 1.0, threshold))
 
 
 def mish_grad(x, out, g, threshold):
-    t = np.tanh(softplus(x, 1.0, threshold))
+    xp = array_module(x, out, g, threshold)
+    t = xp.tanh(softplus(x, 1.0, threshold))
     return g * (t + x * (1 - t * t) * sigmoid(x))
 
 
 def hardswish(x):
-    return x * np.clip(x + 3, 0, 6) / 6
+    xp = array_module(x)
+    return x * xp.clip(x + 3, 0, 6) / 6
 
 
 def hardswish_grad(x, out, g):
-    return g * np.where(x < -3, 0.0, np.where(x > 3, 1.0, (2 * x + 3) / 6))
+    xp = array_module(x, out, g)
+    return g * xp.where(x < -3, 0.0, xp.where(x > 3, 1.0, (2 * x + 3) / 6))
 
 
 def hardsigmoid(x, slope, offset):
-    return np.clip(x * slope + offset, 0, 1)
+    xp = array_module(x, slope, offset)
+    return xp.clip(x * slope + offset, 0, 1)
 
 
 def hardsigmoid_grad(x, out, g, slope, offset):
@@ -116,7 +132,8 @@ def hardsigmoid_grad(x, out, g, slope, offset):
 
 
 def hardtanh(x, min, max):
-    return np.clip(x, min, max)
+    xp = array_module(x, min, max)
+    return xp.clip(x, min, max)
 
 
 def hardtanh_grad(x, out, g, min, max):
@@ -124,15 +141,18 @@ def hardtanh_grad(x, out, g, min, max):
 
 
 def softsign(x):
-    return x / (1 + np.abs(x))
+    xp = array_module(x)
+    return x / (1 + xp.abs(x))
 
 
 def softsign_grad(x, out, g):
-    return g / (1 + np.abs(x)) ** 2
+    xp = array_module(x, out, g)
+    return g / (1 + xp.abs(x)) ** 2
 
 
 def log_sigmoid(x):
-    return -np.logaddexp(0, -x)
+    xp = array_module(x)
+    return -xp.logaddexp(0, -x)
 
 
 def log_sigmoid_grad(x, out, g):
@@ -140,15 +160,18 @@ def log_sigmoid_grad(x, out, g):
 
 
 def tanh_shrink(x):
-    return x - np.tanh(x)
+    xp = array_module(x)
+    return x - xp.tanh(x)
 
 
 def tanh_shrink_grad(x, out, g):
-    return g * np.tanh(x) ** 2
+    xp = array_module(x, out, g)
+    return g * xp.tanh(x) ** 2
 
 
 def thresholded_relu(x, threshold):
-    return np.where(x > threshold, x, 0)
+    xp = array_module(x, threshold)
+    return xp.where(x > threshold, x, 0)
 
 
 def thresholded_relu_grad(x, out, g, threshold):
@@ -156,7 +179,8 @@ def thresholded_relu_grad(x, out, g, threshold):
 
 
 def softmax(x, axis):
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    xp = array_module(x, axis)
+    e = xp.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -165,12 +189,14 @@ def softmax_grad(x, out, g, axis):
 
 
 def log_softmax(x, axis):
+    xp = array_module(x, axis)
     s = x - x.max(axis=axis, keepdims=True)
-    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+    return s - xp.log(xp.exp(s).sum(axis=axis, keepdims=True))
 
 
 def log_softmax_grad(x, out, g, axis):
-    return g - np.exp(out) * g.sum(axis=axis, keepdims=True)
+    xp = array_module(x, out, g, axis)
+    return g - xp.exp(out) * g.sum(axis=axis, keepdims=True)
 
 
 def prelu_weight(x, w, data_format):
@@ -183,13 +209,15 @@ def prelu_weight(x, w, data_format):
 
 
 def prelu(x, w, data_format):
-    return np.where(x > 0, x, x * prelu_weight(x, w, data_format)).astype(x.dtype)
+    xp = array_module(x, w, data_format)
+    return xp.where(x > 0, x, x * prelu_weight(x, w, data_format)).astype(x.dtype)
 
 
 def prelu_grad(x, w, g, data_format):
     """(dx, dw)."""
-    dx = np.where(x > 0, g, g * prelu_weight(x, w, data_format))
-    dw_full = np.where(x > 0, 0, g * x)
+    xp = array_module(x, w, g, data_format)
+    dx = xp.where(x > 0, g, g * prelu_weight(x, w, data_format))
+    dw_full = xp.where(x > 0, 0, g * x)
     if w.size == 1:
         dw = dw_full.sum().reshape(w.shape)
     else:
@@ -200,4 +228,5 @@ def prelu_grad(x, w, g, data_format):
 
 def cast_like(out, like):
     """`out` (an array or a scalar) in `like`'s dtype, without a copy when it already is."""
-    return np.asarray(out).astype(like.dtype, copy=False)
+    xp = array_module(out, like)
+    return xp.asarray(out).astype(like.dtype, copy=False)

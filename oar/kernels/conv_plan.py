@@ -40,7 +40,7 @@ class _ShapePlan:
         self.oh, self.ow = out_sizes((h, w), runner.ksize, runner.strides, runner.paddings, runner.dilations)
         self.n, self.c, self.h, self.w, self.pt, self.pl = n, c, h, w, pt, pl
         self.padded = (pt or pb or pl or pr)
-        self.xp = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype) if self.padded else None
+        self.xpad = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype) if self.padded else None
         self.xh = None
         self.cols = None
         self.colsh = None
@@ -97,8 +97,8 @@ class ConvRunner:
     def _padded(self, plan, x):
         if not plan.padded:
             return x
-        plan.xp[:, :, plan.pt:plan.pt + plan.h, plan.pl:plan.pl + plan.w] = x
-        return plan.xp
+        plan.xpad[:, :, plan.pt:plan.pt + plan.h, plan.pl:plan.pl + plan.w] = x
+        return plan.xpad
 
     def _offsets(self, plan, src, dst, channels_last):
         """Copies the input under each kernel offset into `dst` (``(N, C, kh, kw, OH, OW)`` or channels last)."""

@@ -7,35 +7,67 @@ import math
 import numpy as np
 
 from ..core import dtype as D
+from .backend import array_module, special, ufunc_kernel
 
-add, subtract, multiply = np.add, np.subtract, np.multiply
-floor_divide, remainder, power = np.floor_divide, np.mod, np.power
-maximum, minimum, fmax, fmin, atan2 = np.maximum, np.minimum, np.fmax, np.fmin, np.arctan2
+add = ufunc_kernel("add")
+subtract = ufunc_kernel("subtract")
+multiply = ufunc_kernel("multiply")
+floor_divide = ufunc_kernel("floor_divide")
+remainder = ufunc_kernel("mod")
+power = ufunc_kernel("power")
+maximum = ufunc_kernel("maximum")
+minimum = ufunc_kernel("minimum")
+fmax = ufunc_kernel("fmax")
+fmin = ufunc_kernel("fmin")
+atan2 = ufunc_kernel("arctan2")
 
 
 def copysign(x, y):
     """|x| with the sign of y: IEEE copysign for floats (``-0.0`` counts as negative); integers keep their dtype
     (a negative y negates |x|) and booleans pass x through, as Paddle's kernel does."""
+    xp = array_module(x, y)
     if x.dtype.kind == "b":
-        return np.broadcast_to(x, np.broadcast_shapes(x.shape, y.shape)).copy()
+        return xp.broadcast_to(x, xp.broadcast_shapes(x.shape, y.shape)).copy()
     if x.dtype.kind in "iu":
-        return np.where(y < 0, -np.abs(x), np.abs(x)).astype(x.dtype, copy=False)
-    return np.copysign(x, y).astype(x.dtype, copy=False)
-negative, exp, expm1, log, log2, log10, log1p = np.negative, np.exp, np.expm1, np.log, np.log2, np.log10, np.log1p
-sqrt, square, abs, sign = np.sqrt, np.square, np.abs, np.sign
-sin, cos, tan, asin, acos, atan = np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan
-sinh, cosh, tanh = np.sinh, np.cosh, np.tanh
-floor, ceil, trunc, reciprocal = np.floor, np.ceil, np.trunc, np.reciprocal
-isnan, isinf, isfinite = np.isnan, np.isinf, np.isfinite
+        return xp.where(y < 0, -xp.abs(x), xp.abs(x)).astype(x.dtype, copy=False)
+    return xp.copysign(x, y).astype(x.dtype, copy=False)
+negative = ufunc_kernel("negative")
+exp = ufunc_kernel("exp")
+expm1 = ufunc_kernel("expm1")
+log = ufunc_kernel("log")
+log2 = ufunc_kernel("log2")
+log10 = ufunc_kernel("log10")
+log1p = ufunc_kernel("log1p")
+sqrt = ufunc_kernel("sqrt")
+square = ufunc_kernel("square")
+abs = ufunc_kernel("abs")
+sign = ufunc_kernel("sign")
+sin = ufunc_kernel("sin")
+cos = ufunc_kernel("cos")
+tan = ufunc_kernel("tan")
+asin = ufunc_kernel("arcsin")
+acos = ufunc_kernel("arccos")
+atan = ufunc_kernel("arctan")
+sinh = ufunc_kernel("sinh")
+cosh = ufunc_kernel("cosh")
+tanh = ufunc_kernel("tanh")
+floor = ufunc_kernel("floor")
+ceil = ufunc_kernel("ceil")
+trunc = ufunc_kernel("trunc")
+reciprocal = ufunc_kernel("reciprocal")
+isnan = ufunc_kernel("isnan")
+isinf = ufunc_kernel("isinf")
+isfinite = ufunc_kernel("isfinite")
 
 
 def reduce_as(g, x):
     """Sums `g` down to the shape of `x` (the adjoint of broadcasting)."""
+    xp = array_module(g, x)
     if g.shape == x.shape:  # static programs cannot always prove this at build time
         return g
     nd = g.ndim - x.ndim
     if g.shape[nd:] == x.shape:  # only leading dims were added (a bias): one plain sum
-        return np.add.reduce(g, axis=tuple(range(nd)))
+        return xp.add.reduce(g, axis=tuple(range(nd)))
     axes = tuple(range(nd)) + tuple(i + nd for i, (a, b) in enumerate(zip(x.shape, g.shape[nd:])) if a == 1 != b)
     r = g.sum(axis=axes, keepdims=True) if axes else g
     return r.reshape(x.shape)
@@ -43,9 +75,10 @@ def reduce_as(g, x):
 
 def expand_as(x, y):
     """`x` broadcast to the shape of `y`."""
+    xp = array_module(x, y)
     if y.size > 4096:
-        return np.broadcast_to(x, y.shape)  # a view: no copy of large results
-    out = np.empty(y.shape, x.dtype)  # small: a copy is cheaper than broadcast_to's Python wrapper
+        return xp.broadcast_to(x, y.shape)  # a view: no copy of large results
+    out = xp.empty(y.shape, x.dtype)  # small: a copy is cheaper than broadcast_to's Python wrapper
     out[...] = x
     return out
 
@@ -55,26 +88,32 @@ def cast(x, dtype):
 
 
 def true_divide(x, y):
+    xp = array_module(x, y)
     if x.dtype.kind in "iub":  # Paddle: integer division of tensors gives a float result
-        return np.true_divide(x, y, dtype=D.default_float().np)
-    return np.true_divide(x, y)
+        return xp.true_divide(x, y, dtype=D.default_float().np)
+    return xp.true_divide(x, y)
 
 
 def rsqrt(x):
-    return 1 / np.sqrt(x)
+    xp = array_module(x)
+    return 1 / xp.sqrt(x)
 
 
 def sigmoid(x):
-    return (np.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f" else 1 / (1 + np.exp(-x))
+    xp = array_module(x)
+    return (xp.tanh(x * 0.5) + 1) * 0.5 if x.dtype.kind == "f" else 1 / (1 + xp.exp(-x))
 
 
 def round_half_even(x):
     """Paddle 3 rounds halves to even, as NumPy does (``round([0.5, 2.5])`` is ``[0, 2]``; Paddle 2.x rounded
     them away from zero)."""
-    return np.round(x)
+    xp = array_module(x)
+    return xp.round(x)
 
 
 def erf(x):
+    if array_module(x) is not np:  # the device: cupyx.scipy.special.erf
+        return special("erf")(x)
     if x.dtype == np.float64 or x.dtype.kind != "f":  # exact, elementwise
         return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
     # float32/16: Abramowitz & Stegun 7.1.26 (abs error < 1.5e-7, about float32's resolution), vectorized
@@ -94,16 +133,20 @@ def scale(x, scale, bias, bias_after_scale):
 
 
 def clip(x, min, max):
-    return np.clip(x, min, max).astype(x.dtype, copy=False)
+    xp = array_module(x, min, max)
+    return xp.clip(x, min, max).astype(x.dtype, copy=False)
 
 
 def nan_to_num(x, nan, posinf, neginf):
-    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+    xp = array_module(x, nan, posinf, neginf)
+    return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def where(c, x, y):
-    return np.where(c, x, y)
+    xp = array_module(c, x, y)
+    return xp.where(c, x, y)
 
 
 def zeros_like(x):
-    return np.zeros_like(x)
+    xp = array_module(x)
+    return xp.zeros_like(x)

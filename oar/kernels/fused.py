@@ -6,22 +6,26 @@ import numpy as np
 
 from . import conv as conv_kernels
 from .conv_plan import ConvRunner
+from .backend import array_module
 
 
 def relu_(out):
-    return np.maximum(out, 0, out=out)
+    xp = array_module(out)
+    return xp.maximum(out, 0, out=out)
 
 
 def tanh_(out):
-    return np.tanh(out, out=out)
+    xp = array_module(out)
+    return xp.tanh(out, out=out)
 
 
 def sigmoid_(out):
     """oar's float sigmoid, (tanh(x / 2) + 1) / 2, in place."""
-    np.multiply(out, 0.5, out=out)
-    np.tanh(out, out=out)
-    np.add(out, 1, out=out)
-    return np.multiply(out, 0.5, out=out)
+    xp = array_module(out)
+    xp.multiply(out, 0.5, out=out)
+    xp.tanh(out, out=out)
+    xp.add(out, 1, out=out)
+    return xp.multiply(out, 0.5, out=out)
 
 
 # ---- add + activation (fused_elemwise_add_act) -----------------------------------------------------------------
@@ -34,7 +38,8 @@ ADD_ACTS = {  # name -> (in-place forward on the sum, derivative from the output
 
 
 def add_act(x, y, act):
-    out = np.add(x, y)
+    xp = array_module(x, y, act)
+    out = xp.add(x, y)
     if out.dtype.kind == "f":
         ADD_ACTS[act][0](out)
     return out
@@ -50,9 +55,10 @@ EPILOGUE_ACTS = {"relu": relu_}  # the activations the linear and conv epilogues
 
 
 def linear(x, w, b=None, act=None, reuse_output=False, out=None):
-    out = np.matmul(x, w, out=out)
+    xp = array_module(x, w)
+    out = xp.matmul(x, w, out=out)
     if b is not None:
-        np.add(out, b, out=out)
+        xp.add(out, b, out=out)
     if act is not None:
         EPILOGUE_ACTS[act](out)
     return out
@@ -66,17 +72,18 @@ def linear_runner(act, reuse_output):
     relu, buffers = act == "relu", ({} if reuse_output else None)
 
     def run(x, w, b=None):
+        xp = array_module(x, w)
         if buffers is None:
-            out = np.matmul(x, w)
+            out = xp.matmul(x, w)
         else:
             out = buffers.get(x.shape)  # the pass fused only x, w of one dtype
-            if out is None or out.dtype != x.dtype:
-                out = buffers[x.shape] = np.empty(x.shape[:-1] + w.shape[1:], x.dtype)
-            np.matmul(x, w, out=out)
+            if out is None or out.dtype != x.dtype or type(out) is not type(x):
+                out = buffers[x.shape] = xp.empty(x.shape[:-1] + w.shape[1:], x.dtype)
+            xp.matmul(x, w, out=out)
         if b is not None:
-            np.add(out, b, out=out)
+            xp.add(out, b, out=out)
         if relu:
-            np.maximum(out, 0, out=out)
+            xp.maximum(out, 0, out=out)
         return (out,)
     return run
 
@@ -84,9 +91,10 @@ def linear_runner(act, reuse_output):
 # ---- conv2d + bias [+ residual] [-> relu] (fused_conv2d) -------------------------------------------------------
 
 def conv_epilogue(out, bias, residual, act):
-    np.add(out, bias.reshape(1, -1, 1, 1), out=out)
+    xp = array_module(out, bias, residual, act)
+    xp.add(out, bias.reshape(1, -1, 1, 1), out=out)
     if residual is not None:
-        np.add(out, residual, out=out)
+        xp.add(out, residual, out=out)
     if act is not None:
         EPILOGUE_ACTS[act](out)
     return out
@@ -100,7 +108,10 @@ def conv2d(input, filter, bias, residual, pads, strides, dilations, groups, act)
 
 def conv2d_planned(runners, weight, x, filter, bias, residual, pads, strides, dilations, reuse_output, act):
     """One run of a planned fused conv: a `ConvRunner` per padding in `runners` (a plan's own dict, emptied when
-    `filter` is not the array `weight[0]` it was planned for), then the epilogue."""
+    `filter` is not the array `weight[0]` it was planned for), then the epilogue. Device arrays take the reference
+    kernel (the plans hold host buffers)."""
+    if array_module(x, filter) is not np:
+        return conv2d(x, filter, bias, residual, pads, strides, dilations, 1, act)
     if filter is not weight[0]:  # new weights (or the first run): plans are rebuilt
         runners.clear()
         weight[0] = filter
@@ -115,8 +126,8 @@ def conv2d_planned(runners, weight, x, filter, bias, residual, pads, strides, di
 # A step is (ufunc name, operands, slot): an operand is ("a", k) = argument k, ("t", j) = step j's value, or
 # ("c", value) = a constant; `slot` names the scratch buffer the step writes (None: a fresh array).
 
-def _ufunc_steps(steps):
-    return [(getattr(np, name), [tuple(o) for o in operands], slot) for name, operands, slot in steps]
+def _ufunc_steps(steps, xp=np):
+    return [(getattr(xp, name), [tuple(o) for o in operands], slot) for name, operands, slot in steps]
 
 
 def _operands(operands, args, vals):
@@ -126,12 +137,13 @@ def _operands(operands, args, vals):
 def _first_run(steps, args, n_slots):
     """Runs without `out=` and returns (result, buffers): a slot gets a buffer only when every step writing it
     produced the same shape and dtype (so `out=` changes no value)."""
+    xp = array_module(*args)
     vals = []
     for fn, operands, _ in steps:
         vals.append(fn(*_operands(operands, args, vals)))
     kinds = {}
     for (_, _, slot), v in zip(steps, vals):
-        if isinstance(v, np.ndarray):
+        if isinstance(v, xp.ndarray):
             kinds.setdefault(slot, set()).add((v.shape, v.dtype))
         else:
             kinds.setdefault(slot, set()).add(None)
@@ -139,20 +151,20 @@ def _first_run(steps, args, n_slots):
     for slot, ks in kinds.items():
         if len(ks) == 1 and None not in ks:
             shape, dtype = next(iter(ks))
-            bufs[slot] = np.empty(shape, dtype)
+            bufs[slot] = xp.empty(shape, dtype)
     return vals[-1], bufs
 
 
 def elementwise_chain(*args, steps, n_slots, reuse_out=False):
     """The reference kernel: the chain's ufuncs, each on fresh arrays."""
-    return _first_run(_ufunc_steps(steps), args, n_slots)[0]
+    return _first_run(_ufunc_steps(steps, array_module(*args)), args, n_slots)[0]
 
 
 def elementwise_chain_runner(steps, n_slots, reuse_out):
     """The executor's kernel ``run(*args) -> (out,)``: generated straight-line code with its own scratch buffers,
     reused across runs (the first run, or one with other input shapes, allocates; later runs call each ufunc
     with ``out=``)."""
-    steps = _ufunc_steps(steps)
+    names, steps = steps, _ufunc_steps(steps)
     env = {"np": np}
     state = {}
 
@@ -163,6 +175,9 @@ def elementwise_chain_runner(steps, n_slots, reuse_out):
         return (out,)
 
     def run(*args):
+        xp = array_module(*args)
+        if xp is not np:  # device arrays: the chain's ufuncs of the device module, on fresh arrays
+            return (_first_run(_ufunc_steps(names, xp), args, n_slots)[0],)
         fast = state.get("fast")
         return fast(*args) if fast is not None else slow(*args)
     env["slow"] = slow

@@ -1,34 +1,41 @@
 """Indexing kernels: gather/scatter in their forms (along an axis, n-d, rows, along indices), one_hot."""
+import math
 import numpy as np
+from .backend import array_module, scatter_add, scatter_reduce
 
 
 def take_along_axis(arr, indices, axis):
-    return np.take_along_axis(arr, indices, axis)
+    xp = array_module(arr, indices, axis)
+    return xp.take_along_axis(arr, indices, axis)
 
 
 def index_add(x, index, value, axis):
+    xp = array_module(x, index, value, axis)
     out = x.copy()
     idx = index.reshape(-1)
     value = value.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
-    np.add.at(np.moveaxis(out, axis, 0), idx, np.moveaxis(value, axis, 0))
+    scatter_add(xp.moveaxis(out, axis, 0), idx, xp.moveaxis(value, axis, 0))
     return out
 
 
 def gather(x, index, axis):
+    xp = array_module(x, index, axis)
     n = x.shape[axis] if x.ndim else 1
     if index.size and (index.max() >= n or index.min() < -n):
         raise IndexError(f"gather: index values must be in [{-n}, {n}) for axis {axis} of input shape "
                          f"{list(x.shape)}, got min {index.min()} max {index.max()}")
-    return np.take(x, index, axis=axis)
+    return xp.take(x, index, axis=axis)
 
 
 def nd_index(index):
-    return tuple(np.moveaxis(index, -1, 0)) if index.shape[-1] else ()
+    xp = array_module(index)
+    return tuple(xp.moveaxis(index, -1, 0)) if index.shape[-1] else ()
 
 
 def gather_nd(x, index):
+    xp = array_module(x, index)
     if index.shape[-1] == 0:
-        return np.broadcast_to(x, index.shape[:-1] + x.shape).copy()
+        return xp.broadcast_to(x, index.shape[:-1] + x.shape).copy()
     return x[nd_index(index)]
 
 
@@ -37,7 +44,7 @@ def scatter_nd_add(x, index, updates):
     if index.shape[-1] == 0:
         out += updates.reshape((-1,) + x.shape).sum(0)
     else:
-        np.add.at(out, nd_index(index), updates)
+        scatter_add(out, nd_index(index), updates)
     return out
 
 
@@ -49,13 +56,14 @@ def scatter(x, index, updates, overwrite):
         out[idx] = updates
     else:
         out[idx] = 0
-        np.add.at(out, idx, updates)
+        scatter_add(out, idx, updates)
     return out
 
 
 def along(idx, axis):
     """A full fancy index that addresses ``idx`` along `axis` and every other position as-is."""
-    grids = list(np.ogrid[tuple(np.s_[:n] for n in idx.shape)])
+    xp = array_module(idx, axis)
+    grids = list(xp.ogrid[tuple(xp.s_[:n] for n in idx.shape)])
     grids[axis] = idx
     return tuple(grids)
 
@@ -63,27 +71,32 @@ def along(idx, axis):
 def put_along_axis(arr, indices, values, axis, reduce, include_self=True):
     """Paddle's put_along_axis: `reduce` 'assign', 'add', 'mul', 'mean', 'amax' or 'amin' combines the values sent
     to one place (with the value already there unless `include_self` is False)."""
+    xp = array_module(arr, indices, values, axis, reduce)
     out = arr.copy()
-    values = np.broadcast_to(values, indices.shape)
+    values = xp.broadcast_to(values, indices.shape)
     where_ = along(indices, axis)
     if reduce == "assign":
         out[where_] = values
         return out
     if not include_self:  # the targeted places start from the reduction's identity
         out[where_] = _IDENTITY[reduce](out.dtype)
-    _UFUNC[reduce].at(out, where_, values)
+    if xp is np:
+        _UFUNC[reduce].at(out, where_, values)
+    else:
+        scatter_reduce(out, where_, values, reduce)
     if reduce == "mean":
-        count = np.full(arr.shape, 1 if include_self else 0, np.int64)
-        np.add.at(count, where_, 1)
+        count = xp.full(arr.shape, 1 if include_self else 0, xp.int64)
+        scatter_add(count, where_, 1)
         hit = count > 0
         out[hit] = (out[hit] / count[hit]).astype(out.dtype)
     return out
 
 
 def _extreme(dtype, low):
+    xp = array_module(dtype, low)
     if dtype.kind == "f":
-        return -np.inf if low else np.inf
-    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+        return -xp.inf if low else xp.inf
+    info = xp.iinfo(dtype) if dtype.kind in "iu" else None
     return (info.min if low else info.max) if info is not None else (not low)
 
 
@@ -93,9 +106,10 @@ _IDENTITY = {"add": lambda dt: 0, "mean": lambda dt: 0, "mul": lambda dt: 1,
 
 
 def one_hot(x, num_classes):
+    xp = array_module(x, num_classes)
     if x.size and (x.min() < 0 or x.max() >= num_classes):
         raise ValueError(f"one_hot: labels must be in [0, {num_classes}), got min {x.min()} max {x.max()}")
-    return (x[..., None] == np.arange(num_classes)).astype(np.float32)
+    return (x[..., None] == xp.arange(num_classes)).astype(xp.float32)
 
 
 def decode_index(spec, arrays):
@@ -121,12 +135,14 @@ def decode_index(spec, arrays):
 
 
 def getitem(x, *idx, spec):
-    return np.asarray(x[decode_index(spec, idx)])
+    xp = array_module(x, *idx)
+    return xp.asarray(x[decode_index(spec, idx)])
 
 
 def getitem_grad(x, g, *idx, spec):
-    gx = np.zeros_like(x, dtype=g.dtype)
-    np.add.at(gx, decode_index(spec, idx), g)
+    xp = array_module(x, g, *idx)
+    gx = xp.zeros_like(x, dtype=g.dtype)
+    scatter_add(gx, decode_index(spec, idx), g)
     return gx
 
 
@@ -138,41 +154,45 @@ def setitem(x, v, *idx, spec):
 
 def window_index(windows, size, step):
     """The flat int64 gather index of `windows` sliding windows of `size` elements every `step`."""
-    return (np.arange(windows)[:, None] * step + np.arange(size)).reshape(-1).astype(np.int64)
+    xp = array_module(windows, size, step)
+    return (xp.arange(windows)[:, None] * step + xp.arange(size)).reshape(-1).astype(xp.int64)
 
 
 def strided_index(shape, stride, offset):
     """The int64 array of `shape` holding ``offset + sum(i_k * stride[k])`` at each index i (element strides)."""
-    return int(offset) + sum(np.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
-                             for d, (s, st) in enumerate(zip(shape, stride))) + np.zeros(shape, np.int64)
+    xp = array_module(shape, stride, offset)
+    return int(offset) + sum(xp.arange(s).reshape([-1 if k == d else 1 for k in range(len(shape))]) * st
+                             for d, (s, st) in enumerate(zip(shape, stride))) + xp.zeros(shape, xp.int64)
 
 
 def segment_pool(data, segment_ids, pooltype):
     """Paddle's segment_pool: rows of `data` pooled by their sorted segment id (``SUM``, ``MEAN``, ``MAX``,
     ``MIN``) into ``max(id) + 1`` rows; a segment no row names is 0. Integer means truncate toward zero."""
-    ids = np.asarray(segment_ids).reshape(-1)
+    xp = array_module(data, segment_ids, pooltype)
+    ids = xp.asarray(segment_ids).reshape(-1)
     if ids.size != data.shape[0]:
         raise ValueError(f"segment_{pooltype.lower()}: {ids.size} segment ids for {data.shape[0]} rows of data")
-    if ids.size and (ids[0] < 0 or np.any(np.diff(ids) < 0)):
+    if ids.size and (ids[0] < 0 or xp.any(xp.diff(ids) < 0)):
         raise ValueError(f"segment_{pooltype.lower()}: the segment ids must be sorted and non-negative, got "
                          f"{ids.tolist()[:20]}")
     n = int(ids[-1]) + 1 if ids.size else 0
-    counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (data.ndim - 1))
+    counts = xp.bincount(ids, minlength=n).reshape((n,) + (1,) * (data.ndim - 1))
     if pooltype in ("SUM", "MEAN"):
-        out = np.zeros((n,) + data.shape[1:], np.float64 if pooltype == "MEAN" else data.dtype)
-        np.add.at(out, ids, data)
+        out = xp.zeros((n,) + data.shape[1:], xp.float64 if pooltype == "MEAN" else data.dtype)
+        scatter_add(out, ids, data)
         if pooltype == "MEAN":
-            out = out / np.maximum(counts, 1)
+            out = out / xp.maximum(counts, 1)
         return out.astype(data.dtype)
     if pooltype not in ("MAX", "MIN"):
         raise ValueError(f"segment_pool: pooltype must be SUM, MEAN, MAX or MIN, got {pooltype!r}")
-    info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
-    out = np.full((n,) + data.shape[1:], info.min if pooltype == "MAX" else info.max, data.dtype)
-    (np.maximum if pooltype == "MAX" else np.minimum).at(out, ids, data)
-    return np.where(counts > 0, out, np.zeros((), data.dtype))
+    info = xp.finfo(data.dtype) if data.dtype.kind == "f" else xp.iinfo(data.dtype)
+    out = xp.full((n,) + data.shape[1:], info.min if pooltype == "MAX" else info.max, data.dtype)
+    (xp.maximum if pooltype == "MAX" else xp.minimum).at(out, ids, data)
+    return xp.where(counts > 0, out, xp.zeros((), data.dtype))
 
 
 def segment_count(data, segment_ids, **attrs):
     """The element count of `segment_pool`'s output (for the output budget of loaded programs)."""
-    ids = np.asarray(segment_ids).reshape(-1)
-    return (int(ids.max()) + 1 if ids.size else 0) * int(np.prod(data.shape[1:]))
+    xp = array_module(data, segment_ids)
+    ids = xp.asarray(segment_ids).reshape(-1)
+    return (int(ids.max()) + 1 if ids.size else 0) * int(math.prod(data.shape[1:]))

@@ -1,10 +1,11 @@
 """Linear-algebra kernels: matmul, einsum, inverse, solvers, decompositions (LAPACK through numpy.linalg; LU and
 the matrix exponential through scipy.linalg, imported inside the kernel), cross products, triangle masks."""
+import math
 import warnings
 
-import numpy as np
 
 from ..core import dtype as D
+from .backend import array_module
 
 
 def matmul_check(xs, ys, transpose_x, transpose_y):
@@ -19,28 +20,32 @@ def matmul_check(xs, ys, transpose_x, transpose_y):
 
 
 def matmul(x, y, transpose_x, transpose_y):
-    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
-    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
+    xp = array_module(x, y, transpose_x, transpose_y)
+    a = xp.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
+    b = xp.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
     try:
-        return np.matmul(a, b)
+        return xp.matmul(a, b)
     except ValueError:  # explain in the user's terms; checking only on failure keeps the hot path lean
         matmul_check(list(x.shape), list(y.shape), transpose_x, transpose_y)
         raise
 
 
 def einsum(*xs, equation):
-    return np.asarray(np.einsum(equation, *xs, optimize=len(xs) > 2))
+    xp = array_module(*xs)
+    return xp.asarray(xp.einsum(equation, *xs, optimize=len(xs) > 2))
 
 
 def cross(x, y, axis):
-    return np.cross(x, y, axis=axis)
+    xp = array_module(x, y, axis)
+    return xp.cross(x, y, axis=axis)
 
 
 def lapack(name, fn):
     """Runs a LAPACK call, turning its errors into ValueErrors that say which decomposition failed."""
+    xp = array_module(name, fn)
     try:
         return fn()
-    except np.linalg.LinAlgError as e:
+    except xp.linalg.LinAlgError as e:
         raise ValueError(f"{name}: {e}") from None
 
 
@@ -54,175 +59,199 @@ def scipy_linalg(what):
 
 
 def inverse(x):
+    xp = array_module(x)
     try:
-        return np.linalg.inv(x)
-    except np.linalg.LinAlgError as e:
+        return xp.linalg.inv(x)
+    except xp.linalg.LinAlgError as e:
         raise ValueError(f"inverse: the matrix is singular ({e})") from None
 
 
 def solve(x, y):
+    xp = array_module(x, y)
     try:
-        return np.linalg.solve(x, y)
-    except np.linalg.LinAlgError as e:
+        return xp.linalg.solve(x, y)
+    except xp.linalg.LinAlgError as e:
         raise ValueError(f"solve: the matrix is singular ({e})") from None
 
 
 def pinv(x, rcond, hermitian):
+    xp = array_module(x, rcond, hermitian)
     try:
-        return np.linalg.pinv(x, rcond=rcond, hermitian=hermitian)
-    except np.linalg.LinAlgError as e:
+        return xp.linalg.pinv(x, rcond=rcond, hermitian=hermitian)
+    except xp.linalg.LinAlgError as e:
         raise ValueError(f"pinv: the SVD did not converge ({e})") from None
 
 
 def cholesky(x, upper):
-    low = lapack("cholesky (the matrix must be symmetric positive-definite)", lambda: np.linalg.cholesky(x))
-    return np.ascontiguousarray(np.swapaxes(low, -1, -2).conj()) if upper else low
+    xp = array_module(x, upper)
+    low = lapack("cholesky (the matrix must be symmetric positive-definite)", lambda: xp.linalg.cholesky(x))
+    return xp.ascontiguousarray(xp.swapaxes(low, -1, -2).conj()) if upper else low
 
 
 def det(x):
-    return np.asarray(np.linalg.det(x))
+    xp = array_module(x)
+    return xp.asarray(xp.linalg.det(x))
 
 
 def slogdet(x):
-    sign, logabs = np.linalg.slogdet(x)
-    return np.asarray(sign), np.asarray(logabs)
+    xp = array_module(x)
+    sign, logabs = xp.linalg.slogdet(x)
+    return xp.asarray(sign), xp.asarray(logabs)
 
 
 def eigh(x, UPLO):
-    return tuple(lapack("eigh", lambda: np.linalg.eigh(x, UPLO=UPLO)))
+    xp = array_module(x, UPLO)
+    return tuple(lapack("eigh", lambda: xp.linalg.eigh(x, UPLO=UPLO)))
 
 
 def complex_of(dt):
     """The complex dtype that holds eigenvalues of a `dt` matrix."""
-    return D.complex128 if np.dtype(dt) in (np.float64, np.complex128) else D.complex64
+    xp = array_module(dt)
+    return D.complex128 if xp.dtype(dt) in (xp.float64, xp.complex128) else D.complex64
 
 
 def eig(x):
-    w, v = lapack("eig", lambda: np.linalg.eig(x))
+    xp = array_module(x)
+    w, v = lapack("eig", lambda: xp.linalg.eig(x))
     c = complex_of(x.dtype).np
     return w.astype(c), v.astype(c)
 
 
 def svd(x, full_matrices):
-    u, s, vh = lapack("svd", lambda: np.linalg.svd(x, full_matrices=full_matrices))
+    xp = array_module(x, full_matrices)
+    u, s, vh = lapack("svd", lambda: xp.linalg.svd(x, full_matrices=full_matrices))
     return u, s, vh
 
 
 def qr(x, mode):
-    q, r = lapack("qr", lambda: np.linalg.qr(x, mode="complete" if mode == "complete" else "reduced"))
+    xp = array_module(x, mode)
+    q, r = lapack("qr", lambda: xp.linalg.qr(x, mode="complete" if mode == "complete" else "reduced"))
     return q, r
 
 
 def lu(x):
     """LU with partial pivoting per matrix: packed LU, LAPACK's 1-based pivots, infos (0, or 1 + the first zero
     pivot)."""
+    xp = array_module(x)
     lu_factor = scipy_linalg("paddle.linalg.lu").lu_factor
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
     k = min(m, n)
-    lu_out = np.empty(x.shape, x.dtype)
-    piv = np.empty(batch + (k,), np.int32)
-    info = np.zeros(batch, np.int32)
-    for idx in np.ndindex(*batch):
+    lu_out = xp.empty(x.shape, x.dtype)
+    piv = xp.empty(batch + (k,), xp.int32)
+    info = xp.zeros(batch, xp.int32)
+    for idx in xp.ndindex(*batch):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a singular U: `infos` says so, as in Paddle
             lu_mat, p = lu_factor(x[idx], check_finite=False)
         lu_out[idx] = lu_mat
         piv[idx] = p[:k] + 1  # LAPACK's 1-based pivots, as Paddle returns them
-        diag = np.abs(np.diagonal(lu_mat)[:k])
-        info[idx] = int(np.argmax(diag == 0)) + 1 if np.any(diag == 0) else 0
+        diag = xp.abs(xp.diagonal(lu_mat)[:k])
+        info[idx] = int(xp.argmax(diag == 0)) + 1 if xp.any(diag == 0) else 0
     return lu_out, piv, info
 
 
 def pivots_to_perm(piv, n, dtype):
     """The permutation matrices P (x = P L U) of LAPACK row-swap pivots."""
+    xp = array_module(piv, n, dtype)
     batch = piv.shape[:-1]
-    out = np.empty(batch + (n, n), D.np_dtype(dtype))
-    for idx in np.ndindex(*batch):
-        order = np.arange(n)
+    out = xp.empty(batch + (n, n), D.np_dtype(dtype))
+    for idx in xp.ndindex(*batch):
+        order = xp.arange(n)
         for i, p in enumerate(piv[idx]):
             j = int(p) - 1
             order[i], order[j] = order[j], order[i]
-        out[idx] = np.eye(n)[:, order]  # x = P L U: row i of L U is row order[i] of x
+        out[idx] = xp.eye(n)[:, order]  # x = P L U: row i of L U is row order[i] of x
     return out
 
 
 def lstsq(x, y, rcond, driver):
     """Least squares per matrix of the broadcast batch: solution, residuals, ranks, singular values."""
-    batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    x = np.broadcast_to(x, batch + x.shape[-2:])
-    y = np.broadcast_to(y, batch + y.shape[-2:])
+    xp = array_module(x, y, rcond, driver)
+    batch = xp.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    x = xp.broadcast_to(x, batch + x.shape[-2:])
+    y = xp.broadcast_to(y, batch + y.shape[-2:])
     m, n, k = x.shape[-2], x.shape[-1], y.shape[-1]
-    sol = np.empty(batch + (n, k), x.dtype)
-    ranks = np.empty(batch, np.int32)
-    svals = np.empty(batch + (min(m, n),), x.dtype)
-    res = np.empty(batch + (k,), x.dtype)
+    sol = xp.empty(batch + (n, k), x.dtype)
+    ranks = xp.empty(batch, xp.int32)
+    svals = xp.empty(batch + (min(m, n),), x.dtype)
+    res = xp.empty(batch + (k,), x.dtype)
     full = True
-    for idx in np.ndindex(*batch):
-        s_, r_, rank, sv = np.linalg.lstsq(x[idx], y[idx], rcond=rcond)
+    for idx in xp.ndindex(*batch):
+        s_, r_, rank, sv = xp.linalg.lstsq(x[idx], y[idx], rcond=rcond)
         sol[idx], ranks[idx], svals[idx] = s_, rank, sv
         full = full and rank == n
         if m > n and rank == n:
             res[idx] = r_
     if not (m > n and full):
-        res = np.empty(batch + (0,), x.dtype)
+        res = xp.empty(batch + (0,), x.dtype)
     if driver not in ("gelsd", "gelss"):  # Paddle returns singular values only for the SVD-based drivers
-        svals = np.empty(batch + (0,), x.dtype)
+        svals = xp.empty(batch + (0,), x.dtype)
     return sol, res, ranks, svals
 
 
 def expm(x):
-    return np.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
+    xp = array_module(x)
+    return xp.asarray(scipy_linalg("paddle.linalg.matrix_exp").expm(x), x.dtype)
 
 
 def matrix_rank(x, tol, hermitian):
+    xp = array_module(x, tol, hermitian)
     if hermitian:
-        s = np.abs(np.linalg.eigvalsh(x))
+        s = xp.abs(xp.linalg.eigvalsh(x))
     else:
-        s = np.linalg.svd(x, compute_uv=False)
+        s = xp.linalg.svd(x, compute_uv=False)
     if tol is None:
-        tol = s.max(axis=-1, keepdims=True) * max(x.shape[-2:]) * np.finfo(x.dtype).eps
-    return np.asarray((s > tol).sum(axis=-1), np.int64)
+        tol = s.max(axis=-1, keepdims=True) * max(x.shape[-2:]) * xp.finfo(x.dtype).eps
+    return xp.asarray((s > tol).sum(axis=-1), xp.int64)
 
 
 def eye(n, m=None):
-    return np.eye(n, m)
+    xp = array_module(n)
+    return xp.eye(n, m)
 
 
 def tri_ones(m, n, k, lower):
     """An m x n float mask of ones on and below (lower) or on and above the k-th diagonal."""
-    return np.tril(np.ones((m, n)), k) if lower else np.triu(np.ones((m, n)), k)
+    xp = array_module(m, n, k, lower)
+    return xp.tril(xp.ones((m, n)), k) if lower else xp.triu(xp.ones((m, n)), k)
 
 
 def ones_column(m, start, stop):
     """An m x 1 float column of zeros with ones in rows ``start:stop``."""
-    out = np.zeros((m, 1))
+    xp = array_module(m, start, stop)
+    out = xp.zeros((m, 1))
     out[start:stop] = 1.0
     return out
 
 
 def tri_mask(shape, diagonal, lower):
     """The bool mask of the lower (on and below `diagonal`) or upper triangle of the last two dims of `shape`."""
+    xp = array_module(shape, diagonal, lower)
     rows, cols = shape[-2], shape[-1]
-    keep = np.tri(rows, cols, diagonal, dtype=bool)
-    return keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    keep = xp.tri(rows, cols, diagonal, dtype=bool)
+    return keep if lower else ~xp.tri(rows, cols, diagonal - 1, dtype=bool)
 
 
 def tril(x, diagonal):
-    return np.where(tri_mask(x.shape, diagonal, True), x, np.zeros((), x.dtype))
+    xp = array_module(x, diagonal)
+    return xp.where(xp.asarray(tri_mask(x.shape, diagonal, True)), x, xp.zeros((), x.dtype))
 
 
 def triu(x, diagonal):
-    return np.where(tri_mask(x.shape, diagonal, False), x, np.zeros((), x.dtype))
+    xp = array_module(x, diagonal)
+    return xp.where(xp.asarray(tri_mask(x.shape, diagonal, False)), x, xp.zeros((), x.dtype))
 
 
 def tri_indices(row, col, offset, dtype, lower):
-    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    return np.stack([r, c]).astype(D.np_dtype(dtype))
+    xp = array_module(row, col, offset, dtype, lower)
+    r, c = (xp.tril_indices if lower else xp.triu_indices)(row, offset, col)
+    return xp.stack([r, c]).astype(D.np_dtype(dtype))
 
 
 def diagonal(x, offset, axis1, axis2):
     """A writable view of the diagonal (Paddle's diagonal shares memory with its input)."""
-    d = np.diagonal(x, offset, axis1, axis2)
+    xp = array_module(x, offset, axis1, axis2)
+    d = xp.diagonal(x, offset, axis1, axis2)
     if x.flags.writeable:
         d.flags.writeable = True
     return d
@@ -230,19 +259,21 @@ def diagonal(x, offset, axis1, axis2):
 
 def diagonal_grad(g, x, offset, axis1, axis2):
     """`g` written onto the `offset` diagonal of the (axis1, axis2) planes of zeros shaped like `x`."""
-    out = np.zeros(x.shape, g.dtype)
-    idx = np.arange(g.shape[-1])
+    xp = array_module(g, x, offset, axis1, axis2)
+    out = xp.zeros(x.shape, g.dtype)
+    idx = xp.arange(g.shape[-1])
     rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
-    moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    moved = xp.moveaxis(out, (axis1, axis2), (-2, -1))
     moved[..., rows, cols] = g
     return out
 
 
 def diag_embed(x, offset, padding_value):
     """Matrices with the last dim of `x` on the `offset` diagonal, `padding_value` elsewhere."""
+    xp = array_module(x, offset, padding_value)
     n = x.shape[-1] + abs(offset)
-    out = np.full(x.shape[:-1] + (n, n), padding_value, x.dtype)
-    idx = np.arange(x.shape[-1])
+    out = xp.full(x.shape[:-1] + (n, n), padding_value, x.dtype)
+    idx = xp.arange(x.shape[-1])
     rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
     out[..., rows, cols] = x
     return out
@@ -252,12 +283,13 @@ def fill_diagonal(x, value, offset, wrap):
     """A copy of `x` with `value` on its diagonal, as Paddle's fill_diagonal kernel places it: the positions
     ``i * step`` (``step`` = the sum of the element strides) below ``cols * cols`` (below the end when `wrap`, and
     always for more than 2 dims), each moved by `offset` along its row when that stays in the row."""
+    xp = array_module(x, value, offset, wrap)
     out = x.copy()
     flat = out.reshape(-1)
     cols = x.shape[1]
-    step = sum(int(np.prod(x.shape[k + 1:])) for k in range(x.ndim))
+    step = sum(int(math.prod(x.shape[k + 1:])) for k in range(x.ndim))
     size = x.size if wrap or x.ndim > 2 else min(x.size, cols * cols)
-    starts = np.arange(0, size, step)
+    starts = xp.arange(0, size, step)
     c = starts % cols
     pos = starts[(c + offset >= 0) & (c + offset < cols)] + offset
     flat[pos[pos < x.size]] = value

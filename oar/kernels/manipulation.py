@@ -1,9 +1,10 @@
 """Shape and layout kernels: reshape, transpose, squeeze, broadcast, tile, concat/split, flip, roll, pad, repeat."""
+import itertools
 import math
 
-import numpy as np
 
 from ..core import dtype as D
+from .backend import array_module
 
 
 def reshape_target(ins, shape):
@@ -38,24 +39,29 @@ def flatten(x, start_axis, stop_axis):
 
 
 def transpose(x, perm):
-    return np.transpose(x, perm)
+    xp = array_module(x, perm)
+    return xp.transpose(x, perm)
 
 
 def squeeze(x, axis):
-    return np.squeeze(x, tuple(axis))
+    xp = array_module(x, axis)
+    return xp.squeeze(x, tuple(axis))
 
 
 def unsqueeze(x, axis):
-    return np.expand_dims(x, axis)
+    xp = array_module(x, axis)
+    return xp.expand_dims(x, axis)
 
 
 def broadcast_to(x, shape):
+    xp = array_module(x, shape)
     shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
-    return np.broadcast_to(x, shape)
+    return xp.broadcast_to(x, shape)
 
 
 def tile(x, repeat_times):
-    return np.tile(x, repeat_times)
+    xp = array_module(x, repeat_times)
+    return xp.tile(x, repeat_times)
 
 
 def tile_grad(g, x, repeat_times):
@@ -67,12 +73,14 @@ def tile_grad(g, x, repeat_times):
 
 
 def concat(*xs, axis):
-    return np.concatenate(xs, axis=axis)
+    xp = array_module(*xs)
+    return xp.concatenate(xs, axis=axis)
 
 
 def split_like(g, *xs, axis):
     """Splits `g` along `axis` into parts as long as each of `xs` there."""
-    return tuple(np.split(g, np.cumsum([x.shape[axis] for x in xs])[:-1], axis=axis))
+    xp = array_module(g, *xs)
+    return tuple(xp.split(g, list(itertools.accumulate([x.shape[axis] for x in xs]))[:-1], axis=axis))
 
 
 def split_sizes(n, sections, num, axis):
@@ -93,49 +101,56 @@ def split_sizes(n, sections, num, axis):
 
 
 def split(x, sections, axis, num=0):
+    xp = array_module(x, sections, axis)
     if num or -1 in sections or sum(sections) != x.shape[axis]:  # sizes set at run time (unknown dims at build)
         sections = split_sizes(x.shape[axis], sections, num, axis)
-    return tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis))
+    return tuple(xp.split(x, list(itertools.accumulate(sections))[:-1], axis=axis))
 
 
 def shape(x):
-    return np.asarray(x.shape, dtype=np.int64)
+    xp = array_module(x)
+    return xp.asarray(x.shape, dtype=xp.int64)
 
 
 def numel(x):
-    return np.asarray(x.size, dtype=np.int64)
+    xp = array_module(x)
+    return xp.asarray(x.size, dtype=xp.int64)
 
 
 def flip(x, axis):
-    return np.flip(x, axis).copy()
+    xp = array_module(x, axis)
+    return xp.flip(x, axis).copy()
 
 
 def roll(x, shifts, axis):
+    xp = array_module(x, shifts, axis)
     if axis is None:
-        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
-    return np.roll(x, shifts, axis)
+        return xp.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return xp.roll(x, shifts, axis)
 
 
 PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
 def pad(x, pad_width, mode, value):
+    xp = array_module(x, pad_width, mode, value)
     if mode == "constant":
-        return np.pad(x, pad_width, mode="constant", constant_values=value)
-    return np.pad(x, pad_width, mode=PAD_MODES[mode])
+        return xp.pad(x, pad_width, mode="constant", constant_values=value)
+    return xp.pad(x, pad_width, mode=PAD_MODES[mode])
 
 
 def pad_grad(x, g, pad_width, mode):
     """Adds each output position's gradient to the input position it was copied from."""
-    src = np.arange(x.size).reshape(x.shape)
-    src = np.pad(src, pad_width, mode="constant", constant_values=-1) if mode == "constant" else \
-        np.pad(src, pad_width, mode=PAD_MODES[mode])
+    xp = array_module(x, g, pad_width, mode)
+    src = xp.arange(x.size).reshape(x.shape)
+    src = xp.pad(src, pad_width, mode="constant", constant_values=-1) if mode == "constant" else \
+        xp.pad(src, pad_width, mode=PAD_MODES[mode])
     keep = src.reshape(-1) >= 0
     idx, w = src.reshape(-1)[keep], g.reshape(-1)[keep]
-    if np.iscomplexobj(w):  # bincount takes real weights only
-        gx = np.bincount(idx, w.real, x.size) + 1j * np.bincount(idx, w.imag, x.size)
+    if xp.iscomplexobj(w):  # bincount takes real weights only
+        gx = xp.bincount(idx, w.real, x.size) + 1j * xp.bincount(idx, w.imag, x.size)
     else:
-        gx = np.bincount(idx, weights=w, minlength=x.size)
+        gx = xp.bincount(idx, weights=w, minlength=x.size)
     return gx.astype(g.dtype, copy=False).reshape(x.shape)
 
 
@@ -146,12 +161,14 @@ def repeat_index(x, repeats, axis):
 
 def arange_repeated(n, repeats):
     """``[0, .., 0, 1, .., 1, ...]``: each of ``range(n)`` `repeats` times."""
-    return np.repeat(np.arange(n), repeats)
+    xp = array_module(n, repeats)
+    return xp.repeat(xp.arange(n), repeats)
 
 
 def repeat_count(x, repeats, axis):
     """The length of `repeat_index`'s result (an upper bound for the output budget)."""
-    return int(np.sum(repeats, dtype=np.float64)) if repeats.ndim else x.shape[axis] * abs(int(repeats))
+    xp = array_module(x, repeats, axis)
+    return int(xp.sum(repeats, dtype=xp.float64)) if repeats.ndim else x.shape[axis] * abs(int(repeats))
 
 
 def reshape_dynamic(x, shape, static_shape):

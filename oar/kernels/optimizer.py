@@ -1,11 +1,12 @@
 """Optimizer update kernels: ``(param, grad, *accumulators, lr, **hyper) -> (param_out, *accumulators_out)``, each
 result in the dtype of the value it replaces."""
-import numpy as np
+from .backend import array_module
 
 
 def state_like(param, value=0.0):
     """A fresh accumulator for `param`: its shape and dtype, filled with `value`."""
-    return np.full_like(param, value)
+    xp = array_module(param)
+    return xp.full_like(param, value)
 
 
 def _cast(x, like):
@@ -28,20 +29,22 @@ def _adam_step(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t):
     """Adds this step's share of `grad` into the moments `m1` / `m2` (already scaled by beta1 / beta2, owned by
     the caller: updated in place) and returns the update ``lr_t * m1 / (sqrt(m2) + epsilon * c2)`` (a fresh
     array). In-place ops throughout: this is the bulk of an eager Adam step."""
+    xp = array_module(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t)
     t = grad * (1.0 - beta1)
     m1 += t
-    np.multiply(grad, grad, out=t)
+    xp.multiply(grad, grad, out=t)
     t *= 1.0 - beta2
     m2 += t
-    den = np.sqrt(m2)
+    den = xp.sqrt(m2)
     den += epsilon * c2
-    np.divide(m1, den, out=den)
+    xp.divide(m1, den, out=den)
     den *= lr_t
     return den
 
 
 def adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, coeff=0.0, lr_ratio=1.0):
     # Written with in-place ops on fresh outputs: this kernel is the bulk of an eager Adam step.
+    xp = array_module(param, grad, m1, m2, b1p, b2p, lr)
     lr = float(lr) * lr_ratio
     if coeff:  # AdamW: decoupled decay, before the Adam step (as Paddle's adamw kernel)
         param = param * (1.0 - lr * coeff)
@@ -49,48 +52,53 @@ def adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8
     lr_t = lr * c2 / (1.0 - float(b1p.reshape(())))
     m1o, m2o = m1 * beta1, m2 * beta2
     step = _adam_step(grad, m1o, m2o, beta1, beta2, epsilon, c2, lr_t)
-    p = np.subtract(param, step, out=step)
+    p = xp.subtract(param, step, out=step)
     return (_cast(p, param), _cast(m1o, m1), _cast(m2o, m2), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
 
 
 def adamax(param, grad, moment, inf_norm, b1p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8):
+    xp = array_module(param, grad, moment, inf_norm, b1p, lr)
     m = beta1 * moment + (1.0 - beta1) * grad
-    u = np.maximum(beta2 * inf_norm + epsilon, np.abs(grad))
+    u = xp.maximum(beta2 * inf_norm + epsilon, xp.abs(grad))
     p = param - (lr / (1.0 - b1p.reshape(()))) * (m / u)
     return _cast(p, param), _cast(m, moment), _cast(u, inf_norm), _cast(b1p * beta1, b1p)
 
 
 def rmsprop(param, grad, mom, ms, mg, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False):
+    xp = array_module(param, grad, mom, ms, mg, lr)
     ms = rho * ms + (1.0 - rho) * grad * grad
     if centered:
         mg = rho * mg + (1.0 - rho) * grad
         denom = ms - mg * mg + epsilon
     else:
         denom = ms + epsilon
-    mom = momentum * mom + lr * grad / np.sqrt(denom)
+    mom = momentum * mom + lr * grad / xp.sqrt(denom)
     return _cast(param - mom, param), _cast(mom, param), _cast(ms, param), _cast(mg, param)
 
 
 def adagrad(param, grad, moment, lr, epsilon=1e-6):
+    xp = array_module(param, grad, moment, lr)
     moment = moment + grad * grad
-    return _cast(param - lr * grad / (np.sqrt(moment) + epsilon), param), _cast(moment, param)
+    return _cast(param - lr * grad / (xp.sqrt(moment) + epsilon), param), _cast(moment, param)
 
 
 def adadelta(param, grad, asg, asu, lr, rho=0.95, epsilon=1e-6):
+    xp = array_module(param, grad, asg, asu, lr)
     asg = rho * asg + (1.0 - rho) * grad * grad
-    update = -np.sqrt((asu + epsilon) / (asg + epsilon)) * grad
+    update = -xp.sqrt((asu + epsilon) / (asg + epsilon)) * grad
     asu = rho * asu + (1.0 - rho) * update * update
     return _cast(param + lr * update, param), _cast(asg, param), _cast(asu, param)
 
 
 def lamb(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-6, weight_decay=0.01,
           always_adapt=False):
+    xp = array_module(param, grad, m1, m2, b1p, b2p, lr)
     m1 = beta1 * m1 + (1.0 - beta1) * grad
     m2 = beta2 * m2 + (1.0 - beta2) * grad * grad
     m_hat = m1 / (1.0 - b1p.reshape(()))
     v_hat = m2 / (1.0 - b2p.reshape(()))
-    r = m_hat / (np.sqrt(v_hat) + epsilon) + weight_decay * param
-    pn, rn = np.sqrt((param * param).sum()), np.sqrt((r * r).sum())
+    r = m_hat / (xp.sqrt(v_hat) + epsilon) + weight_decay * param
+    pn, rn = xp.sqrt((param * param).sum()), xp.sqrt((r * r).sum())
     adapt = always_adapt or weight_decay != 0.0
     trust = pn / rn if adapt and pn > 0 and rn > 0 else 1.0
     p = param - lr * trust * r
@@ -114,7 +122,8 @@ def flat_base(arrays):
 
 def pack(arrays):
     """(flat buffer, views of it shaped like `arrays`), values copied."""
-    flat = np.concatenate([a.reshape(-1) for a in arrays])
+    xp = array_module(*arrays)
+    flat = xp.concatenate([a.reshape(-1) for a in arrays])
     views, off = [], 0
     for a in arrays:
         views.append(flat[off:off + a.size].reshape(a.shape))
@@ -123,21 +132,24 @@ def pack(arrays):
 
 
 def sgd_flat(P, G, lr):
-    t = np.multiply(lr, G)
-    np.subtract(P, t, out=P)
+    xp = array_module(P, G, lr)
+    t = xp.multiply(lr, G)
+    xp.subtract(P, t, out=P)
 
 
 def momentum_flat(P, G, V, lr, momentum=0.9, use_nesterov=False, rescale_grad=1.0):
+    xp = array_module(P, G, V, lr)
     if rescale_grad != 1.0:
         G = G * rescale_grad
     V *= momentum
     V += G
     step = (G + momentum * V) if use_nesterov else V
-    t = np.multiply(lr, step)
-    np.subtract(P, t, out=P)
+    t = xp.multiply(lr, step)
+    xp.subtract(P, t, out=P)
 
 
 def adam_flat(P, G, M1, M2, B1P, B2P, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, coeff=0.0, lr_ratio=1.0):
+    xp = array_module(P, G, M1, M2, B1P, B2P, lr)
     b1p, b2p = B1P.tolist(), B2P.tolist()
     if b1p.count(b1p[0]) != len(b1p) or b2p.count(b2p[0]) != len(b2p):
         return False  # parameters at different step counts: per-parameter updates
@@ -148,7 +160,7 @@ def adam_flat(P, G, M1, M2, B1P, B2P, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, 
     lr_t = lr * c2 / (1.0 - b1p[0])
     M1 *= beta1
     M2 *= beta2
-    np.subtract(P, _adam_step(G, M1, M2, beta1, beta2, epsilon, c2, lr_t), out=P)
+    xp.subtract(P, _adam_step(G, M1, M2, beta1, beta2, epsilon, c2, lr_t), out=P)
     B1P *= beta1
     B2P *= beta2
     return True
@@ -160,6 +172,7 @@ def multi_update(single, n_acc, flat_kernel):
     state_groups = (0,) + tuple(range(2, 2 + n_acc))
 
     def kernel(*arrays, n, **attrs):
+        xp = array_module(*arrays)
         lr = arrays[-1]
         flats = []
         for i in state_groups:
@@ -168,13 +181,13 @@ def multi_update(single, n_acc, flat_kernel):
                 break
             flats.append(f)
         else:  # already packed (every call after the first): whole-buffer updates in place
-            G = np.concatenate([g.reshape(-1) for g in arrays[n:2 * n]]) if n > 1 else arrays[n].reshape(-1)
+            G = xp.concatenate([g.reshape(-1) for g in arrays[n:2 * n]]) if n > 1 else arrays[n].reshape(-1)
             if flat_kernel(flats[0], G, *flats[1:], lr, **attrs) is not False:
                 return arrays[:n] + arrays[2 * n:(2 + n_acc) * n]
         groups = [arrays[i * n:(i + 1) * n] for i in range(2 + n_acc)]
         if all(len({a.dtype for a in g}) == 1 for g in groups[:-1]):  # pack, then update the packed views
             packed = [pack(groups[i]) for i in state_groups]
-            G = np.concatenate([g.reshape(-1) for g in groups[1]])
+            G = xp.concatenate([g.reshape(-1) for g in groups[1]])
             if flat_kernel(packed[0][0], G, *[f for f, _ in packed[1:]], lr, **attrs) is not False:
                 return tuple(a for _, views in packed for a in views)
         outs = [single(*(g[j] for g in groups), lr, **attrs) for j in range(n)]

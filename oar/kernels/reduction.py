@@ -1,9 +1,9 @@
 """Reduction kernels: sums, means, extremes, products, log-sum-exp and cumulative scans over axes."""
 import math
 
-import numpy as np
 
 from ..core import dtype as D
+from .backend import array_module
 
 
 def axis_tuple(axis):
@@ -12,62 +12,71 @@ def axis_tuple(axis):
 
 
 def max(x, axis, keepdim):
-    return np.asarray(np.max(x, axis=axis_tuple(axis), keepdims=keepdim))
+    xp = array_module(x, axis, keepdim)
+    return xp.asarray(xp.max(x, axis=axis_tuple(axis), keepdims=keepdim))
 
 
 def min(x, axis, keepdim):
-    return np.asarray(np.min(x, axis=axis_tuple(axis), keepdims=keepdim))
+    xp = array_module(x, axis, keepdim)
+    return xp.asarray(xp.min(x, axis=axis_tuple(axis), keepdims=keepdim))
 
 
 def prod(x, axis, keepdim):
     # an integer product keeps its dtype (Paddle; NumPy would widen int32 to int64)
+    xp = array_module(x, axis, keepdim)
     keep = x.dtype if x.dtype.kind in "iu" else None
-    return np.asarray(np.prod(x, axis=axis_tuple(axis), keepdims=keepdim, dtype=keep))
+    return xp.asarray(xp.prod(x, axis=axis_tuple(axis), keepdims=keepdim, dtype=keep))
 
 
 def cumprod(x, dim):
-    return np.cumprod(x, axis=dim, dtype=x.dtype if x.dtype.kind in "iu" else None) if x.ndim else x.copy()
+    xp = array_module(x, dim)
+    return xp.cumprod(x, axis=dim, dtype=x.dtype if x.dtype.kind in "iu" else None) if x.ndim else x.copy()
 
 
 def sum(x, axis, keepdim, dtype):
+    xp = array_module(x, axis, keepdim, dtype)
     axis = axis_tuple(axis)
-    r = np.sum(x, axis=axis, keepdims=keepdim, dtype=D.np_dtype(dtype) if dtype else None)
-    if dtype is None and x.dtype.kind in "bi" and x.dtype != np.int64:
-        r = r.astype(np.int64)  # Paddle sums bool/int32 into int64
-    return np.asarray(r)
+    r = xp.sum(x, axis=axis, keepdims=keepdim, dtype=D.np_dtype(dtype) if dtype else None)
+    if dtype is None and x.dtype.kind in "bi" and x.dtype != xp.int64:
+        r = r.astype(xp.int64)  # Paddle sums bool/int32 into int64
+    return xp.asarray(r)
 
 
 def mean(x, axis, keepdim):
+    xp = array_module(x, axis, keepdim)
     if x.dtype.kind not in "fc":
-        x = x.astype(np.float32)
+        x = x.astype(xp.float32)
     n = x.size if axis is None else math.prod([x.shape[a] for a in axis])
-    s = np.add.reduce(x, axis=axis_tuple(axis), keepdims=keepdim)  # np.mean's Python wrapper costs more than the sum
-    return np.asarray(np.true_divide(s, n, dtype=x.dtype) if n else s * np.nan)
+    s = xp.add.reduce(x, axis=axis_tuple(axis), keepdims=keepdim)  # xp.mean's Python wrapper costs more than the sum
+    return xp.asarray(xp.true_divide(s, n, dtype=x.dtype) if n else s * xp.nan)
 
 
 def mean_grad(g, x, axis, keepdim):
     # g * (1/n) broadcast back to x's shape, as one kernel: the gradient of every `loss.mean()`
+    xp = array_module(g, x, axis, keepdim)
     if not keepdim and axis is not None and g.ndim != x.ndim:
-        g = np.expand_dims(g, axis_tuple(axis))
+        g = xp.expand_dims(g, axis_tuple(axis))
     r = g.size / x.size if x.size else 0.0
-    out = np.empty(x.shape, g.dtype)
+    out = xp.empty(x.shape, g.dtype)
     out[...] = g * r
     return out
 
 
 def logsumexp(x, axis, keepdim):
+    xp = array_module(x, axis, keepdim)
     axis = axis_tuple(axis)
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-    return np.asarray(r if keepdim else (np.squeeze(r, axis=axis) if axis is not None else r.reshape(())))
+    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    r = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+    return xp.asarray(r if keepdim else (xp.squeeze(r, axis=axis) if axis is not None else r.reshape(())))
 
 
 def cumsum(x, axis, reverse=False):
+    xp = array_module(x, axis)
     if x.ndim == 0 and axis is not None:  # Paddle: a 0-D input along its axis stays 0-D (NumPy gives [1])
         return x.copy()
     if axis is None:
         x, axis = x.reshape(-1), 0
     if reverse:
-        return np.flip(np.cumsum(np.flip(x, axis), axis=axis), axis)
-    return np.cumsum(x, axis=axis)
+        return xp.flip(xp.cumsum(xp.flip(x, axis), axis=axis), axis)
+    return xp.cumsum(x, axis=axis)

@@ -2,57 +2,65 @@
 import numpy as np
 
 from ..core import dtype as D
+from .backend import array_module
 
 
-def _arg(fn, nan_as):
+def _arg(name, nan_as):
     def kernel(x, axis, keepdim, dtype):
-        if x.dtype.kind == "f" and np.isnan(x).any():  # Paddle skips NaNs (an all-NaN lane gives index 0)
-            x = np.where(np.isnan(x), nan_as, x)
+        xp = array_module(x)
+        fn = getattr(xp, name)
+        if x.dtype.kind == "f" and xp.isnan(x).any():  # Paddle skips NaNs (an all-NaN lane gives index 0)
+            x = xp.where(xp.isnan(x), nan_as, x)
         if axis is None:
             r = fn(x.reshape(-1))
-            r = np.asarray(r).reshape([1] * x.ndim if keepdim else [])
+            r = xp.asarray(r).reshape([1] * x.ndim if keepdim else [])
         else:
             r = fn(x, axis=axis[0], keepdims=keepdim)
-        return np.asarray(r, dtype=D.np_dtype(dtype))
+        return xp.asarray(r, dtype=D.np_dtype(dtype))
     return kernel
 
 
-argmax, argmin = _arg(np.argmax, -np.inf), _arg(np.argmin, np.inf)
+argmax, argmin = _arg("argmax", -np.inf), _arg("argmin", np.inf)
 
 
 def nonzero(x):
-    return np.argwhere(x).astype(np.int64)
+    xp = array_module(x)
+    return xp.argwhere(x).astype(xp.int64)
 
 
 def argsort(x, axis, descending):
+    xp = array_module(x, axis, descending)
     if x.ndim == 0:
-        return np.zeros((), np.int64)
+        return xp.zeros((), xp.int64)
     if descending:
-        key = -x.astype(np.int64) if x.dtype.kind in "ub" else -x
-        idx = np.argsort(key, axis=axis, kind="stable")
-        if x.dtype.kind in "fc" and np.isnan(x).any():  # NaN counts as the largest value: first, in input order
-            last = ~np.isnan(np.take_along_axis(x, idx, axis=axis))
-            idx = np.take_along_axis(idx, np.argsort(last, axis=axis, kind="stable"), axis=axis)
+        key = -x.astype(xp.int64) if x.dtype.kind in "ub" else -x
+        idx = xp.argsort(key, axis=axis, kind="stable")
+        if x.dtype.kind in "fc" and xp.isnan(x).any():  # NaN counts as the largest value: first, in input order
+            last = ~xp.isnan(xp.take_along_axis(x, idx, axis=axis))
+            idx = xp.take_along_axis(idx, xp.argsort(last, axis=axis, kind="stable"), axis=axis)
         return idx
-    return np.argsort(x, axis=axis, kind="stable")  # NaNs last
+    return xp.argsort(x, axis=axis, kind="stable")  # NaNs last
 
 
 def sort(x, axis, descending):
+    xp = array_module(x, axis, descending)
     idx = argsort(x, axis, descending)
-    vals = np.take_along_axis(x, idx, axis=axis) if x.ndim else x.copy()
-    return vals, idx.astype(np.int64)
+    vals = xp.take_along_axis(x, idx, axis=axis) if x.ndim else x.copy()
+    return vals, idx.astype(xp.int64)
 
 
 def topk(x, k, axis, largest, sorted):
+    xp = array_module(x)
     if x.ndim == 0:
-        return x.copy(), np.zeros((), np.int64)
+        return x.copy(), xp.zeros((), xp.int64)
     idx = argsort(x, axis, largest)
-    idx = np.take(idx, np.arange(k), axis=axis)
-    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+    idx = xp.take(idx, xp.arange(k), axis=axis)
+    return xp.take_along_axis(x, idx, axis=axis), idx.astype(xp.int64)
 
 
 def unique(x, return_index, return_inverse, return_counts, axis, dtype):
-    res = np.unique(x if axis is not None else x.reshape(-1), return_index=True, return_inverse=True,
+    xp = array_module(x, return_index, return_inverse, return_counts, axis, dtype)
+    res = xp.unique(x if axis is not None else x.reshape(-1), return_index=True, return_inverse=True,
                     return_counts=True, axis=axis)
     out, index, inverse, counts = res
     it = D.np_dtype(dtype)
@@ -67,40 +75,44 @@ def unique(x, return_index, return_inverse, return_counts, axis, dtype):
 
 
 def masked_select(x, mask):
-    x, mask = np.broadcast_arrays(x, mask)
+    xp = array_module(x, mask)
+    x, mask = xp.broadcast_arrays(x, mask)
     return x[mask]
 
 
 def masked_select_grad(x, mask, g):
-    shape = np.broadcast_shapes(x.shape, mask.shape)
-    out = np.zeros(shape, g.dtype)
-    out[np.broadcast_to(mask, shape)] = g
+    xp = array_module(x, mask, g)
+    shape = xp.broadcast_shapes(x.shape, mask.shape)
+    out = xp.zeros(shape, g.dtype)
+    out[xp.broadcast_to(mask, shape)] = g
     return out
 
 
 def searchsorted(sorted_sequence, values, out_int32, right):
+    xp = array_module(sorted_sequence, values, out_int32, right)
     side = "right" if right else "left"
     if sorted_sequence.ndim == 1:
-        r = np.searchsorted(sorted_sequence, values, side=side)
+        r = xp.searchsorted(sorted_sequence, values, side=side)
     else:
-        r = np.stack([np.searchsorted(s, v, side=side) for s, v in
+        r = xp.stack([xp.searchsorted(s, v, side=side) for s, v in
                       zip(sorted_sequence.reshape(-1, sorted_sequence.shape[-1]),
                           values.reshape(-1, values.shape[-1]))]).reshape(values.shape)
-    return r.astype(np.int32 if out_int32 else np.int64)
+    return r.astype(xp.int32 if out_int32 else xp.int64)
 
 
 def unique_consecutive(x, return_inverse, return_counts, axis, dtype):
-    a = x.reshape(-1) if axis is None else np.moveaxis(x, axis, 0)
+    xp = array_module(x, return_inverse, return_counts, axis, dtype)
+    a = x.reshape(-1) if axis is None else xp.moveaxis(x, axis, 0)
     if a.shape[0] == 0:
-        keep = np.zeros(0, bool)
+        keep = xp.zeros(0, bool)
     else:
         flat = a.reshape(a.shape[0], -1)
-        keep = np.concatenate([[True], (flat[1:] != flat[:-1]).any(axis=1)])
-    out = a[keep] if axis is None else np.moveaxis(a[keep], 0, axis)
-    res = [np.ascontiguousarray(out)]
+        keep = xp.concatenate([[True], (flat[1:] != flat[:-1]).any(axis=1)])
+    out = a[keep] if axis is None else xp.moveaxis(a[keep], 0, axis)
+    res = [xp.ascontiguousarray(out)]
     if return_inverse:
-        res.append((np.cumsum(keep) - 1).astype(D.np_dtype(dtype)))
+        res.append((xp.cumsum(keep) - 1).astype(D.np_dtype(dtype)))
     if return_counts:
-        starts = np.flatnonzero(keep)
-        res.append(np.diff(np.append(starts, a.shape[0])).astype(D.np_dtype(dtype)))
+        starts = xp.flatnonzero(keep)
+        res.append(xp.diff(xp.append(starts, a.shape[0])).astype(D.np_dtype(dtype)))
     return tuple(res)

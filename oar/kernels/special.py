@@ -5,20 +5,28 @@ otherwise."""
 import math
 
 import numpy as np
+from .backend import array_module, errstate, ufunc_kernel
 
-asinh, acosh, atanh = np.arcsinh, np.arccosh, np.arctanh
-heaviside, nextafter, gcd, lcm = np.heaviside, np.nextafter, np.gcd, np.lcm
+asinh = ufunc_kernel("arcsinh")
+acosh = ufunc_kernel("arccosh")
+atanh = ufunc_kernel("arctanh")
+heaviside = ufunc_kernel("heaviside")
+nextafter = ufunc_kernel("nextafter")
+gcd = ufunc_kernel("gcd")
+lcm = ufunc_kernel("lcm")
 
 # Bernoulli numbers B2, B4, ..., B14
 _B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
 def i0(x):
-    return np.i0(x).astype(x.dtype)
+    xp = array_module(x)
+    return xp.i0(x).astype(x.dtype)
 
 
 def frexp(x):
-    return tuple(a.astype(x.dtype) for a in np.frexp(x))
+    xp = array_module(x)
+    return tuple(a.astype(x.dtype) for a in xp.frexp(x))
 
 
 def scipy_special():
@@ -46,20 +54,21 @@ def digamma(x):
 def digamma_series(x):
     """psi(x) without SciPy: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 12, then the asymptotic series
     (abs. error < 1e-15); the reflection formula for x < 0.5."""
-    x64 = np.asarray(x, np.float64)
+    xp = array_module(x)
+    x64 = xp.asarray(x, xp.float64)
     neg = x64 < 0.5
-    z = np.where(neg, 1.0 - x64, x64)
-    acc = np.zeros_like(z)
+    z = xp.where(neg, 1.0 - x64, x64)
+    acc = xp.zeros_like(z)
     for _ in range(12):
         small = z < 12
-        acc = acc - np.where(small, 1.0 / np.where(small, z, 1.0), 0.0)
-        z = np.where(small, z + 1, z)
+        acc = acc - xp.where(small, 1.0 / xp.where(small, z, 1.0), 0.0)
+        z = xp.where(small, z + 1, z)
     r = 1.0 / (z * z)
-    series = np.log(z) - 0.5 / z - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r / 132))))
+    series = xp.log(z) - 0.5 / z - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r / 132))))
     out = acc + series
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(neg, out - np.pi / np.tan(np.pi * x64), out)
-        out = np.where((x64 <= 0) & (x64 == np.floor(x64)), np.nan, out)
+    with errstate(xp, divide="ignore", invalid="ignore"):
+        out = xp.where(neg, out - xp.pi / xp.tan(xp.pi * x64), out)
+        out = xp.where((x64 <= 0) & (x64 == xp.floor(x64)), xp.nan, out)
     return out.astype(x.dtype)
 
 
@@ -76,15 +85,16 @@ def polygamma(x, n):
 def polygamma_series(x, n):
     """psi^(n)(x) for n >= 1 and x > 0 without SciPy: recurrence up to x >= 20, then the asymptotic series
     (NaN for x <= 0)."""
-    x64 = np.asarray(x, np.float64)
-    z = np.where(x64 > 0, x64, np.nan)
+    xp = array_module(x, n)
+    x64 = xp.asarray(x, xp.float64)
+    z = xp.where(x64 > 0, x64, xp.nan)
     sign = -1.0 if n % 2 == 0 else 1.0  # (-1) ** (n + 1)
     fact = math.factorial
-    acc = np.zeros_like(z)
+    acc = xp.zeros_like(z)
     for _ in range(20):
         small = z < 20
-        acc = acc + np.where(small, fact(n) / np.where(small, z, 1.0) ** (n + 1), 0.0)
-        z = np.where(small, z + 1, z)
+        acc = acc + xp.where(small, fact(n) / xp.where(small, z, 1.0) ** (n + 1), 0.0)
+        z = xp.where(small, z + 1, z)
     tail = fact(n - 1) / z ** n + fact(n) / (2 * z ** (n + 1))
     for k, b in enumerate(_B2K, start=1):
         tail = tail + b * fact(2 * k + n - 1) / (fact(2 * k) * z ** (2 * k + n))
@@ -116,8 +126,9 @@ def erfinv(x):
 
 def erfinv_newton(x):
     """erfinv without SciPy: Giles' single-precision approximation, then Newton steps on math.erf."""
-    y = np.asarray(x, np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    xp = array_module(x)
+    y = xp.asarray(x, xp.float64)
+    with errstate(xp, divide="ignore", invalid="ignore"):
         return erfinv_steps(y).astype(x.dtype)
 
 
@@ -146,7 +157,8 @@ def bessel(name):
 
 
 def logit(x, eps):
+    xp = array_module(x, eps)
     if eps is not None:
-        x = np.clip(x, eps, 1 - eps)
-    with np.errstate(divide="ignore"):
-        return np.log(x / (1 - x))
+        x = xp.clip(x, eps, 1 - eps)
+    with errstate(xp, divide="ignore"):
+        return xp.log(x / (1 - x))

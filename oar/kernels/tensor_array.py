@@ -1,11 +1,12 @@
 """Tensor-array kernels (oar/graph/tensor_array.py): a tensor array's run-time value is a Python list of arrays; its
 gradient is a list of the same length in which a missing entry (None, or an index past the end) is a zero."""
-import numpy as np
+from .backend import array_module
 
 
 def position(i):
     """A position given as an int, a one-element array or a one-element Tensor."""
-    return int(np.asarray(getattr(i, "_data", i)).reshape(-1)[0])
+    xp = array_module(i)
+    return int(xp.asarray(getattr(i, "_data", i)).reshape(-1)[0])
 
 
 def put(a, k, x):
@@ -27,9 +28,10 @@ def write(arr, x, i):
 
 
 def pick(g, x, i):
+    xp = array_module(g, x, i)
     k = position(i)
     e = g[k] if k < len(g) else None
-    return np.zeros_like(x) if e is None else e
+    return xp.zeros_like(x) if e is None else e
 
 
 def clear(g, i):
@@ -69,34 +71,39 @@ def unslice(g, arr, start, stop, step):
 
 
 def stack(arr, axis, use_stack):
-    return np.stack(arr, axis) if use_stack else np.concatenate(arr, axis)
+    xp = array_module(arr, axis, use_stack)
+    return xp.stack(arr, axis) if use_stack else xp.concatenate(arr, axis)
 
 
 def unstack(g, axis):
-    return [np.take(g, k, axis) for k in range(g.shape[axis])]
+    xp = array_module(g, axis)
+    return [xp.take(g, k, axis) for k in range(g.shape[axis])]
 
 
 def split_like(g, arr, axis):
-    cuts = np.cumsum([a.shape[axis] for a in arr])[:-1]
-    return np.split(g, cuts, axis)
+    xp = array_module(g, arr, axis)
+    cuts = xp.cumsum([a.shape[axis] for a in arr])[:-1]
+    return xp.split(g, cuts, axis)
 
 
 def stack_like(g, like, axis, use_stack):
     """Stacks a gradient array whose missing entries are zeros, into the shape of `like`."""
+    xp = array_module(g, like, axis, use_stack)
     n = like.shape[axis] if use_stack else None
     if use_stack:
         shape = list(like.shape)
         del shape[axis % like.ndim]
-        parts = [e if e is not None else np.zeros(shape, like.dtype) for e in list(g)[:n]]
-        parts += [np.zeros(shape, like.dtype)] * (n - len(parts))
-        return np.stack(parts, axis)
+        parts = [e if e is not None else xp.zeros(shape, like.dtype) for e in list(g)[:n]]
+        parts += [xp.zeros(shape, like.dtype)] * (n - len(parts))
+        return xp.stack(parts, axis)
     if not g or any(e is None for e in g):
         raise ValueError("array_to_tensor_like: a concatenated gradient array has missing entries")
-    return np.concatenate(g, axis)
+    return xp.concatenate(g, axis)
 
 
 def length(arr):
-    return np.asarray([len(arr)], np.int64)
+    xp = array_module(arr)
+    return xp.asarray([len(arr)], xp.int64)
 
 
 def zeros(arr):

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..core import dtype as D
+from ..core.devices import device_of, place_array
 from ..core.state import rng
 from ..kernels import creation as creation_kernels, random as random_kernels
 from ..ops import creation as _creation, random as _random  # noqa: F401  (registers the init ops)
@@ -52,7 +53,8 @@ class Initializer:
             target = block if block is not None else param.block
             target.append_op(op_name, {}, {"out": [param.name]}, attrs)
             return None
-        param._data = np.asarray(get_op(op_name).impl(**attrs))
+        # drawn on the host (the same numbers on every device), then put where the parameter lives
+        param._data = place_array(np.asarray(get_op(op_name).impl(**attrs)), device_of(param._data))
         return param
 
     def __repr__(self):

@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..core import dtype as D
-from ..core.state import mode
+from ..core.devices import place_array
+from ..core.state import STATE, mode
 from ..kernels.reduction import axis_tuple  # noqa: F401  (re-exported for the op families)
 from ..core.tensor_methods import TensorMethods
 from . import registry
@@ -33,11 +34,15 @@ def is_tensorlike(x):
 
 
 def const(value, dtype):
-    """A constant operand: a 0-D/array Tensor in eager mode, a `full`/`assign_value` op in static mode."""
+    """A constant operand: a 0-D/array Tensor in eager mode (an array on the current device, `oar.set_device`; a
+    0-D value stays on the host and joins its op's device), a `full`/`assign_value` op in static mode."""
     if mode().static:
         from .creation import _static_const
         return _static_const(value, dtype)
-    return registry._wrap(np.asarray(value, dtype=D.np_dtype(dtype)))
+    a = np.asarray(value, dtype=D.np_dtype(dtype))
+    if a.ndim and STATE.device != "cpu":
+        a = place_array(a, STATE.device)
+    return registry._wrap(a)
 
 
 def operand(v, like=None):

@@ -6,6 +6,7 @@ from .common import public_api, to_int_list
 from ..kernels.creation import (arange as _arange, arange_length as _arange_length, assign_value as _assign_value,
                                 eye as _eye, full as _full, is_uniform as _is_uniform, linspace as _linspace)
 from .onnx_rules import constant, same
+from ..kernels.backend import copy_to as _copy_to
 from .registry import apply, bounds_output, defop, lowerings
 
 
@@ -171,6 +172,22 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     """
     return apply(EYE, (), {"num_rows": int(num_rows), "num_columns": int(num_columns or num_rows),
                            "dtype": _dtype_or_default(dtype).name})
+
+
+MEMCPY = defop("memcpy", _copy_to, infer=lambda m, place: [m[0]],
+               grad=lambda g, out, x, place: memcpy(g, x.place.name()), amp="skip",
+               onnx_reason="moves a tensor between host and GPU; an exported model has no placement")
+
+
+def memcpy(x, place):
+    """`x` copied to `place` ('cpu' or 'gpu:N'), on the gradient path (`Tensor.cuda()`, `.cpu()`, `.to()`).
+
+    Example:
+        >>> from oar.ops.creation import memcpy
+        >>> memcpy(oar.ones([2]), 'cpu').place
+        Place(cpu)
+    """
+    return apply(MEMCPY, (x,), {"place": place})
 
 
 ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda g, out, x: g, amp="skip")

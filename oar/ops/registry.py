@@ -16,6 +16,8 @@ from ..core import dtype as D
 from ..core.info import FLAGS
 from ..core.state import mode, probe_rng
 from ..kernels import threads as _threads
+from ..kernels.backend import array_module
+from ..core.devices import RUNTIME as _DEVICE
 
 REGISTRY = {}
 
@@ -410,7 +412,10 @@ def apply(op, inputs, attrs=_EMPTY):
     if op.check is not None:
         op.check(*inputs, **attrs)
     try:
-        out = op.impl(*[t._data for t in inputs], **attrs)
+        if _DEVICE.types:  # a GPU backend is loaded: the inputs' device decides (oar/ops/device.py)
+            out = _device_run(op, [t._data for t in inputs], attrs)
+        else:
+            out = op.impl(*[t._data for t in inputs], **attrs)
     except Exception as e:
         if getattr(e, "_oar_op_error", False):  # already names the failing op and the user's line (programs)
             raise
@@ -442,8 +447,9 @@ def _alias(op, inputs, out):
     """An output whose array may share memory with an input's: a view op's output shares the input's version
     counter (marked shared, so in-place writes go through the common buffer); any other op's output is copied."""
     a = out._data
+    may_share = array_module(a).may_share_memory
     for t in inputs:
-        if np.may_share_memory(a, t._data):
+        if type(t._data) is type(a) and may_share(a, t._data):  # (a host stand-in shares nothing with a GPU array)
             if op.view and t is inputs[0]:
                 vc = t._vc
                 vc[1] = True
@@ -478,8 +484,9 @@ def check_finite(name, out, context=None):
     gives an exception whose text describes the call (its inputs)."""
     outs = out if type(out) is tuple or type(out) is list else (out,)
     for i, a in enumerate(outs):
-        if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
-            nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
+        xp = array_module(a)
+        if isinstance(a, xp.ndarray) and a.dtype.kind in "fc" and a.size and not xp.isfinite(a).all():
+            nan, inf = int(xp.isnan(a).sum()), int(xp.isinf(a).sum())
             where = f" (call: {str(context()).removesuffix(' failed: ')})" if context is not None else ""
             raise RuntimeError(f"FLAGS_check_nan_inf: op '{name}' output {i} (shape {list(a.shape)}) has {nan} NaN "
                                f"and {inf} Inf values{where}")
@@ -561,3 +568,8 @@ def _bind_tensor(cls):
 # The BLAS thread policy (`oar/kernels/threads.py`) takes effect before the first kernel runs, for eager ops, the
 # executor and the predictor alike; ``set_flags({'FLAGS_paddle_num_threads': n})`` changes it later.
 FLAGS.values["FLAGS_paddle_num_threads"] = _threads.apply_default() or _threads.blas_threads() or 1
+
+
+def _device_run(op, arrays, attrs):
+    from .device import run  # imported on first device use: CPU-only runs never load it
+    return run(op, arrays, attrs)

@@ -24,6 +24,7 @@ Example:
 """
 import numpy as np
 
+from ..core.devices import device_of, place_array, to_host
 from ..core.state import STATE, no_grad
 from ..kernels.optimizer import state_like
 from ..ops.registry import op_error
@@ -165,7 +166,10 @@ class Optimizer:
                 key = f"{p.name}_{n}_0"
                 a = self._pending.pop(key, None)
                 init = self._acc_init(n, p, group)
-                a = init if a is None else np.asarray(a).astype(init.dtype).reshape(init.shape)
+                if a is not None:  # loaded state (set_state_dict before the first step), put where `p` lives
+                    a = place_array(to_host(getattr(a, "_data", a)).astype(init.dtype).reshape(init.shape),
+                                    device_of(init))
+                a = init if a is None else a
                 t = Tensor(a, name=key)
                 t.persistable = True
                 accs.append(t)
@@ -216,7 +220,8 @@ class Optimizer:
             pd = p._data
             arrays = [pd, g._data]
             arrays += [a._data for a in accs]
-            arrays.append(np.asarray(lr, dtype=pd.dtype))
+            # the learning rate as a 0-D host array; beside device arrays a NumPy scalar, which CuPy takes as one
+            arrays.append(np.asarray(lr, dtype=pd.dtype) if type(pd) is np.ndarray else pd.dtype.type(lr))
             attrs = self._attrs(p, group)
             try:
                 outs = impl(*arrays, **attrs)

@@ -44,9 +44,9 @@ def test_tensor_placement_and_memory_methods():
     assert x.cpu() is x and x.to("cpu") is x and x.to("float32").dtype == oar.float32
     assert x.to(oar.CPUPlace(), "float32").dtype == oar.float32
     assert x.to(oar.ones([1], "int32")).dtype == oar.int32
-    with pytest.raises(RuntimeError, match="CPU-only"):
+    with pytest.raises(RuntimeError, match="no GPU backend"):
         x.cuda()
-    with pytest.raises(RuntimeError, match="CPU-only"):
+    with pytest.raises(RuntimeError, match="no GPU backend"):
         x.to("gpu:0")
     assert x.strides == [3, 1] and x.element_size() == 8 and x.is_contiguous()
     t = x.T

@@ -28,6 +28,7 @@ _STATIC = ("shape op of static programs with unknown dims: tests/static/test_unk
            "tests/ops/test_unknown_dims.py")
 _DETECTION = "detection op: tests/vision/test_proposal_ops.py and test_detection_ops.py"
 NOT_IN_TABLE = {
+    "memcpy": "copies between host and GPU: tests/device/test_fake_device.py (places, gradient through a transfer)",
     **dict.fromkeys(["max_pool2d_gather", "adaptive_max_pool2d_gather", "roi_pool_gather"],
                     "gather half of a max-pool gradient: tests/autograd/test_grad_of_grad_ops.py checks second order"),
     **dict.fromkeys(["adadelta_update", "adagrad_update", "adam_update", "adamax_update", "lamb_update",
