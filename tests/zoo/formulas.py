@@ -34,6 +34,17 @@ def is_set(key, parameters):
     return key in parameters or key.endswith(("_mean", "_variance"))
 
 
+# Paddle's RNN kernels keep nothing for the backward pass in eval mode ("Tensor holds no memory"): the gradient
+# stage runs these layers in train mode, the same function where their dropout is 0
+RNN_LAYERS = ("LSTM", "GRU", "SimpleRNN")
+
+
+def rnns_to_train(net):
+    for layer in net.sublayers():
+        if type(layer).__name__ in RNN_LAYERS:
+            layer.train()
+
+
 def weights(state):
     """name -> float32 array for the floating entries of ``state`` (name -> (shape, dtype name)); integer buffers keep
     the values the model made."""

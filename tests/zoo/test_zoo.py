@@ -82,6 +82,7 @@ def check_eager(name, tmp_path):
 
 def check_grads(name, tmp_path):
     net, arrays = build(name)
+    FORMULAS.rnns_to_train(net)
     outs = net(*[oar.to_tensor(a) for a in arrays])
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     loss = sum((o * oar.to_tensor(FORMULAS.loss_weight(o.size, j).reshape(o.shape).astype("float32"))).sum()

@@ -45,6 +45,7 @@ def run(paddle, build, specs):
                                if FORMULAS.is_set(k, dict(net.named_parameters()))})
     net.set_state_dict({k: paddle.to_tensor(v) for k, v in values.items()})
     net.eval()
+    FORMULAS.rnns_to_train(net)
     outs = net(*[paddle.to_tensor(FORMULAS.make_input(s, k)) for k, s in enumerate(specs)])
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     loss = None
