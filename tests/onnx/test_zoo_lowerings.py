@@ -82,3 +82,32 @@ def test_vision_models_export(arch):
     net.eval()
     img = R.uniform(-1, 1, (2, 3, 64, 64)).astype(np.float32)
     check(net, img, dynamic=True, more=[(img[:1],)], atol=1e-4)
+
+
+INTERP_KW = {"bilinear": dict(mode="bilinear"), "bilinear_corners": dict(mode="bilinear", align_corners=True),
+             "bilinear_mode1": dict(mode="bilinear", align_mode=1), "nearest": dict(mode="nearest")}
+
+
+@pytest.mark.parametrize("grow", [2, -2], ids=["up", "down"])
+@pytest.mark.parametrize("kw", sorted(INTERP_KW))
+def test_interpolate_to_a_run_time_size(kw, grow):
+    """PaddleSeg's ``F.interpolate(y, paddle.shape(x)[2:])``: the size is a tensor in the program (`interp_dynamic`,
+    ONNX Resize), up and down."""
+    def fn(x):
+        hw = oar.shape(x)[2:]
+        return F.interpolate(x, hw * 2 if grow > 0 else hw - 2, **INTERP_KW[kw])
+    check(fn, IMG, op="interp_dynamic", dynamic=True, more=_both(IMG), atol=1e-5)
+
+
+def test_interpolate_to_a_run_time_size_has_eager_gradients():
+    """The converted gradient (size from the gradient's shape) equals the eager one; a list mixing ints and a
+    tensor entry is a run-time size too."""
+    def fn(x):
+        return F.interpolate(x, [oar.shape(x)[2] + 3, 5], mode="bilinear")
+    weight = oar.to_tensor(R.uniform(-1, 1, (2, 3, 9, 5)).astype(np.float32))
+    grads = []
+    for f in (fn, oar.jit.to_static(fn, input_spec=[oar.static.InputSpec([None, 3, 6, 7], "float32")])):
+        x = oar.to_tensor(IMG, stop_gradient=False)
+        (f(x) * weight).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
