@@ -1,6 +1,6 @@
-"""The formulas the model zoo's reference script (tools/paddle_refs/zoo.py, under Paddle) and its test (under oar) share:
-weights from each state-dict entry's name and shape, inputs, the loss whose gradients are compared, and the digest
-that stands for a parameter's gradient. Plain NumPy: no framework imported."""
+"""The formulas the model zoo's reference script (tools/paddle_refs/zoo.py, under Paddle) and its test (under oar)
+share: weights from each state-dict entry's name and shape, inputs, the loss whose gradients are compared, and the
+digest that stands for a parameter's gradient. Plain NumPy: no framework imported."""
 import zlib
 
 import numpy as np

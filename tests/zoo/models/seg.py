@@ -46,8 +46,8 @@ class UNet(nn.Layer):
                                          for c in (8, 16)])
         self.up_stages = nn.LayerList()
         for c in (32, 16):
-            self.up_stages.append(nn.LayerList([nn.Conv2DTranspose(c, c // 2, kernel_size=2, stride=2),
-                                                nn.Sequential(ConvBNReLU(c, c // 2, 3), ConvBNReLU(c // 2, c // 2, 3))]))
+            double_conv = nn.Sequential(ConvBNReLU(c, c // 2, 3), ConvBNReLU(c // 2, c // 2, 3))
+            self.up_stages.append(nn.LayerList([nn.Conv2DTranspose(c, c // 2, kernel_size=2, stride=2), double_conv]))
         self.cls = nn.Conv2D(8, num_classes, kernel_size=3, stride=1, padding=1)
 
     def forward(self, x):
