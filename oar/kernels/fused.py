@@ -17,11 +17,13 @@ def tanh_(out):
 
 
 def sigmoid_(out):
-    """oar's float sigmoid, (tanh(x / 2) + 1) / 2, in place."""
-    np.multiply(out, 0.5, out=out)
-    np.tanh(out, out=out)
+    """oar's float sigmoid (`elementwise.sigmoid`, ``1 / (1 + exp(-x))``, the same ufuncs in the same order), in
+    place."""
+    np.negative(out, out=out)
+    with np.errstate(over="ignore"):
+        np.exp(out, out=out)
     np.add(out, 1, out=out)
-    return np.multiply(out, 0.5, out=out)
+    return np.true_divide(1, out, out=out)
 
 
 # ---- add + activation (fused_elemwise_add_act) -----------------------------------------------------------------
