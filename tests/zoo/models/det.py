@@ -115,7 +115,7 @@ class YOLOv3FPN(nn.Layer):
 
     def forward(self, blocks):
         blocks = blocks[::-1]
-        yolo_feats = []
+        yolo_feats, route = [], None
         for i, block in enumerate(blocks):
             if i > 0:
                 block = paddle.concat([route, block], axis=1)
