@@ -91,9 +91,12 @@ def check_grads(name, tmp_path):
     got = {n: FORMULAS.grad_digest(n, p.grad.numpy()) for n, p in net.named_parameters() if p.grad is not None}
     names = [str(n) for n in REFS[f"{name}/grad_names"]]
     assert list(got) == names
+    # float32 noise is relative to the model's gradients: a gradient that is 0 in exact arithmetic (a bias before
+    # instance norm) is noise of that size on both sides
+    floor = 1e-6 * float(REFS[f"{name}/grads"][:, 1].max())
     for n, (digest, l1) in zip(names, REFS[f"{name}/grads"]):
-        assert got[n][1] == pytest.approx(l1, rel=1e-3, abs=1e-6), n
-        assert abs(got[n][0] - digest) <= 2e-4 * l1 + 1e-6, (n, got[n][0], digest, l1)
+        assert got[n][1] == pytest.approx(l1, rel=1e-3, abs=floor), n
+        assert abs(got[n][0] - digest) <= 2e-4 * l1 + floor, (n, got[n][0], digest, l1)
 
 
 def check_to_static(name, tmp_path):
