@@ -14,7 +14,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "zoo"))
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "tests" / "zoo"), str(ROOT)]  # paddle_alias, and this checkout's oar
 import zoo as TOOL  # noqa: E402  (tools/paddle_refs/zoo.py)
 
 
