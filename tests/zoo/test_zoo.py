@@ -24,8 +24,7 @@ with paddle_alias():
 
 STAGES = ("eager", "grads", "to_static", "save_load", "onnx")
 # (model, stage) -> why it fails today; strict, so a fix shows up as an unexpected pass
-XFAIL = {("faster_rcnn_roi_align_head", "onnx"): "roi_align has no ONNX lowering (ONNX RoiAlign takes aligned=True "
-                                                 "coordinates only from opset 16; oar builds opset 13)"}
+XFAIL = {}
 
 
 def build(name):
