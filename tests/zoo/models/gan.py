@@ -41,7 +41,7 @@ class NLayerDiscriminator(nn.Layer):
     def __init__(self, input_nc=3, ndf=8, n_layers=2, norm_type="instance"):
         super(NLayerDiscriminator, self).__init__()
         norm_layer = build_norm_layer(norm_type)
-        use_bias = type(norm_layer) == functools.partial and norm_layer.func == nn.InstanceNorm2D
+        use_bias = isinstance(norm_layer, functools.partial) and norm_layer.func == nn.InstanceNorm2D
         kw, padw = 4, 1
         sequence = [nn.Conv2D(input_nc, ndf, kernel_size=kw, stride=2, padding=padw), nn.LeakyReLU(0.2)]
         nf_mult = 1
@@ -90,7 +90,7 @@ class ResnetGenerator(nn.Layer):
                  padding_type="reflect"):
         super(ResnetGenerator, self).__init__()
         norm_layer = build_norm_layer(norm_type)
-        use_bias = type(norm_layer) == functools.partial and norm_layer.func == nn.InstanceNorm2D
+        use_bias = isinstance(norm_layer, functools.partial) and norm_layer.func == nn.InstanceNorm2D
         model = [nn.Pad2D(padding=[3, 3, 3, 3], mode="reflect"),
                  nn.Conv2D(input_nc, ngf, kernel_size=7, padding=0, bias_attr=use_bias), norm_layer(ngf), nn.ReLU()]
         mult = 1
