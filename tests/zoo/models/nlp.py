@@ -262,6 +262,44 @@ class TransformerNMT(nn.Layer):
         return paddle.matmul(x=dec_output, y=self.src_word_embedding.weight, transpose_y=True)
 
 
+class InferTransformerModel(nn.Layer):
+    """Greedy translation as PaddleNLP's inference model runs it: the encoder once, then the decoder one token per
+    step in a ``while`` loop, its self-attention keys/values carried in the incremental caches that
+    ``nn.TransformerDecoder.gen_cache`` makes (cross-attention ones computed once, static)."""
+
+    def __init__(self, vocab_size=30, d_model=16, n_head=2, max_out_len=4, bos_id=1, pad_id=0):
+        super().__init__()
+        self.d_model, self.max_out_len, self.bos_id, self.pad_id = d_model, max_out_len, bos_id, pad_id
+        self.word_embedding = nn.Embedding(vocab_size, d_model)
+        self.pos_embedding = PositionalEmbedding(d_model, 32)
+        self.transformer = nn.Transformer(d_model=d_model, nhead=n_head, num_encoder_layers=1, num_decoder_layers=2,
+                                          dim_feedforward=2 * d_model, dropout=0.0, normalize_before=True)
+        self.linear = nn.Linear(d_model, vocab_size)
+
+    def forward(self, src_word):
+        src_max_len = paddle.shape(src_word)[-1]
+        src_slf_attn_bias = paddle.cast(src_word == self.pad_id, dtype="float32").unsqueeze([1, 2]) * -1e9
+        src_pos = paddle.arange(0, src_max_len, dtype="int64")
+        enc_input = self.word_embedding(src_word) * self.d_model ** 0.5 + self.pos_embedding(src_pos)
+        enc_output = self.transformer.encoder(enc_input, src_slf_attn_bias)
+        caches = self.transformer.decoder.gen_cache(enc_output, do_zip=False)
+        trg_word = paddle.full_like(src_word[:, :1], self.bos_id)
+        out_ids = trg_word
+        scores = paddle.zeros([paddle.shape(src_word)[0]], dtype="float32")
+        step = paddle.zeros([1], dtype="int64")
+        while step < self.max_out_len:
+            trg_pos = paddle.zeros_like(trg_word) + step
+            dec_input = self.word_embedding(trg_word) * self.d_model ** 0.5 + self.pos_embedding(trg_pos)
+            dec_output, caches = self.transformer.decoder(dec_input, enc_output, None, src_slf_attn_bias, caches)
+            logits = self.linear(dec_output[:, -1, :])
+            log_probs = F.log_softmax(logits, axis=-1)
+            trg_word = paddle.argmax(log_probs, axis=-1, keepdim=True)
+            scores = scores + paddle.max(log_probs, axis=-1)
+            out_ids = paddle.concat([out_ids, trg_word], axis=1)
+            step = step + 1
+        return out_ids, scores
+
+
 class TextClassifier(nn.Layer):
     """A BiGRU over non-padding tokens (``sequence_length``) beside a CNN over the embeddings."""
 
@@ -290,4 +328,5 @@ ZOO = {
     "seq2seq_lstm_attention": (Seq2SeqAttnModel, [("int64", [2, 6], 30), ("int64", [2, 5], 30)]),
     "transformer_nmt": (TransformerNMT, [("int64", [2, 7], 30), ("int64", [2, 6], 30)]),
     "bigru_cnn_classifier": (TextClassifier, [PADDED]),
+    "transformer_cached_greedy_decode": (InferTransformerModel, [PADDED]),
 }

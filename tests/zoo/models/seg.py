@@ -5,6 +5,16 @@ import paddle.nn as nn
 import paddle.nn.functional as F
 
 
+def kaiming_normal_init(param, **kwargs):
+    initializer = nn.initializer.KaimingNormal(**kwargs)
+    initializer(param, param.block)
+
+
+def constant_init(param, **kwargs):
+    initializer = nn.initializer.Constant(**kwargs)
+    initializer(param, param.block)
+
+
 class ConvBNReLU(nn.Layer):
     def __init__(self, in_channels, out_channels, kernel_size, padding="same", **kwargs):
         super().__init__()
@@ -107,6 +117,15 @@ class DeepLabV3P(nn.Layer):
         self.conv_bn_relu1 = ConvBNReLU(8, 8, 1)
         self.conv_bn_relu2 = SeparableConvBNReLU(24, 16, 3, padding=1)
         self.conv = nn.Conv2D(16, num_classes, 1)
+        self.init_weight()
+
+    def init_weight(self):
+        for layer in self.sublayers():
+            if isinstance(layer, nn.Conv2D):
+                kaiming_normal_init(layer.weight)
+            elif isinstance(layer, (nn.BatchNorm, nn.SyncBatchNorm, nn.BatchNorm2D)):
+                constant_init(layer.weight, value=1.0)
+                constant_init(layer.bias, value=0.0)
 
     def forward(self, x):
         low_level_feat = self.stem(x)
