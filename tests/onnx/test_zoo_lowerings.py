@@ -99,20 +99,6 @@ def test_interpolate_to_a_run_time_size(kw, grow):
     check(fn, IMG, op="interp_dynamic", dynamic=True, more=_both(IMG), atol=1e-5)
 
 
-def test_interpolate_to_a_run_time_size_has_eager_gradients():
-    """The converted gradient (size from the gradient's shape) equals the eager one; a list mixing ints and a
-    tensor entry is a run-time size too."""
-    def fn(x):
-        return F.interpolate(x, [oar.shape(x)[2] + 3, 5], mode="bilinear")
-    weight = oar.to_tensor(R.uniform(-1, 1, (2, 3, 9, 5)).astype(np.float32))
-    grads = []
-    for f in (fn, oar.jit.to_static(fn, input_spec=[oar.static.InputSpec([None, 3, 6, 7], "float32")])):
-        x = oar.to_tensor(IMG, stop_gradient=False)
-        (f(x) * weight).sum().backward()
-        grads.append(x.grad.numpy())
-    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
-
-
 _ROIS = np.array([[0.5, 1.0, 5.2, 6.1], [2.0, 0.3, 7.5, 4.0], [1.1, 2.2, 1.4, 2.3], [-3.0, 4.0, 9.5, 12.0],
                   [3.3, 3.3, 6.6, 5.0]], np.float32)
 
