@@ -22,7 +22,6 @@ FORMULAS = TOOL.FORMULAS
 with paddle_alias():
     ZOO = TOOL.zoo()
 
-STAGES = ("eager", "grads", "to_static", "save_load", "onnx")
 # (model, stage) -> why it fails today; strict, so a fix shows up as an unexpected pass
 XFAIL = {}
 
@@ -122,13 +121,15 @@ def check_onnx(name, tmp_path):
     assert_close(got, eager(name), 1e-4, 1e-4)
 
 
+STAGES = {"eager": check_eager, "grads": check_grads, "to_static": check_to_static, "save_load": check_save_load,
+          "onnx": check_onnx}
 CASES = [pytest.param(m, s, marks=pytest.mark.xfail(reason=XFAIL[m, s], strict=True)) if (m, s) in XFAIL
          else (m, s) for m in ZOO for s in STAGES]
 
 
 @pytest.mark.parametrize("model,stage", CASES)
 def test_zoo(model, stage, tmp_path):
-    globals()["check_" + stage](model, tmp_path)
+    STAGES[stage](model, tmp_path)
 
 
 def test_paddle_alias_restores_modules():

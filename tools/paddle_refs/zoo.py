@@ -28,11 +28,12 @@ def load(path, name):
 FORMULAS = load(ZOO_DIR / "formulas.py", "zoo_formulas")
 
 
-def zoo(load_file=load):
-    """name -> (builder, input specs) over every model file, in file order."""
+def zoo():
+    """name -> (builder, input specs) over every model file, in file order (``import paddle`` in them resolves to
+    whatever ``paddle`` is importable: Paddle here, oar under tests/zoo/paddle_alias.py)."""
     models = {}
     for path in sorted((ZOO_DIR / "models").glob("*.py")):
-        models.update(load_file(path, "zoo_" + path.stem).ZOO)
+        models.update(load(path, "zoo_" + path.stem).ZOO)
     return models
 
 
