@@ -6,7 +6,7 @@ import numpy as np
 
 from . import conv as conv_kernels
 from .conv_plan import ConvRunner
-from .backend import array_module
+from .backend import array_module, errstate
 
 
 def relu_(out):
@@ -20,12 +20,14 @@ def tanh_(out):
 
 
 def sigmoid_(out):
-    """oar's float sigmoid, (tanh(x / 2) + 1) / 2, in place."""
+    """oar's float sigmoid (`elementwise.sigmoid`, ``1 / (1 + exp(-x))``, the same ufuncs in the same order), in
+    place."""
     xp = array_module(out)
-    xp.multiply(out, 0.5, out=out)
-    xp.tanh(out, out=out)
+    xp.negative(out, out=out)
+    with errstate(xp, over="ignore"):
+        xp.exp(out, out=out)
     xp.add(out, 1, out=out)
-    return xp.multiply(out, 0.5, out=out)
+    return xp.true_divide(1, out, out=out)
 
 
 # ---- add + activation (fused_elemwise_add_act) -----------------------------------------------------------------

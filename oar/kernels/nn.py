@@ -105,3 +105,14 @@ def interp(x, out_size, mode, align_corners, align_mode, scales):
 
 def interp_grad(x, g, out_size, mode, align_corners, align_mode, scales):
     return resample(g, x.shape, out_size, mode, align_corners, align_mode, scales, 0)
+
+
+def interp_dynamic(x, size, mode, align_corners, align_mode):
+    """`interp` to the spatial size held by the int array `size`."""
+    out_size = [int(v) for v in np.asarray(size).reshape(-1)]
+    return interp(x, out_size, mode, align_corners, align_mode, [None] * len(out_size))
+
+
+def interp_dynamic_grad(x, g, mode, align_corners, align_mode):
+    nd = x.ndim - 2
+    return interp_grad(x, g, list(g.shape[2:]), mode, align_corners, align_mode, [None] * nd)

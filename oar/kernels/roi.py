@@ -37,6 +37,12 @@ def bilinear_rows(ys, xs, H, W):
     return idx, w
 
 
+def sample_steps(bins, grid):
+    """Sample positions along one axis of a RoI, in bin widths from its start: ``j + (g + 0.5) / grid`` for bin j,
+    sample g (the ONNX lowering of roi_align builds its matrices from these)."""
+    return (np.arange(bins)[:, None] + (np.arange(grid)[None, :] + 0.5) / grid).reshape(-1)
+
+
 def align_matrix(box, H, W, ph, pw, scale, sampling_ratio, aligned):
     """The [ph*pw, H*W] averaging-of-bilinear-samples matrix of one RoI."""
     off = 0.5 if aligned else 0.0

@@ -60,7 +60,8 @@ def _shape_values(shape):
     return items, [int(s) if not hasattr(s, "dtype") else -1 for s in items]
 
 
-def _shape_tensor(items):
+def shape_tensor(items):
+    """One int64 shape tensor from a list of ints and (0-D or 1-element) tensors."""
     from .common import const
     from .manipulation import concat, reshape
     from .math import cast
@@ -103,7 +104,7 @@ def reshape_dynamic(x, shape):
     if not STATE.static and not hasattr(items, "dtype"):
         from .manipulation import reshape
         return reshape(x, _eager_ints(items))
-    st = items if hasattr(items, "dtype") else _shape_tensor(items)
+    st = items if hasattr(items, "dtype") else shape_tensor(items)
     return apply(RESHAPE_DYNAMIC, (x, st), {"static_shape": static})
 
 
@@ -120,7 +121,7 @@ def full_dynamic(shape, fill_value, dtype):
     if not STATE.static and not hasattr(items, "dtype"):
         from .creation import full
         return full(_eager_ints(items), fill_value, dt)
-    st = items if hasattr(items, "dtype") else _shape_tensor(items)
+    st = items if hasattr(items, "dtype") else shape_tensor(items)
     return apply(FULL_DYNAMIC, (st,), {"value": fill_value, "dtype": dt.name, "static_shape": static})
 
 

@@ -73,15 +73,18 @@ def only_first_output(ctx, op):
             ctx.unsupported_outputs[n] = op
 
 
-_ACTIVATIONS = {"relu": "Relu", "tanh": "Tanh", "sigmoid": "Sigmoid"}
+_ACTIVATIONS = {"relu": ["Relu"], "tanh": ["Tanh"],
+                # the sigmoid kernel's 1 / (1 + exp(-x)) (ONNX Runtime's Sigmoid: ~6e-8 absolute precision)
+                "sigmoid": ["Neg", "Exp", ("Add", 1.0), "Reciprocal"]}
 
 
 def activation(ctx, op, act):
-    """The ONNX node type applying the fused activation `act` (None: no node), checked before anything is
-    emitted (the fused ops of `oar.passes`)."""
+    """The `steps` applying the fused activation `act` to the previous value (none for None), checked before
+    anything is emitted (the fused ops of `oar.passes`)."""
     if act is not None and act not in _ACTIVATIONS:
         raise ctx.block_op_error(op, f"activation {act!r} has no ONNX lowering")
-    return _ACTIVATIONS.get(act)
+    return [(s, [None], {}) if isinstance(s, str) else (s[0], [None, scalar(ctx, op, s[1])], {})
+            for s in _ACTIVATIONS.get(act, [])]
 
 
 def steps(ctx, op, nodes):

@@ -140,8 +140,7 @@ def _onnx(ctx, op):
                    group=int(a["groups"]), **pads))]
     if residual:
         nodes.append(("Add", [None, ctx.inp(op, "residual")], {}))
-    if act:
-        nodes.append((act, [None], {}))
+    nodes.extend(act)
     onnx_steps(ctx, op, nodes)
 
 

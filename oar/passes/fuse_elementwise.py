@@ -27,8 +27,8 @@ RECIPES = {
     "neg": [("negative", (_X,))], "exp": [("exp", (_X,))], "log": [("log", (_X,))], "sqrt": [("sqrt", (_X,))],
     "square": [("square", (_X,))], "abs": [("absolute", (_X,))], "tanh": [("tanh", (_X,))],
     "relu": [("maximum", (_X, 0))],
-    # oar's float sigmoid kernel: (tanh(x * 0.5) + 1) * 0.5
-    "sigmoid": [("multiply", (_X, 0.5)), ("tanh", (_P,)), ("add", (_P, 1)), ("multiply", (_P, 0.5))],
+    # oar's float sigmoid kernel: 1 / (1 + exp(-x))
+    "sigmoid": [("negative", (_X,)), ("exp", (_P,)), ("add", (_P, 1)), ("true_divide", (1, _P))],
 }
 _ALLOCATING = set(RECIPES) | {"matmul", "fused_elementwise", "sum", "mean"}  # readers that never alias an input
 

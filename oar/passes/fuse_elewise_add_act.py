@@ -107,7 +107,7 @@ def _same_dtype(block, x, y):
 
 def _onnx(ctx, op):
     act = onnx_activation(ctx, op, op.attrs["act"])
-    onnx_steps(ctx, op, [("Add", [ctx.inp(op, "x"), ctx.inp(op, "y")], {}), (act, [None], {})])
+    onnx_steps(ctx, op, [("Add", [ctx.inp(op, "x"), ctx.inp(op, "y")], {})] + act)
 
 
 FUSED_ELEMWISE_ADD_ACT.set(onnx=_onnx)

@@ -87,8 +87,7 @@ def _onnx(ctx, op):
     if op.inputs.get("b"):
         nodes.append(("Add", [None, ctx.inp(op, "b")], {}))
     act = onnx_activation(ctx, op, op.attrs.get("act"))
-    if act:
-        nodes.append((act, [None], {}))
+    nodes.extend(act)
     onnx_steps(ctx, op, nodes)
 
 

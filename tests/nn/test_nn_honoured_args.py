@@ -84,6 +84,14 @@ def test_legacy_batch_norm_is_test_uses_running_statistics():
         oar.nn.BatchNorm(3, dtype="float64")
 
 
+def test_legacy_batch_norm_names_its_running_statistics():
+    # PaddleClas's ConvBNLayer passes moving_mean_name / moving_variance_name (Paddle 3.3.1: the names of the
+    # statistics; the state-dict keys are unchanged)
+    bn = oar.nn.BatchNorm(3, moving_mean_name="bn_mean", moving_variance_name="bn_variance")
+    assert (bn._mean.name, bn._variance.name) == ("bn_mean", "bn_variance")
+    assert list(bn.state_dict()) == ["weight", "bias", "_mean", "_variance"]
+
+
 def test_convert_sync_batchnorm_keeps_the_parameters():
     net = oar.nn.Sequential(oar.nn.Conv2D(2, 3, 1), oar.nn.BatchNorm2D(3))
     x = oar.randn([2, 2, 3, 3])

@@ -82,3 +82,39 @@ def test_vision_models_export(arch):
     net.eval()
     img = R.uniform(-1, 1, (2, 3, 64, 64)).astype(np.float32)
     check(net, img, dynamic=True, more=[(img[:1],)], atol=1e-4)
+
+
+INTERP_KW = {"bilinear": dict(mode="bilinear"), "bilinear_corners": dict(mode="bilinear", align_corners=True),
+             "bilinear_mode1": dict(mode="bilinear", align_mode=1), "nearest": dict(mode="nearest")}
+
+
+@pytest.mark.parametrize("grow", [2, -2], ids=["up", "down"])
+@pytest.mark.parametrize("kw", sorted(INTERP_KW))
+def test_interpolate_to_a_run_time_size(kw, grow):
+    """PaddleSeg's ``F.interpolate(y, paddle.shape(x)[2:])``: the size is a tensor in the program (`interp_dynamic`,
+    ONNX Resize), up and down."""
+    def fn(x):
+        hw = oar.shape(x)[2:]
+        return F.interpolate(x, hw * 2 if grow > 0 else hw - 2, **INTERP_KW[kw])
+    check(fn, IMG, op="interp_dynamic", dynamic=True, more=_both(IMG), atol=1e-5)
+
+
+_ROIS = np.array([[0.5, 1.0, 5.2, 6.1], [2.0, 0.3, 7.5, 4.0], [1.1, 2.2, 1.4, 2.3], [-3.0, 4.0, 9.5, 12.0],
+                  [3.3, 3.3, 6.6, 5.0]], np.float32)
+
+
+@pytest.mark.parametrize("aligned", [True, False], ids=["aligned", "unaligned"])
+@pytest.mark.parametrize("ratio", [1, 2, 3])
+def test_roi_align(aligned, ratio):
+    """Faster R-CNN's RoIAlign head: boxes over two images (boxes_num), one tiny and one partly outside the map."""
+    x = R.uniform(-2, 2, (2, 3, 6, 7)).astype(np.float32)
+    num = np.array([3, 2], np.int32)
+    check(lambda f, b, n: oar.vision.ops.roi_align(f, b, n, (2, 3), spatial_scale=0.8, sampling_ratio=ratio,
+                                                   aligned=aligned), x, _ROIS, num, op="roi_align", atol=1e-5)
+
+
+def test_roi_align_with_an_adaptive_grid_is_refused():
+    from onnx_helpers import specs_of, export_model
+    x = R.uniform(-2, 2, (1, 3, 6, 7)).astype(np.float32)
+    with pytest.raises(NotImplementedError, match="sampling_ratio > 0"):
+        export_model(lambda f, b, n: oar.vision.ops.roi_align(f, b, n, 2), specs_of([x, _ROIS, np.array([5], "i4")]))

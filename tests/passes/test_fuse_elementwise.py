@@ -80,3 +80,14 @@ def test_final_buffer_reused_only_when_the_value_never_leaves_the_run():
     for _ in range(3):
         xs = [rng.standard_normal([4, 8]).astype("float32") for _ in feeds]
         np.testing.assert_array_equal(plan_q.run_values(xs)[0], plan_p.run_values(xs)[0])
+
+
+def test_fused_sigmoid_keeps_the_relative_precision_of_small_results():
+    """The chain's sigmoid is the kernel's ``1 / (1 + exp(-x))``: ``sigmoid(-17.2) ** 0.4``-style IoU-aware scores
+    of YOLOv3 heads need small results exact (the former tanh form gave 0 below -17)."""
+    p, feeds, fetch = build(lambda x: F.sigmoid(x * 2.0) * 3.0, [("x", [4], "float32")])
+    q = fuse_elementwise(p, keep=fetch)
+    assert [op.type for op in q.global_block().ops].count("fused_elementwise") == 1
+    x = np.array([-8.6131, -15.0, -40.0, 3.0], np.float32)
+    got = compile_program(q, feeds, fetch).run_values([x])[0]
+    np.testing.assert_allclose(got, 3.0 / (1 + np.exp(-2.0 * x.astype(np.float64))), rtol=3e-7, atol=0)

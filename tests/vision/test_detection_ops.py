@@ -122,3 +122,13 @@ def test_yolo_head_to_static_with_unknown_batch():
     static = oar.jit.to_static(head, input_spec=spec)
     for s, e in zip(static(*args), head(*args)):
         np.testing.assert_allclose(s.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_yolo_box_outputs_stop_gradient_as_in_paddle():
+    """Paddle 3.3.1's yolo_box has no gradient kernel: its outputs are stop_gradient and a loss adding them sends
+    nothing back (the zoo's YOLOv3 gradients matched Paddle's only once oar's composed decoder did the same)."""
+    x = oar.to_tensor(np.random.default_rng(0).standard_normal((1, 16, 2, 2)).astype("float32"), stop_gradient=False)
+    boxes, scores = V.yolo_box(x, oar.to_tensor([[32, 32]]), [10, 13, 16, 30], 3, 0.01, 8)
+    assert boxes.stop_gradient and scores.stop_gradient
+    (boxes.sum() + scores.sum() + (x * 2.0).sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((1, 16, 2, 2), 2.0, np.float32))

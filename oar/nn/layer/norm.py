@@ -90,9 +90,10 @@ class BatchNorm(_BatchNormBase):
     """Paddle's older BatchNorm(num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, ...).
 
     ``is_test=True`` starts the layer in eval mode (running statistics), as Paddle does; `in_place` and
-    `do_model_average_for_mean_and_var` change nothing Paddle 2.x computes. `dtype` other than float32 (or
-    float16, whose statistics Paddle keeps in float32), `moving_mean_name`/`moving_variance_name` and
-    ``trainable_statistics=True`` raise (not supported).
+    `do_model_average_for_mean_and_var` change nothing Paddle 2.x computes; `moving_mean_name` and
+    `moving_variance_name` name the running statistics (their ``.name``; the state-dict keys stay ``_mean`` and
+    ``_variance``, as in Paddle). `dtype` other than float32 (or float16, whose statistics Paddle keeps in float32)
+    and ``trainable_statistics=True`` raise (not supported).
 
     Example:
         >>> bn = oar.nn.BatchNorm(3)
@@ -108,13 +109,14 @@ class BatchNorm(_BatchNormBase):
                  trainable_statistics=False):
         unsupported = [f"{k}={v!r}" for k, v, ok in (
             ("dtype", dtype, dtype in ("float32", "float16")),  # Paddle keeps float16 layers' statistics float32
-            ("moving_mean_name", moving_mean_name, moving_mean_name is None),
-            ("moving_variance_name", moving_variance_name, moving_variance_name is None),
             ("trainable_statistics", trainable_statistics, not trainable_statistics)) if not ok]
         if unsupported:
             raise ValueError(f"nn.BatchNorm: {', '.join(unsupported)} not supported (use BatchNorm1D/2D/3D, or "
                              "cast the layer with .to(dtype=...))")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
+        for stat, name in ((self._mean, moving_mean_name), (self._variance, moving_variance_name)):
+            if name is not None:
+                stat.name = name
         self._act = act
         if is_test:
             self.training = False

@@ -9,6 +9,7 @@ from ...ops.common import operand, to_int_list
 from ...ops.registry import apply, defop
 from ...kernels import nn as nn_kernels
 from ...kernels.nn import (embedding as _embedding, embedding_grad as _embedding_grad_impl, interp as _interp,
+                           interp_dynamic as _interp_dynamic, interp_dynamic_grad as _interp_dynamic_grad_impl,
                            interp_grad as _interp_grad_impl)
 from ...ops.onnx_rules import first_input, only_first_output, scalar
 from ...ops.registry import lowerings
@@ -177,6 +178,29 @@ INTERP_GRAD = defop("interp_grad", _interp_grad_impl, inputs=("x", "out_grad"), 
                     grad=lambda gg, dx, x, g, **a: (None, apply(INTERP, (gg,), a)))
 INTERP = defop("interp", _interp, infer=_interp_infer, grad=lambda g, out, x, **a: apply(INTERP_GRAD, (x, g), a))
 
+
+def _interp_dynamic_infer(m, **a):
+    n = m[1][0][0] if m[1][0] and m[1][0][0] >= 0 else len(m[0][0]) - 2
+    return [(list(m[0][0][:len(m[0][0]) - n]) + [-1] * n, m[0][1])]
+
+
+def _interp_dynamic_grad_grad(gg, dx, x, g, **a):
+    return None, apply(INTERP_DYNAMIC, (gg, S.shape(g)[2:]), a)
+
+
+# the output size held by a tensor (PaddleSeg's ``F.interpolate(y, paddle.shape(x)[2:])`` in a program); the
+# gradient takes the size from out_grad's shape
+INTERP_DYNAMIC_GRAD = defop("interp_dynamic_grad", _interp_dynamic_grad_impl, inputs=("x", "out_grad"), nondiff=(0,),
+                            infer=lambda m, **a: [(m[0][0], m[1][1])], grad=_interp_dynamic_grad_grad)
+INTERP_DYNAMIC = defop("interp_dynamic", _interp_dynamic, inputs=("x", "size"), nondiff=(1,),
+                       infer=_interp_dynamic_infer,
+                       grad=lambda g, out, x, size, **a: (apply(INTERP_DYNAMIC_GRAD, (x, g), a), None))
+
+
+def _is_run_time(v):
+    """A graph value (not an eager tensor, whose value is known now)."""
+    return hasattr(v, "dtype") and not hasattr(v, "_data")
+
 _MODES = {"nearest": "nearest", "bilinear": "linear", "linear": "linear", "trilinear": "linear"}
 
 
@@ -197,6 +221,11 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         x = S.transpose(x, perm)
     nd = x.ndim - 2
     spatial = x.shape[2:]
+    if size is not None and (_is_run_time(size) or isinstance(size, (list, tuple)) and any(map(_is_run_time, size))):
+        from ...ops.dynamic_shape import shape_tensor
+        out = apply(INTERP_DYNAMIC, (x, size if _is_run_time(size) else shape_tensor(size)),
+                    {"mode": _MODES[mode], "align_corners": bool(align_corners), "align_mode": int(align_mode)})
+        return S.transpose(out, [0] + list(range(2, out.ndim)) + [1]) if channels_last else out
     if size is not None:
         size = to_int_list(size, "size") if not isinstance(size, int) else [size] * nd
         scales = [None] * nd
@@ -291,6 +320,25 @@ def _onnx_interp(ctx, op):
     onnx_separable(ctx, op, ctx.inp(op, "x"), mats)
 
 
+def _onnx_interp_dynamic(ctx, op):
+    """ONNX Resize to ``shape(x)[:2] + size``: its coordinate modes are Paddle's (half_pixel is align_mode 0, with
+    source coordinates clamped at 0 as Paddle's; asymmetric is align_mode 1 and nearest without corners)."""
+    a = op.attrs
+    size, (_, size_dt) = ctx.inp(op, "size"), ctx.in_meta(op, "size")
+    if size_dt.name != "int64":
+        size = ctx.cast(size, "int64")
+    lead = ctx.node("Slice", [ctx.node("Shape", [ctx.inp(op, "x")]), ctx.ints([0]), ctx.ints([2])])  # N, C
+    sizes = ctx.node("Concat", [lead, ctx.node("Reshape", [size, ctx.ints([-1])])], axis=0)
+    if a["align_corners"]:
+        coords = "align_corners"
+    else:
+        coords = "half_pixel" if a["mode"] == "linear" and a["align_mode"] == 0 else "asymmetric"
+    nearest = {"nearest_mode": "round_prefer_ceil" if a["align_corners"] else "floor"} if a["mode"] == "nearest" \
+        else {}
+    ctx.node("Resize", [ctx.inp(op, "x"), "", "", sizes], [ctx.out(op)], mode=a["mode"],
+             coordinate_transformation_mode=coords, **nearest)
+
+
 def _onnx_dropout(ctx, op):
     a = op.attrs
     if a["training"]:
@@ -314,7 +362,8 @@ def _onnx_embedding(ctx, op):
     ctx.node("Where", [pad, ctx.const(0, ctx.in_meta(op, "weight")[1]), out], [ctx.out(op)])
 
 
-lowerings({"interp": _onnx_interp, "dropout": _onnx_dropout, "embedding": _onnx_embedding})
+lowerings({"interp": _onnx_interp, "interp_dynamic": _onnx_interp_dynamic, "dropout": _onnx_dropout,
+           "embedding": _onnx_embedding})
 
 
 def channel_shuffle(x, groups, data_format="NCHW", name=None):

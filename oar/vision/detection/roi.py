@@ -23,11 +23,77 @@ ROI_ALIGN_GRAD = defop("roi_align_grad", roi_kernels.roi_align_grad, inputs=("gr
                        nondiff=(1, 2, 3), infer=lambda m, **a: [m[1]],
                        grad=lambda g, out, grad, x, boxes, boxes_num, **a: (
                            apply(ROI_ALIGN, (g, boxes, boxes_num), a), None, None, None))
+
+
+def _onnx_axis_matrix(ctx, op, start, length, size, bins, grid, dt):
+    """[R, bins, size]: per RoI, the mean over a bin's `grid` samples of the bilinear weights along one axis
+    (`oar.kernels.roi.bilinear_rows` is the product of two such factors, validity included)."""
+    def c(v):
+        return ctx.const(v, dt)
+    steps = roi_kernels.sample_steps(bins, grid)[None, :]
+    pos = ctx.node("Add", [ctx.node("Unsqueeze", [start, ctx.ints([1])]),
+                           ctx.node("Mul", [ctx.node("Unsqueeze", [ctx.node("Div", [length, c(bins)]),
+                                                                   ctx.ints([1])]), c(steps)])])  # [R, bins*grid]
+    valid = ctx.node("And", [ctx.node("GreaterOrEqual", [pos, c(-1.0)]), ctx.node("LessOrEqual", [pos, c(size)])])
+    p = ctx.node("Max", [pos, c(0.0)])
+    lo = ctx.node("Floor", [p])
+    edge = ctx.node("GreaterOrEqual", [lo, c(size - 1)])
+    lo = ctx.node("Where", [edge, c(size - 1), lo])
+    hi = ctx.node("Where", [edge, c(size - 1), ctx.node("Add", [lo, c(1.0)])])
+    frac = ctx.node("Sub", [ctx.node("Where", [edge, lo, p]), lo])
+    frac_lo = ctx.node("Mul", [ctx.node("Sub", [c(1.0), frac]), ctx.cast(valid, dt)])
+    frac_hi = ctx.node("Mul", [frac, ctx.cast(valid, dt)])
+    pixels = c(list(range(size)))
+
+    def weight(index, w):  # [R, S, size]: w where pixel == index
+        hit = ctx.cast(ctx.node("Equal", [ctx.node("Unsqueeze", [index, ctx.ints([2])]), pixels]), dt)
+        return ctx.node("Mul", [hit, ctx.node("Unsqueeze", [w, ctx.ints([2])])])
+    m = ctx.node("Add", [weight(lo, frac_lo), weight(hi, frac_hi)])
+    m = ctx.node("Reshape", [m, ctx.ints([0, bins, grid, size])])
+    return ctx.node("ReduceMean", [m], axes=[2], keepdims=0)
+
+
+def _onnx_roi_align(ctx, op):
+    """Separable: out[r] = Ay[r] @ x[b(r)] @ Ax[r]^T with per-axis averaging matrices built in the graph, b(r) from
+    the cumulative boxes_num; a fixed sampling_ratio and a known H, W are needed (the adaptive grid's size depends
+    on each box)."""
+    a = op.attrs
+    shape, dt = ctx.in_meta(op, "x")
+    if a["sampling_ratio"] <= 0 or any(d < 0 for d in shape[2:]):
+        raise ctx.block_op_error(op, "roi_align lowers to ONNX with sampling_ratio > 0 and a known H, W only "
+                                     f"(sampling_ratio={a['sampling_ratio']}, x {shape})")
+    H, W = shape[2:]
+    ph, pw, g = a["pooled_height"], a["pooled_width"], a["sampling_ratio"]
+    boxes = ctx.inp(op, "boxes")
+    if ctx.in_meta(op, "boxes")[1] != dt:
+        boxes = ctx.cast(boxes, dt)
+    off = 0.5 if a["aligned"] else 0.0
+    coord = ctx.node("Sub", [ctx.node("Mul", [boxes, ctx.const(a["spatial_scale"], dt)]), ctx.const(off, dt)])
+    x1, y1, x2, y2 = (ctx.node("Gather", [coord, ctx.const(k, "int64")], axis=1) for k in range(4))
+    rw, rh = ctx.node("Sub", [x2, x1]), ctx.node("Sub", [y2, y1])
+    if not a["aligned"]:
+        one = ctx.const(1.0, dt)
+        rw, rh = ctx.node("Max", [rw, one]), ctx.node("Max", [rh, one])
+    ay = _onnx_axis_matrix(ctx, op, y1, rh, H, ph, g, dt)  # [R, ph, H]
+    ax = _onnx_axis_matrix(ctx, op, x1, rw, W, pw, g, dt)  # [R, pw, W]
+    counts = ctx.cast(ctx.inp(op, "boxes_num"), "int64")
+    ends = ctx.node("CumSum", [counts, ctx.const(0, "int64")])
+    n_rois = ctx.node("Gather", [ctx.node("Shape", [boxes]), ctx.const(0, "int64")], axis=0)
+    rows = ctx.node("Range", [ctx.const(0, "int64"), n_rois, ctx.const(1, "int64")])
+    image = ctx.node("ReduceSum", [ctx.cast(ctx.node("GreaterOrEqual", [
+        ctx.node("Unsqueeze", [rows, ctx.ints([1])]), ctx.node("Unsqueeze", [ends, ctx.ints([0])])]), "int64"),
+        ctx.ints([1])], keepdims=0)
+    feats = ctx.node("Gather", [ctx.inp(op, "x"), image], axis=0)  # [R, C, H, W]
+    out = ctx.node("MatMul", [ctx.node("Unsqueeze", [ay, ctx.ints([1])]), feats])  # [R, C, ph, W]
+    ctx.node("MatMul", [out, ctx.node("Unsqueeze", [ctx.node("Transpose", [ax], perm=[0, 2, 1]), ctx.ints([1])])],
+             [ctx.out(op)])
+
+
 ROI_ALIGN = defop("roi_align", roi_kernels.roi_align, inputs=("x", "boxes", "boxes_num"), nondiff=(1, 2),
                   infer=_roi_infer,
                   grad=lambda g, out, x, boxes, boxes_num, **a: (
                       apply(ROI_ALIGN_GRAD, (g, x, boxes, boxes_num), a), None, None),
-                  onnx_reason=_NO_ONNX)
+                  onnx=_onnx_roi_align)
 
 
 def _pair(output_size):

@@ -16,7 +16,9 @@ from ...ops.registry import apply, defop
 def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True, name=None,
              scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
     """Decodes a YOLOv3 head `x` [N, A*(5+class_num), H, W] into boxes [N, A*H*W, 4] (x1, y1, x2, y2 in image
-    pixels) and scores [N, A*H*W, class_num]; predictions with confidence below `conf_thresh` give zeros.
+    pixels) and scores [N, A*H*W, class_num]; predictions with confidence below `conf_thresh` give zeros. As in
+    Paddle (an inference op without a gradient kernel), both outputs are ``stop_gradient``: a loss that adds them
+    sends no gradient to `x`.
 
     Args:
         img_size: [N, 2] int tensor of image (height, width).
@@ -59,7 +61,7 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     boxes = stack([x1, y1, x2, y2], -1) * unsqueeze(keep, -1)  # [n, na, h, w, 4]
     scores = sigmoid(p[:, :, 5:]) * unsqueeze(conf * keep, 2)  # [n, na, C, h, w]
     scores = transpose(scores, [0, 1, 3, 4, 2])
-    return reshape(boxes, [n, na * h * w, 4]), reshape(scores, [n, na * h * w, class_num])
+    return reshape(boxes, [n, na * h * w, 4]).detach(), reshape(scores, [n, na * h * w, class_num]).detach()
 
 
 # ---- yolo_loss: a kernel matches ground truth to anchors (no gradient); the loss is composed from oar ops -------
