@@ -30,3 +30,14 @@ def dequantize(q, scale, zero_point, quant_axis=-1):
     if np.any(zp):
         q = q.astype(np.int64) - zp
     return np.multiply(q, _per_axis(scale, q.ndim, quant_axis), dtype=scale.dtype)
+
+
+def fake_quantize_dequantize(x, scale, bit_length=8):
+    """Paddle's abs-max fake quantization: ``round(clip(x, -s, s) * bnt / s) * s / bnt`` with
+    ``bnt = 2 ** (bit_length - 1) - 1`` and ties rounded away from zero (Paddle's rounding)."""
+    bnt = float(2 ** (bit_length - 1) - 1)
+    s = np.asarray(scale, dtype=x.dtype).reshape(())
+    s = s if s > 1e-30 else s + np.asarray(1e-6, x.dtype)  # Paddle's guard against a zero scale
+    v = np.clip(x, -s, s) * (bnt / s)
+    r = np.copysign(np.floor(np.abs(v) + 0.5), v)
+    return (r * (s / bnt)).astype(x.dtype, copy=False)
