@@ -60,6 +60,7 @@ class FakeQuanterWithAbsMaxObserver(QuanterFactory):
 
     Example:
         >>> from oar.quantization import QuantConfig
+        >>> from oar.quantization.quanters import FakeQuanterWithAbsMaxObserver
         >>> quanter = FakeQuanterWithAbsMaxObserver(moving_rate=0.99)
         >>> q_config = QuantConfig(activation=quanter, weight=quanter)
     """
