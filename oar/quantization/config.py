@@ -38,6 +38,15 @@ class QuantConfig:
     Args:
         activation: the quanter factory for activations (a layer's inputs), or None.
         weight: the quanter factory for weights, or None.
+
+    Example:
+        >>> from oar.quantization import QuantConfig
+        >>> from oar.quantization.quanters import FakeQuanterWithAbsMaxObserver
+        >>> config = QuantConfig(activation=FakeQuanterWithAbsMaxObserver(), weight=FakeQuanterWithAbsMaxObserver())
+        >>> net = oar.nn.Sequential(oar.nn.Linear(2, 2))
+        >>> config.add_layer_config(net[0], activation=None, weight=None)   # this one stays float
+        >>> config.config_of(net)
+        {}
     """
 
     def __init__(self, activation, weight):

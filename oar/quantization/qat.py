@@ -50,6 +50,20 @@ class QAT:
 
     Args:
         config: a `QuantConfig`.
+
+    Example:
+        >>> from oar.quantization import QAT, QuantConfig
+        >>> from oar.quantization.quanters import FakeQuanterWithAbsMaxObserver
+        >>> q = FakeQuanterWithAbsMaxObserver()
+        >>> qat = QAT(QuantConfig(activation=q, weight=q))
+        >>> model = qat.quantize(oar.nn.Sequential(oar.nn.Linear(4, 2)))
+        >>> loss = model(oar.ones([3, 4])).mean()            # train as usual ...
+        >>> _ = model.eval()
+        >>> converted = qat.convert(model)                   # ... then freeze: int8 weights, fixed scales
+        >>> converted[0].weight_int8.dtype
+        paddle.int8
+        >>> qat.save_quantized_model(converted, 'model/int8', [oar.static.InputSpec([None, 4], 'float32', 'x')])
+        'model/int8.pdmodel'
     """
 
     def __init__(self, config):

@@ -31,7 +31,13 @@ from ..ops.quant import fake_quantize_dequantize
 
 
 class QuanterFactory:
-    """Makes quanter layers with the arguments it was created with (``paddle.quantization.factory``)."""
+    """Makes quanter layers with the arguments it was created with (``paddle.quantization.factory``).
+
+    Example:
+        >>> from oar.quantization.quanters import FakeQuanterWithAbsMaxObserver
+        >>> FakeQuanterWithAbsMaxObserver(bit_length=4)._instance(None).bit_length()
+        4
+    """
 
     def __init__(self, **kwargs):
         self.partial_args = kwargs
@@ -85,7 +91,15 @@ def _write_back(src, dst):
 
 
 class FakeQuanterWithAbsMaxObserverLayer(Layer):
-    """The quanter layer `FakeQuanterWithAbsMaxObserver` makes (see the module doc)."""
+    """The quanter layer `FakeQuanterWithAbsMaxObserver` makes (see the module doc).
+
+    Example:
+        >>> from oar.quantization.quanters import FakeQuanterWithAbsMaxObserverLayer
+        >>> q = FakeQuanterWithAbsMaxObserverLayer(None)
+        >>> _ = q.eval()
+        >>> q(oar.to_tensor([0.0004, 0.5])).numpy()      # the initial scale 0.001 clips
+        array([0.00040157, 0.001     ], dtype=float32)
+    """
 
     def __init__(self, layer, name=None, moving_rate=0.9, bit_length=8, dtype="float32"):
         super().__init__()

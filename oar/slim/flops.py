@@ -40,6 +40,10 @@ def flops(model, input_shape):
     Args:
         model: an `oar.nn.Layer` taking one float32 input.
         input_shape: the full input shape, batch included (e.g. ``[1, 1, 28, 28]``).
+
+    Example:
+        >>> oar.slim.flops(oar.nn.Linear(4, 3), [2, 4])
+        24
     """
     from .channels import trace_program
     if any(int(d) < 1 for d in input_shape):

@@ -34,7 +34,17 @@ SENSITIVE_RATIOS = tuple(round(r, 1) for r in np.arange(0.1, 1.0, 0.1))
 
 class PruningPlan:
     """The changes of one pruning (the kept channel indices of each pruned parameter, the replaced parameters and
-    layer sizes), so that `restore` can undo them."""
+    layer sizes), so that `restore` can undo them.
+
+    Example:
+        >>> from oar.slim import L1NormFilterPruner
+        >>> net = oar.nn.Sequential(oar.nn.Conv2D(1, 4, 3), oar.nn.Conv2D(4, 2, 3))
+        >>> plan = L1NormFilterPruner(net, [1, 1, 6, 6]).prune_vars({net[0].weight.name: 0.5})
+        >>> net[1].weight.shape
+        [2, 2, 3, 3]
+        >>> plan.restore(); net[1].weight.shape
+        [2, 4, 3, 3]
+    """
 
     def __init__(self):
         self.masks = {}    # parameter name -> kept channel indices (of its space)
@@ -99,6 +109,13 @@ class FilterPruner:
         model: the `oar.nn.Layer` to prune (in place).
         inputs: the input shape used to trace it (batch included, e.g. ``[1, 3, 32, 32]``).
         sen_file: a sensitivity file written by `sensitive` to start from (JSON).
+
+    Example:
+        >>> from oar.slim import L1NormFilterPruner
+        >>> net = oar.nn.Sequential(oar.nn.Conv2D(1, 4, 3), oar.nn.ReLU(), oar.nn.Conv2D(4, 2, 3))
+        >>> pruner = L1NormFilterPruner(net, [1, 1, 6, 6])
+        >>> pruner.prunable_vars() == [net[0].weight.name]  # the last conv's filters are the model's output
+        True
     """
 
     def __init__(self, model, inputs, sen_file=None):
@@ -284,7 +301,14 @@ def _load_sensitivities(path):
 
 
 class L1NormFilterPruner(FilterPruner):
-    """`FilterPruner` removing the filters of smallest L1 norm (PaddleSlim's ``L1NormFilterPruner``)."""
+    """`FilterPruner` removing the filters of smallest L1 norm (PaddleSlim's ``L1NormFilterPruner``).
+
+    Example:
+        >>> from oar.slim import L1NormFilterPruner
+        >>> w = np.stack([np.full([1, 3, 3], v, 'float32') for v in (3, -1, 2, 0.5)])
+        >>> L1NormFilterPruner.cal_mask(None, w, 0.5)      # keep the two largest |w| sums, in order
+        array([0, 2])
+    """
 
     def cal_mask(self, value, pruned_ratio):
         scores = np.abs(value.reshape(value.shape[0], -1)).sum(axis=1)
