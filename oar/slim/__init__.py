@@ -9,7 +9,8 @@ Example:
     >>> flops(net, [1, 1, 8, 8]) <= before / 2
     True
 """
+from .distill import Distill, l2_loss, soft_label_loss
 from .flops import flops
 from .prune import FilterPruner, L1NormFilterPruner, PruningPlan
 
-__all__ = ["flops", "FilterPruner", "L1NormFilterPruner", "PruningPlan"]
+__all__ = ["flops", "FilterPruner", "L1NormFilterPruner", "PruningPlan", "Distill", "soft_label_loss", "l2_loss"]
