@@ -3,17 +3,20 @@
 The converted model, traced in eval mode, is a float program with ``dequantize_linear(quantize_linear(x))``
 pairs on activations and ``dequantize_linear(int8 weight)`` on weights. `qdq_form` turns it into PTQ's form:
 
-1. each activation pair keeps its step, with uint8 levels and zero point 128: the int8 grid of the converted
-   model exactly (a zero point of 0 for relu outputs, as PTQ uses, would stop clipping at 127 steps where
-   training clipped, and moved outputs by ~6% in a test; ONNX Runtime then keeps the relu as a float op). The
-   pair on a conv's or linear's input is removed and `insert_qdq` puts it back in PTQ's layout; the others (a
-   conv output read by a relu, a relu output read by a pool) stay where training had them;
+1. every activation pair is removed and its step kept as x's parameters: uint8 levels with zero point 128 (the
+   int8 grid QAT trained on), or zero point 0 when x is nonnegative by construction (the output of a relu, or
+   of a max pool / reshape / flatten of one): that grid keeps QAT's step, so values up to the trained clip (127
+   steps) quantize as in training and values between 127 and 255 steps are not clipped;
 2. each int8 weight is dequantized to a float constant and its step remembered;
 3. PTQ's `prepare` (batch-norm folding, conv/linear + bias fusion) and `insert_qdq` with those activation
    parameters and weight steps (a weight that batch-norm folding changed gets abs-max steps per channel).
+   `insert_qdq` puts back the pairs on the inputs of convs and linears, and on their outputs where a quantized
+   op reads them; the pairs QAT also simulated on a conv output read by a relu and on a relu output read by a
+   pool are not put back (PTQ's layout: ONNX Runtime then fuses relu and pooling into its int8 kernels; keeping
+   them made the int8 model 5x slower than PTQ's at width 64 in bench/compression.py's measurement).
 
-The result computes the converted model up to the accumulation's rounding and the int32 bias (~3e-5 of the
-output range in the tests; batch-norm folding, which QAT did not train with, changes weights that follow it).
+So the QDQ model computes the QAT model with two roundings fewer and without the clip above 127 steps of
+nonnegative inputs: close to it, not bit-equal (``oar.jit.save`` of the converted model is the bit-equal form).
 """
 import os
 import tempfile
@@ -22,24 +25,28 @@ import numpy as np
 
 from .ptq import insert_qdq, prepare, write_model
 
-# ops (before `prepare`'s fusions) whose first input insert_qdq quantizes
-QUANTIZED_INPUT_OPS = {"conv2d", "depthwise_conv2d", "matmul", "linear"}
+NONNEGATIVE_OPS = {"relu", "relu6", "sigmoid"}
+NONNEGATIVE_PRESERVING = {"quantize_linear", "dequantize_linear", "max_pool2d", "adaptive_max_pool2d", "reshape",
+                          "flatten", "transpose", "squeeze", "unsqueeze"}
+
+
+def _nonnegative(name, producers):
+    """Whether `name` is nonnegative by construction (the ops that make it, not the data seen)."""
+    op = producers.get(name)
+    if op is None:
+        return False
+    if op.type in NONNEGATIVE_OPS:
+        return True
+    return op.type in NONNEGATIVE_PRESERVING and _nonnegative(op.input_names()[0], producers)
 
 
 class _Rewrite:
-    """The program walk of `qdq_form`: drops or re-types activation pairs, folds int8 weights."""
+    """The program walk of `qdq_form`: drops activation pairs (keeping their steps), folds int8 weights."""
 
     def __init__(self, p, scope):
         self.p, self.gb, self.scope = p, p.global_block(), scope
         self.producers = {n: o for o in self.gb.ops for n in o.output_names()}
-        self.quantized_inputs = {o.input_names()[0] for o in self.gb.ops if o.type in QUANTIZED_INPUT_OPS}
         self.rename, self.act_params, self.weight_steps, self.ops = {}, {}, {}, []
-
-    def const(self, base, value):
-        name = self.p.unique_name(base)
-        self.gb.create_var(name, list(value.shape), value.dtype.name, persistable=True, stop_gradient=True)
-        self.scope.vars[name] = value
-        return name
 
     def visit(self, o):
         from ..passes.graph import bound_value
@@ -64,17 +71,8 @@ class _Rewrite:
     def activation_pair(self, q, dq):
         x = q.inputs["x"][0]
         step = float(np.asarray(self.scope.array(q.inputs["scale"][0])).reshape(-1)[0])
-        params = (step, 128)
-        if dq.output_names()[0] in self.quantized_inputs:  # insert_qdq puts it back in the layout ORT fuses
-            self.act_params.setdefault(x, params)
-            self.rename[dq.output_names()[0]] = x
-            return
-        s, z = self.const(x + ".scale", np.array(step, np.float32)), self.const(x + ".zero", np.array(params[1],
-                                                                                                    np.uint8))
-        q.inputs.update(scale=[s], zero_point=[z])
-        dq.inputs.update(scale=[s], zero_point=[z])
-        self.gb.vars[q.output_names()[0]].dtype = self.gb.vars[z].dtype
-        self.ops += [q, dq]
+        self.act_params.setdefault(x, (step, 0 if _nonnegative(x, self.producers) else 128))
+        self.rename[dq.output_names()[0]] = x
 
 
 def qdq_form(program, scope, keep):

@@ -30,6 +30,9 @@ from .channels import channel_spaces
 from .flops import flops
 
 SENSITIVE_RATIOS = tuple(round(r, 1) for r in np.arange(0.1, 1.0, 0.1))
+# The sensitivity file (`sensitive(sen_file=...)`), JSON {"version", "sensitivities": {name: {ratio: loss}}}.
+# 1 (2026-11-27): first version.
+SENSITIVITY_FORMAT_VERSION = 1
 
 
 class PruningPlan:
@@ -287,15 +290,15 @@ def _ratios_by_loss(sensitivities, loss):
 def _save_sensitivities(path, sens):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump({"version": 1, "sensitivities": {n: {str(r): v for r, v in d.items()} for n, d in sens.items()}},
-                  f, indent=1)
+        table = {n: {str(r): v for r, v in d.items()} for n, d in sens.items()}
+        json.dump({"version": SENSITIVITY_FORMAT_VERSION, "sensitivities": table}, f, indent=1)
     os.replace(tmp, path)
 
 
 def _load_sensitivities(path):
     with open(path) as f:
         data = json.load(f)
-    if not isinstance(data, dict) or data.get("version") != 1:
+    if not isinstance(data, dict) or data.get("version") != SENSITIVITY_FORMAT_VERSION:
         raise ValueError(f"{path}: not a sensitivity file written by oar.slim (JSON, version 1)")
     return {n: {float(r): float(v) for r, v in d.items()} for n, d in data["sensitivities"].items()}
 
