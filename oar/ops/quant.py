@@ -39,7 +39,10 @@ DEQUANTIZE_LINEAR = defop("dequantize_linear", _dequantize, inputs=("x", "scale"
 # 3.3.1 defines it for fake_quantize_dequantize_moving_average_abs_max: the identity, inside and outside [-s, s].
 FAKE_QUANTIZE_DEQUANTIZE = defop("fake_quantize_dequantize_abs_max", _fake_qdq, inputs=("x", "scale"),
                                  infer=lambda m, bit_length=8: [m[0]], nondiff=(1,),
-                                 grad=lambda g, out, x, scale, bit_length=8: (g, None))
+                                 grad=lambda g, out, x, scale, bit_length=8: (g, None),
+                                 onnx_reason="a training op: QAT.convert replaces it by quantize_linear / "
+                                             "dequantize_linear, which export (ONNX rounds ties to even and "
+                                             "clips int8 at -128, this op rounds ties away from zero at +-127)")
 
 
 def fake_quantize_dequantize(x, scale, bit_length=8):

@@ -104,13 +104,11 @@ class FakeQuanterWithAbsMaxObserverLayer(Layer):
     def __init__(self, layer, name=None, moving_rate=0.9, bit_length=8, dtype="float32"):
         super().__init__()
         self._moving_rate, self._bit_length = float(moving_rate), int(bit_length)
-        prefix = name or "quant_dequant"
         for attr, init in (("_scale", 0.001), ("_state", 1.0), ("_accum", 1.0)):
             p = self.create_parameter([1], attr=ParamAttr(name=None, initializer=Constant(init), trainable=False),
                                       dtype=dtype)
             p.stop_gradient = True
             setattr(self, attr, p)
-        self._prefix = prefix
 
     def forward(self, input):
         scale = self._scale

@@ -61,7 +61,9 @@ class PruningPlan:
         self._saved += other._saved
 
     def contains(self, name, axis=0):
-        return name in self.masks
+        """Whether parameter `name` lost channels along `axis` in this plan (oar prunes filters: axis 0 of the
+        master, with its dependents)."""
+        return axis == 0 and name in self.masks
 
     def restore(self, model=None):
         """Puts back the parameters and layer sizes this plan replaced."""
