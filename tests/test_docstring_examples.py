@@ -15,7 +15,7 @@ import oar
 NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimizer.lr", "oar.io", "oar.static",
               "oar.static.nn", "oar.jit", "oar.amp", "oar.vision.transforms", "oar.inference", "oar.onnx",
               "oar.dataset", "oar.dataset.mnist", "oar.metric", "oar.quantization", "oar.callbacks", "oar.hapi",
-              "oar.device", "oar.text",
+              "oar.device", "oar.text", "oar.slim", "oar.quantization.quanters",
               "oar.vision.datasets",
               "oar.fluid", "oar.fluid.dygraph", "oar.fluid.layers",
               "oar.lite", "oar.serving", "oar.graph.dot", "oar.distributed",

@@ -1,4 +1,5 @@
 """The eager `Tensor`: a NumPy array plus autograd bookkeeping. Operators and methods come from `TensorMethods`."""
+import copy
 import itertools
 
 import numpy as np
@@ -258,7 +259,13 @@ class Tensor(TensorMethods):
         return _Handle()
 
     def detach(self):
-        """A tensor sharing the memory (and in-place version) with no gradient history."""
+        """A tensor sharing the memory (and in-place version) with no gradient history. While `to_static` traces,
+        an op reading this tensor (so the program reads its value at each run, not the value at trace time)."""
+        if mode().static:
+            from ..ops.creation import assign
+            out = assign(self)
+            out.stop_gradient = True
+            return out
         t = Tensor(self._data, True)
         self._vc[1] = True
         t._vc = self._vc
@@ -353,6 +360,14 @@ class Parameter(Tensor):
         object.__setattr__(self, key, value)
         if key == "trainable":
             object.__setattr__(self, "stop_gradient", not value)
+
+    def __deepcopy__(self, memo):
+        """A Parameter again (a deep-copied Layer keeps parameters, not buffers), with the same settings."""
+        p = Parameter(self._data.copy(), trainable=self.trainable)
+        for k in ("optimize_attr", "regularizer", "need_clip", "is_distributed", "do_model_average"):
+            object.__setattr__(p, k, copy.deepcopy(getattr(self, k), memo))
+        p.stop_gradient = self.stop_gradient
+        return p
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

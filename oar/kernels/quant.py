@@ -34,3 +34,15 @@ def dequantize(q, scale, zero_point, quant_axis=-1):
     if xp.any(zp):
         q = q.astype(xp.int64) - zp
     return xp.multiply(q, _per_axis(scale, q.ndim, quant_axis), dtype=scale.dtype)
+
+
+def fake_quantize_dequantize(x, scale, bit_length=8):
+    """Paddle's abs-max fake quantization: ``round(clip(x, -s, s) * bnt / s) * s / bnt`` with
+    ``bnt = 2 ** (bit_length - 1) - 1`` and ties rounded away from zero (Paddle's rounding)."""
+    xp = array_module(x, scale)
+    bnt = float(2 ** (bit_length - 1) - 1)
+    s = float(xp.asarray(scale).reshape(()))
+    s = s if s > 1e-30 else s + float(x.dtype.type(1e-6))  # Paddle's guard against a zero scale
+    v = xp.clip(x, -s, s) * (bnt / s)
+    r = xp.copysign(xp.floor(xp.abs(v) + 0.5), v)
+    return (r * (s / bnt)).astype(x.dtype, copy=False)

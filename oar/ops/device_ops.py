@@ -84,6 +84,7 @@ DEVICE_OPS = ALWAYS | frozenset({
     "exp",
     "expand_as",
     "expm1",
+    "fake_quantize_dequantize_abs_max",
     "fill_diagonal",
     "flatten",
     "flip",

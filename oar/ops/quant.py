@@ -17,8 +17,9 @@ Example:
     (array([ 25, -50, 100], dtype=int8), array([ 0.5, -1. ,  2. ], dtype=float32))
 """
 
-from ..kernels.quant import dequantize as _dequantize, quantize as _quantize
+from ..kernels.quant import dequantize as _dequantize, fake_quantize_dequantize as _fake_qdq, quantize as _quantize
 from .registry import apply, defop, lowerings
+
 
 def _check_axis(x, scale, zero_point, quant_axis=-1):
     nd = len(x.shape)
@@ -32,6 +33,28 @@ QUANTIZE_LINEAR = defop("quantize_linear", _quantize, inputs=("x", "scale", "zer
                         infer=lambda m, quant_axis=-1: [(m[0][0], m[2][1])], check=_check_axis, differentiable=False)
 DEQUANTIZE_LINEAR = defop("dequantize_linear", _dequantize, inputs=("x", "scale", "zero_point"),
                           infer=lambda m, quant_axis=-1: [(m[0][0], m[1][1])], check=_check_axis, differentiable=False)
+
+
+# Quantization-aware training's simulated quantization. Its gradient is the straight-through estimator as Paddle
+# 3.3.1 defines it for fake_quantize_dequantize_moving_average_abs_max: the identity, inside and outside [-s, s].
+FAKE_QUANTIZE_DEQUANTIZE = defop("fake_quantize_dequantize_abs_max", _fake_qdq, inputs=("x", "scale"),
+                                 infer=lambda m, bit_length=8: [m[0]], nondiff=(1,),
+                                 grad=lambda g, out, x, scale, bit_length=8: (g, None),
+                                 onnx_reason="a training op: QAT.convert replaces it by quantize_linear / "
+                                             "dequantize_linear, which export (ONNX rounds ties to even and "
+                                             "clips int8 at -128, this op rounds ties away from zero at +-127)")
+
+
+def fake_quantize_dequantize(x, scale, bit_length=8):
+    """`x` rounded to the `bit_length`-bit symmetric grid of abs-max `scale` and back to float (see
+    `kernels.quant.fake_quantize_dequantize`); the gradient passes straight through (identity, as Paddle).
+
+    Example:
+        >>> from oar.ops.quant import fake_quantize_dequantize
+        >>> fake_quantize_dequantize(oar.to_tensor([0.5, 1.5, 300.0]), oar.to_tensor([127.0])).numpy()
+        array([  1.,   2., 127.], dtype=float32)
+    """
+    return apply(FAKE_QUANTIZE_DEQUANTIZE, (x, scale), {"bit_length": int(bit_length)})
 
 
 def quantize_linear(x, scale, zero_point, quant_axis=-1):

@@ -1,4 +1,5 @@
-"""Post-training int8 quantization (`PostTrainingQuantization`, as PaddleSlim's PTQ) and the QDQ ops it inserts.
+"""Post-training int8 quantization (`PostTrainingQuantization`, as PaddleSlim's PTQ), quantization-aware training
+(`QAT`, `QuantConfig`, `quanters`, as ``paddle.quantization``) and the QDQ ops both write.
 
 A quantized model is saved like any other (`docs/format.md`, model format version 2) and runs in the predictor,
 natively or with `Config.enable_onnxruntime()` (ONNX Runtime's int8 kernels; see docs/inference.md).
@@ -17,7 +18,11 @@ Example:
     (8, 3)
 """
 from ..ops.quant import dequantize_linear, quantize_linear
+from . import quanters
 from .calibration import ALGOS
+from .config import QuantConfig
 from .ptq import PostTrainingQuantization
+from .qat import QAT
 
-__all__ = ["PostTrainingQuantization", "quantize_linear", "dequantize_linear", "ALGOS"]
+__all__ = ["PostTrainingQuantization", "QAT", "QuantConfig", "quanters", "quantize_linear", "dequantize_linear",
+           "ALGOS"]

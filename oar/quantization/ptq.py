@@ -73,10 +73,10 @@ def activation_params(threshold, nonnegative):
 class _QDQBuilder:
     """Appends constants, QDQ ops and the ops they feed to a new op list of program `p` (see `insert_qdq`)."""
 
-    def __init__(self, p, act_params, scope):
+    def __init__(self, p, act_params, scope, weight_steps=None):
         from ..ir import Operator
         self.p, self.gb, self.act_params, self.Operator = p, p.global_block(), act_params, Operator
-        self.scope = scope
+        self.scope, self.weight_steps = scope, weight_steps or {}
         self.ops = []
         self.dequantized = {}  # float var -> the var of its QDQ'd value
         self.source = {}       # and back
@@ -111,13 +111,16 @@ class _QDQBuilder:
         return self.dequantized[name]
 
     def weight_and_bias(self, o, w_slot, axis, s_x, per_channel):
-        """Replaces the op's float weight by DQ(int8) (scales along `axis`) and its bias by DQ(int32, s_x * s_w)."""
+        """Replaces the op's float weight by DQ(int8) (scales along `axis`: the given step of `weight_steps`, else
+        the abs max) and its bias by DQ(int32, s_x * s_w)."""
         from ..passes.graph import bound_value
         w_name = o.inputs[w_slot][0]
         b_slot = "bias" if "bias" in o.inputs else "b"
         b_name = o.inputs[b_slot][0]
         w, b = bound_value(self.p, w_name, self.scope), bound_value(self.p, b_name, self.scope).reshape(-1)
-        s_w = np.broadcast_to(weight_scales(w, axis if per_channel else None), (w.shape[axis],)).astype(np.float32)
+        given = self.weight_steps.get(w_name)
+        s_w = weight_scales(w, axis if per_channel else None) if given is None else given
+        s_w = np.broadcast_to(s_w, (w.shape[axis],)).astype(np.float32)
         # a dead channel's tiny weight scale must still leave its bias representable in int32
         s_w = np.maximum(s_w, np.abs(b) / (s_x * 2.0**30)).astype(np.float32)
         w_q = np.clip(np.rint(w / _along(s_w, w.ndim, axis)), -127, 127).astype(np.int8)
@@ -132,12 +135,13 @@ class _QDQBuilder:
 
 
 def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_abs_max", scope=None,
-               op_types=None):
+               op_types=None, weight_steps=None):
     """A copy of `program` (from `prepare`) with QDQ ops around every quantizable op whose input has parameters
     in `act_params` (var name -> (scale, uint8 zero point)). The output is quantized too when it has parameters,
     is not kept, and is not read by a single relu only (then the relu's output is quantized where it is used, so
     ONNX Runtime sees ``Conv -> Relu -> QuantizeLinear`` and folds the Relu into the int8 convolution). The float
-    weights are read from `scope` (`global_scope()` when None); the int8 ones and the scales are written to it."""
+    weights are read from `scope` (`global_scope()` when None); the int8 ones and the scales are written to it.
+    `weight_steps` ({weight var: step}) fixes the steps of some weights (quantization-aware training's)."""
     from ..passes import dead_code_elimination
     from ..passes.graph import values_scope
     scope = values_scope(scope)
@@ -148,7 +152,7 @@ def insert_qdq(program, act_params, keep=(), weight_quantize_type="channel_wise_
     for o in p.global_block().ops:
         for n in o.input_names():
             readers.setdefault(n, []).append(o)
-    b, quantized = _QDQBuilder(p, act_params, scope), 0
+    b, quantized = _QDQBuilder(p, act_params, scope, weight_steps), 0
     for o in list(p.global_block().ops):
         o.inputs = {k: [b.dequantized.get(n, n) for n in v] for k, v in o.inputs.items()}
         x_slot, w_slot, axis = QUANTIZABLE.get(o.type, (None, None, None))
@@ -351,24 +355,31 @@ class PostTrainingQuantization:
     def save_quantized_model(self, save_model_path, model_filename=None, params_filename=None):
         """Writes the quantized model as ``save_model_path + '.pdmodel' / '.pdiparams'`` (or the given names inside
         the `save_model_path` directory); returns the .pdmodel path."""
-        import os
-        from ..graph import model_files as F
         if self.program is None:
             self.quantize()
-        path = os.fspath(save_model_path)
-        if model_filename:
-            pdmodel = os.path.join(path, model_filename)
-            pdiparams = os.path.join(path, params_filename or model_filename[:-8] + ".pdiparams")
-        else:
-            pdmodel, pdiparams = F.file_names(path)
-        p, rec = self.program, self.record
-        gb = p.global_block()
-        params = sorted(n for n in self.scope.vars if n in gb.vars and gb.vars[n].persistable)
-        save_id = F.new_save_id()
-        out = F.ModelRecord(p, p, rec.inputs, rec.outputs, rec.structure, params, rec.method, False, save_id)
-        arrays = {n: self.scope.array(n) for n in params}
-        info = {n: {"structured_name": None, "shape": list(a.shape), "dtype": a.dtype.name, "stop_gradient": True,
-                    "trainable": False, "is_parameter": False} for n, a in arrays.items()}
-        F.write_files({pdmodel: F.encode_record(out), pdiparams: F.encode_weights(arrays, save_id),
-                       pdiparams + ".info": F.encode_info(info, save_id)})
-        return pdmodel
+        return write_model(save_model_path, self.program, self.record, self.scope, model_filename, params_filename)
+
+
+def write_model(save_model_path, program, record, scope, model_filename=None, params_filename=None):
+    """Writes `program` (an inference program; its persistable values in `scope`) with the feeds, fetches and
+    output structure of `record` (the `ModelRecord` it came from) as a model the predictor loads; returns the
+    .pdmodel path."""
+    import os
+    from ..graph import model_files as F
+    path = os.fspath(save_model_path)
+    if model_filename:
+        pdmodel = os.path.join(path, model_filename)
+        pdiparams = os.path.join(path, params_filename or model_filename[:-8] + ".pdiparams")
+    else:
+        pdmodel, pdiparams = F.file_names(path)
+    p, rec = program, record
+    gb = p.global_block()
+    params = sorted(n for n in scope.vars if n in gb.vars and gb.vars[n].persistable)
+    save_id = F.new_save_id()
+    out = F.ModelRecord(p, p, rec.inputs, rec.outputs, rec.structure, params, rec.method, False, save_id)
+    arrays = {n: scope.array(n) for n in params}
+    info = {n: {"structured_name": None, "shape": list(a.shape), "dtype": a.dtype.name, "stop_gradient": True,
+                "trainable": False, "is_parameter": False} for n, a in arrays.items()}
+    F.write_files({pdmodel: F.encode_record(out), pdiparams: F.encode_weights(arrays, save_id),
+                   pdiparams + ".info": F.encode_info(info, save_id)})
+    return pdmodel

@@ -453,6 +453,22 @@ add("dequantize_linear_per_channel", lambda q, s, z: oar.quantization.dequantize
     lambda q, s, z: _np_dequant(q, s, z, 0),
     (ints(1000, 3, 4).astype(np.int32), np.array([0.01, 0.02, 0.05], _F32), np.zeros(3, np.int32)), grad=False)
 
+
+from oar.ops.quant import fake_quantize_dequantize  # noqa: E402
+
+
+def _np_fake_qdq(x, s):
+    """Paddle's abs-max fake quantization, 8 bits: ties away from zero, clipped to [-s, s]."""
+    s = s.reshape(())
+    v = np.clip(x, -s, s) * (127.0 / s)
+    return (np.copysign(np.floor(np.abs(v) + 0.5), v) * (s / 127.0)).astype(x.dtype)
+
+
+# its gradient is the straight-through identity, not the derivative of the rounding: tests/quantization/test_qat.py
+add("fake_quantize_dequantize_abs_max", fake_quantize_dequantize, _np_fake_qdq,
+    ((randn(3, 4) * 2).astype(_F32), np.array([1.5], _F32)),
+    (np.array([0.5, 1.5, 2.5, -2.5, 126.5, 300.0], _F32), np.array([127.0], _F32)), grad=False)
+
 import op_table_linalg  # noqa: E402,F401  (more families' rows, each in its own file)
 import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401
