@@ -5,10 +5,13 @@ all initialised Uniform(-1/sqrt(hidden), 1/sqrt(hidden)). LSTM gates are ordered
 computes ``r, z`` from input and hidden parts, ``c = tanh(x_c + r * h_c)``, ``h = (h_prev - c) * z + c``.
 """
 from ...core import dtype as D
+from ...core.info import FLAGS
+from ...core.state import mode
 from ...ops import creation as C
 from ...ops import logic as L
 from ...ops import manipulation as S
 from ...ops import math as M
+from ...ops.nn import rnn as fused
 from .. import functional as F
 from .container import LayerList
 from ..initializer import Uniform
@@ -39,6 +42,15 @@ class RNNCellBase(Layer):
         self.weight_hh = self.create_parameter([g, hidden_size], weight_hh_attr, default_initializer=init)
         self.bias_ih = self.create_parameter([g], bias_ih_attr, is_bias=True, default_initializer=init)
         self.bias_hh = self.create_parameter([g], bias_hh_attr, is_bias=True, default_initializer=init)
+
+    def _fused(self, inputs):
+        """Whether this step runs as one fused op (`oar.ops.nn.rnn`): ``FLAGS_fused_rnn`` on, both biases present,
+        a ``[batch, input]`` input, no auto_cast (whose per-op casts the composed form follows)."""
+        return (FLAGS.values["FLAGS_fused_rnn"] and self.bias_ih is not None and self.bias_hh is not None
+                and inputs.ndim == 2 and mode().amp is None)
+
+    def _weights(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
     def _proj(self, x, w, b):
         y = M.matmul(x, w, transpose_y=True)
@@ -131,6 +143,9 @@ class SimpleRNNCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         h = self._zeros(inputs) if states is None else states
+        if self._fused(inputs):
+            h = fused.simple_rnn_cell(inputs, h, *self._weights(), activation=self.activation)
+            return h, h
         pre = self._proj(inputs, self.weight_ih, self.bias_ih) + self._proj(h, self.weight_hh, self.bias_hh)
         h = M.tanh(pre) if self.activation == "tanh" else F.relu(pre)
         return h, h
@@ -164,6 +179,9 @@ class LSTMCell(RNNCellBase):
             z = self._zeros(inputs)
             states = (z, z)
         h, c = states
+        if self._fused(inputs):
+            h, c = fused.lstm_cell(inputs, h, c, *self._weights())
+            return h, (h, c)
         gates = self._proj(inputs, self.weight_ih, self.bias_ih) + self._proj(h, self.weight_hh, self.bias_hh)
         i, f, g, o = S.split(gates, 4, axis=-1)
         c = M.sigmoid(f) * c + M.sigmoid(i) * M.tanh(g)
@@ -195,6 +213,9 @@ class GRUCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         h = self._zeros(inputs) if states is None else states
+        if self._fused(inputs):
+            h = fused.gru_cell(inputs, h, *self._weights())
+            return h, h
         x_r, x_z, x_c = S.split(self._proj(inputs, self.weight_ih, self.bias_ih), 3, axis=-1)
         h_r, h_z, h_c = S.split(self._proj(h, self.weight_hh, self.bias_hh), 3, axis=-1)
         r = M.sigmoid(x_r + h_r)
