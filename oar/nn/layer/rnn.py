@@ -43,11 +43,11 @@ class RNNCellBase(Layer):
         self.bias_ih = self.create_parameter([g], bias_ih_attr, is_bias=True, default_initializer=init)
         self.bias_hh = self.create_parameter([g], bias_hh_attr, is_bias=True, default_initializer=init)
 
-    def _fused(self, inputs):
-        """Whether this step runs as one fused op (`oar.ops.nn.rnn`): ``FLAGS_fused_rnn`` on, both biases present,
-        a ``[batch, input]`` input, no auto_cast (whose per-op casts the composed form follows)."""
+    def _fused(self, ndim):
+        """Whether a step runs as one fused op (`oar.ops.nn.rnn`): ``FLAGS_fused_rnn`` on, both biases present,
+        inputs of `ndim` 2 (``[batch, input]``), no auto_cast (whose per-op casts the composed form follows)."""
         return (FLAGS.values["FLAGS_fused_rnn"] and self.bias_ih is not None and self.bias_hh is not None
-                and inputs.ndim == 2 and mode().amp is None)
+                and ndim == 2 and mode().amp is None)
 
     def _weights(self):
         return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
@@ -143,7 +143,7 @@ class SimpleRNNCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         h = self._zeros(inputs) if states is None else states
-        if self._fused(inputs):
+        if self._fused(inputs.ndim):
             h = fused.simple_rnn_cell(inputs, h, *self._weights(), activation=self.activation)
             return h, h
         pre = self._proj(inputs, self.weight_ih, self.bias_ih) + self._proj(h, self.weight_hh, self.bias_hh)
@@ -179,7 +179,7 @@ class LSTMCell(RNNCellBase):
             z = self._zeros(inputs)
             states = (z, z)
         h, c = states
-        if self._fused(inputs):
+        if self._fused(inputs.ndim):
             h, c = fused.lstm_cell(inputs, h, c, *self._weights())
             return h, (h, c)
         gates = self._proj(inputs, self.weight_ih, self.bias_ih) + self._proj(h, self.weight_hh, self.bias_hh)
@@ -213,7 +213,7 @@ class GRUCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         h = self._zeros(inputs) if states is None else states
-        if self._fused(inputs):
+        if self._fused(inputs.ndim):
             h = fused.gru_cell(inputs, h, *self._weights())
             return h, h
         x_r, x_z, x_c = S.split(self._proj(inputs, self.weight_ih, self.bias_ih), 3, axis=-1)
@@ -242,6 +242,10 @@ def _step_mask(sequence_length, steps, dtype):
     return S.unsqueeze(M.cast(m, dtype), 2)
 
 
+# cells whose step `oar.ops.nn.rnn.rnn_seq` runs (a subclass overriding `forward` runs its own step)
+_SEQ_MODES = {SimpleRNNCell.forward: "RNN", LSTMCell.forward: "LSTM", GRUCell.forward: "GRU"}
+
+
 class RNN(Layer):
     """Runs a cell over a sequence ``[B, T, ...]`` (or ``[T, B, ...]`` with ``time_major``).
 
@@ -266,6 +270,12 @@ class RNN(Layer):
             raise ValueError("RNN needs a known number of time steps")
         states = self.cell.get_initial_states(x[0], dtype=x.dtype) if initial_states is None else initial_states
         mask = None if sequence_length is None else _step_mask(sequence_length, steps, x.dtype)
+        mode = None if kwargs else _SEQ_MODES.get(type(self.cell).forward)
+        if mode is not None and self.cell._fused(x.ndim - 1):  # one op for the whole sequence
+            y, states = fused.rnn_seq(mode, x, states, self.cell._weights(),
+                                      C.ones([steps, 1, 1], x.dtype) if mask is None else mask, self.is_reverse,
+                                      getattr(self.cell, "activation", "tanh"))
+            return (y if self.time_major else S.transpose(y, [1, 0, 2])), states
         xs = S.unbind(x, 0)
         outs = [None] * steps
         order = range(steps - 1, -1, -1) if self.is_reverse else range(steps)

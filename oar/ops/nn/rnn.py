@@ -9,6 +9,8 @@ form (MatMul, Add, Split, Sigmoid, Tanh, Mul), which every runtime runs.
 The gradient ops compute every input's gradient in one kernel; they are not differentiable a second time (set
 ``FLAGS_fused_rnn`` to False for gradients of gradients through a recurrent layer: the composed form has them).
 """
+import numpy as np
+
 from ...kernels import rnn as K
 from ..common import not_differentiable_again
 from ..registry import apply, defop
@@ -138,14 +140,129 @@ def simple_rnn_cell(x, h, weight_ih, weight_hh, bias_ih, bias_hh, activation="ta
     return apply(SIMPLE_RNN_CELL, (x, h, weight_ih, weight_hh, bias_ih, bias_hh), {"activation": activation})
 
 
-# ---- ONNX: the composed form -------------------------------------------------------------------------------------
+# ---- sequences: one layer in one direction, one op --------------------------------------------------------------
 
-def _onnx_projections(ctx, op):
-    """``x W_ih^T + b_ih`` and ``h W_hh^T + b_hh`` as ONNX nodes."""
-    def proj(a, w, b):
-        wt = ctx.node("Transpose", [ctx.inp(op, w)], perm=[1, 0])
-        return ctx.node("Add", [ctx.node("MatMul", [ctx.inp(op, a), wt]), ctx.inp(op, b)])
-    return proj("x", "weight_ih", "bias_ih"), proj("h", "weight_hh", "bias_hh")
+def _seq_grad_infer(m, **a):
+    x, w_ih, w_hh = m[0], m[1], m[2]
+    b = ([w_ih[0][0]], w_ih[1])
+    return [x, _state_meta(x, w_hh)] + ([_state_meta(x, w_hh)] if a.get("lstm") else []) + [w_ih, w_hh, b, b]
+
+
+def _state_meta(x, w_hh):
+    return [x[0][1], w_hh[0][1]], x[1]
+
+
+def _seq_infer(saved_width, lstm):
+    def infer(m, **a):
+        x, w_hh = m[0], m[4 if lstm else 3]
+        t, b, n = x[0][0], x[0][1], w_hh[0][1]
+        states = [([b, n], x[1])] * (2 if lstm else 1)
+        return [([t, b, n], x[1])] + states + [([t, b, saved_width * n], x[1])]
+    return infer
+
+
+def _seq_grad_rule(grad_op):
+    def rule(g, out, x, *rest, **a):
+        inputs = (x,) + rest[:-1]  # all but the mask
+        w_ih, w_hh = rest[-5], rest[-4]
+        extra = (out[0],) if grad_op is SIMPLE_RNN_SEQ_GRAD else ()
+        grads = apply(grad_op, (x, w_ih, w_hh, rest[-1], out[-1]) + extra + tuple(g[:-1]), a)
+        return _none_if_stopped(grads, inputs) + (None,)
+    return rule
+
+
+LSTM_SEQ_GRAD = defop("lstm_seq_grad", K.lstm_seq_grad,
+                      inputs=("x", "weight_ih", "weight_hh", "mask", "saved", "y_grad", "h_grad", "c_grad"),
+                      outputs=("x_grad", "h0_grad", "c0_grad", "weight_ih_grad", "weight_hh_grad", "bias_ih_grad",
+                               "bias_hh_grad"),
+                      infer=lambda m, **a: _seq_grad_infer(m, lstm=True),
+                      grad=not_differentiable_again("lstm_seq_grad", _SECOND, _HINT))
+GRU_SEQ_GRAD = defop("gru_seq_grad", K.gru_seq_grad,
+                     inputs=("x", "weight_ih", "weight_hh", "mask", "saved", "y_grad", "h_grad"),
+                     outputs=("x_grad", "h0_grad", "weight_ih_grad", "weight_hh_grad", "bias_ih_grad",
+                              "bias_hh_grad"),
+                     infer=lambda m, **a: _seq_grad_infer(m), grad=not_differentiable_again("gru_seq_grad", _SECOND,
+                                                                                           _HINT))
+SIMPLE_RNN_SEQ_GRAD = defop("simple_rnn_seq_grad", K.simple_rnn_seq_grad,
+                            inputs=("x", "weight_ih", "weight_hh", "mask", "saved", "y", "y_grad", "h_grad"),
+                            outputs=("x_grad", "h0_grad", "weight_ih_grad", "weight_hh_grad", "bias_ih_grad",
+                                     "bias_hh_grad"),
+                            infer=lambda m, **a: _seq_grad_infer(m),
+                            grad=not_differentiable_again("simple_rnn_seq_grad", _SECOND, _HINT))
+
+_SEQ_READS = ("x", "weight_ih", "weight_hh", "bias_ih.shape", "bias_hh.shape", "mask")
+LSTM_SEQ = defop("lstm_seq", K.lstm_seq, inputs=("x", "h0", "c0") + _WEIGHTS + ("mask",),
+                 outputs=("y", "h", "c", "saved"), infer=_seq_infer(7, True), grad=_seq_grad_rule(LSTM_SEQ_GRAD),
+                 nondiff=(7,), nondiff_out=(3,), grad_reads=_SEQ_READS + ("h0.shape", "c0.shape", "out[3]"))
+GRU_SEQ = defop("gru_seq", K.gru_seq, inputs=("x", "h0") + _WEIGHTS + ("mask",), outputs=("y", "h", "saved"),
+                infer=_seq_infer(5, False), grad=_seq_grad_rule(GRU_SEQ_GRAD), nondiff=(6,), nondiff_out=(2,),
+                grad_reads=_SEQ_READS + ("h0.shape", "out[2]"))
+SIMPLE_RNN_SEQ = defop("simple_rnn_seq", K.simple_rnn_seq, inputs=("x", "h0") + _WEIGHTS + ("mask",),
+                       outputs=("y", "h", "saved"), infer=_seq_infer(1, False),
+                       grad=_seq_grad_rule(SIMPLE_RNN_SEQ_GRAD), nondiff=(6,), nondiff_out=(2,),
+                       grad_reads=_SEQ_READS + ("h0.shape", "out[0]", "out[2]"))
+_SEQ_OPS = {"LSTM": LSTM_SEQ, "GRU": GRU_SEQ, "RNN": SIMPLE_RNN_SEQ}
+
+
+def rnn_seq(mode, x, states, weights, mask, reverse=False, activation="tanh"):
+    """One recurrent layer in one direction over a time-major sequence, as one op.
+
+    Args:
+        mode: "LSTM", "GRU" or "RNN" (a simple RNN with `activation` 'tanh' or 'relu').
+        x: ``[T, B, I]``.
+        states: the initial states: ``(h0, c0)`` for an LSTM, ``h0`` otherwise, each ``[B, H]``.
+        weights: ``(weight_ih, weight_hh, bias_ih, bias_hh)`` in the cells' layout.
+        mask: ``[T, B, 1]``, 1 inside each sequence and 0 past its end: there the states stop changing
+            (``[T, 1, 1]`` ones: no padding).
+        reverse: run from the last step to the first.
+
+    Returns:
+        ``(y [T, B, H], final states)`` (final states shaped as `states`).
+
+    Example:
+        >>> from oar.ops.nn.rnn import rnn_seq
+        >>> w = (oar.full([12, 3], 0.1), oar.full([12, 4], 0.1), oar.zeros([12]), oar.zeros([12]))
+        >>> y, h = rnn_seq("GRU", oar.ones([5, 2, 3]), oar.zeros([2, 4]), w, oar.ones([5, 2, 1]))
+        >>> y.shape, h.shape
+        ([5, 2, 4], [2, 4])
+    """
+    attrs = {"reverse": bool(reverse)}
+    if mode == "RNN":
+        attrs["activation"] = activation
+    if mode == "LSTM":
+        y, h, c, _ = apply(LSTM_SEQ, (x,) + tuple(states) + tuple(weights) + (mask,), attrs)
+        return y, (h, c)
+    y, h, _ = apply(_SEQ_OPS[mode], (x, states) + tuple(weights) + (mask,), attrs)
+    return y, h
+
+
+# ---- ONNX: the composed form; a sequence unrolled over its (known) steps ------------------------------------------
+
+def _onnx_proj(ctx, x, w, b):
+    """``x W^T + b`` (x any rank, its last dim the input)."""
+    return ctx.node("Add", [ctx.node("MatMul", [x, ctx.node("Transpose", [w], perm=[1, 0])]), b])
+
+
+def _onnx_lstm_step(ctx, px, h, c, w_hh, b_hh, n):
+    i, f, g, o = ctx.node("Split", [ctx.node("Add", [px, _onnx_proj(ctx, h, w_hh, b_hh)]), ctx.ints([n] * 4)],
+                          n_out=4, axis=-1)
+    i, f, o = (ctx.node("Sigmoid", [v]) for v in (i, f, o))
+    c_new = ctx.node("Add", [ctx.node("Mul", [f, c]), ctx.node("Mul", [i, ctx.node("Tanh", [g])])])
+    return ctx.node("Mul", [o, ctx.node("Tanh", [c_new])]), c_new
+
+
+def _onnx_gru_step(ctx, px, h, w_hh, b_hh, n):
+    xr, xz, xc = ctx.node("Split", [px, ctx.ints([n] * 3)], n_out=3, axis=-1)
+    hr, hz, hc = ctx.node("Split", [_onnx_proj(ctx, h, w_hh, b_hh), ctx.ints([n] * 3)], n_out=3, axis=-1)
+    r = ctx.node("Sigmoid", [ctx.node("Add", [xr, hr])])
+    z = ctx.node("Sigmoid", [ctx.node("Add", [xz, hz])])
+    cand = ctx.node("Tanh", [ctx.node("Add", [xc, ctx.node("Mul", [r, hc])])])
+    return ctx.node("Add", [ctx.node("Mul", [ctx.node("Sub", [h, cand]), z]), cand])
+
+
+def _onnx_simple_step(ctx, px, h, w_hh, b_hh, activation):
+    return ctx.node("Tanh" if activation == "tanh" else "Relu", [ctx.node("Add", [px, _onnx_proj(ctx, h, w_hh,
+                                                                                                    b_hh)])])
 
 
 def _saved_not_exported(ctx, op):
@@ -153,36 +270,57 @@ def _saved_not_exported(ctx, op):
         ctx.unsupported_outputs[n] = op
 
 
-def _onnx_lstm(ctx, op):
-    _saved_not_exported(ctx, op)
+def _onnx_cell(ctx, op):
+    """`lstm_cell`, `gru_cell`, `simple_rnn_cell`."""
+    if "saved" in op.outputs:
+        _saved_not_exported(ctx, op)
     n = ctx.in_meta(op, "weight_hh")[0][1]
-    px, ph = _onnx_projections(ctx, op)
-    i, f, g, o = ctx.node("Split", [ctx.node("Add", [px, ph]), ctx.ints([n] * 4)], n_out=4, axis=1)
-    i, f, o = (ctx.node("Sigmoid", [v]) for v in (i, f, o))
-    c_new = ctx.node("Add", [ctx.node("Mul", [f, ctx.inp(op, "c")]), ctx.node("Mul", [i, ctx.node("Tanh", [g])])],
-                     [ctx.out(op, "c_new")])
-    ctx.node("Mul", [o, ctx.node("Tanh", [c_new])], [ctx.out(op, "h_new")])
+    px = _onnx_proj(ctx, ctx.inp(op, "x"), ctx.inp(op, "weight_ih"), ctx.inp(op, "bias_ih"))
+    h, w_hh, b_hh = ctx.inp(op, "h"), ctx.inp(op, "weight_hh"), ctx.inp(op, "bias_hh")
+    if op.type == "lstm_cell":
+        h_new, c_new = _onnx_lstm_step(ctx, px, h, ctx.inp(op, "c"), w_hh, b_hh, n)
+        ctx.node("Identity", [c_new], [ctx.out(op, "c_new")])
+    elif op.type == "gru_cell":
+        h_new = _onnx_gru_step(ctx, px, h, w_hh, b_hh, n)
+    else:
+        h_new = _onnx_simple_step(ctx, px, h, w_hh, b_hh, op.attrs["activation"])
+    ctx.node("Identity", [h_new], [ctx.out(op, "h_new")])
 
 
-def _onnx_gru(ctx, op):
+def _onnx_seq(ctx, op):
+    """`lstm_seq`, `gru_seq`, `simple_rnn_seq`: the steps written out one after the other (T is known)."""
     _saved_not_exported(ctx, op)
+    steps = ctx.in_meta(op, "x")[0][0]
+    if steps < 0:
+        raise ctx.block_op_error(op, "a recurrent layer over an unknown number of time steps cannot be exported "
+                                     "(give the time dim in the InputSpec)")
     n = ctx.in_meta(op, "weight_hh")[0][1]
-    px, ph = _onnx_projections(ctx, op)
-    xr, xz, xc = ctx.node("Split", [px, ctx.ints([n] * 3)], n_out=3, axis=1)
-    hr, hz, hc = ctx.node("Split", [ph, ctx.ints([n] * 3)], n_out=3, axis=1)
-    r = ctx.node("Sigmoid", [ctx.node("Add", [xr, hr])])
-    z = ctx.node("Sigmoid", [ctx.node("Add", [xz, hz])])
-    cand = ctx.node("Tanh", [ctx.node("Add", [xc, ctx.node("Mul", [r, hc])])])
-    diff = ctx.node("Sub", [ctx.inp(op, "h"), cand])
-    ctx.node("Add", [ctx.node("Mul", [diff, z]), cand], [ctx.out(op, "h_new")])
+    lstm = op.type == "lstm_seq"
+    px = _onnx_proj(ctx, ctx.inp(op, "x"), ctx.inp(op, "weight_ih"), ctx.inp(op, "bias_ih"))
+    w_hh, b_hh, mask = ctx.inp(op, "weight_hh"), ctx.inp(op, "bias_hh"), ctx.inp(op, "mask")
+    h, c = ctx.inp(op, "h0"), ctx.inp(op, "c0") if lstm else None
+    one = ctx.const(1, ctx.in_meta(op, "x")[1])
+    ys = [None] * steps
+    for t in (range(steps - 1, -1, -1) if op.attrs["reverse"] else range(steps)):
+        at = ctx.const(np.int64(t))
+        px_t, m = ctx.node("Gather", [px, at], axis=0), ctx.node("Gather", [mask, at], axis=0)
+        keep = ctx.node("Sub", [one, m])
+        if lstm:
+            y, c_new = _onnx_lstm_step(ctx, px_t, h, c, w_hh, b_hh, n)
+            c = ctx.node("Add", [ctx.node("Mul", [c_new, m]), ctx.node("Mul", [c, keep])])
+        elif op.type == "gru_seq":
+            y = _onnx_gru_step(ctx, px_t, h, w_hh, b_hh, n)
+        else:
+            y = _onnx_simple_step(ctx, px_t, h, w_hh, b_hh, op.attrs["activation"])
+        h = ctx.node("Add", [ctx.node("Mul", [y, m]), ctx.node("Mul", [h, keep])])
+        ys[t] = ctx.node("Unsqueeze", [y, ctx.ints([0])])
+    ctx.node("Concat", ys, [ctx.out(op, "y")], axis=0)
+    ctx.node("Identity", [h], [ctx.out(op, "h")])
+    if lstm:
+        ctx.node("Identity", [c], [ctx.out(op, "c")])
 
 
-def _onnx_simple(ctx, op):
-    px, ph = _onnx_projections(ctx, op)
-    act = "Tanh" if op.attrs["activation"] == "tanh" else "Relu"
-    ctx.node(act, [ctx.node("Add", [px, ph])], [ctx.out(op, "h_new")])
-
-
-LSTM_CELL.set(onnx=_onnx_lstm)
-GRU_CELL.set(onnx=_onnx_gru)
-SIMPLE_RNN_CELL.set(onnx=_onnx_simple)
+for _op in (LSTM_CELL, GRU_CELL, SIMPLE_RNN_CELL):
+    _op.set(onnx=_onnx_cell)
+for _op in (LSTM_SEQ, GRU_SEQ, SIMPLE_RNN_SEQ):
+    _op.set(onnx=_onnx_seq)
