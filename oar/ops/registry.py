@@ -74,12 +74,15 @@ class OpDef:
             rule gets None for inputs not named (it may not touch them). Variadic ops name ``"<slot>[0]"`` (the
             first input) and ``"<slot>[1:]"`` (the others); ``"out[i]"`` keeps output i of a multi-output op
             (the others become stand-ins of their shape).
+        scratch: the kernel scratch cache the op's kernel reuses buffers from (`oar.kernels.conv.SCRATCH`), or None:
+            a compiled plan running the op holds a lease on it, so the buffers are kept while a plan (or a layer)
+            that uses them lives and released with the last one (`docs/memory.md`).
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
                  "lower", "random", "check", "multi_out", "infer_reason", "differentiable", "amp", "side_effect",
                  "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements", "view", "grad_reads",
-                 "saved_inputs", "saves_out")
+                 "saved_inputs", "saves_out", "scratch")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
@@ -94,6 +97,7 @@ class OpDef:
         self.block_attrs = self.name_attrs = ()
         self.onnx = self.onnx_reason = self.verify = self.out_elements = self.grad_reads = None
         self.view = False
+        self.scratch = None
         # derived from grad_reads by `_check_fields`: a mode per input (None: all kept); True / False / a bool
         # per output
         self.saved_inputs, self.saves_out = None, True
@@ -119,7 +123,8 @@ GRAD_KERNEL_REASON = "training-only (gradient kernel)"
 RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
 _GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
 _SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
-                       "onnx_reason", "verify", "out_elements", "view", "grad_reads"))
+                       "onnx_reason", "verify", "out_elements", "view", "grad_reads",
+                       "scratch"))
 
 
 def _check_fields(op):
