@@ -268,7 +268,7 @@ class Node:
         modes = op.saved_inputs
         if modes is None:  # every input read
             self.saved = inputs
-            self.versions = tuple([t._version for t in inputs])
+            self.versions = tuple([t._vc[0] for t in inputs])
         elif modes is False:  # none read
             self.saved = self.versions = (None,) * len(inputs)
         else:
@@ -276,7 +276,7 @@ class Node:
                 modes = modes[:1] + modes[1:] * (len(inputs) - 1)
             self.saved = tuple([t if m == 1 else None if m == 0 else (t._data.shape, t._data.dtype, t.stop_gradient)
                                 for t, m in zip(inputs, modes)])
-            self.versions = tuple([t._version if m == 1 else None for t, m in zip(inputs, modes)])
+            self.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
         keep = op.saves_out
         if not op.multi_out:
             o = outs[0]
@@ -414,8 +414,9 @@ def apply(op, inputs, attrs=_EMPTY):
         return m.hook(op, inputs, attrs)
     if op.check is not None:
         op.check(*inputs, **attrs)
+    arrays = [t._data for t in inputs]
     try:
-        out = op.impl(*[t._data for t in inputs], **attrs)
+        out = op.impl(*arrays, **attrs)
     except Exception as e:
         if getattr(e, "_oar_op_error", False):  # already names the failing op and the user's line (programs)
             raise
@@ -427,14 +428,19 @@ def apply(op, inputs, attrs=_EMPTY):
         outs = tuple([wrap(a) for a in out])
         for o in outs:
             a = o._data
-            if a.base is not None or any([a is t._data for t in inputs]):
+            if a.base is not None or any([a is x for x in arrays]):
                 _alias(op, inputs, o)
     else:
         outs = None
         res = wrap(out)
         a = res._data
-        if a.base is not None or any([a is t._data for t in inputs]):
+        if a.base is not None:
             _alias(op, inputs, res)
+        else:
+            for x in arrays:  # a kernel that returned an input as it is
+                if x is a:
+                    _alias(op, inputs, res)
+                    break
     if m.grad_enabled and op.grad is not None:
         for t in inputs:
             if not t.stop_gradient:
