@@ -142,7 +142,8 @@ def _check_fields(op):
     if reads is not None:
         modes = _saved_modes(op, reads)
         # every input read: kept as by default; none read: nothing to look at per call
-        op.saved_inputs = None if all(m == 1 for m in modes) else False if not any(modes) else modes
+        op.saved_inputs = (None if all(m == 1 for m in modes) else False if not any(modes)
+                           else _SHAPES if all(m == 2 for m in modes) else modes)
         kept = [r for r in reads if r.startswith("out[")]
         if "out" in reads:
             op.saves_out = True
@@ -154,6 +155,8 @@ def _check_fields(op):
 
 
 _MODES = {"": 1, ".shape": 2}  # what `Node` keeps of an input: 0 nothing, 1 the tensor, 2 a shape stand-in
+_SHAPES = "shapes"  # `OpDef.saved_inputs` when the rule reads the shape of every input (add, reshape, ...)
+_NO_VERSIONS = [(None,) * n for n in range(16)]  # per input count: nothing saved whose version to check
 
 
 def _saved_modes(op, reads):
@@ -271,6 +274,10 @@ class Node:
             self.versions = tuple([t._vc[0] for t in inputs])
         elif modes is False:  # none read
             self.saved = self.versions = (None,) * len(inputs)
+        elif modes is _SHAPES:  # every input's shape only: the common case written out
+            self.saved = tuple([(t._data.shape, t._data.dtype, t.stop_gradient) for t in inputs])
+            n = len(inputs)
+            self.versions = _NO_VERSIONS[n] if n < 16 else (None,) * n
         else:
             if op.variadic:
                 modes = modes[:1] + modes[1:] * (len(inputs) - 1)
