@@ -222,3 +222,18 @@ def test_program_training_and_saved_model_match_eager(tmp_path):
     pred.run()
     out = pred.get_output_handle(pred.get_output_names()[0]).copy_to_cpu()
     np.testing.assert_allclose(out, want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_lazy_mode_and_trace_run_the_fused_ops():
+    oar.seed(5)
+    net = nn.GRU(3, 4, num_layers=2, direction="bidirect")
+    x = oar.to_tensor(rng.standard_normal((2, 5, 3)).astype("float32"))
+    want = net(x)[0].numpy()
+    with oar.lazy():
+        got = net(x)[0].numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    traced = oar.jit.trace(lambda x: net(x)[0], check=True)
+    traced(x)
+    out = traced(x)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+    assert "gru_seq" in str(traced.concrete_program.main_program)
