@@ -10,12 +10,23 @@ of the per-round ratio this/baseline.
 Run: python bench/eager_steps.py --baseline DIR [--rounds 5] [--repeat 7] [--only a,c]
 (make DIR with e.g. ``git archive e7712ec | tar -x -C DIR``: the commit before the tape change of issue 26).
 
-Measured 2026-11-27 on the 2-core shared development machine, baseline e7712ec (before the cycle-free tape),
-5 rounds; "tape" is main at 456db9f (cycle-free tape, before this change), "now" this branch:
+Measured 2026-11-27 on the 2-core shared development machine (loaded: compare ratios within one run), ms per step
+(range over rounds) and the per-round ratio's median. "before" is e7712ec (the commit before the cycle-free tape),
+"tape" 670b5be (the tape alone), "main" e4e7cb6 (the tape plus the view/version-counter, trace-hook and
+check_nan_inf dispatch of later merges), "now" this branch (fused recurrent ops, the edges decoded once per walk,
+version counters read directly, shape-only saves in one pass, more `grad_reads`):
 
-| step | baseline ms | tape ms | tape/baseline | now ms | now/baseline |
-|---|---|---|---|---|---|
-| (a) LinearNet | see docs/perf below | | | | |
+| step | tape / before (4 rounds) | now / before (5 rounds) | now / main (5 rounds) | now ms |
+|---|---|---|---|---|
+| (a) LinearNet | 1.09 (1.05-1.17) | 1.14 (1.13-1.15) | 0.96 (0.89-1.03) | 0.133-0.154 |
+| (b) LeNet | | 0.91 (0.88-0.92) | 0.99 (0.98-1.02) | 20.2-21.7 |
+| (c) LSTM LM | 1.10 (1.06-1.11) | 0.82 (0.81-0.86) | 0.76 (0.73-0.80) | 10.9-12.0 |
+| (m) MLP | 1.18 (1.16-1.21) | 1.25 (1.20-1.28) | 0.91 (0.90-0.98) | 0.087-0.097 |
+
+LeNet and the LSTM LM are faster than before the tape; the two smallest steps (LinearNet, 4 ops; MLP, 6 ops) are
+not: per recorded op the tape still costs ~0.2-0.4 us more than the old one (an edge tuple and a weak reference per
+node instead of strong references; a shape stand-in per shape-only input), and every op ~0.1 us more for the
+dispatch checks of the later merges (views, trace hook, check_nan_inf).
 """
 import argparse
 import json
