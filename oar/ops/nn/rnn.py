@@ -1,13 +1,15 @@
-"""Fused recurrent cells: `lstm_cell`, `gru_cell`, `simple_rnn_cell`, one op per time step (issue 26).
+"""Fused recurrent networks (issue 26): the cells `lstm_cell`, `gru_cell`, `simple_rnn_cell` (one op per time step)
+and the sequences `lstm_seq`, `gru_seq`, `simple_rnn_seq` (one op per layer and direction, `rnn_seq`).
 
-The layers of `oar.nn.layer.rnn` run these instead of the ~15 ops each of their composed forms (two matmuls, bias
-adds, a split, the gate activations and products) while ``FLAGS_fused_rnn`` is on (the default): one op forward,
-one gradient op backward, the same numbers. Each forward also returns the activations its gradient reads
-(``saved``, not differentiable), so the gradient recomputes no GEMM. In ONNX a cell is written out in the composed
-form (MatMul, Add, Split, Sigmoid, Tanh, Mul), which every runtime runs.
+The layers of `oar.nn.layer.rnn` run these instead of the ~15 ops per step of their composed forms (two matmuls,
+bias adds, a split, the gate activations and products) while ``FLAGS_fused_rnn`` is on (the default): one op
+forward, one gradient op backward, the same numbers. Each forward also returns the activations its gradient reads
+(``saved``, not differentiable), so the gradient recomputes no GEMM; a sequence's gradient runs backward through
+time in one kernel and computes each weight gradient as one GEMM over all steps. In ONNX a cell is written out in
+the composed form (MatMul, Add, Split, Sigmoid, Tanh, Mul) and a sequence unrolled over its steps.
 
-The gradient ops compute every input's gradient in one kernel; they are not differentiable a second time (set
-``FLAGS_fused_rnn`` to False for gradients of gradients through a recurrent layer: the composed form has them).
+The gradient ops are not differentiable a second time (set ``FLAGS_fused_rnn`` to False for gradients of gradients
+through a recurrent layer: the composed form has them).
 """
 import numpy as np
 
@@ -16,7 +18,7 @@ from ..common import not_differentiable_again
 from ..registry import apply, defop
 
 _WEIGHTS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-_SECOND = "a fused recurrent cell's gradient kernel"
+_SECOND = "a fused recurrent gradient kernel"
 _HINT = "oar.set_flags({'FLAGS_fused_rnn': False}) runs recurrent layers as composed ops, which have them"
 
 
