@@ -87,7 +87,8 @@ class _Flags:
         self.values = {"FLAGS_check_nan_inf": False, "FLAGS_cudnn_deterministic": False,
                        "FLAGS_use_mkldnn": False, "FLAGS_eager_delete_tensor_gb": 0.0,
                        "FLAGS_call_stack_level": 1, "FLAGS_paddle_num_threads": 1,
-                       "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False, "FLAGS_lazy": False}
+                       "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False, "FLAGS_lazy": False,
+                       "FLAGS_fused_rnn": True}
         self.check = {
             # every op's float outputs checked for NaN/Inf, in eager mode and by the executor
             "FLAGS_check_nan_inf": _bool_flag,
@@ -102,6 +103,9 @@ class _Flags:
             "FLAGS_paddle_num_threads": self._threads,
             # eager ops of the calling thread recorded and run as compiled graphs (oar.lazy, docs/tracing.md)
             "FLAGS_lazy": _bool_flag,
+            # oar's own: recurrent layers run one fused op per cell step (oar/ops/nn/rnn.py); False runs the
+            # composed ops, which have second-order gradients
+            "FLAGS_fused_rnn": _bool_flag,
         }
         self.on_set = {}  # flag name -> fn(value), registered by the layer that honours it
         self.check_nan_inf = False
@@ -150,6 +154,8 @@ def set_flags(flags):
       the executor (and converted functions); the first NaN or Inf raises RuntimeError naming the op (and, in a
       program, the user's source line).
     - ``FLAGS_paddle_num_threads``: the math library's thread count (needs ``threadpoolctl``).
+    - ``FLAGS_fused_rnn`` (oar's own, default True): recurrent layers and cells run one fused op per time step;
+      False runs their composed ops (the same numbers; needed only for gradients of gradients through them).
     - ``FLAGS_cudnn_deterministic``, ``FLAGS_benchmark``: any bool (oar's CPU ops are deterministic and
       synchronous either way).
     - ``FLAGS_use_mkldnn``, ``FLAGS_eager_delete_tensor_gb``, ``FLAGS_call_stack_level``,

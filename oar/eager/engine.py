@@ -3,6 +3,7 @@ import threading
 
 from ..kernels.backend import array_module
 
+from ..core.devices import device_of, is_device_array, place_array
 from ..core.state import mode, no_grad, enable_grad
 from ..ops import registry
 from ..ops.registry import Node
@@ -26,20 +27,6 @@ def queue_callback(fn):
     _WALK.callbacks.append(fn)
 
 
-def _target(e):
-    """The node an edge (`Node.edges` entry) leads into, or None: a leaf, or a tensor whose gradient is blocked now
-    (a live output set to stop_gradient since, as `oar.grad`'s no_grad_vars do). Written out in the hot loops."""
-    te = type(e)
-    if te is Node:
-        n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
-    elif te is tuple:
-        n, r = e[0], e[0].outs[e[1]]
-    else:
-        return None
-    t = r()
-    return None if t is not None and t.stop_gradient else n
-
-
 def _key(t):
     """Where the gradient of tensor `t` is collected: ``id(node)`` for output 0 of its producer, ``(id(node), i)``
     for output i, ``id(t)`` for a leaf (live nodes and leaves never share an id)."""
@@ -51,29 +38,40 @@ def _key(t):
 
 
 def _graph(roots):
-    """Nodes reachable from `roots` and, for each, how many reachable nodes consume its outputs."""
-    pending, seen, stack = {}, set(), [t._node for t in roots if t._node is not None]
+    """Nodes reachable from `roots`: for each, how many reachable nodes consume its outputs (`pending`), and where
+    each of its inputs' gradients goes (`targets`, per input: ``(key, producer)`` with the producer's gradient key,
+    the leaf tensor itself, or None for an input whose gradient is blocked: a live output set to stop_gradient since
+    it was recorded, as `oar.grad`'s no_grad_vars do). The edges are decoded once here, not at every use."""
+    pending, targets, stack = {}, {}, [t._node for t in roots if t._node is not None]
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        nid = id(node)
+        if nid in targets:
             continue
-        seen.add(id(node))
-        if node.edges is None:
+        edges = node.edges
+        if edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        for e in node.edges:  # `_target`, written out (hot loop)
+        tg = []
+        for e in edges:
             te = type(e)
             if te is Node:
-                n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
+                n, r, key = e, (e.outs if not e.op.multi_out else e.outs[0]), id(e)
             elif te is tuple:
-                n, r = e[0], e[0].outs[e[1]]
-            else:
+                n = e[0]
+                r, key = n.outs[e[1]], (id(n), e[1])
+            else:  # a leaf, or None
+                tg.append(e)
                 continue
             t = r()
             if t is None or not t.stop_gradient:
                 pending[id(n)] = pending.get(id(n), 0) + 1
                 stack.append(n)
-    return pending
+                tg.append((key, n))
+            else:
+                tg.append(None)
+        targets[nid] = tg
+    return pending, targets
 
 
 def _accumulate(store, key, g):
@@ -117,7 +115,7 @@ def _seen_output(o, g, capture, captured):
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):
     """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
     in which case the gradients of those tensors are returned in a dict instead."""
-    pending = _graph(roots)
+    pending, targets = _graph(roots)
     callbacks = _WALK.callbacks
     del callbacks[:]  # left over from a walk that raised
     grads, captured = {}, {}
@@ -138,16 +136,17 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
         while ready:
             node = ready.pop()
             for t, v in zip(node.saved, node.versions):
-                if v is not None and t._version != v:
+                if v is not None and t._vc[0] != v:
                     _version_error(node, t, v)
             nid = id(node)
+            tg = targets[nid]
             if not node.op.multi_out:
                 g = grads.pop(nid, None)
                 if g is not None:
                     o = node.outs()
                     if o is not None and (o._hooks or capture is not None):
                         g = _seen_output(o, g, capture, captured)
-                    _propagate(node, [g], grads, capture, captured)
+                    _propagate(node, [g], tg, grads, capture, captured)
             else:
                 gouts, found = [], False
                 for i, r in enumerate(node.outs):
@@ -157,17 +156,10 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                         g = _seen_output(r(), g, capture, captured)
                     gouts.append(g)
                 if found:
-                    _propagate(node, gouts, grads, capture, captured)
-            for e in node.edges:  # `_target`, written out (hot loop)
-                te = type(e)
-                if te is Node:
-                    n, r = e, (e.outs if not e.op.multi_out else e.outs[0])
-                elif te is tuple:
-                    n, r = e[0], e[0].outs[e[1]]
-                else:
-                    continue
-                t = r()
-                if t is None or not t.stop_gradient:
+                    _propagate(node, gouts, tg, grads, capture, captured)
+            for x in tg:
+                if type(x) is tuple:
+                    n = x[1]
                     left = pending[id(n)] - 1
                     pending[id(n)] = left
                     if left == 0:
@@ -179,7 +171,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     return captured
 
 
-def _propagate(node, gouts, grads, capture, captured):
+def _propagate(node, gouts, targets, grads, capture, captured):
     op = node.op
     if not op.multi_out:
         out = None
@@ -191,27 +183,20 @@ def _propagate(node, gouts, grads, capture, captured):
     else:
         outs = tuple([node.output(i) for i in range(len(node.outs))])
         nd = op.nondiff_out
-        gouts = tuple(g if g is not None else (None if i in nd else _zeros(o))
+        ref = next((g for g in gouts if g is not None), None)
+        gouts = tuple(g if g is not None else (None if i in nd else _zeros(o, ref))
                       for i, (g, o) in enumerate(zip(gouts, outs)))
         res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
     if not isinstance(res, (tuple, list)):
         res = (res,)
     nondiff = op.nondiff
-    for i, (e, g) in enumerate(zip(node.edges, res)):
-        if g is None or e is None or i in nondiff:
+    for i, (x, g) in enumerate(zip(targets, res)):
+        if g is None or x is None or (nondiff and i in nondiff):
             continue
-        te = type(e)
-        if te is Node:
-            key, r = id(e), (e.outs if not e.op.multi_out else e.outs[0])
-        elif te is tuple:
-            key, r = (id(e[0]), e[1]), e[0].outs[e[1]]
-        else:  # a leaf
-            if not e.stop_gradient:
-                _deliver(e, g, capture, captured)
-            continue
-        t = r()
-        if t is None or not t.stop_gradient:  # `_target`, written out
-            _accumulate(grads, key, g)
+        if type(x) is tuple:
+            _accumulate(grads, x[0], g)
+        elif not x.stop_gradient:  # a leaf
+            _deliver(x, g, capture, captured)
 
 
 def _deliver(leaf, g, capture, captured):
@@ -237,12 +222,17 @@ def _deliver(leaf, g, capture, captured):
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
         acc = leaf._grad
         acc._data = acc._data + g._data
-        acc._version += 1
+        acc._vc[0] += 1  # its version (the property, written out: once per parameter per step)
 
 
-def _zeros(t):
+def _zeros(t, ref):
+    """The zero gradient of an output nobody differentiated, on the device of the gradients that did arrive
+    (`ref`): a dropped output is rebuilt from a host stand-in that only knows its shape."""
     from ..ops.math import zeros_like
-    return zeros_like(t)
+    z = zeros_like(t)
+    if ref is not None and is_device_array(ref._data) and not is_device_array(z._data):
+        z._data = place_array(z._data, device_of(ref._data))
+    return z
 
 
 def _version_error(node, t, v):

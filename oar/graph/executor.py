@@ -281,6 +281,9 @@ class Compiled:
                 raise ValueError(f"fetch '{n}' is not a variable of the program's global block"
                                  + (" (a clone(for_test=True) has no backward or optimizer variables)"
                                     if n.endswith("@GRAD") else ""))
+        # the kernel scratch caches its ops use stay kept while this plan lives (`OpDef.scratch`)
+        self._leases = {id(d.scratch): d.scratch.lease() for b in program.blocks for op in b.ops
+                        if (d := REGISTRY.get(op.type)) is not None and d.scratch is not None}
         compiler = BlockCompiler(program)
         self._checked_fn = None  # the plan with NaN/Inf checks, compiled when FLAGS_check_nan_inf is first on
         ops = compiler.prune(gb.ops, self.feed_names, self.fetch_names)

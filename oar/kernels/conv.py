@@ -9,6 +9,7 @@ kernel offset, batch innermost) — one large GEMM per group instead of one smal
 import math
 import itertools
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -17,32 +18,97 @@ from .backend import array_module, sliding_window_view
 SCRATCH_BYTES = 256 << 20  # per thread: the most scratch memory kept between calls (a larger buffer is never kept)
 
 
-class _Scratch(threading.local):
-    """Per-thread scratch arrays (column matrices) reused by successive kernel calls instead of allocating and
-    page-faulting megabytes per call (first writes to fresh pages cost more than the copies themselves). A kernel
-    only uses its scratch during the call and never returns it, so reuse is safe in eager and static runs alike.
-    Bounded in bytes: a buffer over `SCRATCH_BYTES` is not kept (it dies with the call), and the least recently
-    used go first once the kept ones would exceed it; a thread's buffers die with the thread."""
+class _Store(threading.local):
+    """One thread's kept buffers (least recently used first)."""
 
     def __init__(self):
         self.bufs = OrderedDict()
         self.nbytes = 0
 
+
+class _Scratch:
+    """Scratch arrays (column matrices) reused by successive kernel calls instead of allocating and page-faulting
+    megabytes per call (first writes to fresh pages cost more than the copies themselves). A kernel only uses its
+    scratch during the call and never returns it, so reuse is safe in eager and static runs alike.
+
+    - Per thread, bounded in bytes: a buffer over `SCRATCH_BYTES` is not kept (it dies with the call), and the least
+      recently used go first once the kept ones would exceed it; a thread's buffers die with the thread.
+    - Kept only while a user lives: users (convolution layers, compiled plans running a convolution, planned
+      `ConvRunner`s) hold a `lease()`; when the last lease is dropped every thread's buffers are released, and a call
+      made while no lease is held allocates its buffers afresh and keeps none (`docs/memory.md`).
+    """
+
+    def __init__(self):
+        self._store = _Store()
+        self._stores = weakref.WeakSet()  # every thread's store, to release them all with the last lease
+        self._leases = 0
+        self._lock = threading.Lock()
+
+    @property
+    def bufs(self):
+        """The calling thread's kept buffers, by (tag, shape, dtype)."""
+        return self._store.bufs
+
+    @property
+    def leases(self):
+        return self._leases
+
+    def lease(self):
+        """A `ScratchLease`: buffers are kept while at least one lease lives."""
+        return ScratchLease(self)
+
+    def _acquire(self):
+        with self._lock:
+            self._leases += 1
+
+    def _drop(self):
+        with self._lock:
+            self._leases -= 1
+            if self._leases:
+                return
+            for st in list(self._stores):  # another thread mid-call keeps its buffer alive until the call returns
+                st.bufs, st.nbytes = OrderedDict(), 0
+
     def get(self, tag, shape, dtype, xp=np):
+        st = self._store
         dtype = np.dtype(dtype)
         key = (tag, tuple(shape), dtype, xp.__name__)  # (host and device buffers apart)
-        b = self.bufs.get(key)
+        b = st.bufs.get(key)
         if b is not None:
-            self.bufs.move_to_end(key)
+            st.bufs.move_to_end(key)
             return b
         b = xp.empty(shape, dtype)
-        if b.nbytes > SCRATCH_BYTES:
+        if b.nbytes > SCRATCH_BYTES or not self._leases:
             return b
-        while self.bufs and self.nbytes + b.nbytes > SCRATCH_BYTES:
-            self.nbytes -= self.bufs.popitem(last=False)[1].nbytes
-        self.bufs[key] = b
-        self.nbytes += b.nbytes
+        if not st.bufs:
+            self._stores.add(st)
+        while st.bufs and st.nbytes + b.nbytes > SCRATCH_BYTES:
+            st.nbytes -= st.bufs.popitem(last=False)[1].nbytes
+        st.bufs[key] = b
+        st.nbytes += b.nbytes
         return b
+
+
+class ScratchLease:
+    """Keeps a `_Scratch` cache's buffers while it lives (held by a user of the cache; copies are leases too)."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, cache):
+        cache._acquire()
+        self._cache = cache
+
+    def __del__(self):
+        self._cache._drop()
+
+    def __copy__(self):
+        return ScratchLease(self._cache)
+
+    def __deepcopy__(self, memo):
+        return ScratchLease(self._cache)
+
+    def __reduce__(self):
+        return (ScratchLease, (self._cache,))
 
 
 SCRATCH = _Scratch()

@@ -286,7 +286,7 @@ def _concat_grad(g, out, *xs, axis):
 
 
 CONCAT = defop("concat", _concat, inputs=("x",), variadic=True,
-               infer=_concat_infer, grad=_concat_grad)
+               infer=_concat_infer, grad=_concat_grad, grad_reads=("x[0].shape", "x[1:].shape"))
 SPLIT_LIKE = defop("split_like", _split_like,
                    inputs=("x",), outputs=("out*",), variadic=True,
                    infer=lambda m, axis: [(list(s), m[0][1]) for s, _ in m[1:]],

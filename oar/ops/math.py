@@ -130,8 +130,8 @@ def _select_grad(g, x_wins, x, y):
         (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
 
 
-MAXIMUM = _bin("maximum", _maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y))
-MINIMUM = _bin("minimum", _minimum, lambda g, out, x, y: _select_grad(g, x <= y, x, y))
+MAXIMUM = _bin("maximum", _maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y), grad_reads=("x", "y"))
+MINIMUM = _bin("minimum", _minimum, lambda g, out, x, y: _select_grad(g, x <= y, x, y), grad_reads=("x", "y"))
 # fmax/fmin: the input equal to the result gets the gradient (a NaN never equals it, so the number wins)
 FMAX = _bin("fmax", _fmax, lambda g, out, x, y: _select_grad(g, out == x, x, y))
 FMIN = _bin("fmin", _fmin, lambda g, out, x, y: _select_grad(g, out == x, x, y))

@@ -37,7 +37,8 @@ def _sum_infer(m, axis, keepdim, dtype):
 
 
 SUM = defop("sum", _sum, infer=_sum_infer,
-            grad=lambda g, out, x, axis, keepdim, dtype: cast(_keep(g, x, axis, keepdim), x.dtype), amp="black")
+            grad=lambda g, out, x, axis, keepdim, dtype: cast(_keep(g, x, axis, keepdim), x.dtype), amp="black",
+            grad_reads=("x.shape",))
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -58,7 +59,7 @@ MEAN_GRAD = defop("mean_grad", _mean_grad, inputs=("out_grad", "x"), nondiff=(1,
                   grad=lambda gg, out, g, x, axis, keepdim: (mean(gg, axis, keepdim), None))
 MEAN = defop("mean", _mean, infer=_infer_reduce,
              grad=lambda g, out, x, axis, keepdim: apply(MEAN_GRAD, (g, x), {"axis": axis, "keepdim": keepdim}),
-             amp="black")
+             amp="black", grad_reads=("x.shape",))
 
 
 def mean(x, axis=None, keepdim=False, name=None):

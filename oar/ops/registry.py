@@ -76,12 +76,15 @@ class OpDef:
             rule gets None for inputs not named (it may not touch them). Variadic ops name ``"<slot>[0]"`` (the
             first input) and ``"<slot>[1:]"`` (the others); ``"out[i]"`` keeps output i of a multi-output op
             (the others become stand-ins of their shape).
+        scratch: the kernel scratch cache the op's kernel reuses buffers from (`oar.kernels.conv.SCRATCH`), or None:
+            a compiled plan running the op holds a lease on it, so the buffers are kept while a plan (or a layer)
+            that uses them lives and released with the last one (`docs/memory.md`).
     """
 
     __slots__ = ("name", "impl", "inputs", "outputs", "infer", "grad", "nondiff", "nondiff_out", "variadic",
                  "lower", "random", "check", "multi_out", "infer_reason", "differentiable", "amp", "side_effect",
                  "block_attrs", "name_attrs", "onnx", "onnx_reason", "verify", "out_elements", "view", "grad_reads",
-                 "saved_inputs", "saves_out")
+                 "saved_inputs", "saves_out", "scratch")
 
     def __init__(self, name, impl, inputs, outputs, infer, grad, nondiff, nondiff_out, variadic, lower, random,
                  check):
@@ -96,6 +99,7 @@ class OpDef:
         self.block_attrs = self.name_attrs = ()
         self.onnx = self.onnx_reason = self.verify = self.out_elements = self.grad_reads = None
         self.view = False
+        self.scratch = None
         # derived from grad_reads by `_check_fields`: a mode per input (None: all kept); True / False / a bool
         # per output
         self.saved_inputs, self.saves_out = None, True
@@ -121,7 +125,8 @@ GRAD_KERNEL_REASON = "training-only (gradient kernel)"
 RANDOM_REASON = "random (draws from oar's generator; ONNX random ops would not reproduce its stream)"
 _GRAD_SUFFIXES = ("_grad", "_grad_input", "_grad_filter")
 _SETTABLE = frozenset(("infer_reason", "differentiable", "amp", "side_effect", "block_attrs", "name_attrs", "onnx",
-                       "onnx_reason", "verify", "out_elements", "view", "grad_reads"))
+                       "onnx_reason", "verify", "out_elements", "view", "grad_reads",
+                       "scratch"))
 
 
 def _check_fields(op):
@@ -139,7 +144,8 @@ def _check_fields(op):
     if reads is not None:
         modes = _saved_modes(op, reads)
         # every input read: kept as by default; none read: nothing to look at per call
-        op.saved_inputs = None if all(m == 1 for m in modes) else False if not any(modes) else modes
+        op.saved_inputs = (None if all(m == 1 for m in modes) else False if not any(modes)
+                           else _SHAPES if all(m == 2 for m in modes) else modes)
         kept = [r for r in reads if r.startswith("out[")]
         if "out" in reads:
             op.saves_out = True
@@ -151,6 +157,8 @@ def _check_fields(op):
 
 
 _MODES = {"": 1, ".shape": 2}  # what `Node` keeps of an input: 0 nothing, 1 the tensor, 2 a shape stand-in
+_SHAPES = "shapes"  # `OpDef.saved_inputs` when the rule reads the shape of every input (add, reshape, ...)
+_NO_VERSIONS = [(None,) * n for n in range(16)]  # per input count: nothing saved whose version to check
 
 
 def _saved_modes(op, reads):
@@ -265,15 +273,19 @@ class Node:
         modes = op.saved_inputs
         if modes is None:  # every input read
             self.saved = inputs
-            self.versions = tuple([t._version for t in inputs])
+            self.versions = tuple([t._vc[0] for t in inputs])
         elif modes is False:  # none read
             self.saved = self.versions = (None,) * len(inputs)
+        elif modes is _SHAPES:  # every input's shape only: the common case written out
+            self.saved = tuple([(t._data.shape, t._data.dtype, t.stop_gradient) for t in inputs])
+            n = len(inputs)
+            self.versions = _NO_VERSIONS[n] if n < 16 else (None,) * n
         else:
             if op.variadic:
                 modes = modes[:1] + modes[1:] * (len(inputs) - 1)
             self.saved = tuple([t if m == 1 else None if m == 0 else (t._data.shape, t._data.dtype, t.stop_gradient)
                                 for t, m in zip(inputs, modes)])
-            self.versions = tuple([t._version if m == 1 else None for t, m in zip(inputs, modes)])
+            self.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
         keep = op.saves_out
         if not op.multi_out:
             o = outs[0]
@@ -411,11 +423,12 @@ def apply(op, inputs, attrs=_EMPTY):
         return m.hook(op, inputs, attrs)
     if op.check is not None:
         op.check(*inputs, **attrs)
+    arrays = [t._data for t in inputs]
     try:
         if _DEVICE.types:  # a GPU backend is loaded: the inputs' device decides (oar/ops/device.py)
-            out = _device_run(op, [t._data for t in inputs], attrs)
+            out = _device_run(op, arrays, attrs)
         else:
-            out = op.impl(*[t._data for t in inputs], **attrs)
+            out = op.impl(*arrays, **attrs)
     except Exception as e:
         if getattr(e, "_oar_op_error", False):  # already names the failing op and the user's line (programs)
             raise
@@ -427,14 +440,19 @@ def apply(op, inputs, attrs=_EMPTY):
         outs = tuple([wrap(a) for a in out])
         for o in outs:
             a = o._data
-            if a.base is not None or any([a is t._data for t in inputs]):
+            if a.base is not None or any([a is x for x in arrays]):
                 _alias(op, inputs, o)
     else:
         outs = None
         res = wrap(out)
         a = res._data
-        if a.base is not None or any([a is t._data for t in inputs]):
+        if a.base is not None:
             _alias(op, inputs, res)
+        else:
+            for x in arrays:  # a kernel that returned an input as it is
+                if x is a:
+                    _alias(op, inputs, res)
+                    break
     if m.grad_enabled and op.grad is not None:
         for t in inputs:
             if not t.stop_gradient:

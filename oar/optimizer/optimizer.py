@@ -233,8 +233,8 @@ class Optimizer:
                 p._data = outs[0]
                 for t, o in zip(accs, outs[1:]):
                     t._data = o
-                    t._version += 1
-            p._version += 1
+                    t._vc[0] += 1  # the `_version` property, written out (hot loop)
+            p._vc[0] += 1
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Eager: runs ``loss.backward()`` if it has not run yet, then one `step` on `parameters` (default: all).

@@ -14,6 +14,7 @@ Example:
     >>> p = fuse_conv_bias_act(program)   # conv2d, add, add, relu -> fused_conv2d {act="relu"}
 """
 from ..kernels import fused
+from ..kernels.conv import SCRATCH
 from ..ops.nn.conv import onnx_spatial_pads, resolve_pads
 from ..ops.onnx_rules import activation as onnx_activation, steps as onnx_steps
 from ..ops.registry import defop
@@ -52,7 +53,7 @@ def _infer(metas, **attrs):
 
 
 FUSED_CONV2D = defop("fused_conv2d", _fused_conv2d, inputs=("input", "filter", "bias", "residual"), infer=_infer,
-                     lower=_lower, differentiable=False)
+                     lower=_lower, differentiable=False, scratch=SCRATCH)
 
 
 @verified

@@ -1,5 +1,10 @@
 """The convolution kernels' per-thread scratch cache is bounded in bytes: a buffer larger than the bound is not kept
-after the call, the kept ones never add up to more than the bound, and results do not depend on what was reused."""
+after the call, the kept ones never add up to more than the bound, and results do not depend on what was reused.
+Its buffers are kept only while a user (a conv layer, a compiled plan with a convolution) lives: the last one
+dropped releases them, without a gc pass."""
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -31,6 +36,8 @@ def test_scratch_is_bounded_in_bytes(monkeypatch):
     w_small, w_big = rng.random((4, 3, 3, 3), dtype=np.float32), rng.random((4, 8, 3, 3), dtype=np.float32)
     done = []
 
+    lease = K.SCRATCH.lease()  # a user of the cache: buffers are kept
+
     def run():  # a fresh thread: an empty cache of its own
         y = K.conv_forward(small, w_small, *ARGS)
         kept = _held()
@@ -47,6 +54,7 @@ def test_scratch_is_bounded_in_bytes(monkeypatch):
     kept, held, largest = done[0]
     assert 0 < kept <= 1 << 20
     assert held <= 1 << 20 and largest <= 1 << 20
+    del lease
 
 
 def test_results_never_alias_scratch():
@@ -61,3 +69,61 @@ def test_results_never_alias_scratch():
     K.conv_grad_input(w, 2 * y, x.shape, *ARGS)
     np.testing.assert_array_equal(y, y0)
     np.testing.assert_array_equal(dx, dx0)
+
+
+def test_buffers_kept_only_while_a_lease_lives():
+    cache = K._Scratch()
+    a = cache.get("cols", (4, 4), np.float32)
+    assert cache.get("cols", (4, 4), np.float32) is not a and not cache.bufs  # no user: nothing kept
+    lease = cache.lease()
+    a = cache.get("cols", (4, 4), np.float32)
+    assert cache.get("cols", (4, 4), np.float32) is a
+    import copy
+    twin = copy.deepcopy(lease)  # a copied layer is a user of its own
+    del lease
+    assert cache.get("cols", (4, 4), np.float32) is a
+    other = []
+    t = threading.Thread(target=lambda: other.append(cache.get("cols", (8,), np.float64)))
+    t.start()
+    t.join()
+    del twin  # the last user: every thread's buffers go
+    assert not cache.bufs and cache.leases == 0
+    assert cache.get("cols", (4, 4), np.float32) is not a
+
+
+_RELEASE = """
+import gc, os, sys
+gc.disable()
+import numpy as np
+import oar
+from oar.kernels import conv as K
+def held():
+    return sum(b.nbytes for b in K.SCRATCH.bufs.values())
+def model():
+    return oar.nn.Sequential(oar.nn.Conv2D(3, 8, 3), oar.nn.ReLU(), oar.nn.Conv2D(8, 4, 3))
+x = oar.to_tensor(np.random.default_rng(0).random((4, 3, 16, 16), dtype=np.float32))
+net = model()
+net(x).sum().backward()
+eager = held()
+del net
+after_layers = held()
+path = os.path.join(sys.argv[1], 'm')
+oar.jit.save(oar.jit.to_static(model(), input_spec=[oar.static.InputSpec([None, 3, 16, 16], 'float32')]), path)
+gc.collect()  # a layer converted by to_static and its converted forward refer to each other
+loaded = oar.jit.load(path)
+loaded(x)
+program = held()
+del loaded
+print(eager, after_layers, program, held(), K.SCRATCH.leases)
+"""
+
+
+def test_released_with_the_last_layer_and_plan(tmp_path):
+    """Conv layers keep the buffers, a loaded program's plan keeps them; the last dropped frees them (gc off)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", _RELEASE, str(tmp_path)], capture_output=True, text=True, cwd=root,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    eager, after_layers, program, end, leases = map(int, r.stdout.split()[-5:])
+    assert eager > 0 and after_layers == 0 and program > 0
+    assert end == 0 and leases == 0

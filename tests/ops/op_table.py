@@ -474,6 +474,7 @@ import op_table_fft  # noqa: E402,F401
 import op_table_signal  # noqa: E402,F401
 import op_table_sparse  # noqa: E402,F401
 import op_table_nn  # noqa: E402,F401
+import op_table_rnn  # noqa: E402,F401
 
 
 # ---- metric: the auc op (the kernel of paddle.static.auc; no eager public function, so called through apply) ---

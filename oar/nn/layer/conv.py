@@ -2,6 +2,7 @@
 import math
 
 from .. import functional as F
+from ...kernels.conv import SCRATCH
 from ...ops.nn.conv import padding_attrs
 from ..initializer import Normal
 from .layers import Layer
@@ -39,6 +40,7 @@ class _ConvNd(Layer):
             init = Normal(0.0, (2.0 / fan_in) ** 0.5)
         self.weight = self.create_parameter(shape, attr=weight_attr, default_initializer=init)
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+        self._scratch_lease = SCRATCH.lease()  # the kernels' scratch buffers are kept while a conv layer lives
 
     def _pad_input(self, x):
         """Non-zero padding modes pad explicitly, then convolve without padding."""

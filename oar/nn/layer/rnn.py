@@ -5,10 +5,13 @@ all initialised Uniform(-1/sqrt(hidden), 1/sqrt(hidden)). LSTM gates are ordered
 computes ``r, z`` from input and hidden parts, ``c = tanh(x_c + r * h_c)``, ``h = (h_prev - c) * z + c``.
 """
 from ...core import dtype as D
+from ...core.info import FLAGS
+from ...core.state import mode
 from ...ops import creation as C
 from ...ops import logic as L
 from ...ops import manipulation as S
 from ...ops import math as M
+from ...ops.nn import rnn as fused
 from .. import functional as F
 from .container import LayerList
 from ..initializer import Uniform
@@ -39,6 +42,15 @@ class RNNCellBase(Layer):
         self.weight_hh = self.create_parameter([g, hidden_size], weight_hh_attr, default_initializer=init)
         self.bias_ih = self.create_parameter([g], bias_ih_attr, is_bias=True, default_initializer=init)
         self.bias_hh = self.create_parameter([g], bias_hh_attr, is_bias=True, default_initializer=init)
+
+    def _fused(self, ndim):
+        """Whether a step runs as one fused op (`oar.ops.nn.rnn`): ``FLAGS_fused_rnn`` on, both biases present,
+        inputs of `ndim` 2 (``[batch, input]``), no auto_cast (whose per-op casts the composed form follows)."""
+        return (FLAGS.values["FLAGS_fused_rnn"] and self.bias_ih is not None and self.bias_hh is not None
+                and ndim == 2 and mode().amp is None)
+
+    def _weights(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
     def _proj(self, x, w, b):
         y = M.matmul(x, w, transpose_y=True)
@@ -131,6 +143,9 @@ class SimpleRNNCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         h = self._zeros(inputs) if states is None else states
+        if self._fused(inputs.ndim):
+            h = fused.simple_rnn_cell(inputs, h, *self._weights(), activation=self.activation)
+            return h, h
         pre = self._proj(inputs, self.weight_ih, self.bias_ih) + self._proj(h, self.weight_hh, self.bias_hh)
         h = M.tanh(pre) if self.activation == "tanh" else F.relu(pre)
         return h, h
@@ -164,6 +179,9 @@ class LSTMCell(RNNCellBase):
             z = self._zeros(inputs)
             states = (z, z)
         h, c = states
+        if self._fused(inputs.ndim):
+            h, c = fused.lstm_cell(inputs, h, c, *self._weights())
+            return h, (h, c)
         gates = self._proj(inputs, self.weight_ih, self.bias_ih) + self._proj(h, self.weight_hh, self.bias_hh)
         i, f, g, o = S.split(gates, 4, axis=-1)
         c = M.sigmoid(f) * c + M.sigmoid(i) * M.tanh(g)
@@ -195,6 +213,9 @@ class GRUCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         h = self._zeros(inputs) if states is None else states
+        if self._fused(inputs.ndim):
+            h = fused.gru_cell(inputs, h, *self._weights())
+            return h, h
         x_r, x_z, x_c = S.split(self._proj(inputs, self.weight_ih, self.bias_ih), 3, axis=-1)
         h_r, h_z, h_c = S.split(self._proj(h, self.weight_hh, self.bias_hh), 3, axis=-1)
         r = M.sigmoid(x_r + h_r)
@@ -221,6 +242,10 @@ def _step_mask(sequence_length, steps, dtype):
     return S.unsqueeze(M.cast(m, dtype), 2)
 
 
+# cells whose step `oar.ops.nn.rnn.rnn_seq` runs (a subclass overriding `forward` runs its own step)
+_SEQ_MODES = {SimpleRNNCell.forward: "RNN", LSTMCell.forward: "LSTM", GRUCell.forward: "GRU"}
+
+
 class RNN(Layer):
     """Runs a cell over a sequence ``[B, T, ...]`` (or ``[T, B, ...]`` with ``time_major``).
 
@@ -245,6 +270,12 @@ class RNN(Layer):
             raise ValueError("RNN needs a known number of time steps")
         states = self.cell.get_initial_states(x[0], dtype=x.dtype) if initial_states is None else initial_states
         mask = None if sequence_length is None else _step_mask(sequence_length, steps, x.dtype)
+        mode = None if kwargs else _SEQ_MODES.get(type(self.cell).forward)
+        if mode is not None and self.cell._fused(x.ndim - 1):  # one op for the whole sequence
+            y, states = fused.rnn_seq(mode, x, states, self.cell._weights(),
+                                      C.ones([steps, 1, 1], x.dtype) if mask is None else mask, self.is_reverse,
+                                      getattr(self.cell, "activation", "tanh"))
+            return (y if self.time_major else S.transpose(y, [1, 0, 2])), states
         xs = S.unbind(x, 0)
         outs = [None] * steps
         order = range(steps - 1, -1, -1) if self.is_reverse else range(steps)

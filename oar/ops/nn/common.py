@@ -139,7 +139,8 @@ EMBEDDING_GRAD = defop("embedding_grad", _embedding_grad_impl, inputs=("ids", "o
 EMBEDDING = defop("embedding", _embedding, inputs=("ids", "weight"), nondiff=(0,),
                   infer=lambda m, padding_idx: [(list(m[0][0]) + [m[1][0][-1]], m[1][1])],
                   grad=lambda g, out, ids, w, padding_idx: (None, apply(EMBEDDING_GRAD, (ids, g, w),
-                                                                        {"padding_idx": padding_idx})))
+                                                                        {"padding_idx": padding_idx})),
+                  grad_reads=("ids", "weight.shape"))
 
 
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):

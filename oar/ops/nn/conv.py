@@ -61,11 +61,11 @@ def _register_conv(name, **fields):
         dw = None if w.stop_gradient else apply(gfil, (x, g, w), a)
         return dx, dw
     gin = defop(name + "_grad_input", _grad_input_impl, inputs=("filter", "out_grad", "input"),
-                infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_input_grad)
+                infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_input_grad, scratch=K.SCRATCH)
     gfil = defop(name + "_grad_filter", _grad_filter_impl, inputs=("input", "out_grad", "filter"),
-                 infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_filter_grad)
+                 infer=lambda m, **a: [(m[2][0], m[1][1])], grad=grad_filter_grad, scratch=K.SCRATCH)
     conv = defop(name, _conv_impl, inputs=("input", "filter"), infer=_conv_infer, grad=grad,
-                 grad_reads=("input", "filter"), **fields)
+                 grad_reads=("input", "filter"), scratch=K.SCRATCH, **fields)
     return conv, gin, gfil
 
 
@@ -199,7 +199,8 @@ def _register_convt(name, conv_op, gfil, **fields):
         dx = None if x.stop_gradient else apply(conv_op, (g, w), a)
         dw = None if w.stop_gradient else apply(gfil, (g, x, w), a)
         return dx, dw
-    return defop(name, _convt_impl, inputs=("input", "filter"), infer=_convt_infer, grad=grad, **fields)
+    return defop(name, _convt_impl, inputs=("input", "filter"), infer=_convt_infer, grad=grad, scratch=K.SCRATCH,
+                 **fields)
 
 
 CONV2D_TRANSPOSE = _register_convt("conv2d_transpose", CONV2D, CONV2D_GRAD_FILTER, amp="white")

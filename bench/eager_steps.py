@@ -1,0 +1,116 @@
+"""Eager training steps of the peer-benchmark models, this checkout against another (a baseline commit), measured in
+the same run: each round runs one fresh process per checkout, alternating, so both see the same machine load.
+
+Steps (the models of `bench/train_step.py` and `bench/eager_overhead.py`, eager only): (a) LinearNet 784->10 batch
+16 Adam, (b) LeNet batch 64 Adam, (c) LSTM LM (LSTMCell over T=20 in a Python loop) SGD, (m) the 2-layer MLP of
+eager_overhead.py (matmul, add, maximum, mean + backward). Each process reports the best-of-`--repeat` process CPU
+time per step (one BLAS thread); the parent prints, per step, the range over rounds for each checkout and the range
+of the per-round ratio this/baseline.
+
+Run: python bench/eager_steps.py --baseline DIR [--rounds 5] [--repeat 7] [--only a,c]
+(make DIR with e.g. ``git archive e7712ec | tar -x -C DIR``: the commit before the tape change of issue 26).
+
+Measured 2026-11-27 on the 2-core shared development machine (loaded: compare ratios within one run), ms per step
+(range over rounds) and the per-round ratio's median. "before" is e7712ec (the commit before the cycle-free tape),
+"tape" 670b5be (the tape alone), "main" e4e7cb6 (the tape plus the view/version-counter, trace-hook and
+check_nan_inf dispatch of later merges), "now" this branch (fused recurrent ops, the edges decoded once per walk,
+version counters read directly, shape-only saves in one pass, more `grad_reads`):
+
+| step | tape / before (4 rounds) | now / before (5 rounds) | now / main (5 rounds) | now ms |
+|---|---|---|---|---|
+| (a) LinearNet | 1.09 (1.05-1.17) | 1.14 (1.13-1.15) | 0.96 (0.89-1.03) | 0.133-0.154 |
+| (b) LeNet | | 0.91 (0.88-0.92) | 0.99 (0.98-1.02) | 20.2-21.7 |
+| (c) LSTM LM | 1.10 (1.06-1.11) | 0.82 (0.81-0.86) | 0.76 (0.73-0.80) | 10.9-12.0 |
+| (m) MLP | 1.18 (1.16-1.21) | 1.25 (1.20-1.28) | 0.91 (0.90-0.98) | 0.087-0.097 |
+
+LeNet and the LSTM LM are faster than before the tape; the two smallest steps (LinearNet, 4 ops; MLP, 6 ops) are
+not: per recorded op the tape still costs ~0.2-0.4 us more than the old one (an edge tuple and a weak reference per
+node instead of strong references; a shape stand-in per shape-only input), and every op ~0.1 us more for the
+dispatch checks of the later merges (views, trace hook, check_nan_inf).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STEPS = ("a", "b", "c", "m")
+
+_CHILD = r"""
+import os, sys, json, timeit, time
+for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[v] = "1"
+root, bench, which, repeat = sys.argv[1], sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])
+sys.path.insert(0, root)
+import numpy as np
+import oar
+assert os.path.dirname(os.path.dirname(os.path.abspath(oar.__file__))) == os.path.abspath(root), oar.__file__
+import importlib.util
+spec = importlib.util.spec_from_file_location("train_step_bench", os.path.join(bench, "train_step.py"))
+ts = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ts)
+
+
+def mlp_step():
+    rng = np.random.default_rng(0)
+    x = oar.to_tensor(rng.standard_normal((32, 64)).astype(np.float32))
+    params = [oar.to_tensor(a, stop_gradient=False) for a in (
+        (rng.standard_normal((64, 64)) * 0.1).astype(np.float32), np.zeros(64, np.float32),
+        (rng.standard_normal((64, 10)) * 0.1).astype(np.float32), np.zeros(10, np.float32))]
+    w1, b1, w2, b2 = params
+
+    def step():
+        h = oar.maximum(oar.matmul(x, w1) + b1, 0.0)
+        oar.mean(oar.matmul(h, w2) + b2).backward()
+        for p in params:
+            p.clear_grad()
+    return step
+
+
+res = {}
+for w in which:
+    if w == "m":
+        step, number = mlp_step(), 500
+    else:
+        model, _, x, y = ts.setup(w)
+        step, number = ts.oar_stepper(model, x, y, make_opt=ts.make_opt(w)), {"a": 300, "b": 5, "c": 5}[w]
+    step()
+    res[w] = min(timeit.Timer(step, timer=time.process_time).timeit(number) / number for _ in range(repeat))
+print(json.dumps(res))
+"""
+
+
+def run(root, which, repeat):
+    r = subprocess.run([sys.executable, "-c", _CHILD, root, HERE, ",".join(which), str(repeat)],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"{root}: {r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--baseline", required=True, help="another oar checkout (the commit to compare against)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--only", default=",".join(STEPS))
+    args = ap.parse_args()
+    which = args.only.split(",")
+    ours, base = {w: [] for w in which}, {w: [] for w in which}
+    for k in range(args.rounds):
+        order = [(ROOT, ours), (args.baseline, base)]
+        for root, store in (order if k % 2 == 0 else order[::-1]):
+            for w, t in run(root, which, args.repeat).items():
+                store[w].append(t)
+    print(f"{args.rounds} rounds; ms per step, min-max over rounds; ratio = this / baseline per round")
+    for w in which:
+        ratios = [a / b for a, b in zip(ours[w], base[w])]
+        print(f"  ({w}) this {min(ours[w]) * 1e3:8.3f}-{max(ours[w]) * 1e3:8.3f}   baseline "
+              f"{min(base[w]) * 1e3:8.3f}-{max(base[w]) * 1e3:8.3f}   ratio {min(ratios):5.3f}-{max(ratios):5.3f} "
+              f"(median {sorted(ratios)[len(ratios) // 2]:5.3f})")
+
+
+if __name__ == "__main__":
+    main()
