@@ -10,6 +10,7 @@ from ..graph.input_spec import InputSpec
 from ..graph.build_strategy import BuildStrategy
 from ..passes.compiled_program import CompiledProgram
 from ..graph.debug_ops import Print
+from ..graph.py_func import py_func
 from ..graph import control_flow as _control_flow, cf_grad as _cf_grad  # registers cond / while / while_grad
 from ..graph import tensor_array as _array  # registers the tensor-array ops
 from ..core.state import CPUPlace, CUDAPlace

@@ -125,6 +125,8 @@ EXCLUDED = {
 # removed are excluded by report.py from the JSON). "GPU-only in Paddle" was checked by calling the name on
 # paddlepaddle 3.3.1's CPU build (it raises there).
 _GPU_ONLY = "GPU-only in Paddle (its CPU build raises): no CPU semantics to follow"
+_PIR_RAISES = "Paddle 3.3.1's default (PIR) static mode raises on it"
+_LOD = _PIR_RAISES + " ('sequence layer is not supported in pir mode'): it needs LoD tensors, deprecated since 3.0"
 EXCLUDED_3 = {
     "paddle.static": {"IpuCompiledProgram": "Graphcore IPU only", "IpuStrategy": "Graphcore IPU only",
                       "ipu_shard_guard": "Graphcore IPU only", "set_ipu_shard": "Graphcore IPU only",
@@ -137,6 +139,11 @@ EXCLUDED_3 = {
     "paddle.inference": {"XpuConfig": "Kunlun XPU only", "get_trt_compile_version": "TensorRT (NVIDIA GPUs) only",
                          "get_trt_runtime_version": "TensorRT (NVIDIA GPUs) only",
                          "_get_phi_kernel_name": "private helper of Paddle's C++ kernel registry"},
+    "paddle.static.nn": {**{n: _LOD for n in ("sequence_conv", "sequence_expand", "sequence_first_step",
+                                              "sequence_last_step", "sequence_pool", "sequence_softmax")},
+                         "nce": _PIR_RAISES + " (its NCE sampler is a legacy-IR op)",
+                         "sparse_embedding": "parameter-server only (a distributed sparse table): Paddle 3.3.1's "
+                                             "static mode raises on it outside fleet's PS mode"},
     "paddle.nn.functional": {"margin_cross_entropy": _GPU_ONLY, "sparse_attention": _GPU_ONLY},
     "paddle.incubate": {"softmax_mask_fuse_upper_triangle": _GPU_ONLY},
     "paddle.incubate.nn": {"FusedFeedForward": _GPU_ONLY, "FusedMultiHeadAttention": _GPU_ONLY,
