@@ -12,7 +12,7 @@ from ..passes.compiled_program import CompiledProgram
 from ..graph.debug_ops import Print
 from ..graph.py_func import py_func
 from ..graph.moving_average import ExponentialMovingAverage
-from .places import cpu_places, device_guard
+from .guards import cpu_places, device_guard, name_scope
 from ..graph import control_flow as _control_flow, cf_grad as _cf_grad  # registers cond / while / while_grad
 from ..graph import tensor_array as _array  # registers the tensor-array ops
 from ..core.state import CPUPlace, CUDAPlace

@@ -114,3 +114,23 @@ def test_device_guard_accepts_cpu_and_refuses_other_devices(static):
         with pytest.raises(ValueError, match="must be"):
             with oar.static.device_guard("tpu"):
                 pass
+
+
+def test_name_scope_leaves_the_program_as_paddle_3_does(static):
+    def build(scoped):
+        main = oar.static.Program()
+        with oar.static.program_guard(main):
+            x = oar.static.data("x", [2])
+            if scoped:
+                with oar.static.name_scope("enc"), oar.static.name_scope("layer"):
+                    y = x * 2
+            else:
+                y = x * 2
+        return [(op.type, op.inputs, op.outputs, op.attrs) for op in main.global_block().ops], y.name
+    assert build(True) == build(False)
+    with pytest.raises(ValueError, match="prefix"):
+        with oar.static.name_scope(""):
+            pass
+    oar.disable_static()
+    with oar.static.name_scope():  # dynamic mode: nothing to label
+        assert oar.ones([1]).numpy().tolist() == [1.0]

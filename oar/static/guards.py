@@ -1,8 +1,8 @@
-"""`paddle.static.cpu_places` and `device_guard` on a CPU-only framework."""
+"""`paddle.static.cpu_places`, `device_guard` and `name_scope` (on a CPU-only framework)."""
 import contextlib
 import os
 
-from ..core.state import CPUPlace
+from ..core.state import STATE, CPUPlace
 
 
 def cpu_places(device_count=None):
@@ -43,4 +43,30 @@ def device_guard(device=None):
                              f"{device!r}")
         raise RuntimeError(f"device_guard({device!r}): oar runs on a CPU only; build the ops without it or with "
                            f"device_guard('cpu')")
+    yield
+
+
+@contextlib.contextmanager
+def name_scope(prefix=None):
+    """Opens the name scope `prefix` (nested scopes make ``/outer/inner/``) while static ops are built. As in
+    Paddle 3.3.1's default (PIR) static mode, the scope does not change the program: it was a label for graph
+    viewers (Paddle 2.6 wrote it into each op's ``op_namescope`` attribute); in dynamic mode it does nothing.
+    An empty prefix is refused in static mode, as Paddle's.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main = oar.static.Program()
+        >>> with oar.static.program_guard(main):
+        ...     x = oar.static.data('ns_x', [2])
+        ...     with oar.static.name_scope('encoder'):
+        ...         y = x * 2
+        >>> oar.disable_static()
+        >>> [op.type for op in main.global_block().ops]
+        ['full', 'multiply']
+    """
+    if not STATE.static:
+        yield
+        return
+    if not prefix:
+        raise ValueError("name_scope: the prefix must not be empty in static mode")
     yield
