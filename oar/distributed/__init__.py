@@ -7,6 +7,8 @@ from .collective import (ReduceOp, all_reduce, broadcast, all_gather, reduce, sc
                          recv, isend, irecv, all_gather_object)
 from .collective_more import (ParallelMode, ReduceType, is_available, get_backend, destroy_process_group, wait,
                               gather, reduce_scatter, alltoall_single, broadcast_object_list, scatter_object_list)
+from .auto_parallel import ProcessMesh, Placement, Shard, Replicate, Partial, DistAttr
+from .checkpoint import save_state_dict, load_state_dict
 from .parallel import DataParallel
 from .spawn import spawn
 from . import parallel, fleet, sync_batch_norm  # noqa: F401  (installs SyncBatchNorm across ranks)
@@ -17,7 +19,8 @@ __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initializ
            "scatter", "alltoall", "barrier", "send", "recv", "isend", "irecv", "all_gather_object", "DataParallel",
            "spawn", "ParallelMode", "ReduceType", "is_available", "get_backend", "destroy_process_group", "wait",
            "gather", "reduce_scatter", "alltoall_single", "broadcast_object_list", "scatter_object_list", "io",
-           "launch"]
+           "launch", "ProcessMesh", "Placement", "Shard", "Replicate", "Partial", "DistAttr", "save_state_dict",
+           "load_state_dict"]
 
 
 def __getattr__(name):

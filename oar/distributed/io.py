@@ -1,6 +1,6 @@
 """`paddle.distributed.io`: saving and loading the persistable variables of a (distributed) static program.
-oar has no parameter server, so these act on this process's scope; the file is `oar.save`'s format (a dict of
-arrays), not Paddle's per-variable LoDTensor files."""
+oar has no parameter server, so these act on this process's scope; the file is a safetensors file of arrays by
+variable name, not Paddle's per-variable LoDTensor files."""
 import os
 
 from ..graph.builder import default_main_program
@@ -44,21 +44,22 @@ def save_persistables(executor, dirname, main_program=None, filename=None):
         >>> main.state_dict()['io_sw'].numpy().tolist()
         [3.0, 3.0]
     """
-    from ..io.save_load import save
+    from ..core import safetensors_file
     program = main_program if main_program is not None else default_main_program()
     os.makedirs(dirname, exist_ok=True)
-    save(program.state_dict("all"), os.path.join(dirname, filename or DEFAULT_FILE))
+    state = {k: v.numpy() for k, v in program.state_dict("all").items()}
+    safetensors_file.write(os.path.join(dirname, filename or DEFAULT_FILE), state)
 
 
 def load_persistables(executor, dirname, main_program=None, filename=None):
     """Loads `save_persistables`' file into the persistable variables of `main_program` (every variable it names
     must be one of the program's)."""
-    from ..io.save_load import load
+    from ..core import safetensors_file
     program = main_program if main_program is not None else default_main_program()
     path = os.path.join(dirname, filename or DEFAULT_FILE)
     if not os.path.exists(path):
         raise FileNotFoundError(f"load_persistables: {path} not found (written by save_persistables)")
-    state = load(path)
+    state = safetensors_file.read_all(path)
     known = {v.name for v in program.list_vars() if v.persistable}
     unknown = sorted(set(state) - known)
     if unknown:

@@ -103,3 +103,51 @@ def test_io_persistables_roundtrip(tmp_path):
     assert sorted(before) == sorted(after) and len(before) >= 5  # fc w, b; bn scale, bias, mean, variance
     for k in before:
         np.testing.assert_array_equal(after[k], before[k])
+
+
+def test_process_mesh_answers_as_paddle():
+    m = dist.ProcessMesh([[0, 1], [2, 3]], dim_names=["x", "y"])
+    assert (m.shape, m.ndim, m.process_ids, m.dim_names, m.size) == ([2, 2], 2, [0, 1, 2, 3], ["x", "y"], 4)
+    assert repr(m) == "shape [2, 2], process_ids [0, 1, 2, 3], dim_names ['x', 'y']"  # Paddle 3.3.1's str
+    assert repr(m.get_mesh_with_dim("y")) == "shape [2, 2], process_ids [0, 2, 1, 3], dim_names ['y', 'x']"
+    assert repr(m["x"]) == "shape [2], process_ids [0, 2], dim_names ['x']"  # through rank 0
+    assert m.get_mesh_with_dim("x", 1).process_ids == [2, 3]
+    assert m.get_rank_by_dim_and_process_id("y", 3) == 1 and m.contains(2) and not m.contains(7)
+    assert m == dist.ProcessMesh(shape=[2, 2], process_ids=[0, 1, 2, 3], dim_names=["x", "y"])
+    assert dist.ProcessMesh([0, 1, 2]).dim_names == ["d0"]
+    with pytest.raises(ValueError, match="unique"):
+        dist.ProcessMesh([0, 0])
+    with pytest.raises(ValueError, match="no dim named"):
+        m.get_dim_size("z")
+
+
+def test_placements_and_dist_attr():
+    assert repr(dist.Shard(0)) == "Shard(dim=0)" and dist.Shard(1).get_dim() == 1
+    assert repr(dist.Partial()) == "Partial(reduce_type=SUM)"
+    assert repr(dist.Partial(dist.ReduceType.kRedMax)) == "Partial(reduce_type=MAX)"
+    assert dist.Shard(0) == dist.Shard(0) != dist.Shard(1) and dist.Replicate() == dist.Replicate()
+    assert dist.Partial() == dist.Partial(dist.ReduceType.kRedSum) != dist.Partial(dist.ReduceType.kRedMin)
+    assert len({dist.Shard(0), dist.Shard(0), dist.Replicate()}) == 2
+    assert dist.Shard(0).is_shard(0) and not dist.Shard(0).is_shard(1) and dist.Partial().is_partial()
+    m = dist.ProcessMesh([[0, 1], [2, 3]], dim_names=["x", "y"])
+    assert dist.DistAttr(m, ["x", None]).dims_mapping == [0, -1]  # Paddle 3.3.1
+    assert dist.DistAttr(m, [None, "y", "x"]).dims_mapping == [-1, 1, 0]
+    with pytest.raises(ValueError, match="only one"):
+        dist.DistAttr(m, ["x", "x"])
+
+
+def test_distributed_checkpoint_roundtrip(tmp_path):
+    src = oar.nn.Sequential(oar.nn.Linear(3, 4), oar.nn.BatchNorm1D(4))
+    dist.save_state_dict(src.state_dict(), str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.metadata", "0_0.distcp"]
+    dst = oar.nn.Sequential(oar.nn.Linear(3, 4), oar.nn.BatchNorm1D(4))
+    target = dst.state_dict()
+    dist.load_state_dict(target, str(tmp_path))
+    for k, v in src.state_dict().items():
+        np.testing.assert_array_equal(dst.state_dict()[k].numpy(), v.numpy())
+    with pytest.raises(KeyError, match="not in the checkpoint"):
+        dist.load_state_dict({"other": oar.zeros([1])}, str(tmp_path))
+    with pytest.raises(ValueError, match="shape"):
+        dist.load_state_dict({"0.weight": oar.zeros([4, 3])}, str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        dist.load_state_dict(target, str(tmp_path / "none"))
