@@ -142,8 +142,8 @@ EXCLUDED_3 = {
     "paddle.inference": {"XpuConfig": "Kunlun XPU only", "get_trt_compile_version": "TensorRT (NVIDIA GPUs) only",
                          "get_trt_runtime_version": "TensorRT (NVIDIA GPUs) only",
                          "_get_phi_kernel_name": "private helper of Paddle's C++ kernel registry",
-                         "convert_to_mixed_precision": "GPU/XPU only: Paddle 3.3.1 refuses backend CPU ('mixed_precision "
-                                                       "currently ... not support CPU')"},
+                         "convert_to_mixed_precision": "GPU/XPU only: Paddle 3.3.1 refuses backend CPU "
+                                                       "('mixed_precision currently ... not support CPU')"},
     "paddle.static.nn": {**{n: _LOD for n in ("sequence_conv", "sequence_expand", "sequence_first_step",
                                               "sequence_last_step", "sequence_pool", "sequence_softmax")},
                          "nce": _PIR_RAISES + " (its NCE sampler is a legacy-IR op)",
