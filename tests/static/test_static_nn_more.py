@@ -187,3 +187,34 @@ def test_py_func_without_outputs_runs_for_its_effect_and_checks_dtypes():
 def test_py_func_needs_static_mode():
     with pytest.raises(RuntimeError, match="enable_static"):
         oar.static.py_func(np.tanh, oar.ones([2]), None)
+
+
+def test_static_pylayer_gradient_is_backward_fn():
+    oar.enable_static()
+    try:
+        main, startup = oar.static.Program(), oar.static.Program()
+        with oar.static.program_guard(main, startup):
+            x = oar.static.data("x", [3])
+            x.stop_gradient = False
+            w = oar.static.create_parameter([3], "float32", name="spl_w",
+                                            default_initializer=oar.nn.initializer.Constant(3.0))
+            y = oar.static.nn.static_pylayer(lambda a, b: oar.exp(a) * b, [x, w], lambda dy: (dy * 2, dy * 5))
+            gx, gw = oar.static.gradients([oar.sum(y)], [x, w])
+            z = oar.static.nn.static_pylayer(lambda a: (a * 2, [a + 1]), [x])  # no backward_fn: no gradient
+            assert oar.static.gradients([oar.sum(z[0])], [x]) == [None]
+        exe = oar.static.Executor()
+        exe.run(startup)
+        out = exe.run(main, feed={"x": np.zeros(3, "float32")}, fetch_list=[y, gx, gw, z[1][0]])
+        with oar.static.program_guard(oar.static.Program()):
+            v = oar.static.data("v", [2])
+            v.stop_gradient = False
+            bad = oar.static.nn.static_pylayer(lambda a: a * 1, [v], lambda dy: (dy, dy))
+            with pytest.raises(ValueError, match="2 gradients for 1 inputs"):
+                oar.static.gradients([oar.sum(bad)], [v])
+    finally:
+        oar.disable_static()
+    # Paddle 3.3.1, the same program: [3, 3, 3], [2, 2, 2], [5, 5, 5]
+    assert [o.tolist() for o in out[:3]] == [[3.0] * 3, [2.0] * 3, [5.0] * 3]
+    assert out[3].tolist() == [1.0] * 3
+    with pytest.raises(RuntimeError, match="enable_static"):
+        oar.static.nn.static_pylayer(lambda a: a, [oar.ones([1])])
