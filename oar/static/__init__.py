@@ -17,7 +17,7 @@ from ..graph import control_flow as _control_flow, cf_grad as _cf_grad  # regist
 from ..graph import tensor_array as _array  # registers the tensor-array ops
 from ..core.state import CPUPlace, CUDAPlace
 from ..metric.metrics import accuracy  # noqa: E402  (paddle.static.accuracy: built from ops, so it builds here too)
-from ..graph.metric import auc  # noqa: E402
+from ..graph.metric import auc, ctr_metric_bundle  # noqa: E402
 
 
 _MODEL_FILES = ("save_inference_model", "load_inference_model", "normalize_program", "serialize_program",

@@ -134,3 +134,26 @@ def test_name_scope_leaves_the_program_as_paddle_3_does(static):
     oar.disable_static()
     with oar.static.name_scope():  # dynamic mode: nothing to label
         assert oar.ones([1]).numpy().tolist() == [1.0]
+
+
+def test_ctr_metric_bundle_accumulates_as_paddle(static):
+    main, startup = oar.static.Program(), oar.static.Program()
+    with oar.static.program_guard(main, startup):
+        x = oar.static.data("x", [None, 1])
+        y = oar.static.data("y", [None, 1])
+        w = oar.static.data("w", [None, 1])
+        sums = oar.static.ctr_metric_bundle(x, y, w)
+    exe = oar.static.Executor()
+    exe.run(startup)
+    feed = {"x": np.array([[0.2], [0.7], [0.9]], "float32"), "y": np.array([[0.0], [1.0], [1.0]], "float32"),
+            "w": np.array([[0.5], [1.0], [1.0]], "float32")}
+    for _ in range(2):
+        out = exe.run(main, feed=feed, fetch_list=list(sums))
+    # Paddle 3.3.1 (legacy static mode), the same two runs:
+    want = [[0.28000003], [1.2000000], [3.6], [[1.928971]], [4.0], [[3.0]]]
+    for o, v in zip(out, want):
+        assert o.shape == np.asarray(v).shape
+        np.testing.assert_allclose(o, v, rtol=1e-6)
+    with pytest.raises(ValueError, match="one shape"):
+        with oar.static.program_guard(oar.static.Program()):
+            oar.static.ctr_metric_bundle(oar.static.data("a", [None, 1]), oar.static.data("b", [None, 2]))
