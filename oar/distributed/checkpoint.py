@@ -51,6 +51,8 @@ def save_state_dict(state_dict, path, process_group=None, coordinator_rank=0, un
         raise NotImplementedError("save_state_dict: async_save=True is not supported (the save is synchronous)")
     if unique_id is not None:
         raise NotImplementedError("save_state_dict: unique_id (several checkpoints in one folder) is not supported")
+    if process_group is not None and not process_group.is_member():
+        return  # only the group's ranks save
     arrays = _arrays(state_dict)
     rank = get_rank()
     os.makedirs(path, exist_ok=True)
@@ -94,6 +96,10 @@ def load_state_dict(state_dict, path, process_group=None, coordinator_rank=0, un
     """
     if aoa_config is not None:
         raise NotImplementedError("load_state_dict: aoa_config (renaming and reshaping keys) is not supported")
+    if unique_id is not None:
+        raise NotImplementedError("load_state_dict: unique_id (several checkpoints in one folder) is not supported")
+    if process_group is not None and not process_group.is_member():
+        return  # only the group's ranks load
     where = _where(path)
     missing = sorted(set(state_dict) - set(where))
     if missing:

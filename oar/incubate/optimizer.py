@@ -46,6 +46,9 @@ class LookAhead:
     def step(self):
         """The inner optimizer's step, then the lookahead update of the parameters that have a gradient."""
         self.inner_optimizer.step()
+        self._lookahead()
+
+    def _lookahead(self):
         self._step += 1
         for p in _trainable(self._parameter_list):
             if p.grad is None:
@@ -59,8 +62,11 @@ class LookAhead:
                 p.set_value(mixed)
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """`step` on the gradients already computed by ``loss.backward()`` (as Paddle's dynamic mode)."""
-        self.step()
+        """The inner optimizer's ``minimize`` (the same arguments), then the lookahead update."""
+        res = self.inner_optimizer.minimize(loss, startup_program=startup_program, parameters=parameters,
+                                            no_grad_set=no_grad_set)
+        self._lookahead()
+        return res
 
     def clear_grad(self, set_to_zero=True):
         self.inner_optimizer.clear_grad(set_to_zero)
@@ -147,7 +153,8 @@ class ModelAverage:
         return int(np.float32(num_updates) * np.float32(self.average_window))
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """`step` (Paddle's dynamic mode)."""
+        """`step`: Paddle's dynamic-mode ``minimize`` adds the current parameters to the window (the training
+        optimizer has already used `loss`)."""
         self.step()
 
     @contextlib.contextmanager

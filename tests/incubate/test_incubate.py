@@ -145,3 +145,17 @@ def test_softmax_mask_fuse_and_fused_dropout_add():
     assert layer(oar.ones([2]), oar.ones([2])).numpy().tolist() == [2.0, 2.0]
     with pytest.raises(ValueError, match="mode"):
         FusedDropoutAdd(mode="bad")
+
+
+def test_lookahead_minimize_runs_the_inner_minimize_then_the_lookahead():
+    def run(use_minimize):
+        lin = oar.nn.Linear(2, 1, weight_attr=oar.nn.initializer.Constant(1.0), bias_attr=False)
+        opt = oar.incubate.LookAhead(oar.optimizer.SGD(0.1, parameters=lin.parameters()), alpha=0.5, k=2)
+        for t in range(4):
+            loss = lin(oar.full([1, 2], float(t + 1))).sum()
+            loss.backward()
+            opt.minimize(loss) if use_minimize else opt.step()
+            opt.clear_grad()
+        return lin.weight.numpy()
+    np.testing.assert_allclose(run(True), run(False))
+    assert not np.allclose(run(True), 1.0)
