@@ -13,11 +13,22 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "oar"
 
 # (file regex, qualified-name regex, parameter) -> reason; file and name regexes match from the start
 RULES = [
-    (r"oar/(io/static_checkpoint|jit/inference_model)", r".*", "executor",
+    (r"oar/(io/static_checkpoint|jit/inference_model|distributed/io|graph/moving_average|incubate/optimizer)", r".*",
+     "executor",
      "Paddle passes the Executor whose scope holds the values; oar's executors share the global scope read here"),
     (r"oar/jit/lazy", r"LazyGraph\.observe$", "(t|array)", "the `eager.tensor.set_observer` protocol passes "
                                                          "(tensor, kind, array); the pending graph needs the kind"),
     (r"oar/kernels/indexing", r"segment_count$", "attrs", "out_elements protocol: (arrays, attrs)"),
+    (r"oar/distributed/auto_parallel", r"Placement\.is_shard$", "dim", "the base placement is a shard of no dim"),
+    (r"oar/distributed/checkpoint", r"(save|load)_state_dict$",
+     "(coordinator_rank|safetensors|save_replicas|offload|mw_name_compatibility|worker_groups|comm_method)",
+     "how Paddle's ranks share writing and reading its files (and its file format); every oar rank writes and "
+     "reads its own safetensors files (docs/distributed.md)"),
+    (r"oar/distributed/collective_more", r"wait$", "use_calc_stream", "a CUDA stream choice: oar has no streams"),
+    (r"oar/(geometric/sampling|incubate/graph)", r".*", "(value_buffer|index_buffer|perm_buffer|flag_.*)",
+     "buffers and flags that speed up Paddle's GPU kernel; the result is the same"),
+    (r"oar/incubate/optimizer", r"ModelAverage\.minimize$", "(loss|startup_program|parameters|no_grad_set)",
+     "Paddle's dynamic-mode ModelAverage.minimize only steps (the training optimizer has used the loss)"),
     (r"oar/nn/static_functions", r"batch_norm$", "in_place", "a memory hint of Paddle's static batch_norm; "
                                                               "the result is the same"),
     (r"oar/vision/models/googlenet", r"Inception\.__init__$", "output_channels",

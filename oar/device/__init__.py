@@ -13,7 +13,7 @@ from . import cuda
 __all__ = ["set_device", "get_device", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
            "is_compiled_with_ipu", "is_compiled_with_custom_device", "is_compiled_with_cinn",
            "get_all_device_type", "get_all_custom_device_type", "get_available_device",
-           "get_available_custom_device", "get_cudnn_version", "synchronize", "cuda"]
+           "get_available_custom_device", "get_cudnn_version", "synchronize", "cuda", "is_compiled_with_distribute"]
 
 
 def _no(*args, **kwargs):
@@ -28,6 +28,19 @@ def _no(*args, **kwargs):
 
 is_compiled_with_rocm = is_compiled_with_xpu = is_compiled_with_ipu = is_compiled_with_cinn = _no
 is_compiled_with_custom_device = _no
+
+
+def is_compiled_with_distribute():
+    """Whether multi-process training can run: oar's `oar.distributed` needs mpi4py (the ``distributed`` extra),
+    so this is True when mpi4py can be found (Paddle answers whether it was built with distributed support).
+
+    Example:
+        >>> import importlib.util
+        >>> oar.device.is_compiled_with_distribute() == (importlib.util.find_spec('mpi4py') is not None)
+        True
+    """
+    import importlib.util
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 def get_all_device_type():

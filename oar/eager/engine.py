@@ -179,7 +179,8 @@ def _propagate(node, gouts, targets, grads, capture, captured):
             out = node.outs()
             if out is None or out._data is not node.out_data:
                 out = node.output(0)
-        res = op.grad(gouts[0], out, *(node.saved if not op.saved_inputs else node.rule_inputs()), **node.attrs)
+        saved = node.saved if not op.saved_inputs and type(node.versions) is tuple else node.rule_inputs()
+        res = op.grad(gouts[0], out, *saved, **node.attrs)
     else:
         outs = tuple([node.output(i) for i in range(len(node.outs))])
         nd = op.nondiff_out

@@ -100,3 +100,49 @@ def auc(input, label, curve="ROC", num_thresholds=2 ** 12 - 1, topk=1, slide_ste
                                 slide_steps)
     auc_out = _append_auc(input, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds, 0)
     return auc_out, batch_auc_out, [batch_pos, batch_neg, stat_pos, stat_neg]
+
+
+def ctr_metric_bundle(input, label, ins_tag_weight=None):
+    """Running sums for CTR metrics, kept in persistable float32 variables the program adds to at every run:
+    ``(local_sqrerr, local_abserr, local_prob, local_q, local_pos_num, local_ins_num)`` = the sums of
+    ``(input - label)^2``, ``|input - label|``, ``input``, ``sigmoid(input) * w``, ``label`` and ``w`` per
+    instance, where ``w = ins_tag_weight[0]`` (1 by default; 0 marks a batch of fake data). MAE is then
+    ``abserr / ins_num``, RMSE ``sqrt(sqrerr / ins_num)``, the predicted CTR ``prob / ins_num``. As Paddle's,
+    `local_q` and `local_ins_num` have shape ``[1, 1]``, the others ``[1]``.
+
+    Example:
+        >>> import numpy as np
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     p = oar.static.data('ctr_p', [None, 1])
+        ...     y = oar.static.data('ctr_y', [None, 1])
+        ...     sums = oar.static.ctr_metric_bundle(p, y)
+        >>> exe = oar.static.Executor()
+        >>> _ = exe.run(startup)
+        >>> feed = {'ctr_p': np.array([[0.2], [0.7]], 'float32'), 'ctr_y': np.array([[0.0], [1.0]], 'float32')}
+        >>> out = exe.run(main, feed=feed, fetch_list=list(sums))
+        >>> oar.disable_static()
+        >>> [round(float(np.ravel(o)[0]), 4) for o in out]
+        [0.13, 0.5, 0.9, 1.218, 1.0, 2.0]
+    """
+    from .builder import append_assign, create_global_var
+    from ..ops.math import abs as abs_, ones_like, sigmoid
+    from ..ops.manipulation import reshape
+    from ..ops.reduction import sum as rsum
+    if not STATE.static:
+        raise RuntimeError("ctr_metric_bundle builds a static program: call oar.enable_static() first")
+    if list(input.shape) != list(label.shape):
+        raise ValueError(f"ctr_metric_bundle: input {input.shape} and label {label.shape} must have one shape")
+    w = full([1, 1], 1.0, "float32") if ins_tag_weight is None else reshape(ins_tag_weight[0:1], [1, 1])
+    main = BUILDER.main
+    names = ("local_sqrerr", "local_abserr", "local_prob", "local_q", "local_pos_num", "local_ins_num")
+    shapes = ([1], [1], [1], [1, 1], [1], [1, 1])
+    sums = [create_global_var(s, 0.0, "float32", persistable=True, name=main.unique_name(f"ctr_metric_bundle.{n}"))
+            for n, s in zip(names, shapes)]
+    diff = input - label
+    batch = [reshape(rsum(diff * diff), [1]), reshape(rsum(abs_(diff)), [1]), reshape(rsum(input), [1]),
+             rsum(sigmoid(input)) * w, reshape(rsum(label), [1]), rsum(ones_like(label)) * w]
+    for total, b in zip(sums, batch):
+        append_assign(total + b, total)
+    return tuple(sums)

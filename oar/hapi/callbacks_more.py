@@ -1,5 +1,5 @@
 """Monitoring callbacks: `EarlyStopping`, `ReduceLROnPlateau` (both watch evaluation results), `VisualDL`
-(needs the visualdl package) and `CSVLogger` (one row per epoch, no dependency)."""
+(needs the visualdl package), `WandbCallback` (needs wandb) and `CSVLogger` (one row per epoch, no dependency)."""
 import csv
 import numbers
 import os
@@ -244,3 +244,88 @@ class CSVLogger(Callback):
             w.writeheader()
             for r in self._rows:
                 w.writerow({k: (f"{v:g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+class WandbCallback(Callback):
+    """Logs loss and metrics to Weights & Biases (needs ``pip install wandb``): ``train/<metric>`` against
+    ``train/step`` after each batch, ``eval/<metric>`` against ``epoch`` after each evaluation. The run is made by
+    ``wandb.init`` with `project`, `entity`, `name`, `dir`, `mode`, `job_type` and `kwargs` (an active run is
+    reused, with a warning); only local rank 0 writes.
+
+    Example:
+        >>> try:
+        ...     cb = paddle.callbacks.WandbCallback(project="demo", mode="disabled")
+        ... except ImportError as e:
+        ...     print(str(e).split(";")[0])
+        paddle.callbacks.WandbCallback needs the wandb package
+    """
+
+    def __init__(self, project=None, entity=None, name=None, dir=None, mode=None, job_type=None, **kwargs):
+        super().__init__()
+        try:
+            import wandb
+        except ImportError:
+            raise ImportError("paddle.callbacks.WandbCallback needs the wandb package; install it with `pip install "
+                              "wandb`, or use paddle.callbacks.CSVLogger, which needs nothing") from None
+        self.wandb = wandb
+        self.wandb_args = dict(project=project, name=name, entity=entity, dir=dir, mode=mode, job_type=job_type,
+                               **kwargs)
+        self._run = None
+        self.train_step, self.epoch, self._is_fit = 0, 0, False
+        _ = self.run
+
+    @staticmethod
+    def _is_write():
+        from ..distributed.env import ParallelEnv
+        return ParallelEnv().local_rank == 0
+
+    @property
+    def run(self):
+        if self._is_write() and self._run is None:
+            if self.wandb.run is not None:
+                warnings.warn("WandbCallback: a wandb run is already in progress and is reused; call wandb.finish() "
+                              "before creating the callback for a new run")
+                self._run = self.wandb.run
+            else:
+                self._run = self.wandb.init(**self.wandb_args)
+        return self._run
+
+    def on_train_begin(self, logs=None):
+        self._is_fit, self.train_step = True, 0
+        if self._is_write():
+            self.run.define_metric("train/step")
+            self.run.define_metric("train/*", step_metric="train/step")
+            self.run.define_metric("epoch")
+            self.run.define_metric("eval/*", step_metric="epoch")
+
+    def on_epoch_begin(self, epoch=None, logs=None):
+        self.epoch = epoch
+
+    def _log(self, logs, mode, names):
+        out = {"train/step": self.train_step} if mode == "train" else {"epoch": self.epoch}
+        for k in names:
+            v = (logs or {}).get(k)
+            v = v[0] if isinstance(v, (list, tuple)) else v
+            if isinstance(v, numbers.Number) or isinstance(v, np.number):
+                out[f"{mode}/{k}"] = float(v)
+        self.run.log(out)
+
+    def on_train_batch_end(self, step, logs=None):
+        self.train_step += 1
+        if self._is_write():
+            self._log(logs, "train", self.params.get("metrics", []))
+
+    def on_eval_begin(self, logs=None):
+        self._eval_metrics = (logs or {}).get("metrics", [])
+
+    def on_eval_end(self, logs=None):
+        if self._is_write():
+            self._log(logs, "eval", getattr(self, "_eval_metrics", None) or self.params.get("metrics", []))
+            if not self._is_fit:
+                self.run.finish()
+                self._run = None
+
+    def on_train_end(self, logs=None):
+        if self._is_write():
+            self.run.finish()
+            self._run = None

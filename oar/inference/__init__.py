@@ -16,5 +16,7 @@ Example:
 """
 from .config import Config, PrecisionType, PlaceType
 from .predictor import Predictor, Tensor, create_predictor
+from .extras import DataType, PredictorPool, get_num_bytes_of_data_type, get_version
 
-__all__ = ["Config", "Predictor", "Tensor", "create_predictor", "PrecisionType", "PlaceType"]
+__all__ = ["Config", "Predictor", "Tensor", "create_predictor", "PrecisionType", "PlaceType", "DataType",
+           "PredictorPool", "get_num_bytes_of_data_type", "get_version"]

@@ -216,13 +216,15 @@ def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initi
     Returns the main-program Variable (persistable, ``is_parameter=True``); its ``attrs`` hold
     ``optimize_attr``, ``regularizer`` and ``need_clip`` from the `ParamAttr`.
     """
-    from .param_attr import ParamAttr
+    from .param_attr import ParamAttr, WeightNormParamAttr
     from ..graph.builder import default_main_program, default_startup_program
     from .layer.layers import unique_param_name
     attr = ParamAttr._to_attr(attr)
     dtype = D.convert_dtype(dtype if dtype is not None else D.get_default_dtype())
     name = name or attr.name or unique_param_name("create_parameter", is_bias)
     shape = [int(s) for s in shape]
+    if isinstance(attr, WeightNormParamAttr):
+        return _weight_normalized(shape, dtype, name, attr, is_bias, default_initializer)
     main_gb = default_main_program().global_block()
     if name in main_gb.vars:
         raise ValueError(f"a parameter named {name!r} already exists in the main program; give each ParamAttr a "
@@ -230,12 +232,46 @@ def init_static_parameter(shape, dtype, name, attr, is_bias=False, default_initi
     var = main_gb.create_var(name, shape, dtype, persistable=True, stop_gradient=not attr.trainable,
                              is_parameter=True, trainable=attr.trainable)
     var.attrs.update(optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer,
-                     need_clip=attr.need_clip)
+                     need_clip=attr.need_clip, do_model_average=attr.do_model_average)
     sb = default_startup_program().global_block()
     svar = sb.create_var(name, shape, dtype, persistable=True, stop_gradient=True, is_parameter=True,
                          trainable=attr.trainable)
     pick_initializer(attr, is_bias, default_initializer)(svar, sb)
     return var
+
+
+def _norm_except(v, dim):
+    from ..ops.math import sqrt
+    from ..ops.reduction import sum as rsum
+    axes = [i for i in range(len(v.shape)) if i != dim] if dim is not None else None
+    return sqrt(rsum(v * v, axis=axes, keepdim=True))
+
+
+def _weight_normalized(shape, dtype, name, attr, is_bias, default_initializer):
+    """`WeightNormParamAttr`: parameters ``name_g`` / ``name_v``; the startup program sets ``g = ||v||``, the main
+    program computes ``g * v / ||v||`` (Paddle's LayerHelper does the same)."""
+    import copy
+    from .param_attr import ParamAttr
+    from ..graph.builder import program_guard, default_main_program, default_startup_program, append_assign
+    from ..ops.manipulation import reshape
+    if attr.dim is not None and not -len(shape) <= attr.dim < len(shape):
+        raise ValueError(f"WeightNormParamAttr: dim {attr.dim} is out of range for shape {shape}")
+    dim = None if attr.dim is None else attr.dim % len(shape)
+    plain = ParamAttr(None, attr.initializer, attr.learning_rate, attr.regularizer, attr.trainable,
+                      attr.do_model_average, attr.need_clip)
+    g_shape = [1] * len(shape)
+    if dim is not None:
+        g_shape[dim] = shape[dim]
+    g_attr = copy.copy(plain)
+    g_attr.initializer = Constant(0.0)  # overwritten by ||v|| below
+    g = init_static_parameter(g_shape, dtype, name + "_g", g_attr, is_bias)
+    v = init_static_parameter(shape, dtype, name + "_v", copy.copy(plain), is_bias, default_initializer)
+    main, startup = default_main_program(), default_startup_program()
+    with program_guard(startup, startup):  # g = ||v|| once v is drawn
+        sv = startup.global_block().var(v.name)
+        append_assign(reshape(_norm_except(sv, dim), g_shape), startup.global_block().var(g.name))
+    with program_guard(main, startup):
+        return g * v / _norm_except(v, dim)
 
 
 def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -260,6 +296,10 @@ def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False, def
     name = name or attr.name or unique_param_name("create_parameter", is_bias)
     if STATE.static:
         return init_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+    from .param_attr import WeightNormParamAttr
+    if isinstance(attr, WeightNormParamAttr):
+        raise TypeError("WeightNormParamAttr reparameterises a parameter of a static program (build it after "
+                        "oar.enable_static())")
     p = Parameter(creation_kernels.full(shape, 0, dtype), name=name, trainable=attr.trainable)
     pick_initializer(attr, is_bias, default_initializer)(p)
     p.optimize_attr = {"learning_rate": attr.learning_rate}

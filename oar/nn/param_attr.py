@@ -51,3 +51,28 @@ class ParamAttr:
     def __repr__(self):
         return (f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, learning_rate={self.learning_rate},"
                 f" regularizer={self.regularizer!r}, trainable={self.trainable}, need_clip={self.need_clip})")
+
+
+class WeightNormParamAttr(ParamAttr):
+    """A `ParamAttr` that reparameterises a static program's weight as ``w = g * v / ||v||`` (weight
+    normalisation, Salimans & Kingma 2016): parameters ``NAME_g`` and ``NAME_v`` are trained instead of ``NAME``.
+    ``||v||`` is taken over every dim but `dim` (over all dims when `dim` is None); `g` has v's rank with 1 in every
+    dim but `dim`. `v` starts as the initializer draws it and `g` as ``||v||``, so ``w`` starts as that draw.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     y = oar.static.nn.fc(oar.static.data('wn_x', [None, 3]), 2, bias_attr=False,
+        ...                          weight_attr=oar.static.WeightNormParamAttr(dim=1, name='wn'))
+        >>> oar.disable_static()
+        >>> [(p.name, p.shape) for p in main.all_parameters()]
+        [('wn_g', [1, 2]), ('wn_v', [3, 2])]
+    """
+
+    def __init__(self, dim=None, name=None, initializer=None, learning_rate=1.0, regularizer=None, trainable=True,
+                 do_model_average=False, need_clip=True):
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"WeightNormParamAttr: dim must be an int or None, got {type(dim).__name__}")
+        super().__init__(name, initializer, learning_rate, regularizer, trainable, do_model_average, need_clip)
+        self.dim = dim

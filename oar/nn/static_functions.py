@@ -248,3 +248,37 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bi
     b = None if bias_attr is False else create_parameter([1, size], x.dtype.name, name=f"{scope}.b_0",
                                                          attr=bias_attr, is_bias=True)
     return _act(F.bilinear(x, y, w, b), act)
+
+
+def row_conv(input, future_context_size, param_attr=None, act=None):
+    """Paddle's static ``row_conv`` (lookahead convolution, DeepSpeech 2): for input ``[N, T, D]``,
+    ``out[n, t] = sum_{i=0..k} input[n, t + i] * w[i]`` (zero past the end) with ``k = future_context_size`` and
+    the parameter ``row_conv_N.w_0`` of shape ``[k + 1, D]``; then `act`. (Paddle 3.3.1 raises on it in its default
+    PIR static mode; this follows its legacy static mode.)
+
+    Example:
+        >>> x = oar.to_tensor([[[1.0], [2.0], [3.0]]])
+        >>> y = oar.static.nn.row_conv(x, 1, param_attr=oar.nn.initializer.Constant(0.5))
+        >>> y.numpy().ravel().tolist()
+        [1.5, 2.5, 1.5]
+    """
+    from ..ops.manipulation import concat
+    from ..ops.math import zeros_like
+    from .layer.layers import unique_name
+    if input.ndim != 3:
+        raise ValueError(f"row_conv: input must be [batch, time, dim] (Paddle's LoD input is not supported), got "
+                         f"shape {input.shape}")
+    k = int(future_context_size)
+    if k < 0:
+        raise ValueError(f"row_conv: future_context_size must be >= 0, got {future_context_size}")
+    w = create_parameter([k + 1, input.shape[-1]], input.dtype.name, name=f"{unique_name('row_conv')}.w_0",
+                         attr=param_attr)
+    t = input.shape[1]
+    zero = zeros_like(input[:, :1])
+    out = input * w[0]
+    for i in range(1, k + 1):
+        if 0 <= t <= i:
+            break  # every row past the end is zero
+        # rows t + i of the input, zero past the end (a run with fewer than i rows fails on the add's shapes)
+        out = out + concat([input[:, i:]] + [zero] * i, axis=1) * w[i]
+    return _act(out, act)

@@ -8,6 +8,7 @@ instead; the static builder, the executor, static backward and the exporters all
 Gradient rules are written with other ops, so the same rule builds eager higher-order graphs and static
 backward programs.
 """
+import threading
 from weakref import ref as _weakref
 
 import numpy as np
@@ -286,6 +287,8 @@ class Node:
             self.saved = tuple([t if m == 1 else None if m == 0 else (t._data.shape, t._data.dtype, t.stop_gradient)
                                 for t, m in zip(inputs, modes)])
             self.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
+        if SAVED_HOOKS.count and (hooks := SAVED_HOOKS.top()) is not None:
+            self.saved, self.versions = hooks.pack_all(self.saved)
         keep = op.saves_out
         if not op.multi_out:
             o = outs[0]
@@ -332,6 +335,8 @@ class Node:
         """The inputs as the gradient rule gets them: saved tensors, None, and shape-only stand-ins (zeros that
         allocate nothing) for inputs whose shape alone is read."""
         saved = self.saved
+        if type(self.versions) is PackedVersions:
+            saved = tuple([s.unpack() if type(s) is Packed else s for s in saved])
         if not self.op.saved_inputs:
             return saved
         if mode().grad_enabled:  # create_graph: the rule records ops on the stand-ins, so each is its own
@@ -373,6 +378,68 @@ def edge(e):
         return (e, 0)
     return (None, e)
 
+
+class Packed:
+    """A tensor a gradient rule reads, as `saved_tensors_hooks`' pack hook returned it; `unpack` gives the
+    tensor back through the unpack hook, with the original's ``stop_gradient`` (rules read it to choose which
+    gradients to compute)."""
+
+    __slots__ = ("value", "_unpack", "_stop_gradient")
+
+    def __init__(self, value, unpack, stop_gradient):
+        self.value, self._unpack, self._stop_gradient = value, unpack, stop_gradient
+
+    def unpack(self):
+        t = self._unpack(self.value)
+        if not hasattr(t, "_data"):
+            raise TypeError(f"saved_tensors_hooks: unpack_hook returned a {type(t).__name__}, not a Tensor")
+        if t.stop_gradient != self._stop_gradient:
+            t.stop_gradient = self._stop_gradient
+        return t
+
+
+class PackedVersions(tuple):
+    """`Node.versions` of a node whose saved tensors were packed: all None, since the in-place check cannot see
+    through the hooks; its type tells `rule_inputs` to unpack."""
+
+
+class SavedTensorHooks:
+    """One `saved_tensors_hooks` pair: `pack_all` packs the tensors of a node's `saved`."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def pack_all(self, saved):
+        packed = tuple([s if s is None or type(s) is tuple else
+                        Packed(self.pack_hook(s), self.unpack_hook, s.stop_gradient) for s in saved])
+        return packed, PackedVersions((None,) * len(saved))
+
+
+class _SavedHookStacks:
+    """The active `saved_tensors_hooks` of each thread; `count` (all threads) lets `Node` skip the lookup when
+    none is active anywhere."""
+
+    def __init__(self):
+        self.count = 0
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def top(self):
+        stack = getattr(self._local, "stack", None)
+        return stack[-1] if stack else None
+
+    def push(self, hooks):
+        self._local.__dict__.setdefault("stack", []).append(hooks)
+        with self._lock:
+            self.count += 1
+
+    def pop(self):
+        self._local.stack.pop()
+        with self._lock:
+            self.count -= 1
+
+
+SAVED_HOOKS = _SavedHookStacks()
 
 _ZEROS = {}  # (shape, dtype) -> a read-only stand-in array; cleared when it grows past 1024 shapes
 

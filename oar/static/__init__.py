@@ -10,11 +10,14 @@ from ..graph.input_spec import InputSpec
 from ..graph.build_strategy import BuildStrategy
 from ..passes.compiled_program import CompiledProgram
 from ..graph.debug_ops import Print
+from ..graph.py_func import py_func
+from ..graph.moving_average import ExponentialMovingAverage
+from .guards import cpu_places, device_guard, name_scope
 from ..graph import control_flow as _control_flow, cf_grad as _cf_grad  # registers cond / while / while_grad
 from ..graph import tensor_array as _array  # registers the tensor-array ops
 from ..core.state import CPUPlace, CUDAPlace
 from ..metric.metrics import accuracy  # noqa: E402  (paddle.static.accuracy: built from ops, so it builds here too)
-from ..graph.metric import auc  # noqa: E402
+from ..graph.metric import auc, ctr_metric_bundle  # noqa: E402
 
 
 _MODEL_FILES = ("save_inference_model", "load_inference_model", "normalize_program", "serialize_program",
@@ -28,6 +31,8 @@ def __getattr__(name):
     first use, so that `oar.lite` (which imports this namespace through `oar`) runs saved models without the
     layers."""
     import importlib
+    if name == "WeightNormParamAttr":
+        return importlib.import_module("oar.nn.param_attr").WeightNormParamAttr
     if name in ("nn", "create_parameter"):
         nn = importlib.import_module(".nn", __name__)
         return nn if name == "nn" else nn.create_parameter

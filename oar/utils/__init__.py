@@ -8,6 +8,7 @@ Example:
 """
 from ..graph.pytree import flatten as _flatten, unflatten as _unflatten
 from .install_check import run_check
+from .deprecation import deprecated, require_version
 
 
 def _sorted(obj):

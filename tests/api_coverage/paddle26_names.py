@@ -125,6 +125,11 @@ EXCLUDED = {
 # removed are excluded by report.py from the JSON). "GPU-only in Paddle" was checked by calling the name on
 # paddlepaddle 3.3.1's CPU build (it raises there).
 _GPU_ONLY = "GPU-only in Paddle (its CPU build raises): no CPU semantics to follow"
+_PIR_RAISES = "Paddle 3.3.1's default (PIR) static mode raises on it"
+_LOD = _PIR_RAISES + " ('sequence layer is not supported in pir mode'): it needs LoD tensors, deprecated since 3.0"
+_PS = "parameter-server training only (fleet's C++ data feed / sparse-table entry configs): oar has no parameter server"
+_GLOO = ("a Gloo context met through Paddle's HTTP rendezvous server: oar's CPU collectives run on MPI "
+         "(init_parallel_env, barrier)")
 EXCLUDED_3 = {
     "paddle.static": {"IpuCompiledProgram": "Graphcore IPU only", "IpuStrategy": "Graphcore IPU only",
                       "ipu_shard_guard": "Graphcore IPU only", "set_ipu_shard": "Graphcore IPU only",
@@ -136,9 +141,21 @@ EXCLUDED_3 = {
                       "IPUPlace": "Graphcore IPU only", "XPUPlace": "Kunlun XPU only"},
     "paddle.inference": {"XpuConfig": "Kunlun XPU only", "get_trt_compile_version": "TensorRT (NVIDIA GPUs) only",
                          "get_trt_runtime_version": "TensorRT (NVIDIA GPUs) only",
-                         "_get_phi_kernel_name": "private helper of Paddle's C++ kernel registry"},
+                         "_get_phi_kernel_name": "private helper of Paddle's C++ kernel registry",
+                         "convert_to_mixed_precision": "GPU/XPU only: Paddle 3.3.1 refuses backend CPU "
+                                                       "('mixed_precision currently ... not support CPU')"},
+    "paddle.static.nn": {**{n: _LOD for n in ("sequence_conv", "sequence_expand", "sequence_first_step",
+                                              "sequence_last_step", "sequence_pool", "sequence_softmax")},
+                         "nce": _PIR_RAISES + " (its NCE sampler is a legacy-IR op)",
+                         "sparse_embedding": "parameter-server only (a distributed sparse table): Paddle 3.3.1's "
+                                             "static mode raises on it outside fleet's PS mode"},
+    "paddle.distributed": {**{n: _PS for n in ("InMemoryDataset", "QueueDataset", "CountFilterEntry",
+                                               "ProbabilityEntry", "ShowClickEntry")},
+                           **{n: _GLOO for n in ("gloo_init_parallel_env", "gloo_barrier", "gloo_release")}},
     "paddle.nn.functional": {"margin_cross_entropy": _GPU_ONLY, "sparse_attention": _GPU_ONLY},
-    "paddle.incubate": {"softmax_mask_fuse_upper_triangle": _GPU_ONLY},
+    "paddle.incubate": {"softmax_mask_fuse_upper_triangle": _GPU_ONLY,
+                        "graph_khop_sampler": "Paddle 3.3.1's CPU build aborts on its own docstring example "
+                                              "(malloc(): invalid size): no CPU result to follow"},
     "paddle.incubate.nn": {"FusedFeedForward": _GPU_ONLY, "FusedMultiHeadAttention": _GPU_ONLY,
                            "FusedBiasDropoutResidualLayerNorm": _GPU_ONLY, "FusedTransformerEncoderLayer": _GPU_ONLY,
                            "FusedMultiTransformer": _GPU_ONLY},

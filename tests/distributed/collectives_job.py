@@ -143,5 +143,26 @@ if RANK == 0:
 elif RANK == N - 1:
     dist.irecv(y, src=0).wait()
 results["isend_irecv"] = float(np.abs(y.numpy() - (data(0) if RANK == N - 1 else data(RANK))).max())
+# the composed collectives (collective_more.py)
+got = []
+dist.gather(oar.to_tensor(data(RANK)), got, dst=1)
+results["gather"] = [t.numpy().tolist() for t in got] == ([data(r).tolist() for r in range(N)] if RANK == 1 else [])
+out = oar.zeros(SHAPE)
+dist.reduce_scatter(out, [oar.to_tensor(data(RANK) * (i + 1)) for i in range(N)])
+results["reduce_scatter"] = float(np.abs(out.numpy() - ALL.sum(0) * (RANK + 1)).max())
+# uneven alltoall_single: rank r sends r + j + 1 rows (valued 100 r + j) to rank j
+sizes = [RANK + j + 1 for j in range(N)]
+rows = np.concatenate([np.full((k, 2), 100 * RANK + j, "float32") for j, k in enumerate(sizes)])
+recv_sizes = [r + RANK + 1 for r in range(N)]
+out = oar.zeros([sum(recv_sizes), 2])
+dist.alltoall_single(out, oar.to_tensor(rows), in_split_sizes=sizes, out_split_sizes=recv_sizes)
+want = np.concatenate([np.full((k, 2), 100 * r + RANK, "float32") for r, k in enumerate(recv_sizes)])
+results["alltoall_single"] = float(np.abs(out.numpy() - want).max())
+box = [{"from": RANK}, "x" * RANK]
+dist.broadcast_object_list(box, src=N - 1)
+results["broadcast_object_list"] = box == [{"from": N - 1}, "x" * (N - 1)]
+mine = []
+dist.scatter_object_list(mine, [{"to": r} for r in range(N)] if RANK == 0 else None, src=0)
+results["scatter_object_list"] = mine == [{"to": RANK}]
 with open(os.path.join(sys.argv[1], f"result.{RANK}.json"), "w") as f:
     json.dump(results, f)

@@ -55,6 +55,12 @@ def test_group_of_two_ranks(collectives):
     assert [r["group:rank"] for r in collectives] == [[0, 0, 2], [-1, -1, 2], [1, 1, 2]]
 
 
+def test_composed_collectives(collectives):
+    for rank, r in enumerate(collectives):
+        assert r["gather"] and r["broadcast_object_list"] and r["scatter_object_list"], (rank, r)
+        assert r["reduce_scatter"] < 1e-4 and r["alltoall_single"] == 0.0, (rank, r)
+
+
 def test_scalar_float16_and_bool_tensors(collectives):
     for r in collectives:
         assert r["scalar"] == [[], 1.0]

@@ -194,3 +194,38 @@ def test_flops_custom_ops_in_paddles_style_and_detail_table(capsys):
     out = capsys.readouterr().out
     assert "|  Layer Name  |" not in out and "| Input Shape | Output Shape | Params | Flops |" in out
     assert "Customize Function has been applied to" in out and "Total Flops: 56     Total Params: 58" in out
+
+
+def test_wandb_callback_logs_train_and_eval_metrics(monkeypatch):
+    import sys
+    import types
+    calls = []
+
+    class Run:
+        def define_metric(self, name, step_metric=None):
+            calls.append(("define", name, step_metric))
+
+        def log(self, values):
+            calls.append(("log", dict(values)))
+
+        def finish(self):
+            calls.append("finish")
+
+    fake = types.SimpleNamespace(run=None, init=lambda **kw: calls.append(("init", kw)) or Run())
+    monkeypatch.setitem(sys.modules, "wandb", fake)
+    ds, _, model, _ = _setup(n=20)
+    model.fit(ds, ds, batch_size=10, epochs=2, verbose=0,
+              callbacks=[paddle.callbacks.WandbCallback(project="p", mode="offline", tags=["t"])])
+    assert calls[0] == ("init", {"project": "p", "name": None, "entity": None, "dir": None, "mode": "offline",
+                                 "job_type": None, "tags": ["t"]})
+    assert ("define", "train/*", "train/step") in calls and ("define", "eval/*", "epoch") in calls
+    logs = [c[1] for c in calls if c[0] == "log"]
+    train = [entry for entry in logs if "train/step" in entry]
+    assert [entry["train/step"] for entry in train] == [1, 2, 3, 4]
+    assert all({"train/loss", "train/acc"} <= set(entry) for entry in train)
+    evals = [entry for entry in logs if "epoch" in entry]
+    assert [entry["epoch"] for entry in evals] == [0, 1] and all("eval/loss" in entry for entry in evals)
+    assert calls[-1] == "finish"
+    monkeypatch.setitem(sys.modules, "wandb", None)
+    with pytest.raises(ImportError, match="pip install wandb"):
+        paddle.callbacks.WandbCallback()

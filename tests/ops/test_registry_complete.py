@@ -45,6 +45,8 @@ NOT_IN_TABLE = {
                      "randint", "randperm", "truncated_gaussian_random", "uniform_random"], _RANDOM),
     **dict.fromkeys(["assert", "assert_defined", "cond", "print", "py_layer", "py_layer_grad", "run_program",
                      "run_program_grad", "while", "while_grad"], _PROGRAM),
+    **dict.fromkeys(["py_func", "py_func_grad", "pylayer"],
+                    "runs a user's Python function / gradient: tests/static/test_static_nn_more.py checks them"),
     **dict.fromkeys(["fused_conv2d", "fused_elementwise", "fused_elemwise_add_act", "fused_elemwise_add_act_grad",
                      "fused_linear"], _FUSED),
     **dict.fromkeys(["arange_dynamic", "full_dynamic", "reshape_dynamic", "reshape_as", "split_like", "tile_grad"],

@@ -144,11 +144,11 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     n, c = x.shape[:2]
     if c % num_groups:
         raise ValueError(f"group_norm: {c} channels cannot be split into {num_groups} groups")
-    xr = S.reshape(x, [n if n >= 0 else -1, num_groups, -1])
+    xr = S.reshape(x, [n if n >= 0 else 0, num_groups, -1])  # 0: the batch dim as it comes (static, unknown)
     mean = M.mean(xr, axis=2, keepdim=True)
     d = xr - mean
     var = M.mean(d * d, axis=2, keepdim=True)
-    out = S.reshape(d * M.rsqrt(var + epsilon), [n if n >= 0 else -1] + list(x.shape[1:]))
+    out = S.reshape(d * M.rsqrt(var + epsilon), [n if n >= 0 else 0] + list(x.shape[1:]))
     return _channel_affine(out, weight, bias, channels_last)
 
 

@@ -71,3 +71,35 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
     wg = reshape(weight, [1, groups, cout // groups, cin_g * k])
     out = reshape(matmul(wg, cols), [n, cout, ho, wo])
     return out if bias is None else out + reshape(bias, [1, cout, 1, 1])
+
+
+def static_deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=1,
+                         deformable_groups=1, im2col_step=1, weight_attr=None, bias_attr=None, name=None):
+    """Paddle's static ``deform_conv2d`` (`oar.static.nn.deform_conv2d`): a deformable convolution with fresh
+    parameters ``deformable_conv_N.w_0`` ``[num_filters, C / groups, kh, kw]`` and ``.b_0``; `mask` None gives
+    deformable convolution v1, a mask v2. `im2col_step` only batches Paddle's GPU kernel; the result is the same.
+
+    Example:
+        >>> oar.enable_static()
+        >>> main, startup = oar.static.Program(), oar.static.Program()
+        >>> with oar.static.program_guard(main, startup):
+        ...     x = oar.static.data('dc_x', [1, 2, 4, 4])
+        ...     off = oar.static.data('dc_off', [1, 18, 4, 4])
+        ...     y = oar.static.nn.deform_conv2d(x, off, None, num_filters=3, filter_size=3, padding=1)
+        >>> oar.disable_static()
+        >>> y.shape, [p.shape for p in main.all_parameters()]
+        ([1, 3, 4, 4], [[3, 2, 3, 3], [3]])
+    """
+    from ...nn.initializer import create_parameter
+    from ...nn.layer.layers import unique_name
+    if not isinstance(im2col_step, int) or im2col_step < 1:
+        raise ValueError(f"deform_conv2d: im2col_step must be a positive int, got {im2col_step!r}")
+    k = [filter_size] * 2 if isinstance(filter_size, int) else list(filter_size)
+    c = x.shape[1]
+    if c < 0 or c % groups:
+        raise ValueError(f"deform_conv2d: input channels {c} must be known and divisible by groups={groups}")
+    scope = unique_name(name or "deformable_conv")
+    w = create_parameter([num_filters, c // groups] + k, x.dtype.name, name=f"{scope}.w_0", attr=weight_attr)
+    b = None if bias_attr is False else create_parameter([num_filters], x.dtype.name, name=f"{scope}.b_0",
+                                                         attr=bias_attr, is_bias=True)
+    return deform_conv2d(x, offset, w, b, stride, padding, dilation, deformable_groups, groups, mask)
