@@ -183,9 +183,10 @@ def _propagate(node, gouts, grads, capture, captured):
     op = node.op
     if not op.multi_out:
         out = None
-        if node.out_data is not None:
+        od = node.out_data
+        if od is not None:
             out = node.outs()
-            if out is None or out._data is not node.out_data:
+            if out is None or type(od) is not np.ndarray or out._data is not od:  # (a lazy stand-in: not an array)
                 out = node.output(0)
         res = op.grad(gouts[0], out, *(node.saved if not op.saved_inputs else node.rule_inputs()), **node.attrs)
     else:
@@ -215,7 +216,10 @@ def _propagate(node, gouts, grads, capture, captured):
 
 
 def _deliver(leaf, g, capture, captured):
-    if g._data.dtype != leaf._data.dtype and leaf.dtype.kind in "fc":
+    # metas, not arrays: under oar.lazy() `g` is pending and the whole step stays one graph (`Tensor._meta`)
+    g_shape, g_dtype = g._meta()
+    shape, dtype = leaf._meta()
+    if g_dtype != dtype and leaf.dtype.kind in "fc":
         from ..ops.math import cast
         g = cast(g, leaf.dtype)
     if leaf._hooks:
@@ -224,20 +228,17 @@ def _deliver(leaf, g, capture, captured):
         if id(leaf) in capture:
             _accumulate(captured, id(leaf), g)
         return
-    if g._data.shape != leaf._data.shape:
+    if tuple(g_shape) != tuple(shape):
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
         if mode().grad_enabled:
             leaf._grad = g
         else:  # Paddle: a gradient is a leaf with stop_gradient=False (so in-place ops on it need no_grad())
-            leaf._grad = Tensor._wrap(g._data.copy())
-            leaf._grad.stop_gradient = False
+            leaf._grad = g._grad_copy()
     elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
-        acc = leaf._grad
-        acc._data = acc._data + g._data
-        acc._version += 1
+        leaf._grad._accumulate(g)
 
 
 def _zeros(t):
@@ -254,7 +255,7 @@ def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
         if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
-            out.append(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)))
+            out.append(Tensor._wrap(np.ones(*t._meta())))
             continue
         if not isinstance(g, Tensor):
             g = Tensor(np.asarray(g, dtype=t._data.dtype))
