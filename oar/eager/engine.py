@@ -15,6 +15,7 @@ class _Walk(threading.local):
 
     def __init__(self):
         self.callbacks = []
+        self.symbolic = None   # set_symbolic_backward
 
 
 _WALK = _Walk()
@@ -280,7 +281,16 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         if t.stop_gradient:
             raise RuntimeError("backward() on a tensor with stop_gradient=True: no input of the computation "
                                "requires a gradient (set stop_gradient=False on the inputs or parameters)")
+    if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
+        return  # oar.lazy(): the gradients became one op of the pending graph
     run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+
+
+def set_symbolic_backward(fn):
+    """Installs (None: removes) this thread's ``fn(tensors, grad_tensors, retain_graph) -> bool``, asked first by
+    `backward`: True when it took the call (`oar.lazy()` records the gradients as one op of its pending graph,
+    differentiated when the graph is compiled, instead of walking the tape)."""
+    _WALK.symbolic = fn
 
 
 def _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars):

@@ -25,6 +25,7 @@ import threading
 import weakref
 
 from ..core.state import mode, own_mode
+from ..eager.engine import set_symbolic_backward
 from ..ops import registry
 from .lazy_graph import LAZY_PASSES, MAX_OPS, STATS, LazyGraph, Stats  # noqa: F401  (the public names)
 from .lazy_tensor import LazyTensor  # noqa: F401
@@ -53,13 +54,16 @@ def _on_op(op, inputs, attrs):
     if not (op.random or op.side_effect or op.lower is not None or op.name in _EAGER_ALWAYS):
         if op.check is not None:
             op.check(*inputs, **attrs)
-        res = g.record(op, inputs, attrs)
+        taped = False
+        if m.grad_enabled and op.grad is not None:
+            for t in inputs:
+                if not t.stop_gradient:
+                    taped = True
+                    break
+        res = g.record(op, inputs, attrs, taped)
         if res is not None:
-            if m.grad_enabled and op.grad is not None:
-                for t in inputs:
-                    if not t.stop_gradient:
-                        _tape(g, op, inputs, res, attrs)
-                        break
+            if taped:
+                _tape(g, op, inputs, res, attrs)
             if g.n_ops >= g.max_ops:
                 g.flush()
             return tuple(res) if op.multi_out else res[0]
@@ -104,6 +108,62 @@ def _tape(g, op, inputs, outs, attrs):
         if i not in nd and t._pending[3].np in _DIFFERENTIABLE:
             t.stop_gradient = False
             t._node = node
+    g.tape[id(node)] = node
+
+
+def _symbolic_backward(tensors, grad_tensors, retain_graph):
+    """``loss.backward()`` on a pending loss whose whole history is on this graph's tape: one `backward` record
+    (differentiated by `oar.static.gradients` when the graph is compiled) instead of the eager walk, whose Python
+    costs more than the gradient kernels of a small model. The eager walk runs instead (False) for anything
+    else: a loss made outside this graph, an explicit gradient, hooks (`register_hook`, `retain_grads`,
+    DataParallel's), an output set to stop_gradient after it was made, or a program that cannot be built."""
+    if len(tensors) != 1 or grad_tensors[0] is not None or not _STATE.graphs or mode().hook is not _on_op:
+        return False
+    loss, g = tensors[0], _STATE.graphs[-1][0]
+    p = getattr(loss, "_pending", None)
+    if p is None or p[0] is not g or loss._hooks or loss._node is None or p[3].kind != "f":
+        return False  # (a complex loss: the static seed is a real number)
+    tape, leaves, seen, stack, visited = g.tape, {}, set(), [loss._node], []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if tape.get(id(node)) is not node or node.edges is None:
+            return False
+        for r in (node.outs if node.op.multi_out else (node.outs,)):
+            t = r()
+            if t is not None and t._hooks:
+                return False
+        visited.append(node)
+        for e in node.edges:
+            te = type(e)
+            if te is registry.Node or te is tuple:
+                n = e if te is registry.Node else e[0]
+                t = (n.outs if not n.op.multi_out else n.outs[e[1] if te is tuple else 0])()
+                if t is not None and t.stop_gradient:  # blocked since it was recorded: the eager walk knows
+                    return False
+                stack.append(n)
+            elif e is not None and not e.stop_gradient:
+                if e._hooks:
+                    return False
+                leaves[id(e)] = e
+    leaves = list(leaves.values())
+    grads = g.record_backward(loss, leaves)
+    if grads is None:
+        return False
+    if not retain_graph:  # what the rules would read is released, as after the eager walk
+        for node in visited:
+            node.edges = node.saved = node.out_data = node.attrs = None
+    for leaf, gr in zip(leaves, grads):
+        if gr is None:
+            continue
+        if leaf._grad is None:
+            gr.stop_gradient = False
+            leaf._grad = gr
+        else:
+            leaf._grad._accumulate(gr)
+    return True
 
 
 def _enter(max_ops, check):
@@ -117,6 +177,7 @@ def _enter(max_ops, check):
     g = LazyGraph(max_ops, check)
     _STATE.graphs.append((g, m.hook))
     m.hook = _on_op
+    set_symbolic_backward(_symbolic_backward)
     push_active(g)
     return g
 
@@ -127,6 +188,8 @@ def _exit():
         g.flush()
     finally:
         own_mode().hook = prev
+        if not _STATE.graphs:
+            set_symbolic_backward(None)
         pop_active(g)
 
 

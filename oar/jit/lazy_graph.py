@@ -31,6 +31,7 @@ import numpy as np
 
 from ..core import dtype as D
 from ..graph.builder import _OAR_DIR
+from ..graph.backward import building, gradients
 from ..graph.executor import compile_program
 from ..graph.program import Program
 from ..ops.registry import infer_meta
@@ -38,7 +39,7 @@ from .lazy_tensor import SLOT, LazyTensor, new_lazy
 from .static_function import CHECK_CALLS
 
 LAZY_PASSES = ("fuse_elewise_add_act", "dead_code_elimination")
-MAX_OPS = 512
+MAX_OPS = 4096
 _MAX_PLANS = 256      # compiled plans kept in the trie; past that the trie is dropped and grows again
 _LOCK = threading.Lock()
 _BY_NP = D._BY_NP
@@ -85,10 +86,21 @@ class Record:
     """One recorded op: `refs` of its inputs, its attrs, the user's `loc`; its outputs are refs `out0` to
     ``out0 + n_out - 1``."""
 
-    __slots__ = ("op", "refs", "attrs", "loc", "out0", "n_out")
+    __slots__ = ("op", "refs", "attrs", "loc", "out0", "n_out", "taped")
 
-    def __init__(self, op, refs, attrs, loc, out0, n_out):
+    def __init__(self, op, refs, attrs, loc, out0, n_out, taped):
         self.op, self.refs, self.attrs, self.loc, self.out0, self.n_out = op, refs, attrs, loc, out0, n_out
+        self.taped = taped  # on the autograd tape: its outputs may carry gradients (else they are constants)
+
+
+class _Backward:
+    """The op of a `loss.backward()` record: inputs (loss, *leaves), outputs the leaves' gradients (None where
+    the loss does not reach a leaf), differentiated by `oar.static.gradients` when the graph is compiled."""
+
+    name, view = "backward", False
+
+
+BACKWARD = _Backward()
 
 
 class LazyGraph:
@@ -107,6 +119,7 @@ class LazyGraph:
         self.outs, self.views = [], []
         self.node = TRIE.root    # None once off the trie (an attribute without a key)
         self.n_ops = 0
+        self.tape = {}           # id -> tape Node of the ops recorded here (a symbolic backward walks only them)
 
     # ---- recording ----------------------------------------------------------------------------------------------
     def _ref(self, t, new):
@@ -131,8 +144,9 @@ class LazyGraph:
         new.append(meta)
         return ref
 
-    def record(self, op, inputs, attrs):
-        """Records `op`; returns its pending outputs, or None when it must run eagerly (a value-shaped output)."""
+    def record(self, op, inputs, attrs, taped):
+        """Records `op` (`taped`: its outputs go on the autograd tape); returns its pending outputs, or None when
+        it must run eagerly (a value-shaped output)."""
         new = []
         refs = tuple([self._ref(t, new) for t in inputs])
         node, child = self.node, None
@@ -141,7 +155,7 @@ class LazyGraph:
             f = f.f_back
         if node is not None:
             try:
-                key = (op, refs, _attrs_key(attrs), tuple(new) if new else None, f.f_code, f.f_lineno)
+                key = (op, refs, _attrs_key(attrs), tuple(new) if new else None, f.f_code, f.f_lineno, taped)
             except _NoKey:
                 key = None
                 self.node = None
@@ -163,7 +177,7 @@ class LazyGraph:
             out_metas, loc = child.metas, child.loc
         self.node = child
         out0 = len(self.metas)
-        self.records.append(Record(op, refs, attrs, loc, out0, len(out_metas)))
+        self.records.append(Record(op, refs, attrs, loc, out0, len(out_metas), taped))
         res = []
         for i, (shape, dt) in enumerate(out_metas):
             self.metas.append((shape, dt))
@@ -179,6 +193,67 @@ class LazyGraph:
             _eager_check(op, inputs, attrs, res)
         self.n_ops += 1
         return res
+
+    def record_backward(self, loss, leaves):
+        """Records ``loss.backward()`` as one op; returns the pending gradient of each leaf (None where the loss
+        does not reach it), or None when it must run as the eager walk (the gradient program cannot be built)."""
+        new = []
+        refs = tuple([self._ref(t, new) for t in [loss] + leaves])
+        node, child, key = self.node, None, None
+        f = sys._getframe(2)
+        while f.f_code.co_filename.startswith(_OAR_DIR):
+            f = f.f_back
+        if node is not None:
+            key = (BACKWARD, refs, tuple(new) if new else None, f.f_code, f.f_lineno)
+            child = node.children.get(key)
+        if child is _EAGER:
+            return None
+        out0 = len(self.metas)
+        if child is None:
+            loc = (f.f_code.co_filename, f.f_lineno, linecache.getline(f.f_code.co_filename, f.f_lineno).strip())
+            metas = self._backward_metas(Record(BACKWARD, refs, {}, loc, out0, len(leaves), False))
+            if metas is None:
+                if node is not None:
+                    node.children[key] = _EAGER
+                return None
+            if node is not None:
+                child = node.children[key] = _Node(metas, loc)
+        else:
+            metas, loc = child.metas, child.loc
+        self.node = child
+        self.records.append(Record(BACKWARD, refs, {}, loc, out0, len(leaves), False))
+        res = []
+        for i, m in enumerate(metas):
+            self.metas.append(m if m is not None else self.metas[refs[1 + i]])
+            if m is None:
+                res.append(None)
+                continue
+            t = new_lazy(self, out0 + i, m[0], m[1])
+            self.outs.append((weakref.ref(t), out0 + i, False))
+            res.append(t)
+        self.n_ops += 1
+        return res
+
+    def _backward_metas(self, rec):
+        """Each leaf's gradient meta (None: not reached), from the gradient program built now; None when it
+        cannot be built or does not give the leaves' own shapes and dtypes (the eager walk then runs)."""
+        try:
+            prog, names = build_program(self.feeds, self.records + [rec], self.metas + [None] * rec.n_out)
+        except Exception:
+            return None
+        gb, metas = prog.global_block(), []
+        if any(v.dtype.kind == "c" for v in gb.vars.values()):  # complex gradients: the eager walk's rules
+            return None
+        for i, r in enumerate(rec.refs[1:]):
+            n = names.get(rec.out0 + i)
+            if n is None:
+                metas.append(None)
+                continue
+            v, (shape, dt) = gb.var(n), self.metas[r]
+            if tuple(v.shape) != tuple(shape) or v.dtype is not dt:
+                return None
+            metas.append((tuple(shape), dt))
+        return metas
 
     def alias(self, t, share):
         """A new pending tensor of `t`'s value here: computed into the same array as `t` (`share`: the tape's
@@ -208,19 +283,20 @@ class LazyGraph:
             return
         fetch = tuple(dict.fromkeys([ref for _, ref, _ in live]))
         node = self.node
-        plan = node.plans.get(fetch) if node is not None else None
+        entry = node.plans.get(fetch) if node is not None else None
         STATS.flushes += 1
-        if plan is None:
+        if entry is None:
             STATS.misses += 1
-            plan = self._compile(fetch)
+            entry = self._compile(fetch)
             if node is not None:
                 with _LOCK:
                     if TRIE.n_plans >= _MAX_PLANS:
                         TRIE.root, TRIE.n_plans = _Node(), 0
-                    node.plans[fetch] = plan
+                    node.plans[fetch] = entry
                     TRIE.n_plans += 1
         else:
             STATS.hits += 1
+        plan, index = entry
         feeds, views, records, checking = self.feeds, self.views, self.records, self.checks_left > 0
         self._reset()
         try:
@@ -231,7 +307,7 @@ class LazyGraph:
                 p = t._pending
                 t._pending = (None, why, p[2], p[3])
             raise
-        by_ref = dict(zip(fetch, values))
+        by_ref = {r: values[i] for r, i in zip(fetch, index)}
         used = set([id(a) for _, a in feeds])
         given = {}
         for t, ref, share in live:
@@ -261,9 +337,10 @@ class LazyGraph:
     def _compile(self, fetch):
         from ..passes import apply_passes
         prog, names = build_program(self.feeds, self.records, self.metas)
-        fetch_names = [names[r] for r in fetch]
+        fetch_names = list(dict.fromkeys([names[r] for r in fetch]))  # two leaves' gradients may be one value
         prog = apply_passes(prog, LAZY_PASSES, keep=fetch_names)
-        return compile_program(prog, [names[r] for r, _ in self.feeds], fetch_names)
+        plan = compile_program(prog, [names[r] for r, _ in self.feeds], fetch_names)
+        return plan, tuple([fetch_names.index(names[r]) for r in fetch])
 
     def observe(self, t, kind, array):
         if kind == "write":  # an in-place write: what the pending graph reads must be computed before it
@@ -275,21 +352,37 @@ def build_program(feeds, records, metas):
     prog = Program()
     b = prog.global_block()
     names = {}
-    for ref, a in feeds:
-        names[ref] = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=True,
+    leaves = set([r for rec in records if rec.op is BACKWARD for r in rec.refs[1:]])
+    for ref, a in feeds:  # gradient rules read stop_gradient: only the leaves of a backward want one
+        names[ref] = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=ref not in leaves,
                                   is_data=True).name
+    no_grad = []  # outputs of ops recorded off the tape (under no_grad, or of inputs that need no gradient)
     for rec in records:
         op = rec.op
+        if op is BACKWARD:
+            n_ops = len(b.ops)
+            with building(b):
+                grads = gradients([b.var(names[rec.refs[0]])], [b.var(names[r]) for r in rec.refs[1:]], None,
+                                  no_grad)
+            for o in b.ops[n_ops:]:
+                o.loc = rec.loc
+            for i, g in enumerate(grads):
+                names[rec.out0 + i] = None if g is None else g.name
+            continue
         ins = [names[r] for r in rec.refs]
         outs = []
         for i in range(rec.n_out):
             shape, dt = metas[rec.out0 + i]
-            names[rec.out0 + i] = b.create_var(f"v{rec.out0 + i}", list(shape), dt).name
+            sg = not rec.taped or i in op.nondiff_out or dt.kind not in "fc"
+            names[rec.out0 + i] = b.create_var(f"v{rec.out0 + i}", list(shape), dt,
+                                               stop_gradient=sg and rec.out0 + i not in leaves).name
             outs.append(names[rec.out0 + i])
         ind = {op.inputs[0]: ins} if op.variadic else {slot: [n] for slot, n in zip(op.inputs, ins)}
         outd = {op.outputs[0][:-1]: outs} if op.outputs[0].endswith("*") else \
             {slot: [n] for slot, n in zip(op.outputs, outs)}
         b.append_op(op.name, ind, outd, dict(rec.attrs), rec.loc)
+        if not rec.taped:
+            no_grad.extend(outs)
     return prog, names
 
 
