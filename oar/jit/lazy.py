@@ -24,7 +24,7 @@ import contextlib
 import threading
 import weakref
 
-from ..core.state import mode, own_mode
+from ..core.state import mode, no_grad, own_mode
 from ..eager.engine import set_symbolic_backward
 from ..ops import registry
 from .lazy_graph import LAZY_PASSES, MAX_OPS, STATS, LazyGraph, Stats  # noqa: F401  (the public names)
@@ -152,18 +152,36 @@ def _symbolic_backward(tensors, grad_tensors, retain_graph):
     grads = g.record_backward(loss, leaves)
     if grads is None:
         return False
+    if g.checks_left > 0:
+        _check_gradients(loss, leaves, grads)
     if not retain_graph:  # what the rules would read is released, as after the eager walk
         for node in visited:
             node.edges = node.saved = node.out_data = node.attrs = None
-    for leaf, gr in zip(leaves, grads):
-        if gr is None:
-            continue
-        if leaf._grad is None:
-            gr.stop_gradient = False
-            leaf._grad = gr
-        else:
-            leaf._grad._accumulate(gr)
+    with no_grad():  # delivered as the eager walk does: the accumulation is not on the tape
+        for leaf, gr in zip(leaves, grads):
+            if gr is None:
+                continue
+            if leaf._grad is None:
+                gr.stop_gradient = False
+                leaf._grad = gr
+            else:
+                leaf._grad._accumulate(gr)
     return True
+
+
+def _check_gradients(loss, leaves, grads):
+    """Check mode: the eager walk beside the backward record (its gradient ops recorded, each one computed
+    eagerly too); each leaf's eager gradient is what the compiled one must equal when the graph runs."""
+    from ..eager.engine import _root_grads, run_backward
+    got = run_backward([loss], _root_grads([loss], [None]), retain_graph=True, capture={id(t): t for t in leaves})
+    for leaf, gr in zip(leaves, grads):
+        e = got.get(id(leaf))
+        if (e is None) != (gr is None):
+            raise AssertionError(f"lazy check: backward gives '{leaf.name}' {'no' if gr is None else 'a'} gradient "
+                                 f"but the eager walk {'does' if gr is None else 'does not'}")
+        if gr is not None:
+            want = getattr(e, "_check", None)
+            gr._check = want if want is not None else e._data
 
 
 def _enter(max_ops, check):

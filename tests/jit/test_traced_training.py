@@ -99,6 +99,33 @@ def test_twenty_training_steps_give_eagers_parameters_float64(float64, make, way
         assert misses == 2 and hits == steps - 2
 
 
+def test_lazy_backward_is_one_record_and_leaves_grads_off_the_tape():
+    net = nn.Linear(3, 2)
+    x = oar.ones([4, 3])
+    with oar.lazy():
+        (net(x) * net(x)).sum().backward()
+        graph = L._STATE.graphs[-1][0]
+        assert [r.op.name for r in graph.records][-1] == "backward"   # no gradient op recorded one by one
+        (net(x) * net(x)).sum().backward()                            # accumulated, as eager
+    ref = nn.Linear(3, 2)
+    ref.set_state_dict(net.state_dict())
+    for _ in range(2):
+        (ref(x) * ref(x)).sum().backward()
+    for p, q in zip(net.parameters(), ref.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6)
+        assert p.grad._node is None and not p.grad.stop_gradient      # a leaf gradient, as eager leaves it
+
+
+def test_lazy_backward_with_a_hook_walks_the_tape_eagerly():
+    w = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    seen = []
+    with oar.lazy():
+        y = w * 3.0
+        y.register_hook(lambda g: seen.append(g.numpy().tolist()))
+        y.sum().backward()
+    assert seen == [[1.0, 1.0]] and w.grad.numpy().tolist() == [3.0, 3.0]
+
+
 def test_a_traced_step_follows_the_lr_schedule(float64):
     want, _, _ = _train("eager", LinearNet, 8, lr_schedule=True)
     got, _, fn = _train("trace", LinearNet, 8, lr_schedule=True)
@@ -203,3 +230,21 @@ def test_refuses_a_gradient_into_an_argument_and_a_metric_scheduler():
     sched = oar.optimizer.lr.ReduceOnPlateau(0.1)
     with pytest.raises(TraceError, match="ReduceOnPlateau"):
         oar.jit.trace(lambda x: sched.step(x.sum()) or x * 2.0)(oar.ones([2]))
+
+
+def test_lazy_check_mode_compares_the_compiled_gradients_with_the_eager_walk(monkeypatch):
+    from oar.jit import lazy_graph as LG
+    real = LG.gradients
+
+    def doubled(targets, inputs, seeds, no_grad):
+        return [None if g is None else g * 2.0 for g in real(targets, inputs, seeds, no_grad)]
+    monkeypatch.setattr(LG, "gradients", doubled)
+    monkeypatch.setattr(LG, "TRIE", LG._Trie())
+    w = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    with oar.lazy():
+        (w * w).sum().backward()           # without check mode the wrong gradient goes unnoticed
+    assert w.grad.numpy().tolist() == [4.0, 8.0]
+    w.clear_grad()
+    with pytest.raises(AssertionError, match=r"lazy check: the value of 'backward' at .*test_traced_training.py"):
+        with oar.lazy(check=True):
+            (w * w).sum().backward()
