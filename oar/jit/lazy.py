@@ -1,14 +1,16 @@
 """Lazy mode (`oar.lazy()`, ``oar.set_flags({'FLAGS_lazy': True})``): eager ops are recorded into a pending
 graph instead of running; observing a value compiles the graph with the executor (after the fusion and dead-code
-passes) and runs it. Identical pending graphs hit a plan cache keyed by their structure, so a loop of
-fixed-shape steps compiles once.
+passes) and runs it. Identical pending graphs hit a plan cache keyed while recording (`lazy_graph`), so a loop
+of fixed-shape steps compiles in its first steps only.
 
 A pending result is a `LazyTensor`: its shape, dtype and gradient bookkeeping are known at once; its ``_data``
 (the array) is a property that runs the pending graph first, so every read of the value (``numpy()``,
 ``item()``, ``print``, ``bool()``, a kernel of an op that runs eagerly, the optimizer's update) sees exactly what
 eager mode computes. Leaving the context, `max_ops` recorded ops, and an in-place write (`x.add_(y)`,
-``set_value``) also run it. Autograd works through lazy values: the tape records `Node`s on them, and the
-gradient rules' ops are recorded lazily too. Design and limits: docs/tracing.md ("Lazy mode").
+``set_value``) also run it. Autograd works through lazy values: the tape records `Node`s on them without
+reading arrays; ``loss.backward()`` on the graph's own history is one record, differentiated when the graph is
+compiled (`_symbolic_backward`), else the eager walk's gradient ops are recorded lazily. The optimizer's updates
+are recorded ops too, so a training step is one graph. Design and limits: docs/tracing.md ("Lazy mode").
 
 Example:
     >>> x = oar.to_tensor([1.0, -2.0])
