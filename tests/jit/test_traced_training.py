@@ -82,7 +82,7 @@ def _train(way, make, steps, lr_schedule=False):
 @pytest.mark.parametrize("make", [LinearNet, LeNet, LSTMLM], ids=["LinearNet", "LeNet", "LSTMLM"])
 @pytest.mark.parametrize("way", ["trace", "lazy"])
 def test_twenty_training_steps_give_eagers_parameters_float64(float64, make, way):
-    steps = 20 if make is not LeNet else 6
+    steps = 20
     want, want_losses, _ = _train("eager", make, steps)
     before = (L.STATS.hits, L.STATS.misses)
     got, got_losses, fn = _train(way, make, steps)
