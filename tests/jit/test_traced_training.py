@@ -244,7 +244,7 @@ def test_lazy_check_mode_compares_the_compiled_gradients_with_the_eager_walk(mon
     with oar.lazy():
         (w * w).sum().backward()           # without check mode the wrong gradient goes unnoticed
     assert w.grad.numpy().tolist() == [4.0, 8.0]
-    w.clear_grad()
+    w.clear_grad(set_to_zero=False)
     with pytest.raises(AssertionError, match=r"lazy check: the value of 'backward' at .*test_traced_training.py"):
         with oar.lazy(check=True):
             (w * w).sum().backward()
