@@ -276,8 +276,9 @@ class GradEffect:
         return self.tensor._grad is self.before
 
     def describe(self, now=None):
+        """`now`: the tensor's `.grad` at the call that found it changed."""
         was = "None" if self.before is None else "the gradient tensor it had then"
-        got = "None" if self.tensor._grad is None else "another tensor"
+        got = "None" if now is None else "another tensor"
         return f"the .grad of '{self.tensor.name}' was {was} when traced; now {got}"
 
     def apply(self, value):

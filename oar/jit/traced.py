@@ -85,7 +85,7 @@ class Trace:
         the run's random draws and traces again, or raises)."""
         for e in self.grad_effects:
             if not e.holds():
-                return None, e, None
+                return None, e, e.tensor._grad
         for t, fn in self.host_values:
             v = fn()
             if t is not None:
