@@ -1,9 +1,11 @@
 """The eager autograd walk: visit recorded nodes in reverse topological order and call each op's gradient rule."""
 import threading
 
+import numpy as np
+
 from ..kernels.backend import array_module
 
-from ..core.devices import device_of, is_device_array, place_array
+from ..core.devices import RUNTIME, device_of, is_device_array, place_array
 from ..core.state import mode, no_grad, enable_grad
 from ..ops import registry
 from ..ops.registry import Node
@@ -16,6 +18,7 @@ class _Walk(threading.local):
 
     def __init__(self):
         self.callbacks = []
+        self.symbolic = None   # set_symbolic_backward
 
 
 _WALK = _Walk()
@@ -175,9 +178,10 @@ def _propagate(node, gouts, targets, grads, capture, captured):
     op = node.op
     if not op.multi_out:
         out = None
-        if node.out_data is not None:
+        od = node.out_data
+        if od is not None:
             out = node.outs()
-            if out is None or out._data is not node.out_data:
+            if out is None or type(od) is not np.ndarray or out._data is not od:  # (a lazy stand-in: not an array)
                 out = node.output(0)
         saved = node.saved if not op.saved_inputs and type(node.versions) is tuple else node.rule_inputs()
         res = op.grad(gouts[0], out, *saved, **node.attrs)
@@ -201,7 +205,10 @@ def _propagate(node, gouts, targets, grads, capture, captured):
 
 
 def _deliver(leaf, g, capture, captured):
-    if g._data.dtype != leaf._data.dtype and leaf.dtype.kind in "fc":
+    # metas, not arrays: under oar.lazy() `g` is pending and the whole step stays one graph (`Tensor._meta`)
+    g_shape, g_dtype = g._meta()
+    shape, dtype = leaf._meta()
+    if g_dtype != dtype and leaf.dtype.kind in "fc":
         from ..ops.math import cast
         g = cast(g, leaf.dtype)
     if leaf._hooks:
@@ -210,20 +217,17 @@ def _deliver(leaf, g, capture, captured):
         if id(leaf) in capture:
             _accumulate(captured, id(leaf), g)
         return
-    if g._data.shape != leaf._data.shape:
+    if tuple(g_shape) != tuple(shape):
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
         if mode().grad_enabled:
             leaf._grad = g
         else:  # Paddle: a gradient is a leaf with stop_gradient=False (so in-place ops on it need no_grad())
-            leaf._grad = Tensor._wrap(g._data.copy())
-            leaf._grad.stop_gradient = False
+            leaf._grad = g._grad_copy()
     elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
-        acc = leaf._grad
-        acc._data = acc._data + g._data
-        acc._vc[0] += 1  # its version (the property, written out: once per parameter per step)
+        leaf._grad._accumulate(g)
 
 
 def _zeros(t, ref):
@@ -231,7 +235,7 @@ def _zeros(t, ref):
     (`ref`): a dropped output is rebuilt from a host stand-in that only knows its shape."""
     from ..ops.math import zeros_like
     z = zeros_like(t)
-    if ref is not None and is_device_array(ref._data) and not is_device_array(z._data):
+    if ref is not None and RUNTIME.types and is_device_array(ref._data) and not is_device_array(z._data):
         z._data = place_array(z._data, device_of(ref._data))
     return z
 
@@ -245,7 +249,8 @@ def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
         if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
-            out.append(Tensor._wrap(array_module(t._data).ones(t._data.shape, t._data.dtype)))
+            xp = array_module(t._data) if RUNTIME.types else np  # (`_data` of a pending lazy value would compute it)
+            out.append(Tensor._wrap(xp.ones(*t._meta())))
             continue
         if not isinstance(g, Tensor):
             g = Tensor(array_module(t._data).asarray(g, dtype=t._data.dtype))
@@ -270,7 +275,16 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         if t.stop_gradient:
             raise RuntimeError("backward() on a tensor with stop_gradient=True: no input of the computation "
                                "requires a gradient (set stop_gradient=False on the inputs or parameters)")
+    if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
+        return  # oar.lazy(): the gradients became one op of the pending graph
     run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+
+
+def set_symbolic_backward(fn):
+    """Installs (None: removes) this thread's ``fn(tensors, grad_tensors, retain_graph) -> bool``, asked first by
+    `backward`: True when it took the call (`oar.lazy()` records the gradients as one op of its pending graph,
+    differentiated when the graph is compiled, instead of walking the tape)."""
+    _WALK.symbolic = fn
 
 
 def _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars):

@@ -73,6 +73,28 @@ class Tensor(TensorMethods):
         t.persistable = False
         return t
 
+    def _meta(self):
+        """(shape, numpy dtype) of the value; a pending `oar.lazy()` value answers without being computed."""
+        a = self._data
+        return a.shape, a.dtype
+
+    def _grad_copy(self):
+        """A copy of this gradient owned by the leaf it is delivered to (the autograd walk's ``.grad``). While a
+        trace records or a lazy graph is pending (`Mode.hook`), an `assign` op, so they hold it."""
+        t = registry.apply(registry.get_op("assign"), [self]) if mode().hook is not None else \
+            Tensor._wrap(self._data.copy())
+        t.stop_gradient = False
+        return t
+
+    def _accumulate(self, g):
+        """``self = self + g`` into a new array, one version later (the autograd walk's ``.grad`` accumulation);
+        an `add` op while a trace records or a lazy graph is pending."""
+        if mode().hook is not None:
+            self._data = registry.apply(registry.get_op("add"), [self, g])._data
+        else:
+            self._data = self._data + g._data
+        self._vc[0] += 1
+
     # ---- metadata -------------------------------------------------------------------------------------------
     @property
     def shape(self):
@@ -225,6 +247,10 @@ class Tensor(TensorMethods):
             if active() is not None:
                 return active().clear_grad([self], set_to_zero)
         if set_to_zero and self._grad is not None:
+            if mode().hook is not None:  # a trace records (a lazy graph defers) the zeros as an op
+                self._grad = registry.apply(registry.get_op("zeros_like"), [self._grad])
+                self._grad.stop_gradient = False
+                return
             self._grad = Tensor(elementwise_kernels.zeros_like(self._grad._data), stop_gradient=False)
         else:
             self._grad = None

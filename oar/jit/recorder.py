@@ -102,6 +102,9 @@ class Recorder:
         self._arrays = {}         # id(array) -> (array, version counter, version, Variable): outputs by array
         self._bound = []          # [tensor, version, grad, array, Variable] of the tensors read from outside
         self._feed_tensors = []   # (tensor, version, grad)
+        self.host_values = []     # (tensor or None, fn): host work per run, in order: ``tensor._data = fn()``
+        self.grad_effects = []    # GradEffect: how a run leaves the .grad of a tensor read from outside
+        self.written = []         # tensors read from outside that the program writes (replayed writes)
 
     # ---- activation -------------------------------------------------------------------------------------------
     def __enter__(self):
@@ -116,8 +119,20 @@ class Recorder:
         pop_active(self)
         if exc[0] is None:
             self._replay_writes()
+            self._replay_grads()
             self._check_untouched()
         return False
+
+    def host_value(self, t, fn):
+        """Tensor `t` (read by the recorded ops) holds host state (an optimizer's learning rate): before every run
+        of the program, ``t._data = fn()``, in order with the host steps."""
+        self.var_of(t)
+        self.host_values.append((t, fn))
+
+    def host_step(self, fn):
+        """Host work the traced code did (an LR scheduler's step): ``fn()`` runs before every run of the program,
+        in order with the host values (a learning rate read before the scheduler stepped keeps its old value)."""
+        self.host_values.append((None, fn))
 
     # ---- building ---------------------------------------------------------------------------------------------
     def feed(self, t, name=None):
@@ -194,6 +209,36 @@ class Recorder:
             with self._building():
                 registry.STATIC.assign_into(a[3], t)
             b[1], b[3] = t._vc[0], t._data
+            self.written.append(t)
+
+    def _replay_grads(self):
+        """`loss.backward()`, `clear_grad()` inside the trace: the `.grad` of each tensor read from outside ends as
+        the trace left it on every run. A gradient kept (the same tensor) gets its value by a replayed write (an
+        accumulation, a zeroing); a new one is an extra output of the program; a cleared one is set to None. Each
+        run first checks that the `.grad` is the one the trace started from (None, or that tensor)."""
+        for b in self._bound:
+            t, before = b[0], b[2]
+            if not _grad_changed(t, before):
+                continue
+            g, name = t._grad, None
+            if g is not None and g is before[0]:  # its new value: a replayed write (`_check_untouched` checks)
+                if not any(x[0] is g for x in self._bound) and (g._vc[0] != before[1] or g._data is not before[2]):
+                    raise TraceError(f"the traced code changes the .grad of '{t.name}' (shape {t.shape}) in a way "
+                                     f"the trace cannot follow (written outside the op dispatch) at {_where()}")
+            elif g is not None:
+                name = self._produced(g, f"the new .grad of '{t.name}' (shape {t.shape})").name
+            self.grad_effects.append(GradEffect(t, before[0], g is not None, name))
+            b[2] = _grad_state(t)
+
+    def _produced(self, t, what):
+        """The Variable of Tensor `t`, which must be the result of a recorded op."""
+        e = self._vars.get(id(t))
+        if e is not None and e[0] is t and e[1] is t._data and e[2] == t._vc[0] and not e[3].persistable:
+            return e[3]
+        a = self._arrays.get(id(t._data))
+        if a is not None and a[0] is t._data and a[2] == a[1][0]:
+            return a[3]
+        raise TraceError(f"{what} was not computed by ops the trace recorded, so a replay cannot reproduce it")
 
     def _check_untouched(self):
         """Inputs and outside tensors must not change except through recorded ops: a program cannot replay an
@@ -204,8 +249,9 @@ class Recorder:
                                  "cannot replay writes into its arguments: compute a new tensor instead")
             if _grad_changed(t, grad):
                 raise TraceError(f"the traced code changes the .grad of its input of shape {t.shape} "
-                                 "(backward() inside the trace); trace the forward and call backward() on the "
-                                 "traced outputs, or capture the training step with oar.jit.to_static")
+                                 "(backward() inside the trace reaches an argument); a traced program replays "
+                                 "gradients into the tensors it reads from outside (parameters), not into its "
+                                 "arguments: mark the argument stop_gradient=True, or return its gradient")
         for t, ver, grad, data, _ in self._bound:
             if t._vc[0] != ver or _grad_changed(t, grad) or t._data is not data:
                 what = "its .grad (loss.backward() inside the trace)" if _grad_changed(t, grad) else "its value"
@@ -214,6 +260,35 @@ class Recorder:
                     "outside; a traced program replays only the ops that compute its outputs. Trace the forward "
                     "(and call backward()/optimizer.step() on the traced outputs), or capture the whole training "
                     "step with oar.jit.to_static")
+
+
+class GradEffect:
+    """How a run of a traced program leaves ``tensor.grad``: it must be `before` (None or that Tensor) when the run
+    starts; afterwards it is None (`kept` False), the same tensor with a replayed value (`name` None), or a new
+    tensor holding the program's output `name`."""
+
+    __slots__ = ("tensor", "before", "kept", "name")
+
+    def __init__(self, tensor, before, kept, name):
+        self.tensor, self.before, self.kept, self.name = tensor, before, kept, name
+
+    def holds(self):
+        return self.tensor._grad is self.before
+
+    def describe(self, now=None):
+        """`now`: the tensor's `.grad` at the call that found it changed."""
+        was = "None" if self.before is None else "the gradient tensor it had then"
+        got = "None" if now is None else "another tensor"
+        return f"the .grad of '{self.tensor.name}' was {was} when traced; now {got}"
+
+    def apply(self, value):
+        """After a run: `value` is the program's output `name` (when it has one)."""
+        if not self.kept:
+            self.tensor._grad = None
+        elif self.name is not None:
+            g = eager_tensor.Tensor._wrap(value._data)
+            g.stop_gradient = False
+            self.tensor._grad = g
 
 
 def _grad_state(t):

@@ -19,6 +19,8 @@ Example:
     >>> bool((a == b).all()), fast.num_traces
     (True, 1)
 """
+import numpy as np
+
 from ..core.state import STATE, get_rng_state, mode, no_grad, set_rng_state
 from ..eager.tensor import Tensor
 from ..graph import pytree
@@ -54,30 +56,54 @@ class Trace:
 
     def __init__(self, rec, out_leaves, out_tree, name, training, build_strategy=None):
         self.guards = rec.guards
+        self.grad_effects, self.host_values, self.written = rec.grad_effects, rec.host_values, rec.written
         outs = [v for v in out_leaves if _is_var(v)]
         self.n_out = len(outs)
         startup = Program()
         self.concrete = ConcreteProgram(rec.program, startup, list(rec.feeds), outs, out_tree, out_leaves, name,
                                         training, rec.scope)
-        gvars = [rec.program.global_block().var(g.name) for g in self.guards]
-        # the program actually run: the outputs, then each guarded value (kept by the passes as outputs)
-        self._run = ConcreteProgram(rec.program, startup, list(rec.feeds), outs + gvars, "*", outs + gvars, name,
-                                    training, rec.scope)
+        gb = rec.program.global_block()
+        gvars = [gb.var(g.name) for g in self.guards]
+        self._grads = [e for e in self.grad_effects if e.name is not None]
+        evars = [gb.var(e.name) for e in self._grads]
+        # the program actually run: the outputs, each guarded value, then each new .grad (kept by the passes)
+        extra = outs + gvars + evars
+        self._run = ConcreteProgram(rec.program, startup, list(rec.feeds), extra, "*", extra, name, training,
+                                    rec.scope)
         if build_strategy is not None:
             self._run.apply_build_strategy(build_strategy)
-        self.runner = ProgramRunner(self._run.run_program, [v.name for v in rec.feeds],
-                                    [v.name for v in outs + gvars], scope=self._run.run_scope)
+        self.runner = ProgramRunner(self._run.run_program, [v.name for v in rec.feeds], [v.name for v in extra],
+                                    scope=self._run.run_scope)
 
     @property
     def program(self):
         return self.concrete.main_program
 
     def run(self, tensors):
-        """(outputs, None, None) or (None, broken guard, its new value)."""
+        """(outputs, None, None) or (None, broken guard, its new value). A `.grad` that is not the one the trace
+        started from breaks before the run (nothing is written); a guarded value, after it (the caller undoes
+        the run's random draws and traces again, or raises)."""
+        for e in self.grad_effects:
+            if not e.holds():
+                return None, e, e.tensor._grad
+        for t, fn in self.host_values:
+            v = fn()
+            if t is not None:
+                t._data = v
+        # a broken guard drops the run: what it wrote into outside tensors (a training step's parameters) is undone
+        saved = [(t, t._data.copy(), t._vc[0]) for t in self.written] if self.guards else ()
         vals = self.runner(*tensors)
-        for g, v in zip(self.guards, vals[self.n_out:]):
+        n_guard = self.n_out + len(self.guards)
+        for g, v in zip(self.guards, vals[self.n_out:n_guard]):
             if not g.holds(v._data):
+                for t, a, ver in saved:
+                    t._data, t._vc[0] = a, ver
                 return None, g, v._data
+        for e in self.grad_effects:
+            if e.name is None:
+                e.apply(None)
+        for e, v in zip(self._grads, vals[n_guard:]):
+            e.apply(v)
         return self.concrete.pack(vals[:self.n_out]), None, None
 
 
@@ -185,10 +211,7 @@ class TracedFunction:
         expected = None
         if self._check and self._checks_left > 0:
             self._checks_left -= 1
-            state = get_rng_state()
-            with no_grad():
-                expected = self._fn(*args, **kwargs)
-            set_rng_state(state)
+            expected = _eager_beside(self._fn, tr, args, kwargs)
         state = get_rng_state()
         out, broken, now = tr.run(tensors)
         if broken is not None:
@@ -201,7 +224,15 @@ class TracedFunction:
             log.info(1, msg + ": tracing again")
             return self._trace(key, args, kwargs, training)
         if expected is not None:
-            compare_outputs("trace", self.__name__, expected, out, "traced")
+            compare_outputs("trace", self.__name__, expected[0], out, "traced")
+            targets = [(t, True) for t in tr.written] + [(e.tensor, False) for e in tr.grad_effects]
+            for (t, value), want in zip(targets, expected[1]):
+                got = t._data if value else (None if t._grad is None else t._grad._data)
+                if (got is None) != (want is None) or want is not None and not np.allclose(
+                        got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
+                    what = "value" if value else ".grad"
+                    raise AssertionError(f"trace check: after a call of '{self.__name__}', the {what} of '{t.name}' "
+                                         "differs between the eager and traced runs")
         return out
 
     def _trace(self, key, args, kwargs, training):
@@ -209,6 +240,32 @@ class TracedFunction:
         self._traces[key] = self._last = tr
         self.num_traces += 1
         return out
+
+
+def _eager_beside(fn, tr, args, kwargs):
+    """Check mode: ``fn`` run eagerly with the random state the program will use; returns (its outputs, the values
+    it leaves in the tensors the program writes and the .grads it sets). A training step's eager run is undone
+    (parameters, accumulators, gradients restored) so that only the program's run counts."""
+    state = get_rng_state()
+    if not tr.written and not tr.grad_effects:
+        with no_grad():
+            out = fn(*args, **kwargs)
+        set_rng_state(state)
+        return out, []
+    saved = [(t, t._data.copy(), t._vc[0]) for t in tr.written]
+    grads = [(e.tensor, e.tensor._grad, None if e.tensor._grad is None else e.tensor._grad._data.copy())
+             for e in tr.grad_effects]
+    out = fn(*args, **kwargs)
+    after = [t._data.copy() for t in tr.written] + [None if t._grad is None else t._grad._data.copy()
+                                                    for t, _, _ in grads]
+    for t, a, ver in saved:
+        t._data, t._vc[0] = a, ver
+    for t, g, a in grads:
+        t._grad = g
+        if g is not None:
+            g._data = a
+    set_rng_state(state)
+    return out, after
 
 
 def trace(fn=None, on_change="retrace", check=False, build_strategy=None):

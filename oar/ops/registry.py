@@ -323,7 +323,11 @@ class Node:
             live, data = self.outs[i](), self.out_data[i]
         else:
             live, data = self.outs(), self.out_data
-        if live is not None and live._data is data:
+        if isinstance(data, Tensor):  # oar.lazy()'s stand-in for the output (computed with it, same array)
+            if i not in self.op.nondiff_out and mode().grad_enabled:  # create_graph: on the tape, as below
+                data.stop_gradient, data._node = False, self
+            return data
+        if type(data) is not tuple and live is not None and live._data is data:
             return live
         t = _wrap(data if type(data) is not tuple else _zeros_view(*data))
         if live is None and i not in self.op.nondiff_out and mode().grad_enabled:  # create_graph: on the tape

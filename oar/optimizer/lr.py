@@ -53,6 +53,10 @@ class LRScheduler:
         cap = capture.active()
         if cap is not None:  # inside a to_static training step: replayed before each run of its program
             return cap.host(lambda: self.step(epoch))
+        from ..jit.recorder import active
+        rec = active()
+        if rec is not None:  # inside oar.jit.trace: replayed before each run of the traced program (and done now)
+            rec.host_step(lambda: self.step(epoch))
         if epoch is None:
             self.last_epoch += 1
             self.last_lr = self.get_lr()
@@ -485,6 +489,13 @@ class ReduceOnPlateau(LRScheduler):
         cap = capture.active()
         if cap is not None:  # in a to_static training step: runs after each run, with the fetched metric
             return cap.after_scheduler(self, metrics, lambda value: self.step(value, epoch))
+        from ..jit.recorder import TraceError, active
+        rec = active()
+        if rec is not None:  # inside oar.jit.trace: a Python metric is replayed before each run
+            if hasattr(metrics, "_data"):
+                raise TraceError("ReduceOnPlateau.step(metric tensor) inside oar.jit.trace: it decides on a "
+                                 "value the program computes; call it outside the traced function")
+            rec.host_step(lambda: self.step(metrics, epoch))
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         current = float(metrics.item() if hasattr(metrics, "item") else metrics)
         if self.cooldown_counter > 0:

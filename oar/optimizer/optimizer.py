@@ -25,9 +25,9 @@ Example:
 import numpy as np
 
 from ..core.devices import device_of, place_array, to_host
-from ..core.state import STATE, no_grad
+from ..core.state import STATE, mode, no_grad
 from ..kernels.optimizer import state_like
-from ..ops.registry import op_error
+from ..ops.registry import apply, get_op, op_error
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..core import capture
 from ..eager.tensor import Tensor
@@ -206,6 +206,8 @@ class Optimizer:
         if self._grad_clip is not None and params_grads:
             params_grads = self._grad_clip(params_grads)
         base = self.get_lr()
+        if mode().hook is not None:  # oar.lazy() / oar.jit.trace: the updates are ops they record
+            return self._apply_as_ops(params_grads, base)
         op, impl, group_of, acc = self._op, self._op.impl, self._group_of, self._acc
         for p, g in params_grads:
             if g is None:
@@ -236,6 +238,31 @@ class Optimizer:
                     t._vc[0] += 1  # the `_version` property, written out (hot loop)
             p._vc[0] += 1
 
+    def _apply_as_ops(self, params_grads, base):
+        """The updates dispatched as ops (so a lazy graph or a trace holds them), all recorded before the first
+        result is written back: one lazy graph computes the step's forward, backward and updates."""
+        from ..jit.recorder import active
+        rec = active()
+        done = []
+        for p, g in params_grads:
+            if g is None:
+                continue
+            group = self._group_of[id(p)]
+            reg = getattr(p, "regularizer", None) or group["_reg"]
+            if reg is not None:
+                g = reg(p, g)
+            accs = self._acc.get(id(p)) or self._accumulators(p)
+            dtype = p._meta()[1]
+            lr = _wrap(np.asarray(self._param_lr(p, base), dtype=dtype))
+            if rec is not None:  # the learning rate is host state: recomputed before every run of the trace
+                rec.host_value(lr, lambda p=p, dtype=dtype: np.asarray(self._param_lr(p), dtype=dtype))
+            outs = apply(self._op, [p, g, *accs, lr], self._attrs(p, group))
+            done.append(((p, *accs), outs if type(outs) is tuple else (outs,)))
+        for targets, outs in done:
+            for t, o in zip(targets, outs):
+                t._data = o._data
+                t._version += 1
+
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Eager: runs ``loss.backward()`` if it has not run yet, then one `step` on `parameters` (default: all).
 
@@ -262,6 +289,7 @@ class Optimizer:
 
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""
+        from ..jit.recorder import active as active_trace
         cap = capture.active()
         if cap is not None:  # in a to_static training step
             return cap.clear_grad(self._parameter_list or (), set_to_zero)
@@ -269,7 +297,10 @@ class Optimizer:
             g = p._grad
             if g is None:
                 continue
-            if set_to_zero and g._data.flags.writeable:  # zero in place, as Paddle: no new allocation
+            if set_to_zero and active_trace() is not None:  # oar.jit.trace records the zeros as an op
+                g._data = apply(get_op("zeros_like"), [g])._data
+                g._version += 1
+            elif set_to_zero and g._data.flags.writeable:  # zero in place, as Paddle: no new allocation
                 g._data.fill(0)
                 g._version += 1
             else:

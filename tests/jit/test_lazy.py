@@ -10,6 +10,7 @@ import pytest
 import oar
 import oar.nn as nn
 from oar.jit import lazy as L
+from oar.jit import lazy_graph as LG
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "static"))
 from test_train_static import LeNet, LinearNet  # noqa: E402
@@ -59,9 +60,10 @@ def test_training_lazily_gives_eagers_parameters_float64(float64, make, shape, s
     np.testing.assert_allclose(got_losses, want_losses, rtol=1e-12)
     hits, misses = L.STATS.hits - before[0], L.STATS.misses - before[1]
     assert hits > 0
-    # compiled in the first step only: every later step's graphs hit the plan cache
+    # compiled in the first two steps only (the first delivers new gradients, the second accumulates into the
+    # cleared ones): every later step's graph hits the plan cache
     per_step = (hits + misses) // steps
-    assert misses <= per_step
+    assert misses <= 2 * per_step
 
 
 def test_values_are_pending_until_observed():
@@ -136,7 +138,7 @@ def test_a_kernel_error_names_the_users_line():
 
 
 def test_check_mode_raises_when_the_compiled_graph_differs(monkeypatch):
-    real = L.compile_program
+    real = LG.compile_program
 
     class Wrong:
         def __init__(self, plan):
@@ -144,8 +146,8 @@ def test_check_mode_raises_when_the_compiled_graph_differs(monkeypatch):
 
         def run_trusted(self, args):
             return tuple(np.asarray(v) + 1.0 for v in self.plan.run_trusted(args))
-    monkeypatch.setattr(L, "compile_program", lambda *a: Wrong(real(*a)))
-    monkeypatch.setattr(L, "_PLANS", {})
+    monkeypatch.setattr(LG, "compile_program", lambda *a: Wrong(real(*a)))
+    monkeypatch.setattr(LG, "TRIE", LG._Trie())
     x = oar.to_tensor([1.0, 2.0])
     with oar.lazy():
         y = x * 3.0                              # without check mode the wrong plan goes unnoticed
