@@ -23,7 +23,8 @@ from . import metric  # noqa: E402
 # the ops, the executor and the model files imported. `import oar.nn` and `from oar import nn` work as usual.
 _LAZY_MODULES = ("nn", "optimizer", "vision", "dataset", "fluid", "jit", "amp", "onnx", "hapi", "autograd",
                  "distributed", "callbacks", "device", "text", "quantization", "distribution", "linalg", "fft",
-                 "signal", "sparse", "framework", "lite", "serving", "version", "base", "incubate", "geometric")
+                 "signal", "sparse", "framework", "lite", "serving", "version", "base", "incubate", "geometric",
+                 "audio")
 _LAZY_NAMES = {"grad": "autograd", "ParamAttr": "nn.param_attr", "create_parameter": "nn.initializer", "Model": "hapi",
                "DataParallel": "distributed", "summary": "hapi", "flops": "hapi", "lazy": "jit.lazy"}
 from .core.info import finfo, iinfo, get_flags, set_flags, LazyGuard, FLAGS as _FLAGS  # noqa: E402

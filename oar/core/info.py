@@ -34,13 +34,15 @@ class finfo:
         if info is None:
             raise TypeError(f"finfo({d.name}) needs the ml_dtypes package")
         self.dtype = d.name if d.kind == "f" else {"complex64": "float32", "complex128": "float64"}[d.name]
-        self.bits, self.eps, self.resolution = int(info.bits), float(info.eps), float(info.resolution)
+        # resolution 10**-precision exactly (NumPy rounds it to the dtype: 0.0010004 for float16; Paddle 0.001)
+        self.bits, self.eps, self.resolution = int(info.bits), float(info.eps), 10.0 ** -int(info.precision)
         self.min, self.max = float(info.min), float(info.max)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "
-                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, bits={self.bits}, dtype={self.dtype})")
+        # Paddle's form: the fields in this order, floats to 6 significant digits
+        return (f"paddle.finfo(min={self.min:g}, max={self.max:g}, eps={self.eps:g}, resolution={self.resolution:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, bits={self.bits}, dtype={self.dtype})")
 
 
 class iinfo:
@@ -59,7 +61,7 @@ class iinfo:
         self.dtype, self.bits, self.min, self.max = d.name, int(info.bits), int(info.min), int(info.max)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+        return f"paddle.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
 
 
 def _bool_flag(name, value):

@@ -244,17 +244,31 @@ class enable_grad(no_grad):
     _enabled = True
 
 
-def set_grad_enabled(mode):
-    """Context manager that sets gradient recording on or off.
+class set_grad_enabled:
+    """Sets gradient recording on or off: at once when called (as Paddle), restored on leaving a ``with`` block.
 
     Example:
         >>> x = oar.to_tensor([1.0], stop_gradient=False)
         >>> with oar.set_grad_enabled(False):
         ...     y = x * 2
-        >>> y.stop_gradient
+        >>> y.stop_gradient, oar.is_grad_enabled()
+        (True, True)
+        >>> _ = oar.set_grad_enabled(False)
+        >>> (x * 2).stop_gradient
         True
+        >>> _ = oar.set_grad_enabled(True)
     """
-    return enable_grad() if mode else no_grad()
+
+    def __init__(self, mode):
+        self._prev = STATE.grad_enabled
+        STATE.grad_enabled = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._prev
+        return False
 
 
 def is_grad_enabled():

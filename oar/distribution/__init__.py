@@ -17,3 +17,8 @@ __all__ = ["Distribution", "ExponentialFamily", "Normal", "Uniform", "Exponentia
            "Gumbel", "Cauchy", "StudentT", "Bernoulli", "Binomial", "Categorical", "Geometric", "Poisson",
            "Dirichlet", "Multinomial", "TransformedDistribution", "Independent", "LogNormal", "kl_divergence",
            "register_kl"] + transform.__all__
+
+# Paddle's module paths (`from paddle.distribution.normal import Normal`)
+from . import (bernoulli, beta, binomial, categorical, cauchy, dirichlet, exponential, exponential_family,  # noqa: E402,F401
+               gamma, geometric, gumbel, independent, laplace, lognormal, multinomial, normal, poisson, student_t,
+               transformed_distribution, uniform)

@@ -132,7 +132,8 @@ def summary(net, input_size=None, dtypes=None, input=None):
         net (Layer): the network.
         input_size (tuple | list[tuple] | InputSpec): input shape(s); a None/-1 batch dim becomes 1.
         dtypes (str | list[str]): input dtypes (default float32).
-        input (Tensor | list[Tensor]): real inputs instead of `input_size`.
+        input (Tensor | list[Tensor] | dict): a real input instead of `input_size`, passed to the net as one
+            argument (``net(input)``, as Paddle).
 
     Example:
         >>> info = paddle.summary(paddle.vision.models.LeNet(), (1, 1, 28, 28))   # doctest: +ELLIPSIS
@@ -149,7 +150,7 @@ def summary(net, input_size=None, dtypes=None, input=None):
     if input_size is None and input is None:
         raise ValueError("summary: give input_size (e.g. (1, 1, 28, 28)) or input (a Tensor or list of Tensors)")
     if input is not None:
-        inputs = input
+        inputs = [input]  # Paddle calls net(input): a list or dict of tensors arrives as one argument
         input_size = _shape_of(input)
     else:
         input_size = _normalize_sizes(input_size)

@@ -11,7 +11,7 @@ import numpy as np
 from ..core import dtype as D
 from ..core.devices import device_of, place_array
 from ..core.state import rng
-from ..kernels import creation as creation_kernels, random as random_kernels
+from ..kernels import creation as creation_kernels, init as init_kernels, random as random_kernels
 from ..ops import creation as _creation, random as _random  # noqa: F401  (registers the init ops)
 from ..ops.registry import defop, get_op
 
@@ -182,6 +182,68 @@ class Assign(Initializer):
             raise ValueError(f"Assign initializer: value of shape {list(self.value.shape)} does not fit a "
                              f"parameter of shape {list(shape)}")
         return "assign_value", {"values": self.value.reshape(-1).tolist()}
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times `gain`: the parameter seen as [shape[0], prod(shape[1:])] has orthonormal
+    rows (or columns, whichever are fewer); from the QR decomposition of a standard normal draw (oar's generator),
+    signs fixed by R's diagonal. Needs at least 2 dims.
+
+    Example:
+        >>> w = oar.create_parameter([3, 5], 'float64', default_initializer=oar.nn.initializer.Orthogonal(2.0))
+        >>> bool(oar.allclose(w @ w.T, 4 * oar.eye(3, dtype='float64')))
+        True
+    """
+
+    def __init__(self, gain=1.0, name=None):
+        self.gain = float(gain)
+
+    def _attrs(self, shape):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal initializer: the parameter needs at least 2 dims, got shape {shape}")
+        return "assign_value", {"values": init_kernels.orthogonal(rng(), shape, self.gain)}
+
+
+class Dirac(Initializer):
+    """The identity of a convolution: weight [out, in, *kernel] is 1 at the kernel centre for channel i -> i
+    within each of `groups` groups of output channels, 0 elsewhere (3-D to 5-D weights).
+
+    Example:
+        >>> w = oar.create_parameter([2, 2, 3], 'float32', default_initializer=oar.nn.initializer.Dirac())
+        >>> w.numpy()[:, :, 1].tolist(), float(w.sum())
+        ([[1.0, 0.0], [0.0, 1.0]], 2.0)
+    """
+
+    def __init__(self, groups=1, name=None):
+        self.groups = int(groups)
+
+    def _attrs(self, shape):
+        if not 3 <= len(shape) <= 5 or shape[0] % self.groups:
+            raise ValueError(f"Dirac initializer: needs a 3-D to 5-D weight whose dim 0 divides into groups="
+                             f"{self.groups}, got shape {shape}")
+        return "assign_value", {"values": init_kernels.dirac(shape, self.groups)}
+
+
+class Bilinear(Initializer):
+    """Bilinear upsampling weights for a transposed convolution [C_out, C_in, K, K]: ``(1 - |x/f - c|) *
+    (1 - |y/f - c|)`` with ``f = ceil(K / 2)``, ``c = (2f - 1 - f % 2) / (2f)``, the same for every channel pair.
+
+    Paddle 3.3.1 computes the row index y with a true division (``(i / K) % K``), giving an asymmetric kernel; oar
+    uses the integer row, the symmetric kernel the formula means.
+
+    Example:
+        >>> w = oar.create_parameter([1, 1, 4, 4], 'float32', default_initializer=oar.nn.initializer.Bilinear())
+        >>> w.numpy()[0, 0, 0].tolist()
+        [0.0625, 0.1875, 0.1875, 0.0625]
+    """
+
+    def __init__(self, name=None):
+        pass
+
+    def _attrs(self, shape):
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError(f"Bilinear initializer: needs a 4-D weight with square kernels, got shape {shape}")
+        return "assign_value", {"values": init_kernels.bilinear(shape)}
 
 
 # Paddle's older spellings

@@ -89,3 +89,6 @@ def clip_grad_value_(parameters, clip_value):
     for p in _with_grads(parameters):
         p.grad._data = np.clip(p.grad._data, -c, c).astype(p.grad._data.dtype, copy=False)
         p.grad._version += 1
+
+
+from .reparam import weight_norm, remove_weight_norm, spectral_norm  # noqa: E402,F401

@@ -145,15 +145,29 @@ LINSPACE = defop("linspace", _linspace,
                  differentiable=False)
 
 
-def linspace(start, stop, num, dtype=None, name=None):
-    """`num` evenly spaced values from `start` to `stop` inclusive.
+def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
+    """`num` evenly spaced values from `start` to `stop` inclusive; Paddle 3's `out` receives the result,
+    `device` must be the CPU, `requires_grad` sets ``stop_gradient = not requires_grad``.
 
     Example:
         >>> oar.linspace(0.0, 1.0, 5).numpy().tolist()
         [0.0, 0.25, 0.5, 0.75, 1.0]
+        >>> oar.linspace(0, 1, 3, device='cpu', requires_grad=True).stop_gradient
+        False
     """
-    return apply(LINSPACE, (), {"start": float(start), "stop": float(stop), "num": int(num),
-                                "dtype": _dtype_or_default(dtype).name})
+    _check_cpu(device, "linspace")
+    res = apply(LINSPACE, (), {"start": float(start), "stop": float(stop), "num": int(num),
+                               "dtype": _dtype_or_default(dtype).name})
+    if requires_grad:
+        res.stop_gradient = False
+    return assign(res, out) if out is not None else res
+
+
+def _check_cpu(device, fn):
+    """Paddle 3's `device=` argument: oar computes on the CPU only."""
+    name = device if isinstance(device, str) else type(device).__name__ if device is not None else "cpu"
+    if not (name.lower().startswith("cpu") or name == "Place" and "cpu" in str(device).lower()):
+        raise ValueError(f"{fn}: device={device!r}: oar computes on the CPU only (device='cpu' or None)")
 
 
 EYE = defop("eye", _eye,
@@ -194,11 +208,16 @@ ASSIGN = defop("assign", lambda x: x.copy(), infer=lambda m: [m[0]], grad=lambda
 
 
 def assign(x, output=None):
-    """Copies `x` (a Tensor, array or list) into a new tensor, or into `output`.
+    """Copies `x` (a Tensor, array or list) into a new tensor, or into `output`, which takes x's dtype and shape
+    (as Paddle's).
 
     Example:
         >>> oar.assign(np.array([1, 2], dtype='int32')).numpy().tolist()
         [1, 2]
+        >>> out = oar.zeros([3], dtype='float32')
+        >>> _ = oar.assign(np.array([[1, 2]], dtype='int64'), out)
+        >>> out.dtype, out.shape
+        (paddle.int64, [1, 2])
     """
     from .common import operand
     if isinstance(x, (list, tuple, float)) and not any(hasattr(v, "_data") or hasattr(v, "block") for v in
@@ -206,7 +225,7 @@ def assign(x, output=None):
         x = np.asarray(x)  # Paddle: Python floats become float64 here (to_tensor would make them float32)
     out = apply(ASSIGN, (operand(x),))
     if output is not None:
-        output._inplace(out) if not hasattr(output, "block") else output._assign_from(out)
+        output._inplace(out, keep_dtype=False) if not hasattr(output, "block") else output._assign_from(out)
         return output
     return out
 

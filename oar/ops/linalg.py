@@ -190,16 +190,39 @@ def einsum(equation, *operands):
         [2, 4]
         >>> oar.einsum('ii', oar.eye(3)).item()
         3.0
+        >>> oar.einsum('...ij,jk->...ik', oar.ones([5, 2, 3]), oar.ones([3, 4])).shape
+        [5, 2, 4]
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = equation.replace(" ", "")
+    if "..." in eq:
+        eq = _expand_ellipsis(eq, operands)
     if "->" not in eq:
         letters = eq.replace(",", "")
         eq = eq + "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    if "." in eq:
-        raise NotImplementedError("einsum with '...' is not supported yet; write the dims out")
     return apply(EINSUM, tuple(operands), {"equation": eq})
+
+
+def _expand_ellipsis(eq, operands):
+    """Writes '...' out as letters the equation does not use: right-aligned broadcast dims, as NumPy; without an
+    output, they lead the implicit output."""
+    ins, arrow, out = eq.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} operands in {eq!r}, got {len(operands)} tensors")
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in eq]
+    counts = [op.ndim - len(t.replace("...", "")) if "..." in t else 0 for t, op in zip(terms, operands)]
+    n = max(counts)
+    if min(counts) < 0 or n > len(free):
+        raise ValueError(f"einsum: {eq!r} does not fit operands of ranks {[op.ndim for op in operands]}")
+    dims = "".join(free[:n])
+    terms = [t.replace("...", dims[n - k:]) for t, k in zip(terms, counts)]
+    if not arrow:
+        letters = "".join(terms).replace(dims, "")
+        out = dims + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in dims))
+    return ",".join(terms) + "->" + out.replace("...", dims)
+
 
 
 def add_n(inputs, name=None):

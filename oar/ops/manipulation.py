@@ -40,7 +40,7 @@ def reshape_as(x, y):
     """Reshapes `x` to `y`'s (runtime) shape."""
     if x.shape == y.shape and -1 not in y.shape:
         return x
-    if -1 not in y.shape:
+    if -1 not in y.shape and 0 not in y.shape:  # (RESHAPE reads a 0 as "keep the input's dim")
         return apply(RESHAPE, (x,), {"shape": list(y.shape)})
     return apply(RESHAPE_AS, (x, y))
 
@@ -175,7 +175,7 @@ def unsqueeze(x, axis, name=None):
     shape = list(x.shape)
     for a in axes:
         shape.insert(a, 1)
-    if shape.count(-1) > 1:
+    if shape.count(-1) > 1 or 0 in shape:  # reshape reads a 0 as "keep the input's dim": not for zero-size dims
         return apply(UNSQUEEZE, (x,), {"axis": axes})
     return reshape(x, shape)
 
@@ -507,9 +507,10 @@ PAD_GRAD = defop("pad_grad", _pad_grad_impl, inputs=("x", "grad"), nondiff=(0,),
                      "pad_width": pad_width, "mode": mode, "value": 0.0})))
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
-    """Pads `x`; Paddle's layout of `pad`: with 2*ndim entries, [before, after] pairs from the first dim; otherwise
-    pairs from the LAST spatial dim backwards ([left, right, top, bottom, ...] for NCHW).
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_axis=True, name=None):
+    """Pads `x`; Paddle's layout of `pad`: with 2*ndim entries (constant mode), [before, after] pairs from the
+    first dim (from the last when `pad_from_left_axis` is False, as PyTorch); otherwise pairs from the LAST spatial
+    dim backwards ([left, right, top, bottom, ...] for NCHW; from the last dim for a tensor of rank < 3).
 
     Modes: 'constant' (with `value`), 'reflect', 'replicate', 'circular'.
 
@@ -523,12 +524,14 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
         raise ValueError(f"pad: mode must be one of {sorted(_PAD_MODES)}, got {mode!r}")
     if len(p) % 2:
         raise ValueError(f"pad: needs an even number of entries, got {p}")
-    if len(p) == 2 * nd and mode == "constant":
+    if len(p) == 2 * nd and mode == "constant" and pad_from_left_axis:
         width = [[p[2 * i], p[2 * i + 1]] for i in range(nd)]
     else:
         k = len(p) // 2
         channel_last = data_format.endswith("C") and data_format != "NC"
         spatial = list(range(1, nd - 1)) if channel_last else list(range(2, nd))
+        if len(p) == 2 * nd or nd < 3 or mode == "constant" and k > len(spatial):
+            spatial = list(range(nd))  # Paddle 3: constant padding goes on from the last dim backwards
         if k > len(spatial) or nd < 3 and k > nd:
             raise ValueError(f"pad: {len(p)} entries do not fit a tensor of shape {x.shape} ({data_format})")
         width = [[0, 0] for _ in range(nd)]

@@ -449,7 +449,7 @@ def where(condition, x=None, y=None, name=None):
         >>> oar.where(x > 0, x, oar.zeros_like(x)).numpy().tolist()
         [1.0, 0.0, 3.0]
         >>> [i.numpy().tolist() for i in oar.where(x > 0)]
-        [[[0], [2]]]
+        [[0, 2]]
     """
     if x is None and y is None:
         from .search import nonzero

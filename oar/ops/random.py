@@ -1,6 +1,8 @@
 """Random creation ops. Each kernel (`oar/kernels/random.py`) draws from the generator the op passes it,
 `oar.core.state.rng()`, so `oar.seed(n)` makes them reproducible (in eager mode and when a static program
 runs)."""
+import math
+
 import numpy as np
 
 from ..core import dtype as D
@@ -90,6 +92,8 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
         >>> oar.normal(mean=oar.zeros([4]), std=oar.ones([4])).shape
         [4]
     """
+    if isinstance(mean, complex) and not hasattr(std, "dtype"):  # Paddle: a complex normal of complex64
+        return gaussian([] if shape is None else shape, mean, std, dtype="complex64")
     if hasattr(mean, "dtype") or hasattr(std, "dtype"):
         like = mean if hasattr(mean, "dtype") else std
         m, s = operand(mean, like), operand(std, like)
@@ -108,9 +112,28 @@ def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
         >>> x = oar.gaussian([1000], mean=5.0, std=0.1)
         >>> x.shape, round(float(x.mean()), 1)
         ([1000], 5.0)
+        >>> oar.gaussian([2], dtype='complex64').dtype  # real and imaginary parts each N(mean, std**2 / 2)
+        paddle.complex64
     """
+    if dtype is not None and D.convert_dtype(dtype).kind == "c":
+        return _complex_gaussian(shape, mean, std, seed, D.convert_dtype(dtype))
+    if isinstance(mean, complex):
+        raise TypeError(f"gaussian: a complex mean {mean} needs a complex dtype, got {dtype}")
     return apply(GAUSSIAN, (), {"shape": to_int_list(shape), "dtype": _float(dtype), "mean": float(mean),
                                 "std": float(std), **_seed_attr(seed, "gaussian")})
+
+
+def _complex_gaussian(shape, mean, std, seed, dtype):
+    """Paddle's complex normal: real and imaginary parts independent, each N(m, std**2 / 2), where the mean is
+    m + m*1j (Paddle requires equal parts)."""
+    from .complex import complex as _complex
+    mean = complex(mean)
+    if mean.real != mean.imag:
+        raise ValueError(f"gaussian: a complex mean needs equal real and imaginary parts (as Paddle), got {mean}")
+    part = "float32" if dtype.name == "complex64" else "float64"
+    std = float(std) / math.sqrt(2.0)
+    return _complex(gaussian(shape, mean.real, std, seed, part), gaussian(shape, mean.real, std, seed and seed + 1,
+                                                                         part))
 
 
 def standard_normal(shape, dtype=None, name=None):
@@ -202,14 +225,22 @@ def _bernoulli(x):
 BERNOULLI = defop("bernoulli", _bernoulli, random=True, infer=infer_same, differentiable=False)
 
 
-def bernoulli(x, name=None):
-    """0/1 samples, 1 with probability `x` (elementwise).
+def bernoulli(x, p=None, name=None):
+    """0/1 samples, 1 with probability `x` (elementwise), or with probability `p` for every element of x's shape
+    and dtype when `p` is given (Paddle 3).
 
     Example:
         >>> _ = oar.seed(0)
         >>> oar.bernoulli(oar.to_tensor([0.0, 1.0, 1.0])).numpy().tolist()
         [0.0, 1.0, 1.0]
+        >>> oar.bernoulli(oar.zeros([3]), p=1.0).numpy().tolist()
+        [1.0, 1.0, 1.0]
     """
+    if p is not None:
+        if not 0.0 <= float(p) <= 1.0:
+            raise ValueError(f"bernoulli: p must lie in [0, 1], got {p}")
+        from .creation import full_like
+        x = full_like(x, float(p))
     return apply(BERNOULLI, (x,))
 
 

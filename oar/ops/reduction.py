@@ -62,15 +62,23 @@ MEAN = defop("mean", _mean, infer=_infer_reduce,
              amp="black", grad_reads=("x.shape",))
 
 
-def mean(x, axis=None, keepdim=False, name=None):
-    """Mean over `axis` (all axes when None).
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
+    """Mean over `axis` (all axes when None); `dtype` casts `x` first, `out` receives the result (Paddle 3).
 
     Example:
         >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> oar.mean(x).item(), oar.mean(x, axis=0).numpy().tolist()
         (2.5, [2.0, 3.0])
+        >>> oar.mean(oar.to_tensor([1, 2]), dtype='float64').item()
+        1.5
     """
-    return apply(MEAN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+    if dtype is not None:
+        x = cast(x, dtype)
+    res = apply(MEAN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+    if out is not None:
+        from .creation import assign
+        return assign(res, out)
+    return res
 
 
 def _extreme_grad(g, out, x, axis, keepdim):

@@ -165,21 +165,23 @@ NONZERO = defop("nonzero", _nonzero,
 
 
 def nonzero(x, as_tuple=False, name=None):
-    """Coordinates of the non-zero elements: int64 of shape [z, ndim], or a tuple of ndim [z, 1] tensors.
+    """Coordinates of the non-zero elements: int64 of shape [z, ndim], or a tuple of ndim 1-D [z] tensors (Paddle
+    3's form; Paddle 2.6 gave [z, 1]).
 
     Example:
         >>> x = oar.to_tensor([[1.0, 0.0], [0.0, 2.0]])
         >>> oar.nonzero(x).numpy().tolist()
         [[0, 0], [1, 1]]
         >>> [i.numpy().tolist() for i in oar.nonzero(x, as_tuple=True)]
-        [[[0], [1]], [[0], [1]]]
+        [[0, 1], [0, 1]]
     """
     x = operand(x)
     out = apply(NONZERO, (x,))
     if not as_tuple:
         return out
     from .indexing import slice as _slice
-    return tuple(_slice(out, [1], [i], [i + 1]) for i in range(max(x.ndim, 1)))
+    from .manipulation import reshape
+    return tuple(reshape(_slice(out, [1], [i], [i + 1]), [-1]) for i in range(max(x.ndim, 1)))
 
 
 def _masked_select_grad(g, out, x, mask):

@@ -150,12 +150,22 @@ def _median_interpolation(mode):
 
 
 def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
-    """`median` that ignores NaNs (mode='min' with an `axis` gives values and indices too).
+    """`median` that ignores NaNs (mode='min' with one `axis` gives values and indices too; several axes are
+    reduced as one, giving the value alone, as Paddle).
 
     Example:
         >>> oar.nanmedian(oar.to_tensor([1.0, float('nan'), 2.0, 4.0])).item()
         2.0
     """
+    if isinstance(axis, (list, tuple)) and len(axis) != 1:  # several axes: as one flattened axis, value only
+        axes = sorted({a % x.ndim for a in axis})
+        rest = [i for i in range(x.ndim) if i not in axes]
+        flat = reshape(transpose(x, rest + axes), [x.shape[i] for i in rest] + [-1])
+        val = nanmedian(flat, -1, False, mode)
+        val = val[0] if isinstance(val, tuple) else val
+        return reshape(val, [1 if i in axes else d for i, d in enumerate(x.shape)]) if keepdim else val
+    if isinstance(axis, (list, tuple)):
+        axis = axis[0]
     if _median_interpolation(mode) == "lower":
         return _median_lower(x, axis, keepdim, ignore_nan=True)
     return _quantile(x, 0.5, axis, keepdim, "linear", ignore_nan=True)

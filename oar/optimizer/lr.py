@@ -517,3 +517,6 @@ class ReduceOnPlateau(LRScheduler):
         if self.mode == "min":
             return current < (best - best * self.threshold if self.threshold_mode == "rel" else best - self.threshold)
         return current > (best + best * self.threshold if self.threshold_mode == "rel" else best + self.threshold)
+
+
+from .lr_cyclic import LinearLR, CyclicLR, CosineAnnealingWarmRestarts  # noqa: E402,F401

@@ -122,7 +122,8 @@ def reshape(x, shape, name=None):
     """
     c = _coo(x, "reshape")
     sd = c.sparse_dim()
-    shape = [int(d) for d in shape]
+    # a 0 keeps the input's dim at that position (Paddle's reshape rule)
+    shape = [c.shape[i] if int(d) == 0 and i < len(c.shape) else int(d) for i, d in enumerate(shape)]
     dense = c.shape[sd:]
     n_sparse = math.prod(c.shape[:sd])
     new_sparse = shape[:len(shape) - len(dense)] if dense else shape

@@ -52,3 +52,5 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
         assign(result, out)
         return out
     return result
+# Paddle's submodule paths (`paddle.tensor.math.frexp`, `from paddle.tensor.manipulation import ...`)
+from . import math, manipulation, creation, linalg, logic, search, stat, random, attribute  # noqa: E402,F401

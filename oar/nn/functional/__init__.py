@@ -23,5 +23,13 @@ from .loss import (cross_entropy, softmax_with_cross_entropy, nll_loss, mse_loss
                    l1_loss, smooth_l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits,
                    sigmoid_focal_loss, kl_div, margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss,
                    multi_label_soft_margin_loss, ctc_loss, label_smooth, soft_margin_loss, log_loss, dice_loss)
+from .loss import (triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,  # noqa: F401
+                   npair_loss, gaussian_nll_loss, poisson_nll_loss)
+from .loss_hsigmoid import hsigmoid_loss  # noqa: F401
+from .activation_random import rrelu, gumbel_softmax  # noqa: F401
+from .vision import affine_grid, grid_sample, temporal_shift  # noqa: F401
+from .pooling import max_unpool1d, max_unpool2d, max_unpool3d, adaptive_max_pool3d  # noqa: F401
+from .extension import gather_tree  # noqa: F401
+from .class_center import class_center_sample  # noqa: F401
 from .flash_attention import scaled_dot_product_attention  # noqa: F401
 from ...ops.manipulation import flatten  # noqa: F401  (Paddle exposes it here too)

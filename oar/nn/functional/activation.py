@@ -5,3 +5,4 @@ from ...ops.nn.activation import (relu, relu_, relu6, leaky_relu, prelu, elu, se
                                   tanhshrink, thresholded_relu, softmax, log_softmax, glu)
 from ...ops.nn.activation_composed import (hardshrink, softshrink, swiglu, celu, maxout, tanh_, elu_,  # noqa: F401
                                            softmax_, hardtanh_, leaky_relu_, thresholded_relu_)
+from .activation_random import rrelu, gumbel_softmax  # noqa: F401,E402

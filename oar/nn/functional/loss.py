@@ -125,6 +125,9 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     """
     axis = axis % input.ndim
     n_cls = input.shape[axis]
+    if label_smoothing and label_smoothing > 0 and not soft_label and label.ndim == input.ndim and \
+            label.shape[axis] == n_cls != 1:
+        soft_label = True  # Paddle: with smoothing, a label of the classes' size is a (one-hot) distribution
     _check_label_shape(input.shape, label.shape, axis, soft_label)
     squeeze_out = False
     hard = not soft_label
@@ -484,3 +487,10 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     if reduction == "mean":
         return M.mean(loss / M.cast(label_lengths, loss.dtype))
     return _reduce(loss, reduction)
+
+
+# Paddle's `paddle.nn.functional.loss` also holds these (defined by concept in their own modules)
+from .loss_embedding import (triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,  # noqa: E402,F401
+                             npair_loss)
+from .loss_likelihood import gaussian_nll_loss, poisson_nll_loss  # noqa: E402,F401
+from .loss_hsigmoid import hsigmoid_loss  # noqa: E402,F401

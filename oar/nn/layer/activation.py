@@ -23,7 +23,26 @@ def _init_named(self, name=None):
 ReLU = _simple("ReLU", F.relu, "max(x, 0).", "[-1.0, 1.0]", "[0.0, 1.0]")
 ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).", "[-1.0, 3.0, 8.0]", "[0.0, 3.0, 6.0]")
 SELU = _simple("SELU", F.selu, "Scaled ELU with Paddle's constants.", "[-1.0, 1.0]", "[-1.1113, 1.0507]")
-Silu = _simple("Silu", F.silu, "x * sigmoid(x).", "[0.0, 1.0]", "[0.0, 0.7311]")
+
+
+class Silu(Layer):
+    """x * sigmoid(x); with `inplace` the result is written into the input (Paddle 3).
+
+    Example:
+        >>> x = oar.to_tensor([0.0, 1.0])
+        >>> _ = oar.nn.Silu(inplace=True)(x)
+        >>> [round(v, 4) for v in x.numpy().tolist()]
+        [0.0, 0.7311]
+    """
+
+    def __init__(self, inplace=False, name=None):
+        super().__init__()
+        self._name, self._inplace = name, inplace
+
+    def forward(self, x):
+        return F.silu(x, inplace=self._inplace)
+
+
 Sigmoid = _simple("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).", "[0.0, 2.0]", "[0.5, 0.8808]")
 Tanh = _simple("Tanh", F.tanh, "tanh(x).", "[0.0, 1.0]", "[0.0, 0.7616]")
 Hardswish = _simple("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.", "[-4.0, 1.0, 4.0]", "[-0.0, 0.6667, 4.0]")
@@ -321,3 +340,26 @@ class GLU(Layer):
 
     def forward(self, x):
         return F.glu(x, self._axis)
+
+
+class RReLU(Layer):
+    """Randomized leaky ReLU (`F.rrelu`): a slope drawn from U(lower, upper) per element in training, their mean
+    in evaluation.
+
+    Example:
+        >>> layer = oar.nn.RReLU(0.1, 0.3)
+        >>> _ = layer.eval()
+        >>> [round(v, 4) for v in layer(oar.to_tensor([-1.0, 2.0])).numpy().tolist()]
+        [-0.2, 2.0]
+    """
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self._name = name
+        self._lower, self._upper = lower, upper
+
+    def forward(self, x):
+        return F.rrelu(x, self._lower, self._upper, training=self.training)
+
+    def extra_repr(self):
+        return f"lower={self._lower}, upper={self._upper}"

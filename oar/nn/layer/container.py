@@ -50,6 +50,41 @@ class Sequential(Layer):
         self.add_sublayer(str(len(self._sub_layers)), layer)
         return self
 
+    def insert(self, index, layer):
+        """Inserts `layer` before position `index` (negative counts from the end); the layers must be numbered
+        "0".."n-1" (as Paddle, which renumbers them).
+
+        Example:
+            >>> net = oar.nn.Sequential(oar.nn.Linear(2, 2)).insert(0, oar.nn.ReLU())
+            >>> [type(m).__name__ for m in net]
+            ['ReLU', 'Linear']
+        """
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.insert: expected a Layer, got {type(layer).__name__}")
+        n = len(self._sub_layers)
+        if not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index} is out of range for {n} layers")
+        if list(self._sub_layers) != [str(i) for i in range(n)]:
+            raise ValueError(f"Sequential.insert needs layers numbered 0..{n - 1}, got names "
+                             f"{list(self._sub_layers)}")
+        layers = list(self._sub_layers.values())
+        layers.insert(index + n if index < 0 else index, layer)
+        self._sub_layers.clear()
+        for i, m in enumerate(layers):
+            self.add_sublayer(str(i), m)
+        return self
+
+    def extend(self, layers):
+        """Appends each layer of `layers`.
+
+        Example:
+            >>> len(oar.nn.Sequential().extend([oar.nn.ReLU(), oar.nn.Tanh()]))
+            2
+        """
+        for layer in layers:
+            self.append(layer)
+        return self
+
     def forward(self, input):
         for layer in self._sub_layers.values():
             input = layer(input)

@@ -56,16 +56,27 @@ class _ConvNd(Layer):
                               self._data_format)
 
     def extra_repr(self):
-        s = f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}"
-        if self._stride != 1:
-            s += f", stride={self._stride}"
+        """Paddle's form: stride, padding, padding_mode, output_padding, dilation and groups when not the default,
+        the data format always."""
+        def listed(v):
+            return [v] * self._nd if isinstance(v, int) else list(v)
+
+        def ones(v):
+            return listed(v) == [1] * self._nd
+        s = f"{self._in_channels}, {self._out_channels}, kernel_size={listed(self._kernel_size)}"
+        if not ones(self._stride):
+            s += f", stride={listed(self._stride)}"
         if self._padding != 0:
             s += f", padding={self._padding}"
+        if self._padding_mode != "zeros":
+            s += f", padding_mode={self._padding_mode}"
+        if getattr(self, "_output_padding", 0) not in (0, [0] * self._nd):
+            s += f", output_padding={self._output_padding}"
+        if not ones(self._dilation):
+            s += f", dilation={listed(self._dilation)}"
         if self._groups != 1:
             s += f", groups={self._groups}"
-        if self._data_format != self._fmt:
-            s += f", data_format={self._data_format}"
-        return s
+        return s + f", data_format={self._data_format}"
 
 
 class Conv1D(_ConvNd):

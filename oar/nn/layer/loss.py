@@ -231,3 +231,7 @@ class CTCLoss(Layer):
 
     def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
         return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction, norm_by_times)
+
+
+from .loss_extra import (TripletMarginLoss, TripletMarginWithDistanceLoss, MultiMarginLoss,  # noqa: E402,F401
+                         GaussianNLLLoss, PoissonNLLLoss, HSigmoidLoss)

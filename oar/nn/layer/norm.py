@@ -3,6 +3,7 @@
 from ..param_attr import ParamAttr
 from .. import functional as F
 from ..initializer import Constant
+from ..functional.norm import spectral_normalize
 from ...ops.nn.norm import refuse_running_stats
 from .layers import Layer
 
@@ -292,3 +293,35 @@ class LocalResponseNorm(Layer):
 
     def forward(self, x):
         return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k, self.data_format)
+
+
+class SpectralNorm(Layer):
+    """Divides a weight by its largest singular value, estimated by `power_iters` power iterations from the
+    vectors `weight_u` [h] and `weight_v` [w] (parameters drawn from N(0, 1) that do not train and are not updated,
+    as in Paddle); the weight is seen as a [h, w] matrix with ``h = weight_shape[dim]``. forward(weight).
+
+    Example:
+        >>> sn = oar.nn.SpectralNorm([2, 3], power_iters=20)
+        >>> w = oar.to_tensor([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+        >>> [round(v, 4) for v in sn(w).numpy().reshape(-1).tolist()]
+        [1.0, 0.0, 0.0, 0.0, 0.3333, 0.0]
+    """
+
+    def __init__(self, weight_shape, dim=0, power_iters=1, epsilon=1e-12, dtype="float32"):
+        super().__init__()
+        from ..initializer import Normal
+        self._shape = [int(s) for s in weight_shape]
+        if not -len(self._shape) <= dim < len(self._shape):
+            raise ValueError(f"SpectralNorm: dim {dim} is out of range for a weight of rank {len(self._shape)}")
+        self._dim, self._power_iters, self._epsilon = dim % len(self._shape), power_iters, epsilon
+        h = self._shape[self._dim]
+        w = 1
+        for i, s in enumerate(self._shape):
+            w *= 1 if i == self._dim else s
+        self.weight_u = self.create_parameter([h], attr=ParamAttr(initializer=Normal(0.0, 1.0)), dtype=dtype)
+        self.weight_v = self.create_parameter([w], attr=ParamAttr(initializer=Normal(0.0, 1.0)), dtype=dtype)
+        self.weight_u.stop_gradient = self.weight_v.stop_gradient = True
+
+    def forward(self, weight):
+        return spectral_normalize(weight, self.weight_u, self.weight_v, self._dim, self._power_iters,
+                                  self._epsilon)[0]

@@ -190,3 +190,65 @@ class AdaptiveMaxPool2D(_Adaptive):
 
     def forward(self, x):
         return F.adaptive_max_pool2d(x, self._output_size, self._return_mask)
+
+
+class AdaptiveMaxPool3D(_Adaptive):
+    """Max pooling of [N, C, D, H, W] to a fixed output size (with flat argmax indices when `return_mask`).
+
+    Example:
+        >>> oar.nn.AdaptiveMaxPool3D([1, 2, 2])(oar.ones([1, 3, 4, 5, 6])).shape
+        [1, 3, 1, 2, 2]
+    """
+
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__(output_size, return_mask=return_mask)
+        self._name = name
+
+    def forward(self, x):
+        return F.adaptive_max_pool3d(x, self._output_size, self._return_mask)
+
+
+class _MaxUnPool(Layer):
+    _fn, _format = None, None
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format=None, output_size=None, name=None):
+        super().__init__()
+        self._name = name
+        self.ksize, self.stride, self.padding, self.output_size = kernel_size, stride, padding, output_size
+        self.data_format = data_format or self._format
+
+    def forward(self, x, indices):
+        return type(self)._fn(x, indices, self.ksize, self.stride, self.padding, self.data_format, self.output_size)
+
+
+class MaxUnPool1D(_MaxUnPool):
+    """`F.max_unpool1d` as a layer: forward(x, indices).
+
+    Example:
+        >>> out, idx = oar.nn.functional.max_pool1d(oar.to_tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2, return_mask=True)
+        >>> oar.nn.MaxUnPool1D(2)(out, idx).numpy().tolist()
+        [[[0.0, 3.0, 2.0, 0.0]]]
+    """
+    _fn, _format = staticmethod(F.max_unpool1d), "NCL"
+
+
+class MaxUnPool2D(_MaxUnPool):
+    """`F.max_unpool2d` as a layer: forward(x, indices).
+
+    Example:
+        >>> out, idx = oar.nn.functional.max_pool2d(oar.to_tensor([[[[1.0, 2.0], [4.0, 3.0]]]]), 2, return_mask=True)
+        >>> oar.nn.MaxUnPool2D(2)(out, idx).numpy().tolist()
+        [[[[0.0, 0.0], [4.0, 0.0]]]]
+    """
+    _fn, _format = staticmethod(F.max_unpool2d), "NCHW"
+
+
+class MaxUnPool3D(_MaxUnPool):
+    """`F.max_unpool3d` as a layer: forward(x, indices).
+
+    Example:
+        >>> out, idx = oar.nn.functional.max_pool3d(oar.ones([1, 1, 2, 2, 2]), 2, return_mask=True)
+        >>> oar.nn.MaxUnPool3D(2)(out, idx).shape
+        [1, 1, 2, 2, 2]
+    """
+    _fn, _format = staticmethod(F.max_unpool3d), "NCDHW"

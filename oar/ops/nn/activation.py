@@ -235,18 +235,26 @@ def gelu(x, approximate=False, name=None):
         >>> [round(v, 4) for v in oar.nn.functional.gelu(x, approximate=True).numpy().tolist()]
         [-0.0454, -0.1543, 0.0, 0.8412, 7.0]
     """
+    if isinstance(approximate, str):  # Paddle 3: 'none' (exact) or 'tanh'
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"gelu: approximate must be a bool, 'none' or 'tanh', got {approximate!r}")
+        approximate = approximate == "tanh"
     return apply(GELU, (x,), {"approximate": bool(approximate)})
 
 
-def silu(x, name=None):
-    """x * sigmoid(x).
+def silu(x, inplace=False, name=None):
+    """x * sigmoid(x); `inplace` writes the result into `x` (Paddle 3).
 
     Example:
         >>> x = oar.to_tensor([-2.0, -0.5, 0.0, 1.0, 7.0])
         >>> [round(v, 4) for v in oar.nn.functional.silu(x).numpy().tolist()]
         [-0.2384, -0.1888, 0.0, 0.7311, 6.9936]
     """
-    return apply(SILU, (x,))
+    out = apply(SILU, (x,))
+    if inplace:
+        x._inplace(out)
+        return x
+    return out
 
 
 def swish(x, name=None):

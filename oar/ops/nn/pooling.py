@@ -1,9 +1,12 @@
 """Pooling: `max_pool2d`/`avg_pool2d` (any spatial rank; 1-D pooling runs through them), adaptive pooling.
 Kernels live in `oar.kernels.pool`."""
 
+import math
+
 from ...core import dtype as D
 from ...kernels import pool as P
 from ...ops import manipulation as S
+from ...ops.creation import arange
 from ...ops import math as M
 from ...ops.onnx_rules import first_input, only_first_output
 from ...ops.registry import apply, defop, lowerings
@@ -84,10 +87,30 @@ def _pool(kind, x, kernel_size, stride, padding, ceil_mode, data_format, nd, ret
     a = _pool_attrs(kernel_size, stride, padding, ceil_mode, nd, channels_last)
     if kind == "max":
         out, mask = apply(MAX_POOL, (x,), a)
+        if return_mask:
+            mask = _from_channels_first(_flat_mask(mask, list(x.shape[2:]), a), nd, channels_last)
         out = _from_channels_first(out, nd, channels_last)
         return (out, mask) if return_mask else out
     a["exclusive"] = bool(exclusive)
     return _from_channels_first(apply(AVG_POOL, (x,), a), nd, channels_last)
+
+
+def _flat_mask(local, spatial, a):
+    """Paddle's mask: the argmax as a flat index into the input's spatial dims, from the kernel's index inside each
+    window (window start = output position * stride - padding before)."""
+    if any(d < 0 for d in spatial):
+        raise NotImplementedError(f"max pooling with return_mask needs known spatial dims, got {spatial}")
+    ksize, strides = a["ksize"], a["strides"]
+    pads = _pads(spatial, ksize, strides, a["padding_algorithm"], a["paddings"])
+    nd, flat = len(ksize), None
+    for d in range(nd):
+        offset = (local // math.prod(ksize[d + 1:])) % ksize[d]
+        shape = [1] * (nd + 2)
+        shape[d + 2] = local.shape[d + 2]
+        start = S.reshape(arange(0, local.shape[d + 2] * strides[d], strides[d], dtype="int32") - pads[d][0], shape)
+        term = (start + offset) * math.prod(spatial[d + 1:])
+        flat = term if flat is None else flat + term
+    return flat
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCHW",

@@ -57,9 +57,25 @@ def _sites(indicator):
     return K.nonzero_index(indicator._data[:, 0] > 0.5)
 
 
+def _centred_padding(weight, padding, dilation, nd, what):
+    """A submanifold conv is centred on each active site: padding (k - 1) // 2 * dilation per dim. Paddle takes
+    padding 0 (its default) to mean that too; any other value than the centred one is refused."""
+    k = [int(d) for d in weight.shape[:nd]]
+    dil = [int(dilation)] * nd if isinstance(dilation, int) else [int(d) for d in dilation]
+    centred = [(kk - 1) // 2 * dd for kk, dd in zip(k, dil)]
+    given = [int(padding)] * nd if isinstance(padding, int) else [int(p) for p in padding] \
+        if not isinstance(padding, str) else None
+    if given is not None and given != [0] * nd and given != centred:
+        raise ValueError(f"{what}: a submanifold conv is centred on each site (padding {centred} for kernel {k}); "
+                         f"got padding={padding}")
+    return centred
+
+
 def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd, subm, what):
     c = _check(x, nd, data_format, what)
     conv = _DENSE[nd][0]
+    if subm:
+        padding = _centred_padding(weight, padding, dilation, nd, what)
     w = transpose(weight, [nd + 1, nd] + list(range(nd)))  # [k..., C/g, M] -> [M, C/g, k...]
     out = conv(_channels_first(c.to_dense(), nd), w, None, stride, padding, dilation, groups)
     out = _channels_last(out, nd)

@@ -1,6 +1,7 @@
 """Detection post-processing and proposal ops: matrix_nms (SOLOv2's parallel soft suppression), generate_proposals
 (RPN anchors + deltas -> NMS-filtered RoIs) and distribute_fpn_proposals (RoIs to FPN levels by scale).
 They select boxes, so they have no gradient; outputs whose length depends on the data have unknown (-1) dims."""
+import math
 
 from ...core import dtype as D
 from ...kernels.detection import (distribute_fpn_proposals as _distribute, generate_proposals as _generate,
@@ -114,6 +115,13 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
     """
     if eta != 1.0:
         raise NotImplementedError("generate_proposals: adaptive NMS (eta < 1) is not supported; use eta=1.0")
+    a, h, w = scores.shape[1:]
+    want = a * h * w * 4
+    for what, t in (("anchors", anchors), ("variances", variances)):
+        n = math.prod(t.shape)
+        if min(a, h, w) >= 0 and all(d >= 0 for d in t.shape) and n != want:
+            raise ValueError(f"generate_proposals: {what} of shape {t.shape} hold {n // 4} boxes, but scores "
+                             f"{scores.shape} need H*W*A = {want // 4} ([H, W, A, 4]); Paddle reads past the end")
     rois, probs, num = apply(GENERATE, (scores, bbox_deltas, img_size, anchors, variances), {
         "pre_nms_top_n": int(pre_nms_top_n), "post_nms_top_n": int(post_nms_top_n), "nms_thresh": float(nms_thresh),
         "min_size": float(min_size), "eta": float(eta), "pixel_offset": bool(pixel_offset)})

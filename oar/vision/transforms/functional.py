@@ -163,3 +163,22 @@ def vflip(img):
 from .geometric import affine, rotate, perspective, erase  # noqa: E402,F401
 from .color import (adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue,  # noqa: E402,F401
                     to_grayscale)
+
+
+def _is_pil_image(img):
+    """Whether `img` is a PIL image (Paddle's helper, which custom transforms call)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return False
+    return isinstance(img, Image.Image)
+
+
+def _is_numpy_image(img):
+    """Whether `img` is an HW or HWC NumPy array (Paddle's helper)."""
+    return isinstance(img, np.ndarray) and img.ndim in (2, 3)
+
+
+def _is_tensor_image(img):
+    """Whether `img` is an oar Tensor (Paddle's helper)."""
+    return isinstance(img, Tensor)

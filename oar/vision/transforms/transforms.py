@@ -20,15 +20,31 @@ class BaseTransform:
     """
 
     def __init__(self, keys=None):
-        self.keys = keys
+        keys = ("image",) if keys is None else keys
+        if isinstance(keys, str) or not hasattr(keys, "__len__"):
+            raise ValueError(f"{type(self).__name__}: keys must be a sequence of names, got {keys!r}")
+        for k in keys:
+            if self._get_apply(k) is None:
+                raise NotImplementedError(f"{type(self).__name__}: {k!r} is unsupported (no _apply_{k} method)")
+        self.keys, self.params = keys, None
+
+    def _get_params(self, inputs):
+        """The random parameters one call shares across its inputs (set as ``self.params`` before the applies)."""
+        return None
+
+    def _get_apply(self, key):
+        return getattr(self, f"_apply_{key}", None)
 
     def __call__(self, inputs):
-        if isinstance(inputs, tuple):  # (image, label, ...): transform the image only
-            return (self._apply_image(inputs[0]),) + inputs[1:]
-        return self._apply_image(inputs)
+        """Paddle's protocol: `inputs` (one item or a tuple) is matched with `keys` ('image', 'coords', 'boxes',
+        'mask', ...), each item given to ``_apply_<key>``; items past the keys (labels) pass unchanged."""
+        items = inputs if isinstance(inputs, tuple) else (inputs,)
+        self.params = self._get_params(items)
+        out = [self._get_apply(k)(x) for k, x in zip(self.keys, items)] + list(items[len(self.keys):])
+        return out[0] if len(out) == 1 else tuple(out)
 
     def _apply_image(self, img):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} implements no _apply_image")
 
 
 class Compose:
