@@ -250,7 +250,10 @@ def body_of(stmt, line):
 
 
 def _reads(stmts):
-    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names `stmts` read (`n += 1` reads `n` too)."""
+    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} | {
+        n.target.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.AugAssign)
+        and isinstance(n.target, ast.Name)}
 
 
 def _assigns(stmts):

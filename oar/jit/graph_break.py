@@ -29,6 +29,7 @@ Example:
 """
 import linecache
 
+from ..graph import pytree
 from ..graph.variable import StaticValueError
 from . import log
 from .break_plan import (SIGNAL_BREAK, SIGNAL_CONTINUE, UNBOUND_VALUE, Block, Plan, Returned, body_of, in_header,
@@ -132,11 +133,11 @@ class SegmentedFunction:
                 continue
             k += 1
             if p.tail:
-                return Returned(result)
+                return _returned(result)
             status, value, outs = result
             status = int(status)
             if status == 1:
-                return Returned(value)
+                return _returned(value)
             for n, v in zip(p.outputs, outs):
                 if isinstance(v, UndefinedVar):
                     env.pop(n, None)
@@ -155,6 +156,14 @@ class SegmentedFunction:
         if u is None:
             u = self._undefined[name] = UndefinedVar(name)
         return u
+
+
+def _returned(value):
+    """The function's result; a local returned without a value raises (a piece's outputs may be unbound)."""
+    for v in pytree.flatten(value)[0]:
+        if isinstance(v, UndefinedVar):
+            raise v.error()
+    return Returned(value)
 
 
 def is_break(exc):
