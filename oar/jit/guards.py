@@ -31,6 +31,7 @@ _VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
 _GLOBAL_OPS = {"LOAD_GLOBAL", "LOAD_NAME"}
 _READS = {}   # code object -> global names its code (and nested code) loads
 _PATHS = {}   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
+_LEN_ONLY = {}  # code object -> places it uses as a list only through its length (`analysis/len_reads.py`)
 
 
 def global_reads(code):
@@ -56,6 +57,21 @@ def param_paths(fn):
     hit = _PATHS.get(code)
     if hit is None:
         hit = _PATHS[code] = _scan_paths(fn)
+    return hit
+
+
+def len_only(fn):
+    """Places (`'hist'`, `'self.seen'`) `fn` uses as a list only through `len()` and mutating calls."""
+    code = fn.__code__
+    hit = _LEN_ONLY.get(code)
+    if hit is None:
+        from .analysis.len_reads import len_only_places
+        from .convert import ConversionError, function_tree
+        try:
+            hit = frozenset(len_only_places(function_tree(fn).body[0]))
+        except (ConversionError, SyntaxError, OSError, TypeError):
+            hit = frozenset()
+        _LEN_ONLY[code] = hit
     return hit
 
 
@@ -136,24 +152,31 @@ def describe(v):
 
 class Guard:
     """One check: `read(args, kwargs)` gives the current value, compared with the one seen when tracing;
-    `source` is the same read as a Python expression over `a`, `k` and the names in `env`."""
-    __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env")
+    `source` is the same read as a Python expression over `a`, `k` and the names in `env`. `len_only`: every
+    function of the trace reading this list used only its length (`relax` then checks identity + length)."""
+    __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env", "len_only", "length")
 
-    def __init__(self, what, read, value, source, env):
+    def __init__(self, what, read, value, source, env, len_only=False):
         self.what, self.read, self.value, self.source, self.env = what, read, value, source, env
         self.expected = signature(value)
         self.identity = self.expected[0] == "id" and len(self.expected) == 2
         self.keep = _keep(value)
+        self.len_only, self.length = len_only and type(value) is list, None
 
     def holds(self, args, kwargs):
         v = self.read(args, kwargs)
         if self.identity:
             return v is self.value
+        if self.length is not None:
+            return v is self.value and len(v) == self.length
         return signature(v) == self.expected
 
     def reason(self, args, kwargs):
         if self.what.endswith("replaced or removed"):
             return self.what
+        v = self.read(args, kwargs)
+        if self.length is not None and v is self.value:
+            return f"{self.what} (read only through its length) changed from {self.length} to {len(v)} items"
         return f"{self.what} changed from {describe(self.value)} to {describe(self.read(args, kwargs))}"
 
 
@@ -162,8 +185,17 @@ class GuardSet:
 
     def __init__(self):
         self.guards = []
-        self._seen = set()
+        self._seen = {}  # key -> its Guard (None: its read raised)
         self._fast = None
+
+    def relax(self, contents_logged):
+        """After a trace (its changes undone): a list read only through its length is checked by identity and
+        length, unless its changes were logged as whole contents (`contents_logged`: ids; the replay then
+        writes contents made from its items)."""
+        for g in self.guards:
+            if g.len_only and g.length is None and id(g.value) not in contents_logged:
+                g.length = len(g.value)
+                self._fast = None
 
     def __len__(self):
         return len(self.guards)
@@ -189,6 +221,9 @@ class GuardSet:
             if g.identity:
                 env[f"_v{i}"] = g.value
                 conds.append(f"({g.source}) is _v{i}")
+            elif g.length is not None:
+                env[f"_v{i}"], env[f"_n{i}"] = g.value, g.length
+                conds.append(f"(_x := {g.source}) is _v{i} and len(_x) == _n{i}")
             elif type(g.value) in (int, str, bool, type(None)):  # exact type and value, no signature call
                 env[f"_v{i}"], env[f"_t{i}"] = g.value, type(g.value)
                 conds.append(f"(_x := {g.source}).__class__ is _t{i} and _x == _v{i}")
@@ -201,15 +236,19 @@ class GuardSet:
         self._fast = env["check"]
         return self._fast
 
-    def _add(self, key, what, read, source, env, args=(), kwargs=None):
+    def _add(self, key, what, read, source, env, args=(), kwargs=None, len_only=False):
         if key in self._seen:
+            seen = self._seen[key]
+            if seen is not None and not len_only:  # another function reads it in full
+                seen.len_only = False
             return
-        self._seen.add(key)
+        self._seen[key] = None
         try:
             value = read(args, kwargs or {})
         except Exception:
             return
-        self.guards.append(Guard(what, read, value, source, env))
+        self._seen[key] = Guard(what, read, value, source, env, len_only)
+        self.guards.append(self._seen[key])
         self._fast = None
 
     def add_layer_edits(self):
@@ -223,15 +262,16 @@ class GuardSet:
         `reads_params` ((name, getter) of the call's parameters), also the attribute chains on them."""
         g = fn.__globals__
         n = len(self._seen)
+        orig = getattr(fn, "__wrapped_original__", fn)
+        lens = len_only(orig)
         for name in global_reads(fn.__code__):
             n += 1
             self._add(("global", id(g), name), f"global '{name}'", lambda a, k, g=g, name=name: g.get(name, MISSING),
-                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g})
-        orig = getattr(fn, "__wrapped_original__", fn)
+                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g}, len_only=name in lens)
         for name, cell in zip(orig.__code__.co_freevars, orig.__closure__ or ()):
             n += 1
             self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c),
-                      f"_c{n}.cell_contents", {f"_c{n}": cell})
+                      f"_c{n}.cell_contents", {f"_c{n}": cell}, len_only=name in lens)
         if reads_params is None:
             return
         for path in param_paths(orig):
@@ -246,7 +286,8 @@ class GuardSet:
             if len(path) > 1:
                 self._add(("path", root_source) + path, ".".join(path),
                           lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
-                          _path_source(root, root_source, path[1:]), root_env, args, kwargs)
+                          _path_source(root, root_source, path[1:]), root_env, args, kwargs,
+                          len_only=".".join(path) in lens)
 
 
 def add_object_method(guards, fn, obj):
