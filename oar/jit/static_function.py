@@ -424,6 +424,7 @@ class StaticFunction:
             rec.undo()
             raise errors.attach(e, self.__name__, "converting") from None
         rec.undo()
+        rec.guards.relax({id(op[1]) for op in rec.ops if op[0] == "contents"})
         rec.check_untracked(self.__name__, main)
         outputs = [v for v in fixed if isinstance(v, Variable)]
         from .undefined import UndefinedVar
