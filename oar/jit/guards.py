@@ -156,12 +156,13 @@ class Guard:
     function of the trace reading this list used only its length (`relax` then checks identity + length)."""
     __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env", "len_only", "length")
 
-    def __init__(self, what, read, value, source, env, len_only=False):
+    def __init__(self, what, read, value, source, env, len_only=None):
         self.what, self.read, self.value, self.source, self.env = what, read, value, source, env
         self.expected = signature(value)
         self.identity = self.expected[0] == "id" and len(self.expected) == 2
         self.keep = _keep(value)
-        self.len_only, self.length = len_only and type(value) is list, None
+        # (the analysis runs only for a list)
+        self.len_only, self.length = type(value) is list and len_only is not None and len_only(), None
 
     def holds(self, args, kwargs):
         v = self.read(args, kwargs)
@@ -236,11 +237,12 @@ class GuardSet:
         self._fast = env["check"]
         return self._fast
 
-    def _add(self, key, what, read, source, env, args=(), kwargs=None, len_only=False):
+    def _add(self, key, what, read, source, env, args=(), kwargs=None, len_only=None):
+        """`len_only()`: True when the function reading it uses it only through its length (asked for lists)."""
         if key in self._seen:
             seen = self._seen[key]
-            if seen is not None and not len_only:  # another function reads it in full
-                seen.len_only = False
+            if seen is not None and seen.len_only and not (len_only is not None and len_only()):
+                seen.len_only = False  # another function reads it in full
             return
         self._seen[key] = None
         try:
@@ -263,15 +265,14 @@ class GuardSet:
         g = fn.__globals__
         n = len(self._seen)
         orig = getattr(fn, "__wrapped_original__", fn)
-        lens = len_only(orig)
         for name in global_reads(fn.__code__):
             n += 1
             self._add(("global", id(g), name), f"global '{name}'", lambda a, k, g=g, name=name: g.get(name, MISSING),
-                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g}, len_only=name in lens)
+                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g}, len_only=lambda p=name: p in len_only(orig))
         for name, cell in zip(orig.__code__.co_freevars, orig.__closure__ or ()):
             n += 1
             self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c),
-                      f"_c{n}.cell_contents", {f"_c{n}": cell}, len_only=name in lens)
+                      f"_c{n}.cell_contents", {f"_c{n}": cell}, len_only=lambda p=name: p in len_only(orig))
         if reads_params is None:
             return
         for path in param_paths(orig):
@@ -287,7 +288,7 @@ class GuardSet:
                 self._add(("path", root_source) + path, ".".join(path),
                           lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
                           _path_source(root, root_source, path[1:]), root_env, args, kwargs,
-                          len_only=".".join(path) in lens)
+                          len_only=lambda p=".".join(path): p in len_only(orig))
 
 
 def add_object_method(guards, fn, obj):
