@@ -110,7 +110,7 @@ class Plan:
             path = block.path + (i,)
             # below the top, a statement that returns, or breaks the loop being split, from inside its own
             # control flow is split too: a program piece exits only from its last statement
-            if path in breaks or (not block.top and _exits_inside(s, block.in_loop)):
+            if path in breaks or _makes_function(s) or (not block.top and _exits_inside(s, block.in_loop)):
                 if cur:
                     runs.append((cur, "graph", None))
                     cur = []
@@ -262,6 +262,13 @@ def _assigns(stmts):
 
 def _has_nested_return(stmts):
     return any(isinstance(n, ast.Return) for s in stmts if not isinstance(s, ast.Return) for n in walk_scope(s))
+
+
+def _makes_function(stmt):
+    """A `def`/`class`/`f = lambda ...`: run as Python, so later pieces get a real function closing over the
+    function's objects (one made in a trace would close over the trace's, not each run's)."""
+    return isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or (
+        isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda))
 
 
 def _exits_inside(stmt, in_loop):

@@ -183,3 +183,126 @@ def test_a_name_unbound_on_the_path_taken_raises_as_python():
         f(T([1.0]), False)
     with pytest.raises(UnboundLocalError):
         sf(T([1.0]), False)
+
+
+class Stack(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.layers = paddle.nn.LayerList([paddle.nn.Linear(2, 2) for _ in range(3)])
+
+    def forward(self, x):
+        feats = []
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            m = float(np.abs(x.numpy()).max()) + 1.0   # NumPy on the value inside the loop over sublayers
+            x = x / m
+            feats.append(x)
+        return x, len(feats)
+
+
+def test_a_layer_loop_over_sublayers_with_a_break_trains():
+    ref, net = Stack(), paddle.jit.to_static(Stack(), full_graph=False)
+    net.set_state_dict(ref.state_dict())
+    x = T([[1.0, -2.0]])
+    for _ in range(2):
+        assert_same(ref(x), net(x))
+    with eager_ops() as counts:
+        out, n = net(x)
+    assert n == 3 and "matmul" not in counts and "linear" not in counts and "divide" not in counts, counts
+    out.sum().backward()
+    ref(x)[0].sum().backward()
+    np.testing.assert_allclose(net.layers[0].weight.grad.numpy(), ref.layers[0].weight.grad.numpy(), rtol=1e-5)
+
+
+def while_tensor_test(x):
+    s = x
+    while s.sum() < 20:        # the test runs in Python (eagerly): the loop holds a break
+        s = s * 2
+        _ = s.tolist()
+        s = s + 1
+    return s
+
+
+def with_no_grad(x):
+    with paddle.no_grad():
+        y = x * 2
+        _ = y.tolist()
+        z = y + 1
+    return z
+
+
+def elif_chain(x, k):
+    if k == 0:
+        y = x + 1
+    elif k == 1:
+        y = x * 2
+        _ = y.numpy()
+        y = y - 3
+    else:
+        y = x
+    return y
+
+
+def closure_in_loop(x):
+    acc = []
+
+    def add(v):
+        acc.append(v)
+    for i in range(2):
+        add(x * i)
+        _ = x.tolist()
+        add(x + i)
+    return len(acc), acc[-1], acc[0]
+
+
+G = [0]
+g_count = 0
+
+
+def global_in_loop(x):
+    global g_count
+    for i in range(3):
+        g_count = g_count + 1
+        _ = x.tolist()
+        x = x + g_count
+        G.append(g_count)
+    return x
+
+
+@pytest.mark.parametrize("fn,args,breaks", [(while_tensor_test, ([1.0],), 1), (with_no_grad, ([1.0],), 1),
+                                            (elif_chain, ([1.0], 1), 1), (elif_chain, ([1.0], 0), 0),
+                                            (closure_in_loop, ([1.0],), 1)])
+def test_headers_in_python_bodies_in_programs_match_eager(fn, args, breaks):
+    sf = paddle.jit.to_static(fn, full_graph=False)
+    call = [T(a) if isinstance(a, list) else a for a in args]
+    for _ in range(2):
+        assert_same(fn(*call), sf(*call))
+    assert len(sf.graph_breaks) == breaks
+
+
+def test_global_writes_in_a_split_loop_replay_each_call():
+    global g_count
+    sf = paddle.jit.to_static(global_in_loop, full_graph=False)
+    g_count, G[:] = 0, [0]
+    want = [global_in_loop(T([1.0])).numpy().tolist() for _ in range(2)]
+    want_g, want_list = g_count, list(G)
+    g_count, G[:] = 0, [0]
+    got = [sf(T([1.0])).numpy().tolist() for _ in range(2)]
+    assert got == want and g_count == want_g and G == want_list
+
+
+def test_a_nonlocal_written_in_a_split_loop():
+    def make():
+        c = 0
+
+        def inner(x):
+            nonlocal c
+            for i in range(2):
+                c += 1
+                _ = x.tolist()
+                x = x * c
+            return x
+        return inner
+    eager, conv = make(), paddle.jit.to_static(make(), full_graph=False)
+    for _ in range(2):
+        assert_same(eager(T([1.0])), conv(T([1.0])))
