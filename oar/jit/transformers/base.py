@@ -12,6 +12,45 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
           ast.DictComp, ast.GeneratorExp)
 LOOPS = (ast.For, ast.While)
 HELPER_RE = re.compile(r"__(true_fn|false_fn|get|set|cond|body)_\d+$")
+# nodes no converter rewrites (contexts, operators): about a third of a function's nodes, never visited
+_LEAVES = frozenset(c for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+                    for c in base.__subclasses__())
+
+
+class Transformer(ast.NodeTransformer):
+    """`ast.NodeTransformer` that never visits the leaf nodes in `_LEAVES`: the conversion steps walk every
+    function a dozen times, and the generic walk was most of their time."""
+
+    def visit(self, node):
+        fn = getattr(self, "visit_" + node.__class__.__name__, None)
+        return fn(node) if fn is not None else self.generic_visit(node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if type(old) is list:
+                new, changed = [], False
+                for v in old:
+                    if isinstance(v, ast.AST) and v.__class__ not in _LEAVES:
+                        r = self.visit(v)
+                        if r is not v:
+                            changed = True
+                            if r is None:
+                                continue
+                            if not isinstance(r, ast.AST):
+                                new.extend(r)
+                                continue
+                            v = r
+                    new.append(v)
+                if changed:
+                    old[:] = new
+            elif isinstance(old, ast.AST) and old.__class__ not in _LEAVES:
+                r = self.visit(old)
+                if r is None:
+                    delattr(node, field)
+                elif r is not old:
+                    setattr(node, field, r)
+        return node
 
 
 class Context:
@@ -38,14 +77,19 @@ def template(src, **subs):
     text = src.format(**{k: (f"__PH_{k}" if k in nodes else v) for k, v in subs.items()})
     tree = ast.parse(text)
     mark_generated(tree.body)
+    return _Fill(nodes).visit(tree).body if nodes else tree.body
 
-    class _Fill(ast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id.startswith("__PH_"):
-                return copy.deepcopy(nodes[node.id[5:]])
-            return node
 
-    return _Fill().visit(tree).body
+class _Fill(Transformer):
+    """`template`'s placeholders `__PH_key` -> copies of the given nodes."""
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def visit_Name(self, node):
+        if node.id.startswith("__PH_"):
+            return copy.deepcopy(self.nodes[node.id[5:]])
+        return node
 
 
 def expr(src, **subs):
@@ -168,7 +212,7 @@ def guard(stmts, flags):
     return out
 
 
-class BlockTransformer(ast.NodeTransformer):
+class BlockTransformer(Transformer):
     """Base of the converters that turn blocks into nested functions: tracks the names each user function
     declares `global` (its blocks then declare them `global` too, not `nonlocal`)."""
 
