@@ -97,12 +97,33 @@ def expr(src, **subs):
     return template(src, **subs)[0].value
 
 
+def children(node):
+    """The child nodes of `node` that can hold code (`ast.iter_child_nodes` without contexts and operators)."""
+    out = []
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if type(v) is list:
+            out.extend([c for c in v if isinstance(c, ast.AST) and c.__class__ not in _LEAVES])
+        elif isinstance(v, ast.AST) and v.__class__ not in _LEAVES:
+            out.append(v)
+    return out
+
+
+def walk(node):
+    """`ast.walk` without contexts and operators (depth first)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        todo.extend(children(n))
+
+
 def located(nodes, like):
     """Gives every node in `nodes` (one node or a list) without a location the location of `like`, so errors
     and the static builder's source lines point at the user's original line."""
     items = nodes if isinstance(nodes, list) else [nodes]
     for n in items:
-        for sub in ast.walk(n):
+        for sub in walk(n):
             if "lineno" in sub._attributes:
                 if getattr(sub, "lineno", None) is None or getattr(sub, "_oar_gen", False):
                     sub.lineno, sub.col_offset = like.lineno, getattr(like, "col_offset", 0)
@@ -119,7 +140,7 @@ def walk_scope(node):
         yield n
         if isinstance(n, SCOPES):  # its name (if any) is bound here, its body is another scope
             continue
-        todo.extend(ast.iter_child_nodes(n))
+        todo.extend(children(n))
 
 
 def assigned_names(stmts):
@@ -232,7 +253,7 @@ class BlockTransformer(Transformer):
 
 def mark_generated(nodes):
     for n in (nodes if isinstance(nodes, list) else [nodes]):
-        for sub in ast.walk(n):
+        for sub in walk(n):
             sub._oar_gen = True
     return nodes
 
