@@ -2,10 +2,10 @@
 
 A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it
 saw into the program. Each such value is written down when the trace starts, as a cheap check: the value for
-immutables (ints, strings, tuples of them), the contents for lists/dicts/sets, the identity for any other
-object. A cached program runs only while all its checks hold; otherwise the function is traced again and the
-reason ("global 'g' changed from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in
-`StaticFunction.retrace_reasons`. Tensor arguments and Python arguments are part of the cache key already.
+immutables (ints, strings, tuples of them), the contents for lists/dicts/sets and NumPy arrays (up to
+`MAX_ARRAY` elements: an in-place write retraces), the identity for any other object. A cached program
+runs only while all its checks hold; otherwise the function is traced again and the reason ("global 'g'
+changed from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in `StaticFunction.retrace_reasons`. Tensor arguments and Python arguments are part of the cache key already.
 
 Example:
     >>> g = 1
@@ -24,10 +24,13 @@ import dis
 import sys
 import types
 
+import numpy as np
+
 from ..core.tensor_methods import TensorMethods
 
 MISSING = object()
 MAX_ITEMS = 256  # a container with more items is checked by identity and length only
+MAX_ARRAY = 4096  # a NumPy array with more elements is checked by identity, shape and dtype only
 _VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
 _READS = {}   # code object -> global names its code (and nested code) loads
 _PATHS = {}   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
@@ -138,6 +141,12 @@ def signature(v, depth=0):
         if isinstance(v, dict):
             return (t, id(v), tuple((k, signature(e, depth + 1)) for k, e in v.items()))
         return (t, id(v), tuple(signature(e, depth + 1) for e in v))
+    if t is np.ndarray:
+        # a trace bakes an array's values into the program: an in-place write must retrace (contents up to
+        # MAX_ARRAY elements; a larger array is checked by identity, shape and dtype only)
+        if v.size <= MAX_ARRAY:
+            return ("ndarray", id(v), v.shape, v.dtype.str, v.tobytes())
+        return ("ndarray", id(v), v.shape, v.dtype.str)
     if t is types.MethodType:
         return ("method", id(v.__func__), id(v.__self__))
     if t is types.BuiltinMethodType and not isinstance(v.__self__, types.ModuleType):
@@ -167,6 +176,8 @@ def describe(v):
         return text if len(text) <= 60 else text[:57] + "..."
     if isinstance(v, (list, dict, set)):
         return f"a {type(v).__name__} of {len(v)} items"
+    if type(v) is np.ndarray:
+        return f"an array {v.dtype}{list(v.shape)} (written in place, or replaced)"
     return f"another {type(v).__name__} object"
 
 
