@@ -1,11 +1,12 @@
 """Guards: the Python values a traced program depended on, checked before each run of the cached program.
 
-A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it
-saw into the program. Each such value is written down when the trace starts, as a cheap check: the value for
-immutables (ints, strings, tuples of them), the contents for lists/dicts/sets and NumPy arrays (up to
-`MAX_ARRAY` elements: an in-place write retraces), the identity for any other object. A cached program
-runs only while all its checks hold; otherwise the function is traced again and the reason ("global 'g'
-changed from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in `StaticFunction.retrace_reasons`. Tensor arguments and Python arguments are part of the cache key already.
+A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it saw
+into the program. Each such value is written down when the trace starts, as a cheap check: the value for immutables
+(ints, strings, tuples of them), the contents for lists/dicts/sets and NumPy arrays (up to `MAX_ARRAY` elements: an
+in-place write retraces), the identity for any other object. A cached program runs only while all its checks hold;
+otherwise the function is traced again and the reason ("global 'g' changed from 1 to 2") is logged
+(`oar.jit.set_verbosity(1)`) and listed in `StaticFunction.retrace_reasons`. Tensor arguments and Python arguments
+are part of the cache key already.
 
 Example:
     >>> g = 1
