@@ -5,6 +5,8 @@
   by one generated function before the plan runs with the parameters read from its scope;
 - a Layer whose forward reads a float attribute, a global and a closure cell, and appends to a list it owns
   (guards of every kind, and a side effect replayed after each run);
+- a Layer keeping a bounded history (append, pop past 8 items) and scaling by its length: the list is guarded
+  by its identity and length (it is read only through `len()`), so warm calls do not trace again;
 - the first call (conversion + tracing + run) of the seeds' LinearNet.
 
 Prints microseconds per call, the overhead over eager (converted - eager) and the ratio to eager.
@@ -54,6 +56,19 @@ def _make_guarded():
     return Guarded
 
 
+class History(oar.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = oar.nn.Linear(784, 10)
+        self.seen = []
+
+    def forward(self, x):
+        self.seen.append(1)
+        if len(self.seen) > 8:
+            self.seen.pop(0)
+        return self.fc(x) * len(self.seen)
+
+
 class LinearNet(oar.nn.Layer):
     def __init__(self):
         super().__init__()
@@ -73,13 +88,16 @@ def main():
     spec = oar.jit.to_static(oar.nn.Linear(784, 10), input_spec=[oar.static.InputSpec([None, 784], "float32")])
     guarded_cls = _make_guarded()
     g_eager, g_conv = guarded_cls(), oar.jit.to_static(guarded_cls())
+    h_eager, h_conv = History(), oar.jit.to_static(History())
     with oar.no_grad():
-        e, p, s, ge, gc = best_us([lambda: eager(x), lambda: plain(x), lambda: spec(x), lambda: g_eager(x),
-                                   lambda: g_conv(x)])
+        e, p, s, ge, gc, he, hc = best_us([lambda: eager(x), lambda: plain(x), lambda: spec(x), lambda: g_eager(x),
+                                           lambda: g_conv(x), lambda: h_eager(x), lambda: h_conv(x)])
     print(f"Linear(784, 10) call, no_grad: eager {e:.1f} us, converted {p:.1f} us (+{p - e:.2f} us, {p / e:.2f}x "
           f"eager), converted with input_spec {s:.1f} us (+{s - e:.2f} us, {s / e:.2f}x eager)")
     print(f"guarded forward (attribute, global, closure, list side effect), no_grad: eager {ge:.1f} us, converted "
           f"{gc:.1f} us (+{gc - ge:.2f} us, {gc / ge:.2f}x eager)")
+    print(f"bounded history read by len(), no_grad: eager {he:.1f} us, converted {hc:.1f} us (+{hc - he:.2f} us, "
+          f"{hc / he:.2f}x eager; traced {len(h_conv.forward.retrace_reasons) + 1} times)")
     print(f"first call (conversion + tracing + run) LinearNet: {first_ms:.1f} ms (target <= 50 ms)")
 
 

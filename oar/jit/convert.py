@@ -27,8 +27,12 @@ _LOCK = threading.RLock()    # two threads converting at once: each function is 
 class Converted:
     """A converted function: `fn` (call it like the original), `code` (the transformed source), `ctx`."""
 
-    def __init__(self, fn, code, ctx):
-        self.fn, self.code, self.ctx = fn, code, ctx
+    def __init__(self, fn, source, ctx):
+        self.fn, self._source, self.ctx = fn, source, ctx
+
+    @property
+    def code(self):
+        return self._source.text()
 
     @property
     def eager_reason(self):
@@ -126,7 +130,7 @@ def _transform(fn):
         if log.code_level():
             log.code(i, name, fn.__name__, to_source(tree))
     fdef = tree.body[0]
-    text = to_source(fdef)
+    text = _Source(fdef)
     _drop_def_time_expressions(fdef)
     freevars = list(fn.__code__.co_freevars)
     params = ["_jst"] + [v for v in freevars if v != "_jst"]
@@ -142,14 +146,36 @@ def _transform(fn):
     try:
         compiled = compile(module, filename, "exec")
     except SyntaxError as e:
-        raise ConvertedCodeError(f"the converted code of {fn.__qualname__} does not compile ({e}):\n{text}") \
-            from None
+        raise ConvertedCodeError(f"the converted code of {fn.__qualname__} does not compile ({e}):\n"
+                                 f"{text.text()}") from None
     ns = {}
     exec(compiled, fn.__globals__, ns)
     inner = ns["__oar_factory"](*([None] * len(params)))
     new_code = _rename_helpers(inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname))
     _register(new_code)
     return new_code, text, ctx
+
+
+class _Source:
+    """The converted source of a function definition, unparsed when first asked for (most conversions never
+    show it; unparsing was a tenth of the conversion time). Holds the tree until then, with what compiling it
+    changed (`_drop_def_time_expressions`, the name) put back."""
+
+    def __init__(self, fdef):
+        self._fdef, self._text = fdef, None
+        a = fdef.args
+        args = a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]
+        self._saved = (fdef.name, list(a.defaults), list(a.kw_defaults), fdef.returns,
+                       [(arg, arg.annotation) for arg in args])
+
+    def text(self):
+        if self._text is None:
+            fdef = self._fdef
+            fdef.name, fdef.args.defaults, fdef.args.kw_defaults, fdef.returns, notes = self._saved
+            for arg, note in notes:
+                arg.annotation = note
+            self._text, self._fdef, self._saved = to_source(fdef), None, None
+        return self._text
 
 
 def _drop_def_time_expressions(fdef):

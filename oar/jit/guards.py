@@ -1,11 +1,12 @@
 """Guards: the Python values a traced program depended on, checked before each run of the cached program.
 
-A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it
-saw into the program. Each such value is written down when the trace starts, as a cheap check: the value for
-immutables (ints, strings, tuples of them), the contents for lists/dicts/sets, the identity for any other
-object. A cached program runs only while all its checks hold; otherwise the function is traced again and the
-reason ("global 'g' changed from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in
-`StaticFunction.retrace_reasons`. Tensor arguments and Python arguments are part of the cache key already.
+A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it saw
+into the program. Each such value is written down when the trace starts, as a cheap check: the value for immutables
+(ints, strings, tuples of them), the contents for lists/dicts/sets and NumPy arrays (up to `MAX_ARRAY` elements: an
+in-place write retraces), the identity for any other object. A cached program runs only while all its checks hold;
+otherwise the function is traced again and the reason ("global 'g' changed from 1 to 2") is logged
+(`oar.jit.set_verbosity(1)`) and listed in `StaticFunction.retrace_reasons`. Tensor arguments and Python arguments
+are part of the cache key already.
 
 Example:
     >>> g = 1
@@ -21,16 +22,20 @@ Example:
 """
 import ast
 import dis
+import sys
 import types
+
+import numpy as np
 
 from ..core.tensor_methods import TensorMethods
 
 MISSING = object()
 MAX_ITEMS = 256  # a container with more items is checked by identity and length only
+MAX_ARRAY = 4096  # a NumPy array with more elements is checked by identity, shape and dtype only
 _VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
-_GLOBAL_OPS = {"LOAD_GLOBAL", "LOAD_NAME"}
 _READS = {}   # code object -> global names its code (and nested code) loads
 _PATHS = {}   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
+_LEN_ONLY = {}  # code object -> places it uses as a list only through its length (`analysis/len_reads.py`)
 
 
 def global_reads(code):
@@ -41,13 +46,33 @@ def global_reads(code):
         stack = [code]
         while stack:
             c = stack.pop()
-            for ins in dis.get_instructions(c):
-                if ins.opname in _GLOBAL_OPS:
-                    names.add(ins.argval)
+            names.update(_loaded_globals(c))
             stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
         names.discard("_jst")
         hit = _READS[code] = tuple(sorted(names))
     return hit
+
+
+_LOAD_GLOBAL, _LOAD_NAME, _EXTENDED_ARG = (dis.opmap[n] for n in ("LOAD_GLOBAL", "LOAD_NAME", "EXTENDED_ARG"))
+_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0  # 3.11+: LOAD_GLOBAL's low bit says "push NULL"
+
+
+def _loaded_globals(code):
+    """The names `code` itself loads with LOAD_GLOBAL / LOAD_NAME, read from the raw bytecode (what
+    `dis.get_instructions` finds, at a tenth of its cost: it was a tenth of a first call's tracing time)."""
+    raw, names, ext = code.co_code, code.co_names, 0
+    out = set()
+    for i in range(0, len(raw), 2):
+        op, arg = raw[i], raw[i + 1] | ext
+        if op == _EXTENDED_ARG:
+            ext = arg << 8
+            continue
+        ext = 0
+        if op == _LOAD_GLOBAL:
+            out.add(names[arg >> _GLOBAL_SHIFT])
+        elif op == _LOAD_NAME:
+            out.add(names[arg])
+    return out
 
 
 def param_paths(fn):
@@ -56,6 +81,21 @@ def param_paths(fn):
     hit = _PATHS.get(code)
     if hit is None:
         hit = _PATHS[code] = _scan_paths(fn)
+    return hit
+
+
+def len_only(fn):
+    """Places (`'hist'`, `'self.seen'`) `fn` uses as a list only through `len()` and mutating calls."""
+    code = fn.__code__
+    hit = _LEN_ONLY.get(code)
+    if hit is None:
+        from .analysis.len_reads import len_only_places
+        from .convert import ConversionError, function_tree
+        try:
+            hit = frozenset(len_only_places(function_tree(fn).body[0]))
+        except (ConversionError, SyntaxError, OSError, TypeError):
+            hit = frozenset()
+        _LEN_ONLY[code] = hit
     return hit
 
 
@@ -102,6 +142,12 @@ def signature(v, depth=0):
         if isinstance(v, dict):
             return (t, id(v), tuple((k, signature(e, depth + 1)) for k, e in v.items()))
         return (t, id(v), tuple(signature(e, depth + 1) for e in v))
+    if t is np.ndarray:
+        # a trace bakes an array's values into the program: an in-place write must retrace (contents up to
+        # MAX_ARRAY elements; a larger array is checked by identity, shape and dtype only)
+        if v.size <= MAX_ARRAY:
+            return ("ndarray", id(v), v.shape, v.dtype.str, v.tobytes())
+        return ("ndarray", id(v), v.shape, v.dtype.str)
     if t is types.MethodType:
         return ("method", id(v.__func__), id(v.__self__))
     if t is types.BuiltinMethodType and not isinstance(v.__self__, types.ModuleType):
@@ -131,29 +177,39 @@ def describe(v):
         return text if len(text) <= 60 else text[:57] + "..."
     if isinstance(v, (list, dict, set)):
         return f"a {type(v).__name__} of {len(v)} items"
+    if type(v) is np.ndarray:
+        return f"an array {v.dtype}{list(v.shape)} (written in place, or replaced)"
     return f"another {type(v).__name__} object"
 
 
 class Guard:
     """One check: `read(args, kwargs)` gives the current value, compared with the one seen when tracing;
-    `source` is the same read as a Python expression over `a`, `k` and the names in `env`."""
-    __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env")
+    `source` is the same read as a Python expression over `a`, `k` and the names in `env`. `len_only`: every
+    function of the trace reading this list used only its length (`relax` then checks identity + length)."""
+    __slots__ = ("what", "read", "expected", "value", "keep", "identity", "source", "env", "len_only", "length")
 
-    def __init__(self, what, read, value, source, env):
+    def __init__(self, what, read, value, source, env, len_only=None):
         self.what, self.read, self.value, self.source, self.env = what, read, value, source, env
         self.expected = signature(value)
         self.identity = self.expected[0] == "id" and len(self.expected) == 2
         self.keep = _keep(value)
+        # (the analysis runs only for a list)
+        self.len_only, self.length = type(value) is list and len_only is not None and len_only(), None
 
     def holds(self, args, kwargs):
         v = self.read(args, kwargs)
         if self.identity:
             return v is self.value
+        if self.length is not None:
+            return v is self.value and len(v) == self.length
         return signature(v) == self.expected
 
     def reason(self, args, kwargs):
         if self.what.endswith("replaced or removed"):
             return self.what
+        v = self.read(args, kwargs)
+        if self.length is not None and v is self.value:
+            return f"{self.what} (read only through its length) changed from {self.length} to {len(v)} items"
         return f"{self.what} changed from {describe(self.value)} to {describe(self.read(args, kwargs))}"
 
 
@@ -162,8 +218,17 @@ class GuardSet:
 
     def __init__(self):
         self.guards = []
-        self._seen = set()
+        self._seen = {}  # key -> its Guard (None: its read raised)
         self._fast = None
+
+    def relax(self, contents_logged):
+        """After a trace (its changes undone): a list read only through its length is checked by identity and
+        length, unless its changes were logged as whole contents (`contents_logged`: ids; the replay then
+        writes contents made from its items)."""
+        for g in self.guards:
+            if g.len_only and g.length is None and id(g.value) not in contents_logged:
+                g.length = len(g.value)
+                self._fast = None
 
     def __len__(self):
         return len(self.guards)
@@ -189,6 +254,9 @@ class GuardSet:
             if g.identity:
                 env[f"_v{i}"] = g.value
                 conds.append(f"({g.source}) is _v{i}")
+            elif g.length is not None:
+                env[f"_v{i}"], env[f"_n{i}"] = g.value, g.length
+                conds.append(f"(_x := {g.source}) is _v{i} and len(_x) == _n{i}")
             elif type(g.value) in (int, str, bool, type(None)):  # exact type and value, no signature call
                 env[f"_v{i}"], env[f"_t{i}"] = g.value, type(g.value)
                 conds.append(f"(_x := {g.source}).__class__ is _t{i} and _x == _v{i}")
@@ -201,15 +269,20 @@ class GuardSet:
         self._fast = env["check"]
         return self._fast
 
-    def _add(self, key, what, read, source, env, args=(), kwargs=None):
+    def _add(self, key, what, read, source, env, args=(), kwargs=None, len_only=None):
+        """`len_only()`: True when the function reading it uses it only through its length (asked for lists)."""
         if key in self._seen:
+            seen = self._seen[key]
+            if seen is not None and seen.len_only and not (len_only is not None and len_only()):
+                seen.len_only = False  # another function reads it in full
             return
-        self._seen.add(key)
+        self._seen[key] = None
         try:
             value = read(args, kwargs or {})
         except Exception:
             return
-        self.guards.append(Guard(what, read, value, source, env))
+        self._seen[key] = Guard(what, read, value, source, env, len_only)
+        self.guards.append(self._seen[key])
         self._fast = None
 
     def add_layer_edits(self):
@@ -223,15 +296,15 @@ class GuardSet:
         `reads_params` ((name, getter) of the call's parameters), also the attribute chains on them."""
         g = fn.__globals__
         n = len(self._seen)
+        orig = getattr(fn, "__wrapped_original__", fn)
         for name in global_reads(fn.__code__):
             n += 1
             self._add(("global", id(g), name), f"global '{name}'", lambda a, k, g=g, name=name: g.get(name, MISSING),
-                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g})
-        orig = getattr(fn, "__wrapped_original__", fn)
+                      f"_g{n}.get({name!r}, _M)", {f"_g{n}": g}, len_only=lambda p=name: p in len_only(orig))
         for name, cell in zip(orig.__code__.co_freevars, orig.__closure__ or ()):
             n += 1
             self._add(("cell", id(cell)), f"closure variable '{name}'", lambda a, k, c=cell: _cell(c),
-                      f"_c{n}.cell_contents", {f"_c{n}": cell})
+                      f"_c{n}.cell_contents", {f"_c{n}": cell}, len_only=lambda p=name: p in len_only(orig))
         if reads_params is None:
             return
         for path in param_paths(orig):
@@ -246,7 +319,8 @@ class GuardSet:
             if len(path) > 1:
                 self._add(("path", root_source) + path, ".".join(path),
                           lambda a, k, gt=getter, p=path[1:]: _chain(gt(a, k), p),
-                          _path_source(root, root_source, path[1:]), root_env, args, kwargs)
+                          _path_source(root, root_source, path[1:]), root_env, args, kwargs,
+                          len_only=lambda p=".".join(path): p in len_only(orig))
 
 
 def add_object_method(guards, fn, obj):

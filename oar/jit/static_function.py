@@ -116,29 +116,13 @@ class StaticFunction:
 
     def _split(self, error, args, kwargs):
         """`full_graph=False`: runs the function split at the statement that raised `error` (and at any later
-        break found the same way)."""
+        break found the same way, inside loop and branch bodies too)."""
         from . import graph_break
         from .convert import function_tree
-        tree = function_tree(self._function)
-        fdef = tree.body[0]
-        filename = self._function.__code__.co_filename
-        breaks = set(self._segmented.breaks) if self._segmented is not None else set()
-        for _ in range(graph_break.MAX_BREAKS):
-            line = graph_break.break_line(error, filename, fdef.lineno, fdef.end_lineno)
-            index = next((i for i, st in enumerate(fdef.body) if st.lineno <= (line or -1) <= st.end_lineno), None)
-            if index is None or index in breaks:
-                raise error
-            breaks.add(index)
-            self._segmented = graph_break.SegmentedFunction(
-                self._function, tree, breaks,
-                lambda f: _piece(f, self._build_strategy, self._check))
-            try:
-                return self._call_pieces(args, kwargs)
-            except Exception as e:
-                if not graph_break.is_break(e):
-                    raise
-                error = e
-        raise error
+        self._segmented = graph_break.SegmentedFunction(
+            self._function, function_tree(self._function), lambda f: _piece(f, self._build_strategy, self._check))
+        self._segmented.add_break(error)  # nothing ran yet: the whole function's trace was undone
+        return self._call_pieces(args, kwargs)
 
     # ---- train / eval ---------------------------------------------------------------------------------------
     @property
@@ -440,11 +424,12 @@ class StaticFunction:
             rec.undo()
             raise errors.attach(e, self.__name__, "converting") from None
         rec.undo()
+        rec.guards.relax({id(op[1]) for op in rec.ops if op[0] == "contents"})
         rec.check_untracked(self.__name__, main)
         outputs = [v for v in fixed if isinstance(v, Variable)]
         from .undefined import UndefinedVar
         for v in fixed:
-            if isinstance(v, UndefinedVar):
+            if isinstance(v, UndefinedVar) and not self._piece:  # a piece's: a local left without a value
                 raise v.error()
         training = self.training
         cp = ConcreteProgram(main, startup, inputs, outputs, out_tree, fixed, self.__name__, training, scope)

@@ -111,8 +111,11 @@ class MaybeUndefinedVar(Variable):
     def mark(cls, var, flag, name, lines, kind="if"):
         var.__class__ = cls
         loc = _where()
-        _INFO[id(var)] = (weakref.ref(var), flag, name, lines, set(), kind, loc[0] if loc else None)
-        weakref.finalize(var, _INFO.pop, id(var), None)  # the entry (its flag holds the Program) dies with var
+        # the flag is held weakly (the Program holds it as long as `var`): a strong reference here would keep
+        # the Program, and so `var` and this entry, alive forever (every such trace leaked its program)
+        held = weakref.ref(flag) if isinstance(flag, Variable) else (lambda f=flag: f)
+        _INFO[id(var)] = (weakref.ref(var), held, name, lines, set(), kind, loc[0] if loc else None)
+        weakref.finalize(var, _INFO.pop, id(var), None)  # the entry dies with var
         return var
 
     def _info(self):
@@ -123,7 +126,8 @@ class MaybeUndefinedVar(Variable):
         info = self._info()
         if info is None:
             return
-        _, flag, name, lines, done, kind, file = info
+        _, held, name, lines, done, kind, file = info
+        flag = held()
         if block.idx in done:
             return
         done.add(block.idx)
@@ -141,7 +145,7 @@ def defined_flag(v):
     if isinstance(v, MaybeUndefinedVar):
         info = v._info()
         if info is not None:
-            return info[1]
+            return info[1]()
     return True
 
 

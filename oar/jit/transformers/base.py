@@ -12,6 +12,45 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
           ast.DictComp, ast.GeneratorExp)
 LOOPS = (ast.For, ast.While)
 HELPER_RE = re.compile(r"__(true_fn|false_fn|get|set|cond|body)_\d+$")
+# nodes no converter rewrites (contexts, operators): about a third of a function's nodes, never visited
+_LEAVES = frozenset(c for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+                    for c in base.__subclasses__())
+
+
+class Transformer(ast.NodeTransformer):
+    """`ast.NodeTransformer` that never visits the leaf nodes in `_LEAVES`: the conversion steps walk every
+    function a dozen times, and the generic walk was most of their time."""
+
+    def visit(self, node):
+        fn = getattr(self, "visit_" + node.__class__.__name__, None)
+        return fn(node) if fn is not None else self.generic_visit(node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if type(old) is list:
+                new, changed = [], False
+                for v in old:
+                    if isinstance(v, ast.AST) and v.__class__ not in _LEAVES:
+                        r = self.visit(v)
+                        if r is not v:
+                            changed = True
+                            if r is None:
+                                continue
+                            if not isinstance(r, ast.AST):
+                                new.extend(r)
+                                continue
+                            v = r
+                    new.append(v)
+                if changed:
+                    old[:] = new
+            elif isinstance(old, ast.AST) and old.__class__ not in _LEAVES:
+                r = self.visit(old)
+                if r is None:
+                    delattr(node, field)
+                elif r is not old:
+                    setattr(node, field, r)
+        return node
 
 
 class Context:
@@ -38,14 +77,19 @@ def template(src, **subs):
     text = src.format(**{k: (f"__PH_{k}" if k in nodes else v) for k, v in subs.items()})
     tree = ast.parse(text)
     mark_generated(tree.body)
+    return _Fill(nodes).visit(tree).body if nodes else tree.body
 
-    class _Fill(ast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id.startswith("__PH_"):
-                return copy.deepcopy(nodes[node.id[5:]])
-            return node
 
-    return _Fill().visit(tree).body
+class _Fill(Transformer):
+    """`template`'s placeholders `__PH_key` -> copies of the given nodes."""
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def visit_Name(self, node):
+        if node.id.startswith("__PH_"):
+            return copy.deepcopy(self.nodes[node.id[5:]])
+        return node
 
 
 def expr(src, **subs):
@@ -53,12 +97,33 @@ def expr(src, **subs):
     return template(src, **subs)[0].value
 
 
+def children(node):
+    """The child nodes of `node` that can hold code (`ast.iter_child_nodes` without contexts and operators)."""
+    out = []
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if type(v) is list:
+            out.extend([c for c in v if isinstance(c, ast.AST) and c.__class__ not in _LEAVES])
+        elif isinstance(v, ast.AST) and v.__class__ not in _LEAVES:
+            out.append(v)
+    return out
+
+
+def walk(node):
+    """`ast.walk` without contexts and operators (depth first)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        todo.extend(children(n))
+
+
 def located(nodes, like):
     """Gives every node in `nodes` (one node or a list) without a location the location of `like`, so errors
     and the static builder's source lines point at the user's original line."""
     items = nodes if isinstance(nodes, list) else [nodes]
     for n in items:
-        for sub in ast.walk(n):
+        for sub in walk(n):
             if "lineno" in sub._attributes:
                 if getattr(sub, "lineno", None) is None or getattr(sub, "_oar_gen", False):
                     sub.lineno, sub.col_offset = like.lineno, getattr(like, "col_offset", 0)
@@ -75,7 +140,7 @@ def walk_scope(node):
         yield n
         if isinstance(n, SCOPES):  # its name (if any) is bound here, its body is another scope
             continue
-        todo.extend(ast.iter_child_nodes(n))
+        todo.extend(children(n))
 
 
 def assigned_names(stmts):
@@ -168,7 +233,7 @@ def guard(stmts, flags):
     return out
 
 
-class BlockTransformer(ast.NodeTransformer):
+class BlockTransformer(Transformer):
     """Base of the converters that turn blocks into nested functions: tracks the names each user function
     declares `global` (its blocks then declare them `global` too, not `nonlocal`)."""
 
@@ -188,7 +253,7 @@ class BlockTransformer(ast.NodeTransformer):
 
 def mark_generated(nodes):
     for n in (nodes if isinstance(nodes, list) else [nodes]):
-        for sub in ast.walk(n):
+        for sub in walk(n):
             sub._oar_gen = True
     return nodes
 

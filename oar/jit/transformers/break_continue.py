@@ -11,7 +11,7 @@ flag joins the loop condition, and `for/else` / `while/else` run their `else` wh
 """
 import ast
 
-from .base import contains, expr, guard, located, set_jump, template
+from .base import Transformer, contains, expr, guard, located, set_jump, template
 
 
 def _replace(stmts, kind, flag):
@@ -32,7 +32,7 @@ def _replace(stmts, kind, flag):
     return out
 
 
-class _Jumps(ast.NodeTransformer):
+class _Jumps(Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

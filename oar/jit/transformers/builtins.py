@@ -7,13 +7,13 @@
 """
 import ast
 
-from .base import located
+from .base import Transformer, located
 
 NAMES = {"len": "convert_len", "range": "convert_range", "enumerate": "convert_enumerate", "zip": "convert_zip"}
 CASTS = ("int", "float", "bool")
 
 
-class _Builtins(ast.NodeTransformer):
+class _Builtins(Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func

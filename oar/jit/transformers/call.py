@@ -5,7 +5,7 @@ recursively at run time and returns oar's own functions, builtins and ignored mo
 """
 import ast
 
-from .base import located
+from .base import Transformer, located
 
 _SKIP = {"super", "isinstance", "getattr", "hasattr", "type", "locals", "globals", "vars", "id"}
 
@@ -14,7 +14,7 @@ def _is_runtime(f):
     return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "_jst"
 
 
-class _Calls(ast.NodeTransformer):
+class _Calls(Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func

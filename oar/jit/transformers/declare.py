@@ -8,10 +8,10 @@ before Python would have assigned it raises, naming the variable and the lines t
 """
 import ast
 
-from .base import declared, located, template, walk_scope
+from .base import Transformer, declared, located, template, walk_scope
 
 
-class _Declare(ast.NodeTransformer):
+class _Declare(Transformer):
     def visit_FunctionDef(self, node):
         self.generic_visit(node)
         if getattr(node, "_oar_helper", False):

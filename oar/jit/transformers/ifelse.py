@@ -12,10 +12,8 @@ builds a `cond` op for a static one.
 
     a if c else b      ->   _jst.convert_ifexp(c, lambda: a, lambda: b)
 """
-import ast
-
-from .base import (BlockTransformer, assigned_names, block_places, expr, function_def, located, state_functions,
-                   template)
+from .base import (BlockTransformer, Transformer, assigned_names, block_places, expr, function_def, located,
+                   state_functions, template)
 
 
 class _IfElse(BlockTransformer):
@@ -34,7 +32,7 @@ class _IfElse(BlockTransformer):
         return located([tfn, ffn] + state + call, node)
 
 
-class _IfExp(ast.NodeTransformer):
+class _IfExp(Transformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return located(expr("_jst.convert_ifexp({t}, lambda: {a}, lambda: {b})", t=node.test, a=node.body,

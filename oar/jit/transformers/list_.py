@@ -13,7 +13,7 @@ stays a plain call (rebinding `G` would make it local and break the function).
 """
 import ast
 
-from .base import expr, located, template
+from .base import Transformer, expr, located, template
 
 
 def _method_call(node, name):
@@ -21,7 +21,7 @@ def _method_call(node, name):
         isinstance(node.func.value, ast.Name) and not node.keywords
 
 
-class _Lists(ast.NodeTransformer):
+class _Lists(Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.scopes = [None]

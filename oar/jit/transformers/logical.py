@@ -11,7 +11,7 @@ which a static value cannot be, so with `full_graph=False` the runtime makes it 
 """
 import ast
 
-from .base import expr, located
+from .base import Transformer, expr, located
 
 _FN = {ast.And: "convert_logical_and", ast.Or: "convert_logical_or"}
 
@@ -38,7 +38,7 @@ def _mark_tests(tree):
             _mark_test(node.args[0])
 
 
-class _Logical(ast.NodeTransformer):
+class _Logical(Transformer):
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         fn = _FN[type(node.op)]

@@ -5,7 +5,7 @@ annotations (`y: List[int] = v` -> `y = v`: an annotated name cannot be shared w
 `nonlocal`, and inside a function Python never evaluates such an annotation)."""
 import ast
 
-from .base import assigned_names, declared, walk_scope
+from .base import Transformer, assigned_names, declared, walk_scope
 
 
 def local_names(fn):
@@ -36,7 +36,7 @@ def _mark_outer_containers(fn, local):
             n._oar_outer = True
 
 
-class _DropAnnotations(ast.NodeTransformer):
+class _DropAnnotations(Transformer):
     """`x: T = v` -> `x = v`; `x: T` (binds nothing, but makes `x` a local) -> `if False: x = None`, which
     binds nothing either and keeps `x` local."""
 

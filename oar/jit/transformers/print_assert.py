@@ -6,10 +6,10 @@ assert op that keeps its message (the message is evaluated only when needed, as 
 """
 import ast
 
-from .base import located, template
+from .base import Transformer, located, template
 
 
-class _PrintAssert(ast.NodeTransformer):
+class _PrintAssert(Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id == "print":

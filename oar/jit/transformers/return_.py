@@ -14,7 +14,7 @@ not returned yet are never confused.
 """
 import ast
 
-from .base import LOOPS, guard, located, set_jump, template, walk_scope
+from .base import Transformer, LOOPS, guard, located, set_jump, template, walk_scope
 
 FLAG, VALUE = "__return_flag", "__return_value"
 
@@ -54,7 +54,7 @@ def _lower(stmts, in_loop):
     return out
 
 
-class _Returns(ast.NodeTransformer):
+class _Returns(Transformer):
     def visit_FunctionDef(self, fn):
         self.generic_visit(fn)  # nested user functions first
         if getattr(fn, "_oar_helper", False) or not _needs(fn):

@@ -3,10 +3,10 @@ unknown ones (an `InputSpec` with `None`), so `x.shape[0] * 3` keeps working on 
 becomes `_jst.convert_size(x)`: the element count, a run-time value when a dim is unknown."""
 import ast
 
-from .base import located
+from .base import Transformer, located
 
 
-class _Shape(ast.NodeTransformer):
+class _Shape(Transformer):
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr in ("shape", "size") and isinstance(node.ctx, ast.Load):

@@ -11,7 +11,7 @@ statements moved into branch and loop functions are rewritten too. Also records 
 """
 import ast
 
-from .base import located, walk_scope
+from .base import Transformer, located, walk_scope
 
 _AUG = {ast.Add: "iadd", ast.Sub: "isub", ast.Mult: "imul", ast.Div: "itruediv", ast.FloorDiv: "ifloordiv",
         ast.Mod: "imod", ast.Pow: "ipow", ast.BitAnd: "iand", ast.BitOr: "ior", ast.BitXor: "ixor",
@@ -50,7 +50,7 @@ def _pure(node):
     return False
 
 
-class _Stores(ast.NodeTransformer):
+class _Stores(Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
