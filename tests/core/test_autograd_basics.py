@@ -9,7 +9,9 @@ def test_backward_accumulates_and_clears():
     (x * x).sum().backward()
     (x * x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
-    x.clear_grad()
+    x.clear_grad()  # zeroed, as Paddle does
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+    x.clear_grad(set_to_zero=False)
     assert x.grad is None
 
 
