@@ -72,8 +72,21 @@ class Trace:
                                     rec.scope)
         if build_strategy is not None:
             self._run.apply_build_strategy(build_strategy)
-        self.runner = ProgramRunner(self._run.run_program, [v.name for v in rec.feeds], [v.name for v in extra],
-                                    scope=self._run.run_scope)
+        feed_names, fetch = [v.name for v in rec.feeds], [v.name for v in extra]
+        self._plan = None
+        if self.grad_effects:
+            # a training step (backward ran inside): the captured step's pass pipeline and one compiled plan, run
+            # without the differentiable eager op (its outputs need no gradient: as the captured step's)
+            from ..graph.executor import compile_program
+            from ..passes import apply_passes
+            from .train_step import train_passes
+            self._run.run_program = apply_passes(self._run.run_program, train_passes(), keep=fetch,
+                                                 scope=self._run.run_scope)
+            self._run.passes = list(self._run.passes) + list(train_passes())
+            self._plan = compile_program(self._run.run_program, feed_names, fetch)
+            self.runner = None
+        else:
+            self.runner = ProgramRunner(self._run.run_program, feed_names, fetch, scope=self._run.run_scope)
 
     @property
     def program(self):
@@ -92,7 +105,10 @@ class Trace:
                 t._data = v
         # a broken guard drops the run: what it wrote into outside tensors (a training step's parameters) is undone
         saved = [(t, t._data.copy(), t._vc[0]) for t in self.written] if self.guards else ()
-        vals = self.runner(*tensors)
+        if self._plan is not None:
+            vals = [Tensor(a) for a in self._plan.run_trusted([t._data for t in tensors], self._run.run_scope)]
+        else:
+            vals = self.runner(*tensors)
         n_guard = self.n_out + len(self.guards)
         for g, v in zip(self.guards, vals[self.n_out:n_guard]):
             if not g.holds(v._data):
@@ -143,6 +159,17 @@ def signature(args, kwargs, training=None):
             except TypeError:
                 key.append(("py-id", id(v)))
     return tuple(key) + (repr(tree), training, STATE.amp is not None)
+
+
+def _fast_signature(args, training):
+    """The cache key of a call whose arguments are all plain Tensors (the hot path of a training loop), else None.
+    Its keys never equal `signature`'s (a different first element), so each call shape has one key."""
+    key = ["tensors", training, STATE.amp is not None]
+    for a in args:
+        if type(a) is not Tensor:
+            return None
+        key.append((a._data.shape, a.dtype, a.stop_gradient))
+    return tuple(key)
 
 
 def _tensors(args, kwargs):
@@ -202,12 +229,18 @@ class TracedFunction:
         if mode().static or active() is not None:  # inside a program being built, or another trace: inline
             return self._fn(*args, **kwargs)
         training = self._layer.training if self._layer is not None else None
-        key = signature(args, kwargs, training)
+        key = _fast_signature(args, training) if not kwargs else None
+        if key is None:
+            key = signature(args, kwargs, training)
+            tensors = None
+        else:
+            tensors = args
         tr = self._traces.get(key)
         if tr is None:
             return self._trace(key, args, kwargs, training)
         self._last = tr
-        tensors = _tensors(args, kwargs)
+        if tensors is None:
+            tensors = _tensors(args, kwargs)
         expected = None
         if self._check and self._checks_left > 0:
             self._checks_left -= 1

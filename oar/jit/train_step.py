@@ -396,7 +396,8 @@ def _without_sums(program, in_sums):
 
 
 def train_passes():
-    """The passes run on every captured training step (`oar.jit.train_step.PASSES.names`)."""
+    """The passes run on every captured or traced training step (`oar.jit.train_step.PASSES.names`): traced steps
+    (`oar.jit.traced.Trace`) go through the same pipeline, so both get the same fused plan."""
     return tuple(PASSES.names)
 
 
@@ -404,7 +405,7 @@ class _Passes:
     """The pass pipeline of captured training steps (change `names` to switch passes off, e.g. in tests)."""
 
     def __init__(self):
-        self.names = ["fuse_elementwise", "fuse_optimizer_updates"]
+        self.names = ["fold_assign_writes", "fuse_elementwise", "fuse_optimizer_updates"]
 
 
 PASSES = _Passes()

@@ -243,7 +243,7 @@ class Optimizer:
         result is written back: one lazy graph computes the step's forward, backward and updates."""
         from ..jit.recorder import active
         rec = active()
-        done = []
+        done, lrs = [], {}
         for p, g in params_grads:
             if g is None:
                 continue
@@ -253,9 +253,15 @@ class Optimizer:
                 g = reg(p, g)
             accs = self._acc.get(id(p)) or self._accumulators(p)
             dtype = p._meta()[1]
-            lr = _wrap(np.asarray(self._param_lr(p, base), dtype=dtype))
-            if rec is not None:  # the learning rate is host state: recomputed before every run of the trace
-                rec.host_value(lr, lambda p=p, dtype=dtype: np.asarray(self._param_lr(p), dtype=dtype))
+            oa = getattr(p, "optimize_attr", None)
+            # one learning-rate tensor per (group rate, parameter rate, dtype), as the captured step's `lrs`: the
+            # updates that share it are one group for `fuse_optimizer_updates`
+            key = (id(group), oa["learning_rate"] if oa else 1.0, dtype)
+            lr = lrs.get(key)
+            if lr is None:
+                lr = lrs[key] = _wrap(np.asarray(self._param_lr(p, base), dtype=dtype))
+                if rec is not None:  # the learning rate is host state: recomputed before every run of the trace
+                    rec.host_value(lr, lambda p=p, dtype=dtype: np.asarray(self._param_lr(p), dtype=dtype))
             outs = apply(self._op, [p, g, *accs, lr], self._attrs(p, group))
             done.append(((p, *accs), outs if type(outs) is tuple else (outs,)))
         for targets, outs in done:

@@ -17,6 +17,7 @@ from .fold_batch_norm import fold_batch_norm
 from .fuse_linear import fuse_linear
 from .fuse_elewise_add_act import fuse_elewise_add_act
 from .fuse_optimizer_updates import fuse_optimizer_updates
+from .fold_assign_writes import fold_assign_writes
 from .fuse_elementwise import fuse_elementwise
 from .fuse_matmul_sums import fuse_matmul_sums
 from .fuse_conv import fuse_conv_bias_act
@@ -30,6 +31,7 @@ PASSES = {
     "fuse_elewise_add_act": fuse_elewise_add_act,
     "dead_code_elimination": dead_code_elimination,
     "fuse_optimizer_updates": fuse_optimizer_updates,
+    "fold_assign_writes": fold_assign_writes,
     "fuse_elementwise": fuse_elementwise,
     "fuse_matmul_sums": fuse_matmul_sums,
     "fuse_conv_bias_act": fuse_conv_bias_act,
