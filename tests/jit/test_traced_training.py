@@ -94,6 +94,11 @@ def test_twenty_training_steps_give_eagers_parameters_float64(float64, make, way
         assert fn.num_traces == 2 and "was None when traced" in fn.retrace_reasons[0]
         types = [op.type for op in fn.program.global_block().ops]
         assert "adam_update" in types and "zeros_like" in types
+        # the program run went through the captured step's pipeline (train_passes): the updates write their own
+        # parameters and accumulators (no trailing assign) and are one multi-tensor update
+        run = [op.type for op in fn._last._run.run_program.global_block().ops]
+        assert run.count("multi_adam_update") == 1 and "adam_update" not in run and "assign" not in run
+        assert fn._last._run.passes[-3:] == list(oar.jit.train_step.train_passes())
     else:  # one graph per step, compiled in the first two steps
         hits, misses = L.STATS.hits - before[0], L.STATS.misses - before[1]
         assert misses == 2 and hits == steps - 2
@@ -248,3 +253,22 @@ def test_lazy_check_mode_compares_the_compiled_gradients_with_the_eager_walk(mon
     with pytest.raises(AssertionError, match=r"lazy check: the value of 'backward' at .*test_traced_training.py"):
         with oar.lazy(check=True):
             (w * w).sum().backward()
+
+
+def test_a_traced_training_step_shares_one_learning_rate_feed_per_group():
+    """Every parameter of a group reads one learning-rate tensor (as in the captured step), so the updates fuse."""
+    net = LinearNet()
+    opt = oar.optimizer.Adam(1e-3, parameters=net.parameters())
+
+    def step(x, y):
+        loss = nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    fn = oar.jit.trace(step)
+    x, y = _batch(np.random.default_rng(0), LinearNet)
+    fn(x, y)
+    ops = [op for op in fn.program.global_block().ops if op.type == "adam_update"]
+    assert len(ops) == 2 and len({op.inputs["lr"][0] for op in ops}) == 1
+    assert len(fn._last.host_values) == 1
