@@ -104,13 +104,69 @@ def measure(which, repeat, number):
           f"(hit rate {hits / max(hits + misses, 1):.0%})")
 
 
+def breakdown(which, repeat, number):
+    """Where a lazy step's time goes: recording (the lazy hook, op by op, and the symbolic backward), the flush
+    (the compiled plan's run and handing its values to the pending tensors), and the rest: the Python around the
+    ops (layers, functional wrappers, Tensor.backward's entry, the optimizer loop, clear_grad), which lazy mode
+    cannot remove. Each part is timed by a wrapper, exclusive of the parts nested in it (a flush the hook
+    triggers counts as flush); the wrappers' own cost (about 0.3 us a call) lands in the part they wrap."""
+    from oar.jit.lazy_graph import LazyGraph
+    acc = {"record": 0.0, "flush": 0.0}
+    inner = [0.0]  # time of the parts nested in the one running now
+
+    def timed(part, fn):
+        def run(*a, **k):
+            outer, inner[0] = inner[0], 0.0
+            t0 = CLOCK()
+            try:
+                return fn(*a, **k)
+            finally:
+                took = CLOCK() - t0
+                acc[part] += took - inner[0]
+                inner[0] = outer + took
+        return run
+    saved = (L._on_op, L._symbolic_backward, LazyGraph.flush)
+    L._on_op, L._symbolic_backward = timed("record", L._on_op), timed("record", L._symbolic_backward)
+    LazyGraph.flush = timed("flush", LazyGraph.flush)
+    try:
+        _, fn = stepper(which, "lazy")
+        _, cap = stepper(which, "captured")
+        fn(), fn(), cap(), cap()
+        best = None
+        for _ in range(repeat):
+            acc["record"] = acc["flush"] = 0.0
+            t0 = CLOCK()
+            for _ in range(number):
+                fn()
+            total = CLOCK() - t0
+            t0 = CLOCK()
+            for _ in range(number):
+                cap()
+            captured = CLOCK() - t0
+            row = (total, acc["record"], acc["flush"], captured)
+            if best is None or row[0] < best[0]:
+                best = row
+    finally:
+        L._on_op, L._symbolic_backward, LazyGraph.flush = saved
+    total, rec, flush, captured = (v / number * 1e6 for v in best)
+    rest = total - rec - flush
+    print(f"({which}) lazy step breakdown, {MODELS[which]} (best of {repeat} x {number}; timing wrappers on)")
+    print(f"  lazy step {total:8.1f} us = recording {rec:.1f} + flush (plan run, values handed out) {flush:.1f} "
+          f"+ Python around the ops {rest:.1f}")
+    print(f"  captured step {captured:8.1f} us; the Python around the ops alone is {rest / captured:.2f}x of it, "
+          f"Python + flush {(rest + flush) / captured:.2f}x (target for the whole lazy step: 1.15x)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", choices=sorted(MODELS))
+    ap.add_argument("--breakdown", action="store_true", help="also split the lazy step's time into its parts")
     args = ap.parse_args()
     for which in ([args.only] if args.only else sorted(MODELS)):
         measure(which, args.repeat, {"a": 200, "b": 5}[which])
+        if args.breakdown:
+            breakdown(which, args.repeat, {"a": 200, "b": 5}[which])
 
 
 if __name__ == "__main__":
