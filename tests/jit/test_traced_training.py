@@ -272,3 +272,28 @@ def test_a_traced_training_step_shares_one_learning_rate_feed_per_group():
     ops = [op for op in fn.program.global_block().ops if op.type == "adam_update"]
     assert len(ops) == 2 and len({op.inputs["lr"][0] for op in ops}) == 1
     assert len(fn._last.host_values) == 1
+
+
+def test_a_traced_training_steps_output_carries_no_gradient_like_the_captured_steps():
+    """The step already ran its backward: its program runs as a plan, not as a differentiable op, so the returned
+    loss is a constant (as the captured step's) and a second backward on it says so instead of re-deriving."""
+    results = {}
+    for way in ("trace", "to_static"):
+        oar.seed(0)
+        net = nn.Linear(3, 2)
+        opt = oar.optimizer.SGD(0.1, parameters=net.parameters())
+
+        def step(x):
+            loss = net(x).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        fn = getattr(oar.jit, way)(step)
+        for _ in range(3):
+            loss = fn(oar.ones([4, 3]))
+        results[way] = (loss.stop_gradient, net.weight.numpy())
+        with pytest.raises(RuntimeError, match="stop_gradient=True"):
+            loss.backward()
+    assert results["trace"][0] is True and results["to_static"][0] is True
+    np.testing.assert_array_equal(results["trace"][1], results["to_static"][1])
