@@ -68,25 +68,36 @@ class Trace:
         evars = [gb.var(e.name) for e in self._grads]
         # the program actually run: the outputs, each guarded value, then each new .grad (kept by the passes)
         extra = outs + gvars + evars
-        self._run = ConcreteProgram(rec.program, startup, list(rec.feeds), extra, "*", extra, name, training,
-                                    rec.scope)
+        # a training step (backward ran inside) gets the build strategy's training passes: none that bakes
+        # parameter values in (constant folding), which its own updates change on every run
+        self._run = ConcreteProgram(rec.program, startup, list(rec.feeds), extra, "*", extra, name,
+                                    training or bool(self.grad_effects), rec.scope)
+        self._feed_names, self._fetch = [v.name for v in rec.feeds], [v.name for v in extra]
         if build_strategy is not None:
             self._run.apply_build_strategy(build_strategy)
-        feed_names, fetch = [v.name for v in rec.feeds], [v.name for v in extra]
-        self._plan = None
+        self._make_runner()
+
+    def set_build_strategy(self, build_strategy):
+        """Runs the passes `build_strategy` selects on the program that later calls run (in place of earlier ones)."""
+        self._run.run_program, self._run.passes = self._run.main_program, []
+        self._run.apply_build_strategy(build_strategy)
+        self._make_runner()
+
+    def _make_runner(self):
+        self._plan = self.runner = None
         if self.grad_effects:
             # a training step (backward ran inside): the captured step's pass pipeline and one compiled plan, run
             # without the differentiable eager op (its outputs need no gradient: as the captured step's)
             from ..graph.executor import compile_program
             from ..passes import apply_passes
             from .train_step import train_passes
-            self._run.run_program = apply_passes(self._run.run_program, train_passes(), keep=fetch,
+            self._run.run_program = apply_passes(self._run.run_program, train_passes(), keep=self._fetch,
                                                  scope=self._run.run_scope)
             self._run.passes = list(self._run.passes) + list(train_passes())
-            self._plan = compile_program(self._run.run_program, feed_names, fetch)
-            self.runner = None
+            self._plan = compile_program(self._run.run_program, self._feed_names, self._fetch)
         else:
-            self.runner = ProgramRunner(self._run.run_program, feed_names, fetch, scope=self._run.run_scope)
+            self.runner = ProgramRunner(self._run.run_program, self._feed_names, self._fetch,
+                                        scope=self._run.run_scope)
 
     @property
     def program(self):

@@ -73,12 +73,8 @@ class TracedLayer:
         for Paddle's signature; oar's executor has no per-program execution settings and it must be None)."""
         if exec_strategy is not None:
             raise ValueError("TracedLayer.set_strategy: oar has no ExecutionStrategy; pass build_strategy only")
-        tr = self._trace
         if build_strategy is not None:
-            tr._run.apply_build_strategy(build_strategy)
-            from .runner import ProgramRunner
-            tr.runner = ProgramRunner(tr._run.run_program, tr.runner.input_names, tr.runner.output_names,
-                                      scope=tr._run.run_scope)
+            self._trace.set_build_strategy(build_strategy)
 
     def __call__(self, inputs):
         inputs = _as_list(inputs, "TracedLayer")

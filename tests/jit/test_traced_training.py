@@ -297,3 +297,32 @@ def test_a_traced_training_steps_output_carries_no_gradient_like_the_captured_st
             loss.backward()
     assert results["trace"][0] is True and results["to_static"][0] is True
     np.testing.assert_array_equal(results["trace"][1], results["to_static"][1])
+
+
+def test_a_traced_training_step_with_a_build_strategy_runs_its_passes_then_the_training_ones(float64):
+    bs = oar.static.BuildStrategy()
+    bs.fuse_elewise_add_act_ops = True
+    want, _, _ = _train("eager", LinearNet, 4)
+    oar.seed(1)
+    net = LinearNet()
+    opt = oar.optimizer.Adam(1e-3, parameters=net.parameters())
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    fn = oar.jit.trace(step, build_strategy=bs)
+    r = np.random.default_rng(0)
+    for _ in range(4):
+        fn(*_batch(r, LinearNet))
+    for g, w in zip([p.numpy() for p in net.parameters()], want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    run = fn._last._run
+    assert run.passes[0] == "fuse_elewise_add_act" and run.passes[-3:] == list(oar.jit.train_step.train_passes())
+    assert [op.type for op in run.run_program.global_block().ops].count("multi_adam_update") == 1
+    fn._last.set_build_strategy(oar.static.BuildStrategy())   # replaces the earlier passes, keeps the training ones
+    assert "fuse_elewise_add_act" not in run.passes and run.passes[-3:] == list(oar.jit.train_step.train_passes())
+    fn(*_batch(r, LinearNet))
