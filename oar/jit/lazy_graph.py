@@ -151,7 +151,7 @@ class LazyGraph:
         refs = tuple([self._ref(t, new) for t in inputs])
         node, child = self.node, None
         f = sys._getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
-        while f.f_code.co_filename.startswith(_OAR_DIR):
+        while _in_oar(f.f_code):
             f = f.f_back
         if node is not None:
             try:
@@ -201,7 +201,7 @@ class LazyGraph:
         refs = tuple([self._ref(t, new) for t in [loss] + leaves])
         node, child, key = self.node, None, None
         f = sys._getframe(2)
-        while f.f_code.co_filename.startswith(_OAR_DIR):
+        while _in_oar(f.f_code):
             f = f.f_back
         if node is not None:
             key = (BACKWARD, refs, tuple(new) if new else None, f.f_code, f.f_lineno)
@@ -413,6 +413,18 @@ _SCALARS = (int, float, bool, str, type(None))
 
 class _NoKey(Exception):
     pass
+
+
+_OAR_CODE = {}  # code object -> whether it is oar's own (the frames skipped to reach the user's line)
+
+
+def _in_oar(code):
+    r = _OAR_CODE.get(code)
+    if r is None:
+        if len(_OAR_CODE) > 65536:  # functions made at run time (exec, lambdas) would grow it without bound
+            _OAR_CODE.clear()
+        r = _OAR_CODE[code] = code.co_filename.startswith(_OAR_DIR)
+    return r
 
 
 def _attrs_key(attrs):
