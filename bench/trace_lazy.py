@@ -12,15 +12,15 @@ after the first two steps (the first delivers new gradients, the second accumula
 graphs), and checks that every way gives eager's parameters after the timed steps. The ways alternate within
 each repeat (best of each), so machine load reaches them alike.
 
-Measured (best of 3 repeats, six runs on the shared 2-core dev machine; docs/tracing.md "Measured"):
-    (a) LinearNet: eager 137-153 us, lazy 197-222 us (3.02-3.15x captured), traced 70-80 us (1.08-1.11x
+Measured (best of 3 repeats, seven runs on the shared 2-core dev machine; docs/tracing.md "Measured"):
+    (a) LinearNet: eager 137-153 us, lazy 197-222 us (3.02-3.22x captured), traced 70-80 us (1.08-1.12x
         captured; 1.55-1.61x before it ran the captured step's passes), captured 64-73 us.
     (b) LSTM LM: eager 10.6-11.7 ms, lazy 10.4-11.4 ms (1.14-1.25x captured), traced 9.3-10.1 ms (0.99-1.12x),
         captured 9.0-9.9 ms.
 
 Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both. Lazy does not on
-LinearNet, and cannot: `--breakdown` times the lazy step's parts (LinearNet: recording 82-84 us, flush 91-95 us,
-the Python around the ops 57-59 us = 0.81-0.85x of the whole captured step, which with any plan run exceeds
+LinearNet, and cannot: `--breakdown` times the lazy step's parts (LinearNet: recording 82-90 us, flush 91-95 us,
+the Python around the ops 57-59 us = 0.81-0.86x of the whole captured step, which with any plan run exceeds
 1.15x). Lazy mode removes the kernels' dispatch, not the step's Python (layers, functional wrappers, the
 optimizer loop).
 
