@@ -8,9 +8,10 @@ from ..graph import control_flow as cf
 from ..graph import pytree
 from ..core.tensor_methods import TensorMethods
 from . import log
-from .control import _SCALARS, _site, convert_ifelse, convert_logical_not, is_array, is_var
+from .control import _SCALARS, _site, convert_ifelse, convert_logical_not
 from .effects import static_region
 from .places import Snapshot
+from .static_values import is_array, is_var, weak
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 
@@ -119,13 +120,6 @@ class Zip(_Unrolled):
 
     def item(self, k):
         return tuple(s.item(k) for s in self.srcs)
-
-
-def weak(v):
-    """Marks a static value as standing for a Python int (see oar.ops.common._weak)."""
-    if is_var(v):
-        v.attrs["weak"] = True
-    return v
 
 
 def _source(x):
