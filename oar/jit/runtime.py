@@ -68,7 +68,7 @@ def _skip(fn):
 def convert_call(fn):
     """The callable to use for `fn` in converted code: user functions, methods and sublayers converted
     (recursively, cached); oar's own functions, builtins and ignored modules unchanged."""
-    from .convert import CONVERTED_CODES, ConversionError, ConvertedCodeError, convert_function
+    from .convert import ConversionError, ConvertedCodeError, convert_function, is_converted
     from .static_function import StaticFunction
     if isinstance(fn, UndefinedVar):
         raise fn.error()
@@ -78,7 +78,7 @@ def convert_call(fn):
     if isinstance(fn, StaticFunction):
         return fn._traced_callable()
     if isinstance(fn, types.FunctionType):
-        if fn.__code__ in CONVERTED_CODES or _skip(fn):
+        if is_converted(fn.__code__) or _skip(fn):
             return _array_aware(fn)
         if inspect.isgeneratorfunction(fn):
             return fn
