@@ -7,10 +7,13 @@
   (guards of every kind, and a side effect replayed after each run);
 - a Layer keeping a bounded history (append, pop past 8 items) and scaling by its length: the list is guarded
   by its identity and length (it is read only through `len()`), so warm calls do not trace again;
-- the first call (conversion + tracing + run) of the seeds' LinearNet.
+- the first call (conversion + tracing + run) of the seeds' LinearNet, with the import of `oar.jit` it starts (the
+  package is imported on first use) timed apart. Without cached bytecode (PYTHONDONTWRITEBYTECODE=1, a read-only
+  install) that import compiles oar.jit's source and is most of the first call.
 
 Prints microseconds per call, the overhead over eager (converted - eager) and the ratio to eager.
 """
+import importlib
 import os
 import time
 
@@ -80,9 +83,13 @@ class LinearNet(oar.nn.Layer):
 
 def main():
     x = oar.to_tensor(np.random.default_rng(0).random([16, 784], dtype=np.float32))
-    t0 = time.perf_counter()
-    oar.jit.to_static(LinearNet())(x)
-    first_ms = (time.perf_counter() - t0) * 1e3
+    net = LinearNet()
+    c0, t0 = time.process_time(), time.perf_counter()
+    importlib.import_module("oar.jit")  # imported on first use: part of the first call, timed apart
+    t1 = time.perf_counter()
+    oar.jit.to_static(net)(x)
+    t2, c2 = time.perf_counter(), time.process_time()
+    import_ms, call_ms, cpu_ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3, (c2 - c0) * 1e3
     eager = oar.nn.Linear(784, 10)
     plain = oar.jit.to_static(oar.nn.Linear(784, 10))
     spec = oar.jit.to_static(oar.nn.Linear(784, 10), input_spec=[oar.static.InputSpec([None, 784], "float32")])
@@ -98,7 +105,9 @@ def main():
           f"{gc:.1f} us (+{gc - ge:.2f} us, {gc / ge:.2f}x eager)")
     print(f"bounded history read by len(), no_grad: eager {he:.1f} us, converted {hc:.1f} us (+{hc - he:.2f} us, "
           f"{hc / he:.2f}x eager; traced {len(h_conv.forward.retrace_reasons) + 1} times)")
-    print(f"first call (conversion + tracing + run) LinearNet: {first_ms:.1f} ms (target <= 50 ms)")
+    print(f"first call (conversion + tracing + run) LinearNet: {import_ms + call_ms:.1f} ms (target <= 50 ms): "
+          f"importing oar.jit {import_ms:.1f} ms, converting, tracing and running {call_ms:.1f} ms; "
+          f"{cpu_ms:.1f} ms of CPU time (what a loaded machine does not inflate)")
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ RULES = [
     (r"oar/ops/common", r"infer_.*", "attrs", "infer protocol: (metas, **attrs)"),
     (r"oar/hapi/", r".*\.on_.*", "(logs|step|epoch)", "callback protocol: every hook receives these"),
     (r"oar/jit/transformers/", r".*", "ctx", "converter protocol: transform(tree, ctx)"),
-    (r"oar/jit/control", r"no_state$", "args", "a state getter/setter called with the loop's state"),
+    (r"oar/jit/static_values", r"no_state$", "args", "a state getter/setter called with the loop's state"),
     (r"oar/jit/loop_runtime", r"convert_for$", "target", "the loop target is assigned by the rewritten code"),
     (r"oar/jit/log", r"set_(verbosity|code_level)$", "also_to_stdout", "oar's jit log always goes to stderr "
                                                                        "and the logging module"),

@@ -5,7 +5,6 @@ or the loop body leave in the shared variables (Python scalars become constants,
 branch gets a zero filler when the other defines it, lists carried by loops become tensor arrays)."""
 import numpy as np
 
-from ..graph.variable import Variable
 from ..graph import control_flow as cf
 from ..graph import pytree
 from ..graph import builder
@@ -13,22 +12,10 @@ from ..core.tensor_methods import TensorMethods
 from . import log
 from .effects import graph_break_wanted, static_region
 from .places import Snapshot
+from .static_values import is_array, is_var, no_state  # noqa: F401  (no_state: converted code's, via runtime)
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
-
-
-def is_var(x):
-    return isinstance(x, Variable)
-
-
-def is_array(x):
-    """A static tensor array (a list carried through a tensor-dependent loop)."""
-    return is_var(x) and x.attrs.get("kind") == "tensor_array"
-
-
-def no_state(*args):
-    return ()
 
 
 def _site():

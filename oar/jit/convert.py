@@ -14,12 +14,13 @@ import threading
 import types
 
 from . import log
+from .code_cache import CodeCache
 from .transformers import STEPS
 from .transformers.base import HELPER_RE, Context, to_source
 
-CONVERTED_CODES = set()      # code objects made by conversion (with their nested functions and lambdas)
-_CODE_CACHE = {}             # (original code object, its file) -> (new code, Converted template); code objects
+_CODE_CACHE = CodeCache()    # (original code object, its file) -> (new code, Converted template); code objects
                              # compare equal across files when their bodies are the same
+_MARK = ("__oar_converted_code__",)  # the last constant of every code object made by conversion (`is_converted`)
 _FN_KEY = "__oar_converted__"  # fn.__dict__ key: fn's Converted twin (owned by fn, so it dies with fn and its closure)
 _LOCK = threading.RLock()    # two threads converting at once: each function is transformed once, caches stay whole
 
@@ -152,7 +153,6 @@ def _transform(fn):
     exec(compiled, fn.__globals__, ns)
     inner = ns["__oar_factory"](*([None] * len(params)))
     new_code = _rename_helpers(inner.__code__.replace(co_name=real_name, co_qualname=fn.__code__.co_qualname))
-    _register(new_code)
     return new_code, text, ctx
 
 
@@ -192,7 +192,8 @@ def _drop_def_time_expressions(fdef):
 
 def _rename_helpers(code):
     """Generated block functions (`__true_fn_3`, `__body_5`, ...) take the name of the user function they
-    belong to, so tracebacks and error notes say `in forward`, never a generated name."""
+    belong to, so tracebacks and error notes say `in forward`, never a generated name. Every code object gets
+    `_MARK` as its last constant (`is_converted`; no instruction loads it)."""
     consts = []
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
@@ -200,14 +201,15 @@ def _rename_helpers(code):
                 c = c.replace(co_name=code.co_name, co_qualname=code.co_qualname)
             c = _rename_helpers(c)
         consts.append(c)
+    consts.append(_MARK)
     return code.replace(co_consts=tuple(consts))
 
 
-def _register(code):
-    CONVERTED_CODES.add(code)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _register(c)
+def is_converted(code):
+    """True for a code object made by conversion (a converted function, or a function or lambda nested in one):
+    marked by its own last constant, so the mark lives and dies with the code object (no process-wide set)."""
+    consts = code.co_consts
+    return bool(consts) and consts[-1] is _MARK
 
 
 def _rebind(fn, new_code):

@@ -6,11 +6,11 @@ import linecache
 
 def user_frame(tb):
     """(file, line, function name) of the innermost traceback frame that runs converted user code."""
-    from .convert import CONVERTED_CODES
+    from .convert import is_converted
     found = None
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code in CONVERTED_CODES:
+        if is_converted(code):
             found = (code.co_filename, tb.tb_lineno, code.co_name)
         tb = tb.tb_next
     return found

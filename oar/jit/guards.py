@@ -28,14 +28,15 @@ import types
 import numpy as np
 
 from ..core.tensor_methods import TensorMethods
+from .code_cache import CodeCache
 
 MISSING = object()
 MAX_ITEMS = 256  # a container with more items is checked by identity and length only
 MAX_ARRAY = 4096  # a NumPy array with more elements is checked by identity, shape and dtype only
 _VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
-_READS = {}   # code object -> global names its code (and nested code) loads
-_PATHS = {}   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
-_LEN_ONLY = {}  # code object -> places it uses as a list only through its length (`analysis/len_reads.py`)
+_READS = CodeCache()   # code object -> global names its code (and nested code) loads
+_PATHS = CodeCache()   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
+_LEN_ONLY = CodeCache()  # code object -> places it uses as a list only through its length (`analysis/len_reads.py`)
 
 
 def global_reads(code):

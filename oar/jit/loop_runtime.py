@@ -8,9 +8,11 @@ from ..graph import control_flow as cf
 from ..graph import pytree
 from ..core.tensor_methods import TensorMethods
 from . import log
-from .control import _SCALARS, _site, convert_ifelse, convert_logical_not, is_array, is_var
+from .control import _SCALARS, _site, convert_ifelse, convert_logical_not
 from .effects import static_region
 from .places import Snapshot
+from .static_values import is_array, is_var, weak
+from .store_runtime import check_not_advanced
 from .undefined import NO_RETURN, MaybeUndefinedVar, UndefinedVar, defined_flag, undefined_info
 
 
@@ -121,13 +123,6 @@ class Zip(_Unrolled):
         return tuple(s.item(k) for s in self.srcs)
 
 
-def weak(v):
-    """Marks a static value as standing for a Python int (see oar.ops.common._weak)."""
-    if is_var(v):
-        v.attrs["weak"] = True
-    return v
-
-
 def _source(x):
     if isinstance(x, (TensorRange, Enumerate, Zip)):
         return x
@@ -213,6 +208,7 @@ def convert_for(iterable, body, get, set_, places, target, brk, in_try=None, rea
             body(src.item(k))
             return [k + 1]
         return _static_loop(get, set_, places, cond, step, [full([], 0, "int64")], read_first)
+    check_not_advanced(iterable, "a `for` loop over")
     for item in iterable:
         if brk is not None:
             b = brk()

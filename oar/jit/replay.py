@@ -10,6 +10,7 @@ Example:
     ['<value of slot 0>', 2]
 """
 from ..graph.variable import Variable
+from .static_values import is_array
 from .effects import _ATOMIC, _OPAQUE, MISSING, EscapeError, _cell_value
 
 
@@ -26,7 +27,6 @@ class _Builder:
 
     def __call__(self, v):
         if isinstance(v, Variable):
-            from .control import is_array
             if is_array(v):
                 raise EscapeError(f"a list carried through a tensor-dependent loop (the tensor array '{v.name}') "
                                   "would be left in a Python object that outlives the call: keep it local and "

@@ -4,16 +4,15 @@ graph op" is decided, at run time. Non-Variables always keep plain Python semant
 Control flow lives in `control.py` and `loop_runtime.py`; builtins, calls and list mutation are here.
 """
 import builtins
+import functools
+import importlib
 import inspect
 import os
-import sysconfig
 import threading
 import types
 
 from . import log
-from .control import (convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_or,  # noqa: F401
-                      convert_logical_not, convert_compare_chain, is_array, is_var, no_state)
-from .loop_runtime import convert_while, convert_for, convert_range, convert_enumerate, convert_zip, weak  # noqa: F401
+from .static_values import is_array, is_var, no_state, weak  # noqa: F401  (no_state: converted code's)
 from .places import ld_attr, st_attr  # noqa: F401
 from .undefined import NO_RETURN, UndefinedVar, check_defined, returned  # noqa: F401
 from . import array_ops  # noqa: F401  (registers array_delete / array_undelete for saved programs too)
@@ -22,8 +21,13 @@ from .store_runtime import (st_item, del_item, aug_item, set_attr, aug_attr, del
                             user_locals, logged_call)
 from ..nn.layer import layers as _layer
 
+# The control-flow operators converted code calls (`_jst.convert_ifelse`, ...): their modules are imported on the
+# first access (module `__getattr__` below), so converting and running a function without control flow skips them.
+_CONTROL_FLOW = dict.fromkeys(("convert_ifelse", "convert_ifexp", "convert_logical_and", "convert_logical_or",
+                               "convert_logical_not", "convert_compare_chain"), "control")
+_CONTROL_FLOW.update(dict.fromkeys(("convert_while", "convert_for", "convert_range", "convert_enumerate",
+                                    "convert_zip"), "loop_runtime"))
 _OAR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_SKIP_DIRS = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 _SKIP_MODULES = {"numpy", "builtins", "functools", "itertools", "math", "collections", "typing", "copy", "abc",
                  "warnings", "re", "os", "sys", "inspect", "logging", "operator", "random", "time"}
 IGNORED_MODULES = set()       # module names given to oar.jit.ignore_module
@@ -42,6 +46,13 @@ MAX_STATIC_RECURSION = 64
 
 # ---- calls ------------------------------------------------------------------------------------------------------
 
+@functools.cache
+def _skip_dirs():
+    """The standard library's and site-packages' folders (their functions are never converted)."""
+    import sysconfig
+    return tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
 def _skip(fn):
     code = getattr(fn, "__code__", None)
     if code is None or code in NOT_TO_STATIC:
@@ -51,13 +62,13 @@ def _skip(fn):
             mod in IGNORED_MODULES:
         return True
     f = code.co_filename
-    return f.startswith(_OAR_DIR) or f.startswith(_SKIP_DIRS) or f.startswith("<")
+    return f.startswith(_OAR_DIR) or f.startswith(_skip_dirs()) or f.startswith("<")
 
 
 def convert_call(fn):
     """The callable to use for `fn` in converted code: user functions, methods and sublayers converted
     (recursively, cached); oar's own functions, builtins and ignored modules unchanged."""
-    from .convert import CONVERTED_CODES, ConversionError, ConvertedCodeError, convert_function
+    from .convert import ConversionError, ConvertedCodeError, convert_function, is_converted
     from .static_function import StaticFunction
     if isinstance(fn, UndefinedVar):
         raise fn.error()
@@ -67,7 +78,7 @@ def convert_call(fn):
     if isinstance(fn, StaticFunction):
         return fn._traced_callable()
     if isinstance(fn, types.FunctionType):
-        if fn.__code__ in CONVERTED_CODES or _skip(fn):
+        if is_converted(fn.__code__) or _skip(fn):
             return _array_aware(fn)
         if inspect.isgeneratorfunction(fn):
             return fn
@@ -284,3 +295,12 @@ def convert_pop(xs, index=None):
 
 
 _layer.STATIC_FORWARD[:] = [static_forward]
+
+
+def __getattr__(name):
+    module = _CONTROL_FLOW.get(name)
+    if module is None:
+        raise AttributeError(f"module 'oar.jit.runtime' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __package__), name)
+    globals()[name] = value
+    return value

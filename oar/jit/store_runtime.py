@@ -10,6 +10,7 @@ Example:
 """
 import operator
 import re
+from collections.abc import Iterator
 
 from .effects import CURRENT, MUTATORS
 
@@ -73,14 +74,37 @@ def del_attr(obj, name):
         rec.record("delattr", obj, name)
 
 
+def check_not_advanced(obj, what):
+    """Refuses to advance an external iterator (a generator, `iter(xs)`, a file, reached from the arguments,
+    `self`, a global or a closure) while tracing: the program would bake in the items read at trace time, and
+    later calls would neither see the next items nor advance it. A StaticValueError, so with full_graph=False the
+    statement runs as Python on every call (a graph break)."""
+    if isinstance(obj, Iterator) and _target(obj) is not None:
+        from .errors import unsupported
+        raise unsupported(f"{what} the iterator {type(obj).__name__!r} that outlives the call (its state would be "
+                          "baked into the program: every call would see the items read while tracing)",
+                          "Pass the items as arguments (`f(x, next(it))`), make the iterator inside the function, "
+                          "or use full_graph=False (the statement then runs as Python on every call).")
+
+
+def _checked_next(it, *default):
+    check_not_advanced(it, "`next()` on")
+    return next(it, *default)
+
+
 def logged_call(fn):
     """`fn` (a builtin) as converted code calls it while tracing: a mutating method of an external list,
-    dict or set, and `setattr`/`delattr` on an external object, are logged; anything else is `fn` itself."""
+    dict or set, and `setattr`/`delattr` on an external object, are logged; `next()` and a generator's `send`/
+    `throw` on an external iterator are refused (`check_not_advanced`); anything else is `fn` itself."""
     owner = getattr(fn, "__self__", None)
     if fn is setattr:
         return lambda obj, name, value: set_attr(value, obj, name)
     if fn is delattr:
         return del_attr
+    if fn is next:
+        return _checked_next
+    if isinstance(owner, Iterator) and fn.__name__ in ("__next__", "send", "throw"):
+        check_not_advanced(owner, f"`.{fn.__name__}()` on")
     if not isinstance(owner, _CONTAINERS):
         return fn
     rec = _target(owner)
