@@ -21,7 +21,7 @@ SITE = os.environ.get("OAR_PADDLE_SITE")
 # issue 23's targets: >= 95% of the CPU-runnable examples run, >= 99% of the checkable values match. The dynamic-graph
 # namespaces meet the first (96.7% measured); all namespaces together are at 92.2% (static, distributed, jit, io,
 # device, ... are in progress), so that floor is the measured value, to be raised as they grow.
-MIN_RAN_DYNAMIC, MIN_RAN_ALL, MIN_MATCHED = 0.95, 0.92, 0.99
+MIN_RAN_DYNAMIC, MIN_RAN_ALL, MIN_MATCHED = 0.95, 0.95, 0.99
 DYNAMIC = ("paddle", "paddle.Tensor", "paddle.nn", "paddle.optimizer", "paddle.vision", "paddle.linalg", "paddle.fft",
            "paddle.signal", "paddle.sparse", "paddle.distribution", "paddle.text", "paddle.audio")
 
@@ -60,6 +60,9 @@ def test_output_comparison_ignores_place_and_stop_gradient_and_rounds():
     assert not output_matches(want, want.replace("float32", "float64"))
     assert output_matches("[1, ..., 9]", "[1, 2, 3, 9]") and not output_matches("[1, ..., 9]", "[1, 2, 8]")
     assert output_matches("nan", "nan") and not output_matches("1.0", "nan")
+    # whitespace between two numbers separates them: one value per line is not one long number
+    assert output_matches("56\n12\n68\n...\n87", "56\n12\n68\n0\n87\n") and not output_matches("1\n2", "12")
+    assert output_matches("[0. 2.]", "[0.  2.]") and not output_matches("[0. 2.]", "[0.2.]")
 
 
 def test_source_resolves_reexports_and_c_docs(tmp_path):
