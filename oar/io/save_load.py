@@ -51,7 +51,8 @@ def save(obj, path, protocol=4, **configs):
 
     Args:
         obj: e.g. ``layer.state_dict()`` or ``optimizer.state_dict()``.
-        path: the file to write (parent folders are created).
+        path: the file to write (parent folders are created), or an open binary stream (``io.BytesIO``) written
+            at its position.
         protocol: an int is accepted for Paddle compatibility (oar's format has no pickle protocol);
             ``"paddle"`` writes Paddle's own pickle layout instead, for files that Paddle's ``paddle.load`` reads.
         configs: ``fsync`` (default True; False skips flushing to the disk: faster, but a power loss right after
@@ -62,8 +63,10 @@ def save(obj, path, protocol=4, **configs):
     """
     if _is_stream(path, "write"):
         if protocol == "paddle":
-            raise ValueError("oar.save: protocol='paddle' writes only to a file name, not to a stream")
-        path.write(safetensors_file.encode(*_contents(obj, "<stream>")))
+            from .paddle_pickle import paddle_pickle_bytes
+            path.write(paddle_pickle_bytes(obj, "the stream"))
+        else:
+            path.write(safetensors_file.encode(*_contents(obj, "the stream")))
         return
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"oar.save: path must be a file name or a binary stream with write(), got "
@@ -130,6 +133,10 @@ def load(path, **configs):
     ``.pdparams``/``.pdopt`` file written by Paddle's ``paddle.save`` (read by a restricted unpickler that rebuilds
     only arrays and plain containers; see `oar.io.paddle_pickle`).
 
+    `path` may be an open binary stream: one object is read from its position (oar's format, or a Paddle pickle
+    when the stream can seek), leaving the stream after it. A file saved from a static `Program` loads as that
+    Program.
+
     A prefix written by `oar.jit.save` (``path + '.pdiparams'`` exists) gives that model's state dict.
     ``return_numpy=True`` returns every tensor as a NumPy array.
 
@@ -142,6 +149,10 @@ def load(path, **configs):
         array([1., 1.], dtype=float32)
     """
     if _is_stream(path, "read"):
+        from .paddle_pickle import is_pickle, load_paddle_pickle
+        if callable(getattr(path, "seek", None)) and is_pickle(path):  # what Paddle's paddle.save wrote
+            return load_paddle_pickle(path, bool(configs.get("return_numpy", False)),
+                                      bool(configs.get("keep_name_table", False)))
         return _from_meta(*_read_stream(path), "the stream", configs)
     path = os.fspath(path)
     if not os.path.isfile(path) and os.path.isfile(path + ".pdiparams"):

@@ -84,3 +84,19 @@ def test_a_variable_value_in_the_scope_saves_as_a_tensor(tmp_path):
             x.get_value()
     finally:
         oar.disable_static()
+
+
+def test_paddle_pickles_in_a_stream_load_through_the_restricted_unpickler():
+    import pickle
+    buf = io.BytesIO()
+    # the layout Paddle's paddle.save(state_dict, BytesIO()) writes, then a second object after it
+    pickle.dump({"fc.weight": np.ones([2, 3], "float32"), "StructuredToParameterName@@": {"fc.weight": "w_0"}},
+                buf, protocol=4)
+    oar.save({"b": oar.zeros([2])}, buf, protocol="paddle")
+    buf.seek(0)
+    state = oar.load(buf)
+    assert list(state) == ["fc.weight"] and state["fc.weight"].shape == [2, 3]
+    assert oar.load(buf)["b"].numpy().tolist() == [0.0, 0.0]
+    hostile = io.BytesIO(b"\x80\x04cos\nsystem\n(S'echo pwned'\ntR.")
+    with pytest.raises(pickle.UnpicklingError, match="the stream"):
+        oar.load(hostile)
