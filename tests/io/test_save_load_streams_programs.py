@@ -100,3 +100,4 @@ def test_paddle_pickles_in_a_stream_load_through_the_restricted_unpickler():
     hostile = io.BytesIO(b"\x80\x04cos\nsystem\n(S'echo pwned'\ntR.")
     with pytest.raises(pickle.UnpicklingError, match="the stream"):
         oar.load(hostile)
+
