@@ -6,7 +6,8 @@ from .core.dtype import (float16, bfloat16, float32, float64, int8, int16, int32
                          get_default_dtype, set_default_dtype, DType)
 from .core.dtype import bool_ as bool  # noqa: A001  (Paddle names the dtype `paddle.bool`)
 from .core.state import (seed, in_dynamic_mode, no_grad, enable_grad, set_grad_enabled, is_grad_enabled, CPUPlace,
-                         CUDAPlace, set_device, get_device, is_compiled_with_cuda, get_rng_state, set_rng_state)
+                         CUDAPlace, set_device, get_device, is_compiled_with_cuda, get_rng_state, set_rng_state,
+                         get_cuda_rng_state, set_cuda_rng_state, disable_signal_handler)
 from .eager.printing import set_printoptions
 from .core.tensor_methods import install as _install
 from .tensor import method_table as _ops
@@ -26,7 +27,9 @@ _LAZY_MODULES = ("nn", "optimizer", "vision", "dataset", "fluid", "jit", "amp", 
                  "signal", "sparse", "framework", "lite", "serving", "version", "base", "incubate", "geometric",
                  "audio")
 _LAZY_NAMES = {"grad": "autograd", "ParamAttr": "nn.param_attr", "create_parameter": "nn.initializer", "Model": "hapi",
-               "DataParallel": "distributed", "summary": "hapi", "flops": "hapi", "lazy": "jit.lazy"}
+               "DataParallel": "distributed", "summary": "hapi", "flops": "hapi", "lazy": "jit.lazy",
+               **{f"is_compiled_with_{k}": "device" for k in ("xpu", "rocm", "ipu", "cinn", "custom_device",
+                                                               "distribute")}}
 from .core.info import finfo, iinfo, get_flags, set_flags, LazyGuard, FLAGS as _FLAGS  # noqa: E402
 
 

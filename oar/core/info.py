@@ -90,7 +90,7 @@ class _Flags:
                        "FLAGS_use_mkldnn": False, "FLAGS_eager_delete_tensor_gb": 0.0,
                        "FLAGS_call_stack_level": 1, "FLAGS_paddle_num_threads": 1,
                        "FLAGS_benchmark": False, "FLAGS_enable_pir_api": False, "FLAGS_lazy": False,
-                       "FLAGS_fused_rnn": True}
+                       "FLAGS_fused_rnn": True, "FLAGS_use_stride_kernel": True}
         self.check = {
             # every op's float outputs checked for NaN/Inf, in eager mode and by the executor
             "FLAGS_check_nan_inf": _bool_flag,
@@ -102,6 +102,9 @@ class _Flags:
             "FLAGS_eager_delete_tensor_gb": _only(0, 0.0, why="oar frees every value right after its last use"),
             "FLAGS_call_stack_level": _only(1, why="oar's errors always name the op and the user's source line"),
             "FLAGS_enable_pir_api": _only(False, 0, why="oar has one IR of its own (docs/ir.md), not Paddle's PIR"),
+            # Paddle's default: view ops share memory with their input (docs/numerics.md "Views")
+            "FLAGS_use_stride_kernel": _only(True, 1, why="oar's view ops (reshape, transpose, view, subscripts, ...) "
+                                             "always share memory with their input"),
             "FLAGS_paddle_num_threads": self._threads,
             # eager ops of the calling thread recorded and run as compiled graphs (oar.lazy, docs/tracing.md)
             "FLAGS_lazy": _bool_flag,
@@ -161,7 +164,9 @@ def set_flags(flags):
     - ``FLAGS_cudnn_deterministic``, ``FLAGS_benchmark``: any bool (oar's CPU ops are deterministic and
       synchronous either way).
     - ``FLAGS_use_mkldnn``, ``FLAGS_eager_delete_tensor_gb``, ``FLAGS_call_stack_level``,
-      ``FLAGS_enable_pir_api``: only the value matching what oar always does.
+      ``FLAGS_enable_pir_api``, ``FLAGS_use_stride_kernel`` (True: view ops share memory, as Paddle's default;
+      ``as_strided`` and ``unfold`` are copies in oar, docs/numerics.md): only the value matching what oar always
+      does.
 
     Example:
         >>> oar.set_flags({'FLAGS_check_nan_inf': True})

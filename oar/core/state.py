@@ -377,14 +377,63 @@ def set_device(device):
     return CPUPlace() if name == "cpu" else CUDAPlace(int(name[4:]))
 
 
-def get_device():
-    """The current device name ('cpu' or 'gpu:N').
+def get_device(input=None):
+    """The current device name ('cpu' or 'gpu:N'); given a Tensor, the index of the GPU holding it (-1 when it is
+    on the CPU).
 
     Example:
         >>> oar.get_device()
         'cpu'
+        >>> oar.get_device(oar.to_tensor([1, 2], place=oar.CPUPlace()))
+        -1
     """
-    return STATE.device
+    if input is None:
+        return STATE.device
+    place = getattr(input, "place", None)
+    if isinstance(place, CUDAPlace):
+        return place.get_device_id()
+    if isinstance(place, CPUPlace):
+        return -1
+    raise TypeError(f"get_device takes a Tensor (or nothing, for the current device), got {type(input).__name__}")
+
+
+def get_cuda_rng_state():
+    """One random-generator state per GPU (``[]`` without GPUs, as Paddle). Random ops on a GPU draw on the host
+    from the generator of `get_rng_state` and copy the result (docs/gpu.md), so each entry is that state, and
+    `set_cuda_rng_state` restores it.
+
+    Example:
+        >>> states = oar.get_cuda_rng_state()
+        >>> isinstance(states, list)
+        True
+        >>> oar.set_cuda_rng_state(states)
+    """
+    from .devices import device_count
+    return [get_rng_state() for _ in range(device_count())]
+
+
+def set_cuda_rng_state(state_list):
+    """Restores states from `get_cuda_rng_state` (one per GPU; the host generator all of them draw from).
+
+    Example:
+        >>> oar.set_cuda_rng_state([])  # no GPU: nothing to restore
+    """
+    from .devices import device_count
+    states = list(state_list)
+    if len(states) != device_count():
+        raise ValueError(f"set_cuda_rng_state: got {len(states)} states for {device_count()} GPUs")
+    if states:
+        set_rng_state(states[0])
+
+
+def disable_signal_handler():
+    """Paddle installs handlers for SIGSEGV, SIGTERM, ... that print its C++ stack; this removes them, for code
+    that installs its own. oar installs no signal handler in the process that imports it, so there is nothing to
+    remove: Python's own handling stays in place, before and after.
+
+    Example:
+        >>> oar.disable_signal_handler()
+    """
 
 
 def is_compiled_with_cuda():

@@ -136,6 +136,18 @@ class Tensor(TensorMethods):
     def is_leaf(self):
         return self._node is None
 
+    def is_dist(self):
+        """Whether this is a distributed tensor (`oar.distributed.shard_tensor`): False for every other tensor.
+
+        Example:
+            >>> oar.ones([2]).is_dist(), oar.ones([2]).placements, oar.ones([2]).process_mesh
+            (False, None, None)
+        """
+        return False
+
+    placements = property(lambda self: None, doc="A distributed tensor's placements (None for others).")
+    process_mesh = property(lambda self: None, doc="A distributed tensor's ProcessMesh (None for others).")
+
     @property
     def grad(self):
         return self._grad

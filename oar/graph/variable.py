@@ -106,6 +106,52 @@ class Variable(ir.Var, TensorMethods):
         from .builder import append_assign
         append_assign(src, self)
 
+    def get_value(self, scope=None):
+        """The handle of this variable's value in `scope` (default: the global scope), as Paddle's
+        ``scope.find_var(name).get_tensor()``: read with ``np.array(t)``, save with `oar.save`.
+
+        Example:
+            >>> oar.enable_static()
+            >>> main, startup = oar.static.Program(), oar.static.Program()
+            >>> with oar.static.program_guard(main, startup):
+            ...     w = oar.static.create_parameter([2], 'float32', name='w_get_value',
+            ...                                     default_initializer=oar.nn.initializer.Constant(2.0))
+            >>> _ = oar.static.Executor().run(startup)
+            >>> np.array(w.get_value()).tolist()
+            [2.0, 2.0]
+            >>> oar.disable_static()
+        """
+        from .scope import global_scope
+        scope = global_scope() if scope is None else scope
+        found = scope.find_var(self.name)
+        if found is None:
+            raise ValueError(f"get_value: variable {self.name!r} has no value in the scope (persistable variables "
+                             "get theirs when the startup program runs: exe.run(startup_program))")
+        return found.get_tensor()
+
+    def set_value(self, value, scope=None):
+        """Writes `value` (an array or Tensor of this variable's shape) into `scope` (default: the global scope).
+
+        Example:
+            >>> oar.enable_static()
+            >>> main, startup = oar.static.Program(), oar.static.Program()
+            >>> with oar.static.program_guard(main, startup):
+            ...     w = oar.static.create_parameter([2], 'float32', name='w_set_value')
+            >>> _ = oar.static.Executor().run(startup)
+            >>> w.set_value(np.array([3.0, 4.0], 'float32'))
+            >>> np.array(w.get_value()).tolist()
+            [3.0, 4.0]
+            >>> oar.disable_static()
+        """
+        import numpy as np
+        a = np.asarray(getattr(value, "_data", value))
+        old = np.asarray(self.get_value(scope))
+        if list(a.shape) != list(old.shape):
+            raise ValueError(f"set_value: variable {self.name!r} has shape {list(old.shape)}, got a value of shape "
+                             f"{list(a.shape)}")
+        from .scope import global_scope
+        (global_scope() if scope is None else scope).set(self.name, a.astype(old.dtype, copy=True))
+
     def detach(self):
         from ..ops.creation import assign
         out = assign(self)

@@ -19,7 +19,10 @@ class DataLoader:
         timeout: seconds to wait for a worker's batch before raising (0 waits while workers are alive).
         worker_init_fn: called as ``fn(worker_id)`` in each worker at start.
         persistent_workers: keep the worker processes alive between epochs.
-        return_list, use_shared_memory, places, use_buffer_reader, prefetch_factor: accepted for compatibility.
+        feed_list: static `data` variables; with ``return_list=False`` each batch comes as Paddle's static loader
+            gives it, ``[{variable name: field}]`` (one dict for the one place), ready for ``Executor.run(feed=)``.
+        return_list, use_shared_memory, places, use_buffer_reader, prefetch_factor: accepted for compatibility
+            (apart from the feed dicts above).
 
     Workers end with the main process (even when it is killed), on Ctrl-C and on any error of the iteration; a
     batch a worker cannot send (an object that does not pickle) and a batch field of strings or objects raise a
@@ -41,6 +44,7 @@ class DataLoader:
         if timeout < 0:
             raise ValueError(f"DataLoader: timeout must be >= 0, got {timeout}")
         self.dataset = dataset
+        self._feed_names = None if feed_list is None or return_list else [getattr(v, "name", v) for v in feed_list]
         self.return_list, self.num_workers, self.timeout = return_list, int(num_workers), timeout
         self.worker_init_fn, self.persistent_workers = worker_init_fn, persistent_workers
         self.use_shared_memory, self.prefetch_factor = use_shared_memory, max(1, int(prefetch_factor))
@@ -86,6 +90,19 @@ class DataLoader:
         return self.__iter__()
 
     def __iter__(self):
+        batches = self._batches()
+        return batches if self._feed_names is None else self._feeds(batches)
+
+    def _feeds(self, batches):
+        names = self._feed_names
+        for batch in batches:
+            fields = list(batch.values()) if isinstance(batch, dict) else list(batch)
+            if len(fields) != len(names):
+                raise ValueError(f"DataLoader: a batch has {len(fields)} fields but feed_list names {len(names)} "
+                                 f"variables {names}")
+            yield [dict(zip(names, fields))]
+
+    def _batches(self):
         if self.num_workers == 0:
             return self._single()
         pool = self._pool

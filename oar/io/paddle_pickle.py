@@ -295,10 +295,16 @@ def restricted_load(f, what, encoding="ASCII"):
 
 
 def is_pickle(path):
-    """Whether `path` starts like a pickle of protocol 2 or newer (what `paddle.save` writes)."""
-    with open(path, "rb") as f:
-        head = f.read(2)
-    return len(head) == 2 and head[:1] == PICKLE_MAGIC and 2 <= head[1] <= 5
+    """Whether the file `path` (or the seekable binary stream, at its position) starts like a pickle of protocol 2
+    or newer (what `paddle.save` writes)."""
+    if hasattr(path, "read"):
+        pos = path.tell()
+        head = path.read(2)
+        path.seek(pos)
+    else:
+        with open(path, "rb") as f:
+            head = f.read(2)
+    return isinstance(head, bytes) and len(head) == 2 and head[:1] == PICKLE_MAGIC and 2 <= head[1] <= 5
 
 
 def _join_split_arrays(obj, path):
@@ -386,8 +392,8 @@ def _has_named_tuple(root):
 
 
 def load_paddle_pickle(path, return_numpy=False, keep_name_table=False):
-    """Reads a file written by Paddle's `paddle.save` (arrays become Tensors unless `return_numpy`), with
-    `restricted_load`: a hostile file is refused with an error naming it.
+    """Reads a file (or an open binary stream) written by Paddle's `paddle.save` (arrays become Tensors unless
+    `return_numpy`), with `restricted_load`: a hostile file is refused with an error naming it.
 
     Example:
         >>> import pickle
@@ -399,8 +405,11 @@ def load_paddle_pickle(path, return_numpy=False, keep_name_table=False):
         (['fc.weight'], [2, 3])
     """
     try:
-        with open(path, "rb") as f:
-            obj = restricted_load(f, path)
+        if hasattr(path, "read"):  # an open binary stream: one pickle, read from its position
+            path, obj = "the stream", restricted_load(path, "the stream")
+        else:
+            with open(path, "rb") as f:
+                obj = restricted_load(f, path)
     except (UnsafePickleError, PickleBombError):
         raise
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
@@ -442,14 +451,18 @@ def save_paddle_pickle(obj, path, protocol=4, fsync=True):
         >>> sorted(oar.load("for_paddle.pdparams"))
         ['bias', 'weight']
     """
+    write_files({path: paddle_pickle_bytes(obj, path, protocol)}, fsync=fsync)
+
+
+def paddle_pickle_bytes(obj, where, protocol=4):
+    """The bytes `paddle.save` writes for `obj` (`where` names the destination in errors)."""
     try:
         if _is_state_dict(obj):
             saved = {k: np.asarray(v._data) for k, v in obj.items()}
             saved[NAME_TABLE_KEY] = {k: v._name or k for k, v in obj.items()}
         else:
             saved = _to_paddle(obj)
-        data = pickle.dumps(saved, protocol=protocol)
+        return pickle.dumps(saved, protocol=protocol)
     except RecursionError:
         from .save_load import too_deep
-        raise too_deep(path, obj) from None
-    write_files({path: data}, fsync=fsync)
+        raise too_deep(where, obj) from None

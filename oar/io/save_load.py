@@ -8,8 +8,16 @@ metadata holds ``"oar_format": "<version>"`` and ``"oar_structure"``: JSON descr
 - ``{"dict": [[key, value], ...]}`` is a dict (keys kept with their JSON type, order kept),
 - ``{"tuple": [...]}`` is a tuple.
 
+A static `Program` is saved alone, as version 2: no tensors, ``"oar_program"`` holding the program JSON of
+`docs/format.md` (``oar.ir.serialize.program_to_dict``) instead of ``"oar_structure"``.
+
+`save` and `load` also take an open binary stream (``io.BytesIO``, a file opened with ``'wb'`` / ``'rb'``): the same
+bytes are written at its position, and `load` reads exactly one saved object, so several objects saved one after
+the other load back in order.
+
 Changelog:
     1 (2025-06-01): first version. bfloat16 leaves were written as U16 raw bits, now as BF16; both load.
+    2 (2026-11-27): files holding a static Program (the other files still say 1, so earlier oar reads them).
 
 Example:
     >>> model = oar.nn.Linear(2, 3)
@@ -29,7 +37,8 @@ import numpy as np
 from ..core import safetensors_file
 from ..core.safe_files import parse_cost, regular_file
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_PROGRAM_VERSION = 2  # the first version that can hold a Program
 _MAGIC_KEY = "oar_format"
 MAX_STRUCTURE_COST = 1 << 30  # parse_cost bound of the header and the structure JSON
 
@@ -42,7 +51,8 @@ def save(obj, path, protocol=4, **configs):
 
     Args:
         obj: e.g. ``layer.state_dict()`` or ``optimizer.state_dict()``.
-        path: the file to write (parent folders are created).
+        path: the file to write (parent folders are created), or an open binary stream (``io.BytesIO``) written
+            at its position.
         protocol: an int is accepted for Paddle compatibility (oar's format has no pickle protocol);
             ``"paddle"`` writes Paddle's own pickle layout instead, for files that Paddle's ``paddle.load`` reads.
         configs: ``fsync`` (default True; False skips flushing to the disk: faster, but a power loss right after
@@ -51,8 +61,16 @@ def save(obj, path, protocol=4, **configs):
     Example:
         >>> oar.save({"w": oar.ones([2]), "epoch": 3}, "ckpt.pdparams")
     """
+    if _is_stream(path, "write"):
+        if protocol == "paddle":
+            from .paddle_pickle import paddle_pickle_bytes
+            path.write(paddle_pickle_bytes(obj, "the stream"))
+        else:
+            path.write(safetensors_file.encode(*_contents(obj, "the stream")))
+        return
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"oar.save: path must be a file name, got {type(path).__name__}")
+        raise TypeError(f"oar.save: path must be a file name or a binary stream with write(), got "
+                        f"{type(path).__name__}")
     path = os.fspath(path)
     if os.path.isdir(path):
         raise ValueError(f"oar.save: {path!r} is a folder; give a file name such as {path}/model.pdparams")
@@ -62,13 +80,27 @@ def save(obj, path, protocol=4, **configs):
         if parent:
             os.makedirs(parent, exist_ok=True)
         return save_paddle_pickle(obj, path, fsync=bool(configs.get("fsync", True)))
+    arrays, meta = _contents(obj, path)
+    safetensors_file.write(path, arrays, metadata=meta, fsync=bool(configs.get("fsync", True)))
+
+
+def _is_stream(f, method):
+    return not isinstance(f, (str, bytes, os.PathLike)) and callable(getattr(f, method, None))
+
+
+def _contents(obj, path):
+    """(arrays, metadata) of the file that holds `obj`."""
+    from ..ir import Program
+    if isinstance(obj, Program):
+        from ..graph.serialize import program_to_dict
+        return {}, {_MAGIC_KEY: str(_PROGRAM_VERSION),
+                    "oar_program": json.dumps(program_to_dict(obj), separators=(",", ":"))}
     arrays = {}
     try:
         structure = _encode(obj, arrays, "obj")
-        meta = {_MAGIC_KEY: str(FORMAT_VERSION), "oar_structure": json.dumps(structure)}
     except RecursionError:
         raise too_deep(path, obj) from None
-    safetensors_file.write(path, arrays, metadata=meta, fsync=bool(configs.get("fsync", True)))
+    return arrays, {_MAGIC_KEY: "1", "oar_structure": json.dumps(structure)}
 
 
 def nesting_depth(obj):
@@ -101,6 +133,10 @@ def load(path, **configs):
     ``.pdparams``/``.pdopt`` file written by Paddle's ``paddle.save`` (read by a restricted unpickler that rebuilds
     only arrays and plain containers; see `oar.io.paddle_pickle`).
 
+    `path` may be an open binary stream: one object is read from its position (oar's format, or a Paddle pickle
+    when the stream can seek), leaving the stream after it. A file saved from a static `Program` loads as that
+    Program.
+
     A prefix written by `oar.jit.save` (``path + '.pdiparams'`` exists) gives that model's state dict.
     ``return_numpy=True`` returns every tensor as a NumPy array.
 
@@ -112,6 +148,12 @@ def load(path, **configs):
         >>> oar.load("ckpt.pdparams", return_numpy=True)['w']
         array([1., 1.], dtype=float32)
     """
+    if _is_stream(path, "read"):
+        from .paddle_pickle import is_pickle, load_paddle_pickle
+        if callable(getattr(path, "seek", None)) and is_pickle(path):  # what Paddle's paddle.save wrote
+            return load_paddle_pickle(path, bool(configs.get("return_numpy", False)),
+                                      bool(configs.get("keep_name_table", False)))
+        return _from_meta(*_read_stream(path), "the stream", configs)
     path = os.fspath(path)
     if not os.path.isfile(path) and os.path.isfile(path + ".pdiparams"):
         from ..jit.save_load import load_state_dict_from_prefix
@@ -125,8 +167,21 @@ def load(path, **configs):
     if is_pickle(path):
         return load_paddle_pickle(path, bool(configs.get("return_numpy", False)),
                                   bool(configs.get("keep_name_table", False)))
-    meta, tensors = _read(path)
-    damaged = f"oar.load: {path!r} is damaged: its structure does not match its tensors"
+    return _from_meta(*_read(path), repr(path), configs)
+
+
+def _from_meta(meta, tensors, where, configs):
+    """The object a file's metadata and tensors describe."""
+    damaged = f"oar.load: {where} is damaged: its structure does not match its tensors"
+    if "oar_program" in meta:
+        from ..graph.serialize import program_from_dict
+        text = meta["oar_program"]
+        if not isinstance(text, str) or parse_cost(text.encode()) > MAX_STRUCTURE_COST:
+            raise ValueError(f"oar.load: {where} is damaged: its program is not JSON text, or one too large")
+        try:
+            return program_from_dict(json.loads(text))
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"oar.load: {where} is damaged: {type(e).__name__}: {str(e)[:200]}") from None
     text = meta.get("oar_structure")
     if not isinstance(text, str) or parse_cost(text.encode()) > MAX_STRUCTURE_COST:
         raise ValueError(f"{damaged} (no structure, or one too large)")
@@ -151,17 +206,7 @@ def _read(path):
             raw = f.read(n)
         if parse_cost(raw) > MAX_STRUCTURE_COST:
             raise ValueError(not_oar + ": its header is too large")
-        header = json.loads(raw)
-        meta = header.get("__metadata__") if isinstance(header, dict) else None
-        if not isinstance(meta, dict) or _MAGIC_KEY not in meta:
-            raise ValueError(not_oar + ": it has no oar format marker")
-        version = meta[_MAGIC_KEY]
-        if not (isinstance(version, str) and version.isdigit() and len(version) < 6):
-            raise ValueError(not_oar + f": its format marker {str(version)[:20]!r} is not a version number")
-        version = int(version)
-        if version > FORMAT_VERSION:
-            raise ValueError(f"oar.load: {path!r} has format version {version}; this oar reads up to "
-                             f"{FORMAT_VERSION}; upgrade oar")
+        meta = _checked_meta(json.loads(raw), repr(path), not_oar)
         tensors = safetensors_file.read_all(path)
     except ValueError as e:
         if not str(e).startswith(path):
@@ -172,10 +217,65 @@ def _read(path):
     return meta, tensors
 
 
+def _checked_meta(header, where, not_oar):
+    """The metadata of a parsed safetensors header, once it is a version of oar's format this oar reads."""
+    meta = header.get("__metadata__") if isinstance(header, dict) else None
+    if not isinstance(meta, dict) or _MAGIC_KEY not in meta:
+        raise ValueError(not_oar + ": it has no oar format marker")
+    version = meta[_MAGIC_KEY]
+    if not (isinstance(version, str) and version.isdigit() and len(version) < 6):
+        raise ValueError(not_oar + f": its format marker {str(version)[:20]!r} is not a version number")
+    version = int(version)
+    if version > FORMAT_VERSION:
+        raise ValueError(f"oar.load: {where} has format version {version}; this oar reads up to "
+                         f"{FORMAT_VERSION}; upgrade oar")
+    return meta
+
+
+def _read_stream(f):
+    """(metadata, tensors) of the one saved object at the position of the binary stream `f`, which is left just
+    after it. Its length comes from the header: the largest end offset of its tensors."""
+    not_oar = "oar.load: the stream does not hold an object written by oar.save at its position"
+    head = f.read(8)
+    if not isinstance(head, bytes) or len(head) < 8:
+        raise ValueError(not_oar + " (it ends before a header)")
+    n = int.from_bytes(head, "little")
+    if n > 100_000_000:
+        raise ValueError(not_oar)
+    raw = f.read(n)
+    if len(raw) < n or parse_cost(raw) > MAX_STRUCTURE_COST:
+        raise ValueError(not_oar + " (its header is truncated or too large)")
+    try:
+        header = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"{not_oar} ({e})") from None
+    meta = _checked_meta(header, "the stream", not_oar)
+    ends = [e.get("data_offsets", [0, 0])[1] for k, e in header.items() if k != "__metadata__" and isinstance(e, dict)]
+    size = max(ends, default=0)
+    if not all(isinstance(e, int) and 0 <= e for e in ends) or size > (1 << 40):
+        raise ValueError(not_oar + " (its tensor offsets are not byte counts)")
+    data = f.read(size)
+    if len(data) < size:
+        raise ValueError(not_oar + " (it ends inside its tensors)")
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="oar-load-") as d:  # the file reader (bfloat16, checks) reads paths
+        tmp = os.path.join(d, "obj.safetensors")
+        with open(tmp, "wb") as out:
+            out.write(head + raw + data)
+        try:
+            tensors = safetensors_file.read_all(tmp, "object saved by oar.save")
+        except ValueError as e:
+            raise ValueError(f"{not_oar} ({str(e).replace(tmp, 'stream')})") from None
+    return meta, tensors
+
+
 def _encode(obj, arrays, where):
     from ..eager.tensor import Tensor
+    from ..graph.scope import _TensorView
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
+    if isinstance(obj, _TensorView):  # a static variable's value in a scope (Paddle's LoDTensor): a Tensor
+        obj = Tensor(np.array(obj))
     if isinstance(obj, (np.integer, np.floating, np.bool_)):
         return obj.item()
     if isinstance(obj, (Tensor, np.ndarray)):

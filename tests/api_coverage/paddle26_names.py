@@ -108,12 +108,9 @@ cholesky_solve triangular_solve lu lu_unpack
 """.split())
 
 EXCLUDED = {
-    "get_cuda_rng_state": "CUDA-only: oar runs on a CPU",
     "fp8_fp8_fp8_dual_gemm_fused": "GPU-only fused FP8 GEMM kernel (linalg)",
-    "set_cuda_rng_state": "CUDA-only: oar runs on a CPU",
     "CUDAPinnedPlace": "CUDA-only memory: oar runs on a CPU",
     "DataParallel": "multi-process data parallelism lives in oar.distributed",
-    "disable_signal_handler": "Paddle's C++ signal handler: oar has none to disable",
     "check_shape": "internal helper of paddle.tensor.random, documented as not public",
     "create_tensor": "fluid-era static helper (paddle.static.create_global_var replaces it)",
     "create_parameter": "Paddle lists it among Tensor methods, but it creates a new parameter: oar.create_parameter",

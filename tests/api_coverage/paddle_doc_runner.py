@@ -46,9 +46,15 @@ class PaddleIsOar(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _reset(oar, np):
+    """Each example starts as a fresh process would: dynamic mode, empty default programs and global scope (an
+    earlier example's static ops and parameter names do not leak into the next), default dtype, seeds, printing."""
     from oar.core.state import STATE
+    from oar.graph import scope
+    from oar.graph.cursor import BUILDER
     if STATE.static:
         oar.disable_static()
+    BUILDER.main = BUILDER.startup = None
+    scope._GLOBAL[-1] = scope.Scope()
     STATE.grad_enabled = True
     oar.set_default_dtype("float32")
     oar.seed(0)

@@ -296,6 +296,8 @@ def _complex(m):
 def _normalise(text):
     for pat in _NOISE:
         text = pat.sub("", text)
+    # whitespace is layout, except between two numbers, where it separates values ("56\n12" is not 5612)
+    text = re.sub(r"(?<=[\w.])\s+(?=[-+]?[\d.])", "|", text.strip())
     text = re.sub(r"\s+", "", text)
     text = re.sub(r"paddle\.Size\((\[[^\]]*\])\)", r"\1", text)  # Paddle 3's shape type: a list subclass
     text = _COMPLEX.sub(_complex, text)

@@ -105,3 +105,17 @@ def test_placement_methods_inside_to_static():
     static = oar.jit.to_static(placement_in_program, input_spec=[oar.static.InputSpec([2], "float32")])
     out = static(oar.to_tensor([1.0, 2.0]))
     assert out.dtype == oar.float64 and out.numpy().tolist() == [2.0, 4.0]
+
+
+def test_get_device_of_a_tensor_and_the_cuda_rng_state_without_gpus():
+    assert oar.get_device(oar.to_tensor([1.0], place=oar.CPUPlace())) == -1
+    assert oar.get_device() == "cpu"
+    with pytest.raises(TypeError, match="get_device takes a Tensor"):
+        oar.get_device("cpu")
+    states = oar.get_cuda_rng_state()
+    assert states == [oar.get_rng_state() for _ in range(oar.device.cuda.device_count())]
+    oar.set_cuda_rng_state(states)
+    with pytest.raises(ValueError, match="got 1 states for"):
+        oar.set_cuda_rng_state(states + [oar.get_rng_state()])
+    assert oar.is_compiled_with_ipu() is False and oar.is_compiled_with_xpu() is False
+    oar.disable_signal_handler()

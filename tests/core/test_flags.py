@@ -82,3 +82,15 @@ def test_num_threads_sets_the_math_library_threads():
     finally:
         oar.set_flags({"FLAGS_paddle_num_threads": before or 1})
     assert threads is not None
+
+
+def test_stride_kernel_flag_states_that_view_ops_share_memory():
+    # Paddle's default (True): a view shares its input's memory, which oar's view ops always do
+    assert oar.get_flags("FLAGS_use_stride_kernel") == {"FLAGS_use_stride_kernel": True}
+    oar.set_flags({"FLAGS_use_stride_kernel": True})
+    x = oar.zeros([2, 3])
+    y = oar.view(x, [6])
+    x[0, 0] = 5.0
+    assert y.numpy()[0] == 5.0
+    with pytest.raises(ValueError, match="FLAGS_use_stride_kernel=False is not supported: oar's view ops"):
+        oar.set_flags({"FLAGS_use_stride_kernel": False})
