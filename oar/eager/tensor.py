@@ -148,7 +148,8 @@ class Tensor(TensorMethods):
                                  f"{device_of(value._data)}: put it on the same device first (.cuda(), .cpu())")
             self._grad = value
         else:  # an array (oar's extension; Paddle takes Tensors only) goes where the tensor is
-            self._grad = Tensor(place_array(value if is_device_array(value) else np.asarray(value), device_of(self._data)))
+            a = value if is_device_array(value) else np.asarray(value)
+            self._grad = Tensor(place_array(a, device_of(self._data)))
 
     # ---- conversion -----------------------------------------------------------------------------------------
     def numpy(self):
