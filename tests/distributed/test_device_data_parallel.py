@@ -1,5 +1,6 @@
 """DataParallel over MPI with parameters on the (fake) GPU: 2 ranks under mpiexec, gradients staged through the
-host for the all-reduce. Skips when mpi4py or mpiexec is missing."""
+host for the all-reduce (on a real GPU under tools/gpu_check.sh: ``OAR_GPU_CHECK_BACKEND=cuda``). Skips when
+mpi4py or mpiexec is missing."""
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ def results(tmp_path_factory):
         pytest.skip(str(e))
     out = tmp_path_factory.mktemp("device_dp")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]),
-               OAR_DISTRIBUTED_TIMEOUT="60", OAR_DEVICE_BACKEND="fake")
+               OAR_DISTRIBUTED_TIMEOUT="60", OAR_DEVICE_BACKEND=os.environ.get("OAR_GPU_CHECK_BACKEND", "fake"))
     r = subprocess.run([mpiexec, "-n", "2", sys.executable, os.path.join(HERE, "device_data_parallel_job.py"),
                         str(out)], env=env, capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
