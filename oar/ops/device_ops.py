@@ -203,6 +203,8 @@ DEVICE_OPS = ALWAYS | frozenset({
     "roll",
     "round",
     "rsqrt",
+    "run_program",
+    "run_program_grad",
     "scale",
     "scatter",
     "scatter_nd_add",
