@@ -1,7 +1,7 @@
 """`oar.nn.utils`: flattening parameters to a vector and back, clipping gradients in place."""
 import numpy as np
 
-from ..kernels.backend import array_module
+from ..kernels import backend
 from ..ops import manipulation as S
 from ..eager.tensor import Tensor
 
@@ -61,7 +61,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = [p.grad for p in _with_grads(parameters)]
     if not grads:
         return Tensor(np.asarray(0.0, np.float32))
-    xp = array_module(*[g._data for g in grads])  # CuPy for gradients on a GPU: only the norm comes to the host
+    xp = backend.array_module(*[g._data for g in grads])  # CuPy on a GPU: only the norm comes to the host
     arrays = [g._data.astype(np.float64) for g in grads]
     if norm_type == float("inf"):
         total = max(float(xp.abs(a).max()) if a.size else 0.0 for a in arrays)
@@ -89,7 +89,7 @@ def clip_grad_value_(parameters, clip_value):
     """
     c = float(clip_value)
     for p in _with_grads(parameters):
-        xp = array_module(p.grad._data)
+        xp = backend.array_module(p.grad._data)
         p.grad._data = xp.clip(p.grad._data, -c, c).astype(p.grad._data.dtype, copy=False)
         p.grad._version += 1
 
