@@ -1,6 +1,7 @@
-"""Run on 2 ranks (mpiexec) with ``OAR_DEVICE_BACKEND=fake`` (or ``cuda``: both ranks on GPU 0): DataParallel training with parameters and
-gradients on the (fake) GPU, the gradients staged through the host for MPI, against one process training on the
-whole batch on the same device. Also the collectives on device tensors. Writes ``result.<rank>.json``."""
+"""Run on 2 ranks (mpiexec) with ``OAR_DEVICE_BACKEND=fake`` (or ``cuda``: both ranks on GPU 0): DataParallel
+training with parameters and gradients on the device, the gradients staged through the host for MPI, against one
+process training on the whole batch on the same device; and the collectives on device tensors. Writes
+``result.<rank>.json``."""
 import json
 import os
 import sys
