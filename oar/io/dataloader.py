@@ -2,7 +2,7 @@
 from ..core.state import rng
 from .collate import default_collate_fn, default_convert_fn, to_arrays, to_tensors
 from .dataset import IterableDataset
-from .prefetch import feed, place_for_loader
+from .prefetch import DeviceFeed, place_for_loader
 from .sampler import BatchSampler
 from .worker import MapIter, StreamIter, WorkerPool
 
@@ -101,7 +101,7 @@ class DataLoader:
         batches = self._host_batches()
         if self.places[0] == "cpu":
             return batches
-        return feed(batches, self.places[0], self.reader_buffer_size if self.use_buffer_reader else 0)
+        return DeviceFeed(batches, self.places[0], self.reader_buffer_size if self.use_buffer_reader else 0)
 
     def _host_batches(self):
         if self.num_workers == 0:

@@ -42,9 +42,23 @@ def move_batch(batch, place):
     return batch
 
 
-def feed(batches, place, buffer_size):
-    """Yields the batches of the iterator `batches` on `place`; with `buffer_size` > 0 up to that many of the next
-    batches are already being copied there in a background thread."""
+class DeviceFeed:
+    """Iterates over the batches of the iterator `batches` on `place`; with `buffer_size` > 0 up to that many of
+    the next batches are already being copied there in a background thread. `pool` is the loader's worker pool
+    (None without workers)."""
+
+    def __init__(self, batches, place, buffer_size):
+        self.pool = getattr(batches, "pool", None)
+        self._batches = _feed(batches, place, buffer_size)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+
+def _feed(batches, place, buffer_size):
     if buffer_size <= 0:
         for batch in batches:
             yield move_batch(batch, place)
