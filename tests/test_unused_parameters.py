@@ -109,8 +109,6 @@ RULES = [
      "deprecated in Paddle 2.x; data parallelism is oar.distributed"),
     (r"oar/quantization/ptq", r".*__init__$", "(executor|onnx_format|optimize_model|is_use_cache_file|cache_dir)",
      "documented in PostTrainingQuantization"),
-    (r"oar/io/dataloader", r"DataLoader\.__init__$", "(feed_list|places|use_buffer_reader)",
-     "static-graph feeding options of Paddle; oar's loader yields arrays either way"),
     (r"oar/metric/metrics", r".*", "(args|kwargs)", "Paddle's metric signatures take and ignore them"),
     (r"oar/distributed/parallel", r"DataParallel\.__init__$", "strategy", "deprecated in Paddle 2.x"),
     (r"oar/distributed/spawn", r".*", "(daemon|timeout)", "OPEN: spawn waits for the MPI job; no daemon or "

@@ -14,7 +14,10 @@ HEADER = '''"""The ops whose kernels run on device arrays (CuPy, or the fake dev
 `python tools/device_ops.py` from the op table run on the fake device (`tests/device/test_fake_device_ops.py`
 checks it is neither stale nor short). Every other op falls back to the CPU with a warning (`oar/ops/device.py`)."""
 
-ALWAYS = frozenset({"memcpy"})  # device-aware by construction: the copy between host and device
+# device-aware by construction: the copy between host and device, and the collectives, which stage device arrays
+# through the host themselves (`oar/distributed/comm.py`; tests/distributed/test_device_data_parallel.py)
+ALWAYS = frozenset({"memcpy", "c_allreduce", "c_broadcast", "c_allgather", "c_reduce", "c_scatter", "c_alltoall",
+                    "c_barrier", "send_v2", "recv_v2", "c_allreduce_sum_differentiable"})
 
 '''
 
@@ -22,12 +25,13 @@ ALWAYS = frozenset({"memcpy"})  # device-aware by construction: the copy between
 def main():
     import warnings
     from device_table import SCENARIOS, fake_gpu, prove
+    from oar.ops.device_ops import ALWAYS
     from op_table import CASES
     CASES = CASES + SCENARIOS
     warnings.simplefilter("ignore")
     with fake_gpu():
         proven, failures = prove(CASES)
-    names = sorted(proven - {"memcpy"})  # (ALWAYS is written by hand)
+    names = sorted(proven - ALWAYS)  # (ALWAYS is written by hand)
     body = "".join(f'    "{n}",\n' for n in names)
     text = HEADER + f"DEVICE_OPS = ALWAYS | frozenset({{\n{body}}})\n"
     (ROOT / "oar" / "ops" / "device_ops.py").write_text(text)

@@ -64,6 +64,9 @@ def train(make, x, y, place, steps, converted):
     for _ in range(steps):
         losses.append(float(run(xt, yt)))
     elapsed = time.perf_counter() - start
+    where = {str(p.place) for p in net.parameters()} | {str(xt.place)}
+    if where != {str(oar.CPUPlace() if place == "cpu" else oar.CUDAPlace(0))}:
+        sys.exit(f"training on {place!r} left parameters or data on {sorted(where)}")
     return np.array(losses), [p.numpy() for p in net.parameters()], elapsed
 
 

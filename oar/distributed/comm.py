@@ -4,11 +4,16 @@ gradient all-reduce of `DataParallel`.
 Each call is MPI's nonblocking form followed by `wait`, which polls the request and raises `DistributedError`
 after the configured timeout instead of blocking forever on a rank that is gone. Roots (``root``, ``peer``) are
 ranks inside the group. float16 / bfloat16 travel as float32 and bool as uint8, since MPI has no reductions on them.
+
+Arrays on a GPU are staged through the host (`on_host`): copied to host memory, sent by MPI, the result copied
+back to the array's device, so any MPI build works (no CUDA-aware MPI needed, at the cost of two copies).
 """
+import functools
 import time
 
 import numpy as np
 
+from ..core.devices import device_of, is_device_array, place_array, to_host
 from .env import RUNTIME, DistributedError, mpi
 
 REDUCE_OPS = ("sum", "max", "min", "prod", "avg")
@@ -44,6 +49,18 @@ def _call(what, group, start):
                                " (do all ranks pass tensors of the same shape and dtype?)") from None
 
 
+def on_host(fn):
+    """`fn(a, ...)` of a collective, with a device array `a` staged through the host: the result (if any) goes
+    back to `a`'s device."""
+    @functools.wraps(fn)
+    def staged(a, *args, **kwargs):
+        if not is_device_array(a):
+            return fn(a, *args, **kwargs)
+        out = fn(to_host(a), *args, **kwargs)
+        return None if out is None else place_array(out, device_of(a))
+    return staged
+
+
 def _wire(a):
     """`a` as a contiguous array of a dtype MPI reduces, and the dtype to cast the result back to."""
     dt = a.dtype  # (np.asarray with order="C", not ascontiguousarray, which makes a 0-d array 1-d)
@@ -74,6 +91,7 @@ def _finish_avg(out, op, group):
     return out
 
 
+@on_host
 def all_reduce(a, op, group):
     """The elementwise `op` ('sum', 'max', 'min', 'prod', 'avg') of `a` over the group's ranks."""
     if group.comm is None:
@@ -89,6 +107,7 @@ def start_all_reduce(buf, group):
     return group.comm.Iallreduce(mpi().IN_PLACE, buf, mpi().SUM)
 
 
+@on_host
 def broadcast(a, root, group):
     """Group rank `root`'s `a` on every rank."""
     if group.comm is None:
@@ -99,6 +118,7 @@ def broadcast(a, root, group):
     return _back(buf, dt)
 
 
+@on_host
 def all_gather(a, group):
     """Every rank's `a` stacked along a new first axis, in group-rank order."""
     if group.comm is None:
@@ -109,6 +129,7 @@ def all_gather(a, group):
     return _back(out, dt)
 
 
+@on_host
 def reduce(a, root, op, group):
     """`op` of `a` over the ranks, on group rank `root`; the other ranks get `a` back unchanged."""
     if group.comm is None:
@@ -119,6 +140,7 @@ def reduce(a, root, op, group):
     return _back(_finish_avg(out, op, group), dt) if group.rank == root else a
 
 
+@on_host
 def scatter(stacked, root, group):
     """Row ``i`` of root's `stacked` (shape ``[nranks, ...]``) on group rank ``i``."""
     if group.comm is None:
@@ -129,6 +151,7 @@ def scatter(stacked, root, group):
     return _back(out, dt)
 
 
+@on_host
 def alltoall(stacked, group):
     """Row ``j`` of rank ``i``'s `stacked` becomes row ``i`` on rank ``j``."""
     if group.comm is None:
@@ -145,6 +168,7 @@ def barrier(group):
         _call("barrier", group, lambda: group.comm.Ibarrier())
 
 
+@on_host
 def send(a, peer, group, tag=0):
     """Sends `a` to group rank `peer`."""
     if group.comm is not None:
@@ -152,6 +176,7 @@ def send(a, peer, group, tag=0):
         _call(f"send to rank {peer}", group, lambda: group.comm.Isend(buf, peer, tag))
 
 
+@on_host
 def recv(like, peer, group, tag=0):
     """An array shaped and typed as `like`, received from group rank `peer`."""
     if group.comm is None:

@@ -13,12 +13,18 @@ buckets' average all-reduce to the step's program, as ``c_allreduce`` ops betwee
 """
 import numpy as np
 
+from ..core.devices import device_of, is_device_array, place_array, to_host
 from ..eager import engine
 from ..ops.registry import edge
 from ..eager.tensor import Tensor
 from . import comm
 
 _MB = 1 << 20
+
+
+def _host_flat(a):
+    """`a` flattened, in host memory (a device gradient is copied to the host for MPI)."""
+    return to_host(a).reshape(-1) if is_device_array(a) else a.reshape(-1)
 
 
 class _Bucket:
@@ -157,9 +163,11 @@ class Reducer:
         if acc is None and g is None:
             dst[...] = 0
         elif acc is None:
-            dst[...] = g._data.reshape(-1)
+            dst[...] = _host_flat(g._data)
         elif g is None:
-            dst[...] = acc._data.reshape(-1)
+            dst[...] = _host_flat(acc._data)
+        elif is_device_array(acc._data):  # added on the device, one copy to the host
+            dst[...] = _host_flat(acc._data + g._data)
         else:
             np.add(acc._data.reshape(-1), g._data.reshape(-1), out=dst)
         b.pending -= 1
@@ -193,7 +201,8 @@ class Reducer:
             b.buf *= scale
             for p, off in zip(b.params, b.offsets):
                 g = b.buf[off:off + p._data.size].reshape(p._data.shape)
-                p._grad = Tensor(g if b.wire == b.dtype else g.astype(b.dtype))
+                g = g if b.wire == b.dtype else g.astype(b.dtype)
+                p._grad = Tensor(place_array(g, device_of(p._data)) if is_device_array(p._data) else g)
             b.buf = b.req = None
         if used is not None:
             for p, u in zip(self.params, used):

@@ -154,7 +154,14 @@ class Tensor(TensorMethods):
 
     @grad.setter
     def grad(self, value):
-        self._grad = value if value is None or isinstance(value, Tensor) else Tensor(np.asarray(value))
+        if value is None or isinstance(value, Tensor):
+            if value is not None and device_of(value._data) != device_of(self._data):
+                raise ValueError(f"cannot set the gradient of a tensor on {device_of(self._data)} to a tensor on "
+                                 f"{device_of(value._data)}: put it on the same device first (.cuda(), .cpu())")
+            self._grad = value
+        else:  # an array (oar's extension; Paddle takes Tensors only) goes where the tensor is
+            a = value if is_device_array(value) else np.asarray(value)
+            self._grad = Tensor(place_array(a, device_of(self._data)))
 
     # ---- conversion -----------------------------------------------------------------------------------------
     def numpy(self):

@@ -25,7 +25,7 @@ import itertools
 
 import numpy as np
 
-from ..core.devices import RUNTIME as _DEVICE, is_device_array
+from ..core.devices import RUNTIME as _DEVICE, is_device_array, to_host
 
 from ..core.info import FLAGS
 from ..ops.registry import REGISTRY, check_finite
@@ -590,8 +590,8 @@ class Executor:
         outs = compiled.run(feed, scope)
         if not return_numpy:
             from ..eager.tensor import Tensor
-            return [Tensor(a) if isinstance(a, np.ndarray) else a for a in outs]
-        return outs
+            return [Tensor(a) if isinstance(a, np.ndarray) or is_device_array(a) else a for a in outs]
+        return [to_host(a) if is_device_array(a) else a for a in outs]  # NumPy, as Paddle: fetches from a GPU copied
 
     def close(self):
         pass

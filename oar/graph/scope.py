@@ -4,6 +4,9 @@ import threading
 
 import numpy as np
 
+from ..core.devices import is_device_array, place_array, to_host
+from ..core.state import place_name
+
 
 class _TensorView:
     """Paddle's ``scope.find_var(name).get_tensor()`` handle: read with ``np.array(t)``, write with ``t.set(a)``."""
@@ -13,10 +16,14 @@ class _TensorView:
 
     def __array__(self, dtype=None, copy=None):
         a = value_of(self._scope.vars[self._name])
+        a = to_host(a) if is_device_array(a) else a  # a host copy of a value on a GPU
         return a if dtype is None else a.astype(dtype)
 
     def set(self, value, place=None):
-        self._scope.set(self._name, np.array(getattr(value, "_data", value)))
+        """Stores a copy of `value` (an array or Tensor) on `place` (default: the host)."""
+        a = getattr(value, "_data", value)
+        a = to_host(a) if is_device_array(a) else np.array(a)
+        self._scope.set(self._name, a if place is None else place_array(a, place_name(place)))
 
     def shape(self):
         return list(value_of(self._scope.vars[self._name]).shape)

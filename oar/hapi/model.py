@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from ..io.save_load import load as _load, save as _save
+from ..core.devices import is_device_array, to_host
 from ..core.state import no_grad
 from ..io import DataLoader, Dataset, DistributedBatchSampler
 from ..metric import Metric
@@ -24,7 +25,10 @@ def _as_tensor(x):
 
 
 def _numpy(x):
-    return x._data if isinstance(x, Tensor) else np.asarray(x)
+    """A NumPy array of `x` (a Tensor on a GPU is copied to the host: Model returns NumPy results, as Paddle's)."""
+    if isinstance(x, Tensor):
+        return to_host(x._data) if is_device_array(x._data) else x._data
+    return np.asarray(x)
 
 
 def _amp_settings(amp_configs):

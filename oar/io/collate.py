@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..core.devices import is_device_array, to_host
 from ..eager.tensor import Tensor
 
 
@@ -19,7 +20,7 @@ def default_collate_fn(batch):
     """
     sample = batch[0]
     if isinstance(sample, Tensor):
-        return np.stack([s._data for s in batch])
+        return np.stack([to_host(s._data) if is_device_array(s._data) else s._data for s in batch])
     if isinstance(sample, np.ndarray):
         return _numeric(np.stack(batch), "default_collate_fn")
     if isinstance(sample, (numbers.Number, np.number, np.bool_)):

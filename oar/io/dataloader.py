@@ -2,6 +2,7 @@
 from ..core.state import rng
 from .collate import default_collate_fn, default_convert_fn, to_arrays, to_tensors
 from .dataset import IterableDataset
+from .prefetch import DeviceFeed, place_for_loader
 from .sampler import BatchSampler
 from .worker import MapIter, StreamIter, WorkerPool
 
@@ -23,6 +24,14 @@ class DataLoader:
             gives it, ``[{variable name: field}]`` (one dict for the one place), ready for ``Executor.run(feed=)``.
         return_list, use_shared_memory, places, use_buffer_reader, prefetch_factor: accepted for compatibility
             (apart from the feed dicts above).
+        places: where batches are delivered (a place, 'cpu' / 'gpu:N', or a list of one); None: the current
+            device when the loader is made (`oar.set_device`), as in Paddle.
+        use_buffer_reader: on a GPU place, copy the next ``reader_buffer_size`` batches to the device in a
+            background thread while the current batch is used (False: each batch is copied when it is asked for).
+            On the CPU there is nothing to copy and batches come as loaded.
+        prefetch_factor: batches in flight per worker process (``num_workers > 0``).
+        return_list, use_shared_memory: accepted for compatibility (workers send batches through pipes; an eager
+            loader always returns lists).
 
     Workers end with the main process (even when it is killed), on Ctrl-C and on any error of the iteration; a
     batch a worker cannot send (an object that does not pickle) and a batch field of strings or objects raise a
@@ -37,14 +46,18 @@ class DataLoader:
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None, batch_size=1,
                  shuffle=False, drop_last=False, collate_fn=None, num_workers=0, use_buffer_reader=True,
-                 prefetch_factor=2, use_shared_memory=True, timeout=0, worker_init_fn=None,
+                 reader_buffer_size=2, prefetch_factor=2, use_shared_memory=True, timeout=0, worker_init_fn=None,
                  persistent_workers=False):
         if num_workers < 0:
             raise ValueError(f"DataLoader: num_workers must be >= 0, got {num_workers}")
         if timeout < 0:
             raise ValueError(f"DataLoader: timeout must be >= 0, got {timeout}")
+        if reader_buffer_size < 1:
+            raise ValueError(f"DataLoader: reader_buffer_size must be >= 1, got {reader_buffer_size}")
         self.dataset = dataset
         self._feed_names = None if feed_list is None or return_list else [getattr(v, "name", v) for v in feed_list]
+        self.places = [place_for_loader(places)]
+        self.use_buffer_reader, self.reader_buffer_size = bool(use_buffer_reader), int(reader_buffer_size)
         self.return_list, self.num_workers, self.timeout = return_list, int(num_workers), timeout
         self.worker_init_fn, self.persistent_workers = worker_init_fn, persistent_workers
         self.use_shared_memory, self.prefetch_factor = use_shared_memory, max(1, int(prefetch_factor))
@@ -103,6 +116,12 @@ class DataLoader:
             yield [dict(zip(names, fields))]
 
     def _batches(self):
+        batches = self._host_batches()
+        if self.places[0] == "cpu":
+            return batches
+        return DeviceFeed(batches, self.places[0], self.reader_buffer_size if self.use_buffer_reader else 0)
+
+    def _host_batches(self):
         if self.num_workers == 0:
             return self._single()
         pool = self._pool

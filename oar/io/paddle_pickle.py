@@ -21,6 +21,7 @@ import pickle
 
 import numpy as np
 
+from ..core.devices import is_device_array, to_host
 from ..core.safe_files import write_files
 
 PICKLE_MAGIC = b"\x80"
@@ -430,7 +431,7 @@ def _is_state_dict(obj):
 def _to_paddle(obj):
     from ..eager.tensor import Tensor
     if isinstance(obj, Tensor):
-        return (obj._name or "tensor", np.asarray(obj._data))
+        return (obj._name or "tensor", _host(obj._data))
     if isinstance(obj, dict):
         return {k: _to_paddle(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -439,6 +440,11 @@ def _to_paddle(obj):
         return obj
     raise TypeError(f"oar.save(protocol='paddle'): cannot save a {type(obj).__name__}; save Tensors, arrays, "
                     "numbers, strings and dicts/lists/tuples of them (a Layer's or Optimizer's state_dict())")
+
+
+def _host(a):
+    """`a` as a NumPy array (a GPU array copied to the host: the file holds NumPy arrays, as Paddle's)."""
+    return to_host(a) if is_device_array(a) else np.asarray(a)
 
 
 def save_paddle_pickle(obj, path, protocol=4, fsync=True):
@@ -458,7 +464,7 @@ def paddle_pickle_bytes(obj, where, protocol=4):
     """The bytes `paddle.save` writes for `obj` (`where` names the destination in errors)."""
     try:
         if _is_state_dict(obj):
-            saved = {k: np.asarray(v._data) for k, v in obj.items()}
+            saved = {k: _host(v._data) for k, v in obj.items()}
             saved[NAME_TABLE_KEY] = {k: v._name or k for k, v in obj.items()}
         else:
             saved = _to_paddle(obj)

@@ -30,6 +30,7 @@ import weakref
 import numpy as np
 
 from ..core import dtype as D
+from ..core.devices import is_device_array, to_host
 from ..graph.builder import _OAR_DIR
 from ..graph.backward import building, gradients
 from ..graph.executor import compile_program
@@ -314,7 +315,7 @@ class LazyGraph:
             a = given.get(ref) if share else None
             if a is None:
                 a = by_ref[ref]
-                if type(a) is not np.ndarray:
+                if type(a) is not np.ndarray and not is_device_array(a):
                     a = np.asarray(a)
                 if id(a) in used or a.base is not None:  # never alias another value or a feed
                     a = a.copy()
@@ -447,6 +448,7 @@ def _compare(t, a, records):
     t._check = None
     if want is None:
         return
+    a, want = (to_host(v) if is_device_array(v) else v for v in (a, want))  # compared on the host
     if want.shape != a.shape or not np.allclose(a, want, rtol=1e-5, atol=1e-6, equal_nan=True):
         ref = t._pending[1]
         rec = next((r for r in reversed(records) if r.out0 <= ref), None)

@@ -12,6 +12,7 @@ import types
 
 import numpy as np
 
+from ..core.devices import is_device_array, to_host
 from ..core.state import STATE, get_rng_state, mode, set_rng_state
 from ..graph import builder
 from ..graph import pytree
@@ -465,7 +466,8 @@ def compare_outputs(mode_name, fn_name, expected, got, what):
     if len(el) != len(gl):
         raise AssertionError(f"{mode_name} check: '{fn_name}' returns {len(gl)} values {what} but {len(el)} eagerly")
     for i, (e, g) in enumerate(zip(el, gl)):
-        ea, ga = np.asarray(getattr(e, "_data", e)), np.asarray(getattr(g, "_data", g))
+        ea, ga = (to_host(a) if is_device_array(a) else np.asarray(a)  # compared on the host
+                  for a in (getattr(e, "_data", e), getattr(g, "_data", g)))
         if ea.shape != ga.shape or not np.allclose(ea, ga, rtol=1e-5, atol=1e-6, equal_nan=True):
             diff = np.max(np.abs(ea.astype(float) - ga.astype(float))) if ea.shape == ga.shape else "shape"
             raise AssertionError(f"{mode_name} check: output {i} of '{fn_name}' differs between eager and "

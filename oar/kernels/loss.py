@@ -37,7 +37,7 @@ def hard_index(label, ignore_index, n_cls):
         lo, hi = (safe.min(), safe.max()) if safe.size else (0, 0)
     if lo < 0 or hi >= n_cls:
         raise IndexError(f"labels must be in [0, {n_cls}) or equal ignore_index={ignore_index}, "
-                         f"got values in [{label.min()}, {label.max()}]")
+                         f"got values in [{int(label.min())}, {int(label.max())}]")
     return mask, safe
 
 

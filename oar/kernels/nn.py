@@ -51,7 +51,8 @@ def embedding_grad(ids, g, weight, padding_idx):
 
 def embedding(ids, w, padding_idx):
     if ids.size and (ids.min() < 0 or ids.max() >= w.shape[0]):
-        raise IndexError(f"embedding ids must be in [0, {w.shape[0]}), got values in [{ids.min()}, {ids.max()}]")
+        raise IndexError(f"embedding ids must be in [0, {w.shape[0]}), "
+                         f"got values in [{int(ids.min())}, {int(ids.max())}]")
     out = w[ids]
     if padding_idx is not None and padding_idx >= 0:
         out[ids == padding_idx] = 0

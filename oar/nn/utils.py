@@ -1,6 +1,7 @@
 """`oar.nn.utils`: flattening parameters to a vector and back, clipping gradients in place."""
 import numpy as np
 
+from ..kernels import backend
 from ..ops import manipulation as S
 from ..eager.tensor import Tensor
 
@@ -60,11 +61,12 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = [p.grad for p in _with_grads(parameters)]
     if not grads:
         return Tensor(np.asarray(0.0, np.float32))
-    arrays = [np.asarray(g._data, np.float64) for g in grads]
+    xp = backend.array_module(*[g._data for g in grads])  # CuPy on a GPU: only the norm comes to the host
+    arrays = [g._data.astype(np.float64) for g in grads]
     if norm_type == float("inf"):
-        total = max(float(np.abs(a).max()) if a.size else 0.0 for a in arrays)
+        total = max(float(xp.abs(a).max()) if a.size else 0.0 for a in arrays)
     else:
-        total = float(sum(float((np.abs(a) ** norm_type).sum()) for a in arrays) ** (1.0 / norm_type))
+        total = float(sum(float((xp.abs(a) ** norm_type).sum()) for a in arrays) ** (1.0 / norm_type))
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"clip_grad_norm_: the total {norm_type}-norm of the gradients is not finite ({total}); "
                            "pass error_if_nonfinite=False to scale by it anyway")
@@ -87,7 +89,8 @@ def clip_grad_value_(parameters, clip_value):
     """
     c = float(clip_value)
     for p in _with_grads(parameters):
-        p.grad._data = np.clip(p.grad._data, -c, c).astype(p.grad._data.dtype, copy=False)
+        xp = backend.array_module(p.grad._data)
+        p.grad._data = xp.clip(p.grad._data, -c, c).astype(p.grad._data.dtype, copy=False)
         p.grad._version += 1
 
 

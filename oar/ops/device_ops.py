@@ -2,7 +2,10 @@
 `python tools/device_ops.py` from the op table run on the fake device (`tests/device/test_fake_device_ops.py`
 checks it is neither stale nor short). Every other op falls back to the CPU with a warning (`oar/ops/device.py`)."""
 
-ALWAYS = frozenset({"memcpy"})  # device-aware by construction: the copy between host and device
+# device-aware by construction: the copy between host and device, and the collectives, which stage device arrays
+# through the host themselves (`oar/distributed/comm.py`; tests/distributed/test_device_data_parallel.py)
+ALWAYS = frozenset({"memcpy", "c_allreduce", "c_broadcast", "c_allgather", "c_reduce", "c_scatter", "c_alltoall",
+                    "c_barrier", "send_v2", "recv_v2", "c_allreduce_sum_differentiable"})
 
 DEVICE_OPS = ALWAYS | frozenset({
     "abs",
@@ -203,6 +206,8 @@ DEVICE_OPS = ALWAYS | frozenset({
     "roll",
     "round",
     "rsqrt",
+    "run_program",
+    "run_program_grad",
     "scale",
     "scatter",
     "scatter_nd_add",

@@ -3,6 +3,7 @@ interpolation), as Paddle's `paddle.optimizer.LBFGS`: `step(closure)` runs up to
 re-evaluating the loss and its gradients. Works on the parameters' values directly (dynamic mode only)."""
 import numpy as np
 
+from ..core.devices import device_of, is_device_array, place_array, to_host
 from ..core.state import STATE
 from .optimizer import Optimizer
 
@@ -113,15 +114,18 @@ class LBFGS(Optimizer):
         self.state = {"func_evals": 0, "n_iter": 0}
 
     # ---- the parameters as one flat vector ----------------------------------------------------------------------
+    # (host vectors: on a GPU the gradient is copied to the host and each step back, one copy per parameter)
     def _flat_grad(self):
         return np.concatenate([np.zeros(p._data.size, p._data.dtype) if p.grad is None else
+                               to_host(p.grad._data).reshape(-1) if is_device_array(p.grad._data) else
                                np.asarray(p.grad._data).reshape(-1) for p in self._params])
 
     def _add(self, t, d):
         i = 0
         for p in self._params:
             n = p._data.size
-            p._data = (p._data + t * d[i:i + n].reshape(p._data.shape)).astype(p._data.dtype)
+            step = place_array(t * d[i:i + n].reshape(p._data.shape), device_of(p._data))
+            p._data = (p._data + step).astype(p._data.dtype)
             p._version += 1
             i += n
 

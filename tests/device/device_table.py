@@ -264,6 +264,21 @@ SCENARIOS += [Scenario(f"converted_step_{name}", _converted_steps(_OPTIMIZERS[na
               for name in ("momentum", "adam", "sgd")]
 
 
+def _converted_layer(x):
+    """A Layer converted by `to_static`, called eagerly: its program runs as one op (`run_program`) and its
+    backward program as another (`run_program_grad`); outputs and parameter gradients."""
+    with oar.base.unique_name.guard():
+        oar.seed(29)
+        net = oar.jit.to_static(oar.nn.Sequential(oar.nn.Conv2D(2, 3, 3, padding=1), oar.nn.BatchNorm2D(3),
+                                                  oar.nn.ReLU(), oar.nn.Flatten(), oar.nn.Linear(3 * 4 * 4, 5)))
+    out = net(x)
+    (out * oar.to_tensor(np.linspace(-1.0, 1.0, 10 * 5).reshape(10, 5).astype("float32"))).sum().backward()
+    return [out.detach()] + [p.grad for p in net.parameters() if not p.stop_gradient]
+
+
+SCENARIOS += [Scenario("converted_layer", _converted_layer, [_R.standard_normal((10, 2, 4, 4)).astype("float32")])]
+
+
 def _ops_with_gradient(fn):
     """`fn(x)`'s outputs and the gradient of their weighted sum with respect to `x` (a float input)."""
     def run(x):

@@ -57,18 +57,21 @@ def check_layer_grad(layer, inputs, rtol=1e-5, atol=1e-6, seed=0, check_inputs=T
     (run(ts) * oar.to_tensor(w)).sum().backward()
     eps = 1e-6
     for p in params:
-        data = p._data
+        data = p.numpy()  # a host copy, perturbed and written back (the parameter may be on a device)
         num = np.zeros_like(data)
         it = np.nditer(data, flags=["multi_index"])
         for _ in it:
             idx = it.multi_index
             orig = data[idx]
             data[idx] = orig + eps
+            p.set_value(data)
             fp = float((run([oar.to_tensor(a) for a in inputs]).numpy() * w).sum())
             data[idx] = orig - eps
+            p.set_value(data)
             fm = float((run([oar.to_tensor(a) for a in inputs]).numpy() * w).sum())
             data[idx] = orig
             num[idx] = (fp - fm) / (2 * eps)
+        p.set_value(data)
         ana = p.grad.numpy() if p.grad is not None else np.zeros_like(num)
         np.testing.assert_allclose(ana, num, rtol=rtol, atol=atol, err_msg=f"gradient of parameter {p.name}")
     for i, (t, a) in enumerate(zip(ts, inputs)):

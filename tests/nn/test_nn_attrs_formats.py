@@ -164,7 +164,7 @@ def test_create_parameter_in_both_modes():
     exe = oar.static.Executor()
     scope = oar.static.Scope()
     exe.run(startup, scope=scope)
-    np.testing.assert_allclose(scope.vars["cp_w"], np.full([4], 1.5))
+    np.testing.assert_allclose(np.asarray(scope.find_var("cp_w").get_tensor()), np.full([4], 1.5))
 
 
 def test_channels_last_pixel_unshuffle_and_lrn_match_channels_first():
