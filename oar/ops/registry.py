@@ -552,9 +552,16 @@ def apply(op, inputs, attrs=_EMPTY):
         return outs
     res = _wrap(out)
     a = res._data
-    if a.base is not None or (n == 2 and (a is arrays[0] or a is arrays[1])) or (n == 1 and a is arrays[0]) or \
-            (n > 2 and any([a is x for x in arrays])):  # a view, or a kernel that returned an input as it is
+    if a.base is not None:  # a view
         _alias(op, inputs, res)
+    elif n == 2:  # or a kernel that returned an input as it is
+        if a is arrays[0] or a is arrays[1]:
+            _alias(op, inputs, res)
+    else:
+        for x in arrays:
+            if x is a:
+                _alias(op, inputs, res)
+                break
     if m.grad_enabled and op.grad is not None:
         for t in inputs:
             if not t.stop_gradient:
