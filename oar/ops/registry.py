@@ -525,7 +525,7 @@ def apply(op, inputs, attrs=_EMPTY):
         op.check(*inputs, **attrs)
     n = len(inputs)  # one- and two-input ops written out (a comprehension is a call in Python 3.11: ~70 ns)
     arrays = [inputs[0]._data, inputs[1]._data] if n == 2 else [inputs[0]._data] if n == 1 else \
-        [t._data for t in inputs]
+        [inputs[0]._data, inputs[1]._data, inputs[2]._data] if n == 3 else [t._data for t in inputs]
     try:
         if _DEVICE.types:  # a GPU backend is loaded: the inputs' device decides (oar/ops/device.py)
             out = _device_run(op, arrays, attrs)
