@@ -35,12 +35,12 @@ since the table above had brought (a) to 1.20 (1.12-1.23) and (m) to 1.41 (1.36-
 one- and two-input ops in `Node` (a comprehension is a function call in Python 3.11, ~70 ns), lets shape-only nodes
 skip the version loop and look up their shared stand-ins in the walk, and makes the root gradient without `np.ones`:
 
-| step | r2 / before (5 rounds, twice for a, m) | r2 / main (5 rounds) | r2 ms |
+| step | r2 / before (5 rounds; an earlier run) | r2 / main (5 rounds; an earlier run) | r2 ms |
 |---|---|---|---|
-| (a) LinearNet | 1.15 (1.07-1.19), 1.14 (1.07-1.17) | 0.91 (0.91-0.94) | 0.131-0.141 |
-| (b) LeNet | 0.87 (0.84-0.89) | 1.00 (0.98-1.07) | 19.4-20.6 |
-| (c) LSTM LM | 0.89 (0.87-0.91) | 0.97 (0.95-1.04) | 10.7-11.4 |
-| (m) MLP | 1.25 (1.24-1.29), 1.23 (1.13-1.27) | 0.87 (0.85-0.90) | 0.086-0.094 |
+| (a) LinearNet | 1.14 (1.14-1.17); 1.15 (1.07-1.19) | 0.91 (0.90-0.94); 0.91 (0.91-0.94) | 0.127-0.133 |
+| (b) LeNet | 0.94 (0.85-1.03); 0.87 (0.84-0.89) | 0.98 (0.92-1.02); 1.00 (0.98-1.07) | 18.8-21.1 |
+| (c) LSTM LM | 0.86 (0.85-0.89); 0.89 (0.87-0.91) | 0.99 (0.97-1.00); 0.97 (0.95-1.04) | 10.2-11.3 |
+| (m) MLP | 1.23 (1.22-1.25); 1.25 (1.24-1.29) | 0.85 (0.84-0.87); 0.87 (0.85-0.90) | 0.086-0.089 |
 
 Where the MLP step's remaining ~17 us over "before" goes (timers around the parts, best of 200 x 50 steps, both
 checkouts alternating): the forward is even (19.5 us), `clear_grad` of 4 tensors +1.2 us (zeroing, which "before"
