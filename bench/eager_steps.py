@@ -27,6 +27,26 @@ LeNet and the LSTM LM are faster than before the tape; the two smallest steps (L
 not: per recorded op the tape still costs ~0.2-0.4 us more than the old one (an edge tuple and a weak reference per
 node instead of strong references; a shape stand-in per shape-only input), and every op ~0.1 us more for the
 dispatch checks of the later merges (views, trace hook, check_nan_inf).
+
+Round 2 (issue 26, branch r2-eager), measured the same way on the same machine. "main" is e1f1d13, where the merges
+since the table above had brought (a) to 1.20 (1.12-1.23) and (m) to 1.41 (1.36-1.42) of "before" (4 rounds):
+`Tensor.clear_grad()` had started to allocate new zero gradients (now zeroed in place, as Paddle), the optimizer's
+`clear_grad` imported `jit.recorder` per parameter. "r2" also writes out one- to three-input ops in `apply` and
+one- and two-input ops in `Node` (a comprehension is a function call in Python 3.11, ~70 ns), lets shape-only nodes
+skip the version loop and look up their shared stand-ins in the walk, and makes the root gradient without `np.ones`:
+
+| step | r2 / before (5 rounds; an earlier run) | r2 / main (5 rounds; an earlier run) | r2 ms |
+|---|---|---|---|
+| (a) LinearNet | 1.14 (1.14-1.17); 1.15 (1.07-1.19) | 0.91 (0.90-0.94); 0.91 (0.91-0.94) | 0.127-0.133 |
+| (b) LeNet | 0.94 (0.85-1.03); 0.87 (0.84-0.89) | 0.98 (0.92-1.02); 1.00 (0.98-1.07) | 18.8-21.1 |
+| (c) LSTM LM | 0.86 (0.85-0.89); 0.89 (0.87-0.91) | 0.99 (0.97-1.00); 0.97 (0.95-1.04) | 10.2-11.3 |
+| (m) MLP | 1.23 (1.22-1.25); 1.25 (1.24-1.29) | 0.85 (0.84-0.87); 0.87 (0.85-0.90) | 0.086-0.089 |
+
+Where the MLP step's remaining ~17 us over "before" goes (timers around the parts, best of 200 x 50 steps, both
+checkouts alternating): the forward is even (19.5 us), `clear_grad` of 4 tensors +1.2 us (zeroing, which "before"
+did not do), the backward walk +9 us: its rules +3.5 us (each op ~0.1 us more dispatch: views, device,
+check_nan_inf, trace hook), `_graph` decoding edges +0.8 us, leaf delivery +0.9 us, the rest (weak output
+references, stand-ins, per-node bookkeeping) ~+4 us. Not recovered: it is what the cycle-free tape costs.
 """
 import argparse
 import json

@@ -36,6 +36,17 @@ from .lr import LRScheduler
 _wrap = Tensor._wrap
 
 
+_ACTIVE_TRACE = []
+
+
+def _active_trace():
+    """`oar.jit.recorder.active` (a higher layer's function, imported on first use rather than on every call)."""
+    if not _ACTIVE_TRACE:
+        from ..jit.recorder import active
+        _ACTIVE_TRACE.append(active)
+    return _ACTIVE_TRACE[0]
+
+
 class Optimizer:
     """Base class of all optimizers (see the module docstring for what a subclass provides).
 
@@ -295,20 +306,20 @@ class Optimizer:
 
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (zero-filled when `set_to_zero`, as Paddle)."""
-        from ..jit.recorder import active as active_trace
         cap = capture.active()
         if cap is not None:  # in a to_static training step
             return cap.clear_grad(self._parameter_list or (), set_to_zero)
+        tracing = set_to_zero and _active_trace()() is not None  # oar.jit.trace records the zeros as ops
         for p in self._parameter_list or ():
             g = p._grad
             if g is None:
                 continue
-            if set_to_zero and active_trace() is not None:  # oar.jit.trace records the zeros as an op
+            if tracing:
                 g._data = apply(get_op("zeros_like"), [g])._data
                 g._version += 1
             elif set_to_zero and g._data.flags.writeable:  # zero in place, as Paddle: no new allocation
                 g._data.fill(0)
-                g._version += 1
+                g._vc[0] += 1  # the `_version` property, written out (hot loop)
             else:
                 p.clear_grad(set_to_zero)
 

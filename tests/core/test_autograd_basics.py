@@ -15,6 +15,31 @@ def test_backward_accumulates_and_clears():
     assert x.grad is None
 
 
+def test_clear_grad_zeroes_the_gradient_tensor_in_place():
+    # Paddle 3.3.1: a tensor holding x.grad before clear_grad() reads zeros after it (the buffer is zeroed, not
+    # replaced); the next backward still gives the fresh gradient
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    held = x.grad
+    x.clear_grad()
+    np.testing.assert_array_equal(held.numpy(), [0.0, 0.0])
+    (x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+
+
+def test_clear_grad_of_a_shared_create_graph_gradient_leaves_the_other_leaf():
+    # under create_graph the walk hands the same gradient tensor to both inputs of an add: clearing one leaf's
+    # gradient must not zero the other's
+    from oar.eager.engine import run_backward
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = oar.to_tensor([3.0, 4.0], stop_gradient=False)
+    z = x + y
+    run_backward([z], [oar.to_tensor([1.0, 1.0])], create_graph=True)
+    x.clear_grad()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
+
+
 def test_higher_order():
     x = oar.to_tensor([3.0], stop_gradient=False)
     (dx,) = oar.grad((x * x * x).sum(), x, create_graph=True)
