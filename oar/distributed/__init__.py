@@ -9,6 +9,8 @@ from .collective_more import (ParallelMode, ReduceType, is_available, get_backen
                               gather, reduce_scatter, alltoall_single, broadcast_object_list, scatter_object_list)
 from .auto_parallel import ProcessMesh, Placement, Shard, Replicate, Partial, DistAttr
 from .dtensor import shard_tensor, dtensor_from_fn, reshard
+from .shard_api import shard_layer, shard_optimizer
+from .strategy import Strategy
 from .checkpoint import save_state_dict, load_state_dict
 from .parallel import DataParallel
 from .spawn import spawn
@@ -21,7 +23,8 @@ __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initializ
            "spawn", "ParallelMode", "ReduceType", "is_available", "get_backend", "destroy_process_group", "wait",
            "gather", "reduce_scatter", "alltoall_single", "broadcast_object_list", "scatter_object_list", "io",
            "launch", "ProcessMesh", "Placement", "Shard", "Replicate", "Partial", "DistAttr", "save_state_dict",
-           "load_state_dict", "shard_tensor", "dtensor_from_fn", "reshard"]
+           "load_state_dict", "shard_tensor", "dtensor_from_fn", "reshard", "shard_layer", "shard_optimizer",
+           "Strategy"]
 
 
 def __getattr__(name):

@@ -19,22 +19,15 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import Tensor, to_tensor
+from ..eager.tensor import Parameter, Tensor, to_tensor
 from .auto_parallel import Partial, Placement, ProcessMesh, Shard
 from .env import get_rank
 
 
-class DistTensor(Tensor):
-    """A Tensor with a `process_mesh` and `placements` (see the module docstring); make one with `shard_tensor`.
+class _Dist:
+    """What a distributed tensor adds to a Tensor (shared by `DistTensor` and `DistParameter`)."""
 
-    Example:
-        >>> mesh = oar.distributed.ProcessMesh([0], dim_names=['x'])
-        >>> d = oar.distributed.shard_tensor(oar.ones([2]), mesh, [oar.distributed.Replicate()])
-        >>> d.process_mesh == mesh, (d * 2).is_dist()
-        (True, False)
-    """
-
-    __slots__ = ("_mesh", "_placements")
+    __slots__ = ()
 
     def is_dist(self):
         return True
@@ -57,6 +50,38 @@ class DistTensor(Tensor):
         return Tensor(np.array(part._data), stop_gradient=self.stop_gradient)
 
 
+class DistTensor(_Dist, Tensor):
+    """A Tensor with a `process_mesh` and `placements` (see the module docstring); make one with `shard_tensor`.
+
+    Example:
+        >>> mesh = oar.distributed.ProcessMesh([0], dim_names=['x'])
+        >>> d = oar.distributed.shard_tensor(oar.ones([2]), mesh, [oar.distributed.Replicate()])
+        >>> d.process_mesh == mesh, (d * 2).is_dist()
+        (True, False)
+    """
+
+    __slots__ = ("_mesh", "_placements")
+
+
+class DistParameter(_Dist, Parameter):
+    """A Parameter laid out on a mesh (what `shard_tensor` of a Parameter gives, as Paddle's dist parameters):
+    still trainable by an optimizer, with `process_mesh` and `placements`.
+
+    Example:
+        >>> mesh = oar.distributed.ProcessMesh([0], dim_names=['x'])
+        >>> w = oar.distributed.shard_tensor(oar.nn.Linear(2, 2).weight, mesh, [oar.distributed.Shard(1)])
+        >>> isinstance(w, oar.Tensor), w.trainable, w.placements
+        (True, True, [Shard(dim=1)])
+    """
+
+    __slots__ = ("_mesh", "_placements")
+
+    def __repr__(self):
+        return f"DistParameter(mesh={self._mesh}, placements={self._placements}):\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+
 def _checked(x, mesh, placements, who):
     if not isinstance(mesh, ProcessMesh):
         raise TypeError(f"{who}: mesh must be a ProcessMesh, got {type(mesh).__name__}")
@@ -74,6 +99,14 @@ def _checked(x, mesh, placements, who):
 
 
 def _make(value, mesh, placements, stop_gradient):
+    if isinstance(value, Parameter):  # a parameter stays one (trainable, with its settings), as in Paddle
+        out = DistParameter(value._data.copy(), name=value._name, trainable=value.trainable)
+        for k in ("optimize_attr", "regularizer", "need_clip", "is_distributed", "do_model_average"):
+            object.__setattr__(out, k, getattr(value, k))
+        if stop_gradient is not None:
+            out.stop_gradient = stop_gradient
+        out._mesh, out._placements = mesh, placements
+        return out
     out = DistTensor(value._data.copy(), stop_gradient=value.stop_gradient if stop_gradient is None
                      else stop_gradient, name=value._name)
     out._mesh, out._placements = mesh, placements
