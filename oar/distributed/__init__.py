@@ -12,6 +12,7 @@ from .dtensor import shard_tensor, dtensor_from_fn, reshard
 from .shard_api import shard_layer, shard_optimizer
 from .strategy import Strategy
 from .dist_model import DistModel, to_static
+from .mp_split import split
 from .checkpoint import save_state_dict, load_state_dict
 from .parallel import DataParallel
 from .spawn import spawn
@@ -25,7 +26,7 @@ __all__ = ["ParallelEnv", "DistributedError", "init_parallel_env", "is_initializ
            "gather", "reduce_scatter", "alltoall_single", "broadcast_object_list", "scatter_object_list", "io",
            "launch", "ProcessMesh", "Placement", "Shard", "Replicate", "Partial", "DistAttr", "save_state_dict",
            "load_state_dict", "shard_tensor", "dtensor_from_fn", "reshard", "shard_layer", "shard_optimizer",
-           "Strategy", "to_static"]
+           "Strategy", "to_static", "split"]
 
 
 def __getattr__(name):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip("mpi4py")
@@ -191,3 +192,19 @@ def test_sync_batch_norm_uses_every_ranks_batch(tmp_path):
     for rank, res in enumerate(_job("sync_batch_norm_job.py", 2, tmp_path)):
         for check, diff in res.items():
             assert diff < 1e-4, f"rank {rank}: {check} differs by {diff}"
+
+
+def test_split_over_two_ranks(tmp_path):
+    """dist.split, num_partitions 2: every rank computes with rank 0's weight; gather_out=False gives the rank's
+    part (column chunk; row part summing, with the bias, to the whole)."""
+    r0, r1 = _job("mp_split_job.py", 2, tmp_path)
+    x = np.arange(8, dtype="float32").reshape(2, 4) / 4
+    w = np.array(r0["weight"], "float32")  # rank 0's initial weight, as rank 0 makes it
+    assert r0["weight"] != r1["weight"]
+    whole = x @ w + 0.5
+    for r in (r0, r1):
+        np.testing.assert_allclose(r["linear_0_1"], whole, rtol=1e-5)
+        np.testing.assert_allclose(r["linear_1_1"], whole, rtol=1e-5)
+        assert r["embedding"] == r0["embedding"]
+    np.testing.assert_allclose(np.array(r0["linear_0_0"]) + np.array(r1["linear_0_0"]) + 0.5, whole, rtol=1e-5)
+    np.testing.assert_allclose(np.concatenate([r0["linear_1_0"], r1["linear_1_0"]], 1), whole, rtol=1e-5)
