@@ -76,6 +76,10 @@ class DistParameter(_Dist, Parameter):
 
     __slots__ = ("_mesh", "_placements")
 
+    def __deepcopy__(self, memo):
+        """A DistParameter again, with the same layout and settings (a deep-copied sharded layer stays sharded)."""
+        return _make(Parameter.__deepcopy__(self, memo), self._mesh, list(self._placements), self.stop_gradient)
+
     def __repr__(self):
         return f"DistParameter(mesh={self._mesh}, placements={self._placements}):\n" + Tensor.__repr__(self)
 

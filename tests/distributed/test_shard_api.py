@@ -28,6 +28,9 @@ def test_shard_layer_lays_out_parameters_and_keeps_them_trainable():
     assert w.placements == [dist.Shard(1)] and net[0].bias.placements == [dist.Replicate()]
     assert net[2].weight.placements == [dist.Replicate()] and len(net.parameters()) == 4
     np.testing.assert_array_equal(w._local_value().numpy(), plain[0].weight.numpy()[:, :3])
+    c = copy.deepcopy(net)[0].weight
+    assert c is not w and c.placements == [dist.Shard(1)] and c.trainable
+    np.testing.assert_array_equal(c.numpy(), w.numpy())
     x = oar.to_tensor(np.random.RandomState(0).randn(5, 4).astype("float32"))
     np.testing.assert_allclose(net(x).numpy(), plain(x).numpy(), rtol=1e-6)
     # an optimizer step moves the distributed parameters as it moves the plain ones
