@@ -361,6 +361,19 @@ def trial(rng, prefix, budget=BUDGET):
     return outcome, detail, peak
 
 
+@contextlib.contextmanager
+def frozen_heap():
+    """The objects alive before (in a full pytest run, every earlier test's modules and caches) sit in gc's
+    permanent generation meanwhile, so each trial's ``gc.collect()`` scans only what the trials made (the fuzz
+    campaign took 50 s inside a full run, 6 s alone)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def campaign(root, seeds, n, seed=0, families=("bytes", "structure", "shapes", "budgets")):
     """Runs `n` trials; returns {'counts': {outcome: n}, 'failures': [...], 'max_peak': bytes, 'top': the three
     largest peaks with their cases}."""

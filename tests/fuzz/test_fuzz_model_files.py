@@ -10,7 +10,7 @@ import resource
 
 import pytest
 
-from fuzzlib import build_seeds, campaign
+from fuzzlib import build_seeds, campaign, frozen_heap
 
 CASES = int(os.environ.get("OAR_FUZZ_CASES", "240"))
 SEED = int(os.environ.get("OAR_FUZZ_SEED", "0"))
@@ -25,14 +25,16 @@ def test_seed_models_run_unmutated(seeds, tmp_path):
     import random
     from fuzzlib import trial
     rng = random.Random(0)
-    for name, prefix in seeds.items():
-        for _ in range(4):
-            outcome, detail, _ = trial(rng, prefix)
-            assert outcome == "ran", (name, detail)
+    with frozen_heap():
+        for name, prefix in seeds.items():
+            for _ in range(4):
+                outcome, detail, _ = trial(rng, prefix)
+                assert outcome == "ran", (name, detail)
 
 
 def test_fuzz_model_files(seeds, tmp_path):
-    result = campaign(str(tmp_path), seeds, CASES, SEED)
+    with frozen_heap():
+        result = campaign(str(tmp_path), seeds, CASES, SEED)
     counts = result["counts"]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"\nfuzz: {CASES} cases (seed {SEED}): {counts}; max traced peak per case "
