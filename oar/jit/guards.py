@@ -2,11 +2,11 @@
 
 A trace reads globals, closure cells and attributes of its arguments (`self.flag`, `cfg.n`) and bakes what it saw
 into the program. Each such value is written down when the trace starts, as a cheap check: the value for immutables
-(ints, strings, tuples of them), the contents for lists/dicts/sets and NumPy arrays (up to `MAX_ARRAY` elements: an
-in-place write retraces), the identity for any other object. A cached program runs only while all its checks hold;
-otherwise the function is traced again and the reason ("global 'g' changed from 1 to 2") is logged
-(`oar.jit.set_verbosity(1)`) and listed in `StaticFunction.retrace_reasons`. Tensor arguments and Python arguments
-are part of the cache key already.
+(ints, strings, tuples of them), the contents for lists/dicts/sets and NumPy arrays (their bytes up to `MAX_ARRAY`
+elements, a CRC-32 of them beyond: an in-place write retraces), the identity for any other object. A cached program
+runs only while all its checks hold; otherwise the function is traced again and the reason ("global 'g' changed
+from 1 to 2") is logged (`oar.jit.set_verbosity(1)`) and listed in `StaticFunction.retrace_reasons`. Tensor
+arguments and Python arguments are part of the cache key already.
 
 Example:
     >>> g = 1
@@ -24,6 +24,7 @@ import ast
 import dis
 import sys
 import types
+import zlib
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .code_cache import CodeCache
 
 MISSING = object()
 MAX_ITEMS = 256  # a container with more items is checked by identity and length only
-MAX_ARRAY = 4096  # a NumPy array with more elements is checked by identity, shape and dtype only
+MAX_ARRAY = 4096  # a NumPy array with more elements is checked by a CRC-32 of its contents
 _VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), range, slice)
 _READS = CodeCache()   # code object -> global names its code (and nested code) loads
 _PATHS = CodeCache()   # code object -> attribute chains on its parameters: (('self', 'fc'), ('cfg', 'n'), ...)
@@ -144,11 +145,12 @@ def signature(v, depth=0):
             return (t, id(v), tuple((k, signature(e, depth + 1)) for k, e in v.items()))
         return (t, id(v), tuple(signature(e, depth + 1) for e in v))
     if t is np.ndarray:
-        # a trace bakes an array's values into the program: an in-place write must retrace (contents up to
-        # MAX_ARRAY elements; a larger array is checked by identity, shape and dtype only)
+        # a trace bakes an array's values into the program: an in-place write must retrace (the contents up to
+        # MAX_ARRAY elements; a larger array by a CRC-32 of its bytes, ~0.15 ms per MB, no copy when contiguous)
         if v.size <= MAX_ARRAY:
             return ("ndarray", id(v), v.shape, v.dtype.str, v.tobytes())
-        return ("ndarray", id(v), v.shape, v.dtype.str)
+        data = v if v.flags.c_contiguous else np.ascontiguousarray(v)
+        return ("ndarray", id(v), v.shape, v.dtype.str, zlib.crc32(memoryview(data).cast("B")))
     if t is types.MethodType:
         return ("method", id(v.__func__), id(v.__self__))
     if t is types.BuiltinMethodType and not isinstance(v.__self__, types.ModuleType):
