@@ -35,8 +35,9 @@ RULES = [
      "Paddle's signature; the branch widths give the output channels"),
     (r"oar/distribution/transform", r"AffineTransform\.(forward|inverse)_log_det_jacobian$", "x|y",
      "Paddle returns log|scale| with the parameters' shape, not broadcast against the input (docs/numerics.md)"),
-    (r"oar/quantization/quanters", r"FakeQuanterWithAbsMaxObserverLayer\.__init__$", "layer",
-     "Paddle's quanter signature passes the quantized layer; the abs-max quanter needs nothing from it"),
+    (r"oar/quantization/(quanters|observers)", r"(FakeQuanterWithAbsMaxObserverLayer|AbsmaxObserverLayer)\.__init__$",
+     "layer", "Paddle's quanter signature passes the quantized layer; the abs-max quanter and observer need nothing "
+     "from it"),
     (r"oar/slim/prune", r"PruningPlan\.restore$", "model", "PaddleSlim's signature; the plan keeps the layers it "
                                                            "changed and restores those"),
     (r".*", r".*", "name", "Paddle's `name=` names the graph variable an op creates; oar names its values itself"),

@@ -18,11 +18,12 @@ Example:
     (8, 3)
 """
 from ..ops.quant import dequantize_linear, quantize_linear
-from . import quanters
+from . import observers, quanters
+from .base import BaseObserver, BaseQuanter, quanter
 from .calibration import ALGOS
 from .config import QuantConfig
 from .ptq import PostTrainingQuantization
-from .qat import QAT
+from .qat import PTQ, QAT
 
-__all__ = ["PostTrainingQuantization", "QAT", "QuantConfig", "quanters", "quantize_linear", "dequantize_linear",
-           "ALGOS"]
+__all__ = ["PostTrainingQuantization", "QAT", "PTQ", "QuantConfig", "BaseQuanter", "BaseObserver", "quanter",
+           "quanters", "observers", "quantize_linear", "dequantize_linear", "ALGOS"]

@@ -38,11 +38,11 @@ from ..nn.layer.conv import Conv2D
 from ..nn.layer.pooling import AvgPool2D
 from .config import QuantConfig
 from .qat_layers import LinearQuanterDequanter, ObserveWrapper, QuantedConv2D, QuantedLinear, _QuantedLayer
-from .quanters import FakeQuanterWithAbsMaxObserverLayer
+from .base import BaseQuanter
 
 DEFAULT_QAT_LAYER_MAPPINGS = {Conv2D: QuantedConv2D, Linear: QuantedLinear}
 DEFAULT_LEAVES = (ReLU, AvgPool2D)
-QUANTERS = (FakeQuanterWithAbsMaxObserverLayer,)
+QUANTERS = (BaseQuanter,)
 
 
 class QAT:
@@ -76,6 +76,9 @@ class QAT:
         if not model.training:
             raise ValueError("QAT.quantize: quantization-aware training works on a model in train mode; call "
                              "model.train() first")
+        return self._insert(model, inplace)
+
+    def _insert(self, model, inplace):
         configs = self._config.config_of(model)
         out = model if inplace else copy.deepcopy(model)
         _replace(out, "", lambda path, child: _quanted(child, configs.get(path)))
@@ -105,6 +108,33 @@ class QAT:
         if any(isinstance(lay, QUANTERS) for lay in model.sublayers(include_self=True)):
             model = self.convert(model)
         return save_qdq_model(model, path, input_spec)
+
+
+class PTQ(QAT):
+    """Post-training quantization of a dygraph model (``paddle.quantization.PTQ``): `quantize` puts observers
+    where QAT puts quanters, running the model on calibration batches records their statistics, `convert` freezes
+    the scales into the same int8 form (and `save_quantized_model` the same QDQ model) as QAT.
+
+    Args:
+        config: a `QuantConfig` whose factories make observers (e.g. ``observers.AbsmaxObserver``).
+
+    Example:
+        >>> from oar.quantization import PTQ, QuantConfig
+        >>> from oar.quantization.observers import AbsmaxObserver
+        >>> ptq = PTQ(QuantConfig(activation=AbsmaxObserver(), weight=AbsmaxObserver()))
+        >>> model = ptq.quantize(oar.nn.Sequential(oar.nn.Linear(4, 2)).eval())
+        >>> for _ in range(3):                               # calibration
+        ...     _ = model(oar.rand([8, 4]))
+        >>> ptq.convert(model)[0].weight_int8.dtype
+        paddle.int8
+    """
+
+    def quantize(self, model, inplace=False):
+        """The model with observers inserted (a deep copy unless `inplace`); it must be in eval mode."""
+        if model.training:
+            raise ValueError("PTQ.quantize: post-training quantization works on a model in eval mode; call "
+                             "model.eval() first")
+        return self._insert(model, inplace)
 
 
 def _replace(layer, prefix, make, into_quanted=False):

@@ -22,37 +22,12 @@ Example:
 """
 from ..core.state import STATE
 from ..nn.initializer import Constant
-from ..nn.layer.layers import Layer
 from ..nn.param_attr import ParamAttr
 from ..ops import math as M
 from ..ops import reduction as R
 from ..ops import registry
 from ..ops.quant import fake_quantize_dequantize
-
-
-class QuanterFactory:
-    """Makes quanter layers with the arguments it was created with (``paddle.quantization.factory``).
-
-    Example:
-        >>> from oar.quantization.quanters import FakeQuanterWithAbsMaxObserver
-        >>> FakeQuanterWithAbsMaxObserver(bit_length=4)._instance(None).bit_length()
-        4
-    """
-
-    def __init__(self, **kwargs):
-        self.partial_args = kwargs
-
-    def _get_class(self):
-        raise NotImplementedError
-
-    def _instance(self, layer):
-        """A new quanter layer for a tensor of `layer` (the layer is Paddle's argument; oar's quanters need
-        nothing from it)."""
-        return self._get_class()(layer, **self.partial_args)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.partial_args.items())
-        return f"{type(self).__name__}({args})"
+from .base import BaseQuanter, QuanterFactory
 
 
 class FakeQuanterWithAbsMaxObserver(QuanterFactory):
@@ -90,7 +65,7 @@ def _write_back(src, dst):
         dst._data = src._data
 
 
-class FakeQuanterWithAbsMaxObserverLayer(Layer):
+class FakeQuanterWithAbsMaxObserverLayer(BaseQuanter):
     """The quanter layer `FakeQuanterWithAbsMaxObserver` makes (see the module doc).
 
     Example:

@@ -16,7 +16,7 @@ FLOOR = {
     "paddle.vision.models": 49, "paddle.vision.transforms": 38, "paddle.vision.datasets": 8, "paddle.metric": 6,
     "paddle.jit": 9, "paddle.amp": 5, "paddle.autograd": 6, "paddle.distributed": 50, "paddle.inference": 10,
     "paddle.utils": 4, "paddle.callbacks": 8, "paddle.text": 9, "paddle.regularizer": 2, "paddle.device": 15,
-    "paddle.incubate": 11, "paddle.incubate.nn": 2, "paddle.onnx": 1, "paddle.quantization": 0,
+    "paddle.incubate": 11, "paddle.incubate.nn": 2, "paddle.onnx": 1, "paddle.quantization": 6,
     "paddle.geometric": 11, "paddle.audio": 7, "paddle.utils.download": 1,
 }
 
