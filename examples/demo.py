@@ -231,6 +231,7 @@ def plot(losses, accs, rows):
 def main():
     t_start = time.perf_counter()
     paddle.seed(0)
+    np.random.seed(0)  # the DataLoader's shuffle draws from NumPy's global generator, as Paddle's does
     section("1. the data: MNIST, as shipped inside oar")
     train_ds, held_ds = data()
     held_x = np.stack([held_ds[i][0] for i in range(len(held_ds))])
