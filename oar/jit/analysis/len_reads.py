@@ -11,19 +11,9 @@ never on its items, so a guard on the length (and the list's identity) is enough
 """
 import ast
 
+from .places import place_text
+
 LEN_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear"})
-
-
-def place_text(node):
-    """'a.b.c' for a Name or an attribute chain on a Name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def len_only_places(fdef):
