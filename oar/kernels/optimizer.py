@@ -20,16 +20,23 @@ def sgd(param, grad, lr):
 def momentum(param, grad, velocity, lr, momentum=0.9, use_nesterov=False, rescale_grad=1.0):
     if rescale_grad != 1.0:
         grad = grad * rescale_grad
-    v = momentum * velocity + grad
-    step = (grad + momentum * v) if use_nesterov else v
-    return _cast(param - lr * step, param), _cast(v, velocity)
+    v = velocity * momentum  # (x * c and c * x round alike: the operand order is free)
+    v += grad
+    if use_nesterov:
+        step = v * momentum
+        step += grad
+        step = lr * step
+    else:
+        step = lr * v
+    p = param - step
+    return (p if p.dtype == param.dtype else p.astype(param.dtype),
+            v if v.dtype == velocity.dtype else v.astype(velocity.dtype))
 
 
-def _adam_step(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t):
+def _adam_step(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t, xp):
     """Adds this step's share of `grad` into the moments `m1` / `m2` (already scaled by beta1 / beta2, owned by
     the caller: updated in place) and returns the update ``lr_t * m1 / (sqrt(m2) + epsilon * c2)`` (a fresh
     array). In-place ops throughout: this is the bulk of an eager Adam step."""
-    xp = array_module(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t)
     t = grad * (1.0 - beta1)
     m1 += t
     xp.multiply(grad, grad, out=t)
@@ -43,17 +50,22 @@ def _adam_step(grad, m1, m2, beta1, beta2, epsilon, c2, lr_t):
 
 
 def adam(param, grad, m1, m2, b1p, b2p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, coeff=0.0, lr_ratio=1.0):
-    # Written with in-place ops on fresh outputs: this kernel is the bulk of an eager Adam step.
+    # Written with in-place ops on fresh outputs and few Python calls: on a small parameter the call overhead is
+    # most of an eager Adam step (a bias of 10 values: ~7 us of Python, ~0.1 us of arithmetic).
     xp = array_module(param, grad, m1, m2, b1p, b2p, lr)
     lr = float(lr) * lr_ratio
     if coeff:  # AdamW: decoupled decay, before the Adam step (as Paddle's adamw kernel)
         param = param * (1.0 - lr * coeff)
-    c2 = (1.0 - float(b2p.reshape(()))) ** 0.5
-    lr_t = lr * c2 / (1.0 - float(b1p.reshape(())))
+    c2 = (1.0 - b2p.item()) ** 0.5  # (`item` reads a [1] or 0-D accumulator alike)
+    lr_t = lr * c2 / (1.0 - b1p.item())
     m1o, m2o = m1 * beta1, m2 * beta2
-    step = _adam_step(grad, m1o, m2o, beta1, beta2, epsilon, c2, lr_t)
+    step = _adam_step(grad, m1o, m2o, beta1, beta2, epsilon, c2, lr_t, xp)
     p = xp.subtract(param, step, out=step)
-    return (_cast(p, param), _cast(m1o, m1), _cast(m2o, m2), _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p))
+    b1o, b2o = b1p * beta1, b2p * beta2
+    dt = param.dtype
+    if p.dtype == dt and m1o.dtype == dt and m2o.dtype == dt and b1o.dtype == b1p.dtype and b2o.dtype == b2p.dtype:
+        return p, m1o, m2o, b1o, b2o  # (the common case: every result already in its input's dtype)
+    return (_cast(p, param), _cast(m1o, m1), _cast(m2o, m2), _cast(b1o, b1p), _cast(b2o, b2p))
 
 
 def adamax(param, grad, moment, inf_norm, b1p, lr, beta1=0.9, beta2=0.999, epsilon=1e-8):
@@ -160,7 +172,7 @@ def adam_flat(P, G, M1, M2, B1P, B2P, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, 
     lr_t = lr * c2 / (1.0 - b1p[0])
     M1 *= beta1
     M2 *= beta2
-    xp.subtract(P, _adam_step(G, M1, M2, beta1, beta2, epsilon, c2, lr_t), out=P)
+    xp.subtract(P, _adam_step(G, M1, M2, beta1, beta2, epsilon, c2, lr_t, xp), out=P)
     B1P *= beta1
     B2P *= beta2
     return True

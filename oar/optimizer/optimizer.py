@@ -252,17 +252,17 @@ class Optimizer:
     def _apply_as_ops(self, params_grads, base):
         """The updates dispatched as ops (so a lazy graph or a trace holds them), all recorded before the first
         result is written back: one lazy graph computes the step's forward, backward and updates."""
-        from ..jit.recorder import active
-        rec = active()
+        rec = _active_trace()()
         done, lrs = [], {}
+        op, group_of, acc = self._op, self._group_of, self._acc
         for p, g in params_grads:
             if g is None:
                 continue
-            group = self._group_of[id(p)]
+            group = group_of[id(p)]
             reg = getattr(p, "regularizer", None) or group["_reg"]
             if reg is not None:
                 g = reg(p, g)
-            accs = self._acc.get(id(p)) or self._accumulators(p)
+            accs = acc.get(id(p)) or self._accumulators(p)
             dtype = p._meta()[1]
             oa = getattr(p, "optimize_attr", None)
             # one learning-rate tensor per (group rate, parameter rate, dtype), as the captured step's `lrs`: the
@@ -273,12 +273,12 @@ class Optimizer:
                 lr = lrs[key] = _wrap(np.asarray(self._param_lr(p, base), dtype=dtype))
                 if rec is not None:  # the learning rate is host state: recomputed before every run of the trace
                     rec.host_value(lr, lambda p=p, dtype=dtype: np.asarray(self._param_lr(p), dtype=dtype))
-            outs = apply(self._op, [p, g, *accs, lr], self._attrs(p, group))
+            outs = apply(op, [p, g, *accs, lr], self._attrs(p, group))
             done.append(((p, *accs), outs if type(outs) is tuple else (outs,)))
         for targets, outs in done:
             for t, o in zip(targets, outs):
                 t._data = o._data
-                t._version += 1
+                t._vc[0] += 1  # the `_version` property, written out (hot loop)
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Eager: runs ``loss.backward()`` if it has not run yet, then one `step` on `parameters` (default: all).
@@ -316,9 +316,11 @@ class Optimizer:
                 continue
             if tracing:
                 g._data = apply(get_op("zeros_like"), [g])._data
-                g._version += 1
-            elif set_to_zero and g._data.flags.writeable:  # zero in place, as Paddle: no new allocation
-                g._data.fill(0)
+                g._vc[0] += 1
+                continue
+            d = g._data  # (read once: on a lazy gradient `_data` is a property)
+            if set_to_zero and d.flags.writeable:  # zero in place, as Paddle: no new allocation
+                d.fill(0)
                 g._vc[0] += 1  # the `_version` property, written out (hot loop)
             else:
                 p.clear_grad(set_to_zero)

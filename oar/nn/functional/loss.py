@@ -111,6 +111,9 @@ def _check_label_shape(in_shape, lab_shape, axis, soft_label):
                          f"shape {want}, got label shape {list(lab_shape)}")
 
 
+_LABEL_SHAPES_OK = set()  # (input shape, label shape, axis, hard) that passed `_check_label_shape`
+
+
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
                   use_softmax=True, label_smoothing=0.0, name=None):
     """Paddle's cross entropy: softmax (unless ``use_softmax=False``) then negative log likelihood.
@@ -123,14 +126,20 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         >>> import oar.nn.functional as F
         >>> loss = F.cross_entropy(oar.to_tensor([[2.0, 0.5]]), oar.to_tensor([0]))
     """
-    axis = axis % input.ndim
-    n_cls = input.shape[axis]
-    if label_smoothing and label_smoothing > 0 and not soft_label and label.ndim == input.ndim and \
-            label.shape[axis] == n_cls != 1:
+    in_shape, lab_shape = input.shape, label.shape
+    ndim = len(in_shape)
+    axis = axis % ndim
+    n_cls = in_shape[axis]
+    if label_smoothing and label_smoothing > 0 and not soft_label and len(lab_shape) == ndim and \
+            lab_shape[axis] == n_cls != 1:
         soft_label = True  # Paddle: with smoothing, a label of the classes' size is a (one-hot) distribution
-    _check_label_shape(input.shape, label.shape, axis, soft_label)
-    squeeze_out = False
     hard = not soft_label
+    checked = (tuple(in_shape), tuple(lab_shape), axis, hard)
+    if checked not in _LABEL_SHAPES_OK:  # checked once per combination of shapes (a training loop repeats one)
+        _check_label_shape(in_shape, lab_shape, axis, soft_label)
+        if len(_LABEL_SHAPES_OK) < 1024:
+            _LABEL_SHAPES_OK.add(checked)
+    squeeze_out = False
     if label_smoothing and label_smoothing > 0:
         if hard:
             lab = S.squeeze(label, axis) if label.ndim == input.ndim else label
@@ -139,7 +148,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         # uniform prior over the classes of `axis` (label_smooth would spread over the last dim)
         label = M.cast(label, input.dtype) * (1.0 - label_smoothing) + label_smoothing / n_cls
         hard = False
-    elif hard and label.ndim == input.ndim - 1:
+    elif hard and len(lab_shape) == ndim - 1:
         label = S.unsqueeze(label, axis)
         squeeze_out = True
     if hard and label.dtype.kind not in "iu":

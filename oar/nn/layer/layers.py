@@ -264,12 +264,17 @@ class Layer:
         else:
             object.__setattr__(self, name, value)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name):  # (the three stores written out: `self.weight` in a forward is a hot path)
         d = self.__dict__
-        for key in ("_parameters", "_sub_layers", "_buffers"):
-            store = d.get(key)
-            if store is not None and name in store:
-                return store[name]
+        store = d.get("_parameters")
+        if store is not None and name in store:
+            return store[name]
+        store = d.get("_sub_layers")
+        if store is not None and name in store:
+            return store[name]
+        store = d.get("_buffers")
+        if store is not None and name in store:
+            return store[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
