@@ -92,6 +92,7 @@ class Optimizer:
         self._group_of = {}
         self._acc = {}           # id(param) -> [accumulator Tensors] in _acc_names order
         self._pending = {}       # state loaded before the accumulators existed: name -> array
+        self._lr_held = {}       # lazy steps: (id(group), param rate, dtype) -> (rate, its 0-D lr Tensor)
         if parameters is not None:
             parameters = list(parameters)
             if not parameters:
@@ -270,9 +271,16 @@ class Optimizer:
             key = (id(group), oa["learning_rate"] if oa else 1.0, dtype)
             lr = lrs.get(key)
             if lr is None:
-                lr = lrs[key] = _wrap(np.asarray(self._param_lr(p, base), dtype=dtype))
+                rate = self._param_lr(p, base)
                 if rec is not None:  # the learning rate is host state: recomputed before every run of the trace
+                    lr = _wrap(np.asarray(rate, dtype=dtype))
                     rec.host_value(lr, lambda p=p, dtype=dtype: np.asarray(self._param_lr(p), dtype=dtype))
+                else:  # lazy: the last step's tensor while the rate is unchanged (a feed the graph only reads)
+                    held = self._lr_held.get(key)
+                    if held is None or held[0] != rate:
+                        held = self._lr_held[key] = (rate, _wrap(np.asarray(rate, dtype=dtype)))
+                    lr = held[1]
+                lrs[key] = lr
             outs = apply(op, [p, g, *accs, lr], self._attrs(p, group))
             done.append(((p, *accs), outs if type(outs) is tuple else (outs,)))
         for targets, outs in done:

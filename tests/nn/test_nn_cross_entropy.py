@@ -101,3 +101,45 @@ def test_all_labels_ignored_gives_zero_not_nan():
     for w in (None, T(np.ones(C))):
         out = F.cross_entropy(T(x), T(lab), ignore_index=2, weight=w).numpy()
         assert out == 0.0
+
+
+def test_label_shapes_are_checked_on_every_call_until_a_combination_passes():
+    """Shapes are checked once per (input shape, label shape, axis, hard/soft): a failing pair fails every time, and
+    a pair that passed as hard labels is checked again as soft labels."""
+    x = T(np.zeros((3, 4), np.float32))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"label shape \[2, 1\]"):
+            F.cross_entropy(x, T(np.zeros((2, 1), np.int64)))
+    F.cross_entropy(x, T(np.zeros((3, 1), np.int64)))
+    F.cross_entropy(x, T(np.zeros((3, 1), np.int64)))
+    with pytest.raises(ValueError, match=r"soft labels of shape \[3, 4\], got label shape \[3, 1\]"):
+        F.cross_entropy(x, T(np.zeros((3, 1), np.float32)), soft_label=True)
+    with pytest.raises(ValueError, match=r"label shape \[3, 2\]"):
+        F.cross_entropy(x, T(np.zeros((3, 2), np.int64)))
+
+
+@pytest.mark.parametrize("n", [2, 16, 32, 33, 100])
+@pytest.mark.parametrize("label_shape", ["[N]", "[N, 1]"])
+def test_mean_skips_ignored_labels_in_small_and_large_batches(n, label_shape):
+    """'mean' divides by the count of non-ignored labels whether the batch is scanned in Python (small) or by NumPy."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, 3)).astype(np.float32)
+    lab = rng.integers(0, 2, n)
+    lab[n // 2] = 2  # the ignored class, once
+    shaped = lab.reshape(n, 1) if label_shape == "[N, 1]" else lab
+    got = F.cross_entropy(T(x), T(shaped), ignore_index=2).item()
+    logp = x - x.max(1, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(1, keepdims=True))
+    keep = lab != 2
+    want = -logp[np.arange(n), np.where(keep, lab, 0)][keep].mean()
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_has_finds_a_label_in_any_shape_and_dtype():
+    from oar.kernels.loss import has
+    for n in (3, 32, 33, 200):
+        for dt in (np.int64, np.int32, np.uint8):
+            a = np.arange(n, dtype=dt).reshape(-1, 1) % 7
+            top = min(n, 7) - 1
+            assert has(a, top) is True and has(a, top + 1) is False and has(a, -100) is False
+    assert has(np.zeros((0, 1), np.int64), 0) is False

@@ -77,6 +77,41 @@ def test_hooks():
     np.testing.assert_allclose(y.numpy(), np.ones([1, 2]) @ lin.weight.numpy() + lin.bias.numpy(), rtol=1e-6)
 
 
+def test_hooks_registered_after_the_first_call_run():
+    """A layer called once without hooks runs hooks registered later (no cached fast path), then stops again."""
+    lin = nn.Linear(2, 2)
+    x = oar.ones([1, 2])
+    plain = lin(x).numpy()
+    seen = []
+    pre = lin.register_forward_pre_hook(lambda layer, inp: seen.append("pre") or (inp[0] * 2,))
+    post = lin.register_forward_post_hook(lambda layer, inp, out: seen.append("post") or out * 0)
+    np.testing.assert_array_equal(lin(x).numpy(), np.zeros([1, 2], np.float32))
+    assert seen == ["pre", "post"]
+    post.remove()
+    np.testing.assert_allclose(lin(x).numpy(), (2 * np.ones([1, 2])) @ lin.weight.numpy() + lin.bias.numpy(),
+                               rtol=1e-6)
+    pre.remove()
+    np.testing.assert_array_equal(lin(x).numpy(), plain)
+    assert seen == ["pre", "post", "pre"]
+
+
+def test_attribute_lookup_finds_parameters_sublayers_buffers_in_that_order():
+    class Early(nn.Layer):
+        def __init__(self):
+            self.probe = hasattr(self, "weight")  # before Layer.__init__: no stores yet, AttributeError
+            super().__init__()
+
+    assert Early().probe is False
+    net = Net()
+    net.register_buffer("stat", oar.ones([1]))
+    assert net._linear is net._sub_layers["_linear"] and net.stat is net._buffers["stat"]
+    assert net._linear.weight is net._linear._parameters["weight"]
+    net._linear.weight = None  # a removed parameter reads as None, not as missing
+    assert net._linear.weight is None
+    with pytest.raises(AttributeError, match="'Net' object has no attribute 'nothing'"):
+        _ = net.nothing
+
+
 def test_train_eval_apply_to_clear():
     net = Net()
     assert net.training and net.bn.training
