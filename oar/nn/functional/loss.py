@@ -112,6 +112,19 @@ def _check_label_shape(in_shape, lab_shape, axis, soft_label):
 
 
 _LABEL_SHAPES_OK = set()  # (input shape, label shape, axis, hard) that passed `_check_label_shape`
+_MEAN_ALL = {"axis": None, "keepdim": False}  # the attrs of `M.mean(x)` (kernels never change their attrs)
+_SWCE_ATTRS = {}
+
+
+def _swce_attrs(soft_label, ignore_index, axis):
+    """The attrs dict of `SWCE`, one per combination (a training loop repeats one)."""
+    key = (soft_label, ignore_index, axis)
+    attrs = _SWCE_ATTRS.get(key)
+    if attrs is None:
+        attrs = {"soft_label": soft_label, "ignore_index": ignore_index, "axis": axis}
+        if len(_SWCE_ATTRS) < 1024:
+            _SWCE_ATTRS[key] = attrs
+    return attrs
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
@@ -155,8 +168,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         raise TypeError(f"cross_entropy: hard labels must be integers, got {label.dtype.name}; pass "
                         "soft_label=True for probability labels")
     if use_softmax:
-        loss = apply(SWCE, (input, label), {"soft_label": not hard, "ignore_index": int(ignore_index),
-                                            "axis": axis})[0]
+        loss = apply(SWCE, (input, label), _swce_attrs(not hard, int(ignore_index), axis))[0]
     else:
         logp = M.log(input)
         if hard:
@@ -184,7 +196,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     if w is None and (not hard or (not STATE.static and isinstance(label, Tensor)
                                    and not _has(label._data, ignore_index))):
-        return M.mean(loss)
+        return apply(R.MEAN, (loss,), _MEAN_ALL)  # `M.mean(loss)`, its attrs made once
     if w is None:  # hard labels whose values are unknown here (static) or include ignore_index
         return M.sum(loss) / apply(COUNT_VALID, (label,), {"ignore_index": int(ignore_index),
                                                            "dtype": input.dtype.name})
