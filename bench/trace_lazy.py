@@ -112,14 +112,32 @@ def measure(which, repeat, number):
           f"(hit rate {hits / max(hits + misses, 1):.0%})")
 
 
-def breakdown(which, repeat, number):
+def _python_parts():
+    """(owner, attribute name, part) of the Python around the ops that `--parts` times separately."""
+    import oar.nn.layer.common as layer_common
+    import oar.nn.layer.loss as layer_loss
+    from oar.eager.tensor import Tensor
+    from oar.nn.layer.layers import Layer
+    from oar.optimizer.optimizer import Optimizer
+    return [(Layer, "__call__", "layers (__call__ and forward bodies)"),
+            (layer_common.F, "linear", "F.linear (matmul, add)"),
+            (layer_loss.F, "cross_entropy", "F.cross_entropy (its ops, mean)"),
+            (Tensor, "backward", "Tensor.backward entry"),
+            (Optimizer, "step", "optimizer.step"), (Optimizer, "_apply_as_ops", "the updates as ops"),
+            (Optimizer, "clear_grad", "clear_grad")]
+
+
+def breakdown(which, repeat, number, parts=False):
     """Where a lazy step's time goes: recording (the lazy hook, op by op, and the symbolic backward), the flush
     (the compiled plan's run and handing its values to the pending tensors), and the rest: the Python around the
     ops (layers, functional wrappers, Tensor.backward's entry, the optimizer loop, clear_grad), which lazy mode
     cannot remove. Each part is timed by a wrapper, exclusive of the parts nested in it (a flush the hook
-    triggers counts as flush); the wrappers' own cost (about 0.3 us a call) lands in the part they wrap."""
+    triggers counts as flush); the wrappers' own cost (about 0.3 us a call) lands in the part they wrap.
+    With `parts`, the Python around the ops is split further by more wrappers (`_python_parts`; each adds its
+    own cost, so the total grows by a few us)."""
     from oar.jit.lazy_graph import LazyGraph
-    acc = {"record": 0.0, "flush": 0.0}
+    extra = _python_parts() if parts else []
+    acc = {"record": 0.0, "flush": 0.0, **{part: 0.0 for _, _, part in extra}}
     inner = [0.0]  # time of the parts nested in the one running now
 
     def timed(part, fn):
@@ -142,7 +160,8 @@ def breakdown(which, repeat, number):
         fn(), fn(), cap(), cap()
         best = None
         for _ in range(repeat):
-            acc["record"] = acc["flush"] = 0.0
+            for k in acc:
+                acc[k] = 0.0
             t0 = CLOCK()
             for _ in range(number):
                 fn()
@@ -154,6 +173,8 @@ def breakdown(which, repeat, number):
             row = (total, acc["record"], acc["flush"], captured)
             if best is None or row[0] < best[0]:
                 best = row
+        if extra:  # a second pass, lazy steps only (the captured step is traced, not to be wrapped further)
+            best_parts = _time_parts(fn, extra, timed, acc, repeat, number)
     finally:
         L._on_op, L._symbolic_backward, LazyGraph.flush = saved
     total, rec, flush, captured = (v / number * 1e6 for v in best)
@@ -163,6 +184,36 @@ def breakdown(which, repeat, number):
           f"+ Python around the ops {rest:.1f}")
     print(f"  captured step {captured:8.1f} us; the Python around the ops alone is {rest / captured:.2f}x of it, "
           f"Python + flush {(rest + flush) / captured:.2f}x (target for the whole lazy step: 1.15x)")
+    if parts:
+        total, rest = best_parts.pop("total"), best_parts.pop("rest")
+        print(f"  with the part wrappers, lazy step {total:.1f} us, Python around the ops {rest:.1f} us, of which "
+              + ", ".join(f"{part} {v:.1f}" for part, v in best_parts.items())
+              + f", other (the oar.lazy() context, the step function) {rest - sum(best_parts.values()):.1f}")
+
+
+def _time_parts(fn, extra, timed, acc, repeat, number):
+    """Best-of-`repeat` lazy steps with the `extra` parts wrapped too: {part: us per step, 'total', 'rest'}."""
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in extra]
+    for owner, name, part in extra:
+        setattr(owner, name, timed(part, getattr(owner, name)))
+    best = None
+    try:
+        fn()
+        for _ in range(repeat):
+            for k in acc:
+                acc[k] = 0.0
+            t0 = CLOCK()
+            for _ in range(number):
+                fn()
+            total = CLOCK() - t0
+            if best is None or total < best["total"]:
+                best = {k: v / number * 1e6 for k, v in acc.items() if k not in ("record", "flush")}
+                best["total"] = total / number * 1e6
+                best["rest"] = best["total"] - (acc["record"] + acc["flush"]) / number * 1e6
+    finally:
+        for owner, name, f in saved:
+            setattr(owner, name, f)
+    return best
 
 
 def main():
@@ -170,11 +221,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", choices=sorted(MODELS))
     ap.add_argument("--breakdown", action="store_true", help="also split the lazy step's time into its parts")
+    ap.add_argument("--parts", action="store_true", help="with --breakdown: split the Python around the ops too")
     args = ap.parse_args()
     for which in ([args.only] if args.only else sorted(MODELS)):
         measure(which, args.repeat, {"a": 200, "b": 5}[which])
         if args.breakdown:
-            breakdown(which, args.repeat, {"a": 200, "b": 5}[which])
+            breakdown(which, args.repeat, {"a": 200, "b": 5}[which], args.parts)
 
 
 if __name__ == "__main__":

@@ -208,13 +208,14 @@ class no_grad:
 
     _enabled = False  # the grad mode inside the region
 
-    def __enter__(self):
-        self._prev = STATE.grad_enabled
-        STATE.grad_enabled = self._enabled
+    def __enter__(self):  # (`STATE.grad_enabled`, read then set, written out: every backward and step enters one)
+        m = own_mode()
+        self._prev = m.grad_enabled
+        m.grad_enabled = self._enabled
         return self
 
     def __exit__(self, *exc):
-        STATE.grad_enabled = self._prev
+        own_mode().grad_enabled = self._prev
         return False
 
     def __call__(self, fn=None):
