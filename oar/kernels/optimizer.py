@@ -20,15 +20,8 @@ def sgd(param, grad, lr):
 def momentum(param, grad, velocity, lr, momentum=0.9, use_nesterov=False, rescale_grad=1.0):
     if rescale_grad != 1.0:
         grad = grad * rescale_grad
-    v = velocity * momentum  # (x * c and c * x round alike: the operand order is free)
-    v += grad
-    if use_nesterov:
-        step = v * momentum
-        step += grad
-        step = lr * step
-    else:
-        step = lr * v
-    p = param - step
+    v = momentum * velocity + grad  # (not in place: a gradient wider than the velocity widens `v`, as before)
+    p = param - lr * ((grad + momentum * v) if use_nesterov else v)
     return (p if p.dtype == param.dtype else p.astype(param.dtype),
             v if v.dtype == velocity.dtype else v.astype(velocity.dtype))
 

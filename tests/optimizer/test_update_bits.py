@@ -101,3 +101,22 @@ def test_lazy_learning_rate_follows_set_lr():
         eager_opt.step()
         np.testing.assert_array_equal(p.numpy(), q.numpy())
     np.testing.assert_array_equal(p.numpy(), 1.0 - 1.5)
+
+
+def test_momentum_with_a_gradient_wider_than_the_parameter():
+    """A float32 gradient on a float16 parameter: the velocity and the step are computed in float32 (as NumPy
+    promotes them) and only the results are stored as float16."""
+    rng = np.random.default_rng(0)
+    p0, g = rng.standard_normal(64).astype(np.float16), rng.standard_normal(64).astype(np.float32) * 3
+    p = oar.Parameter(p0.copy())
+    opt = O.Momentum(0.1, momentum=0.9, parameters=[p], use_nesterov=True)
+    want, v = p0.copy(), np.zeros(64, np.float16)
+    for _ in range(3):
+        p.grad = g.copy()
+        opt.step()
+        opt.clear_grad()
+        v32 = 0.9 * v + g
+        want = (want - np.asarray(0.1, np.float16) * (g + 0.9 * v32)).astype(np.float16)
+        v = v32.astype(np.float16)
+        np.testing.assert_array_equal(p.numpy(), want)
+    np.testing.assert_array_equal(opt._acc[id(p)][0].numpy(), v)
