@@ -7,12 +7,11 @@ and cell states, the returned sequence lengths, and the raw per-step outputs (sc
 second run whose decoder skips `finalize`.
 
 Run with Paddle's interpreter: /work/paddle_venv/bin/python tools/paddle_refs/beam_search_refs.py
-(writes tests/nn/data/beam_search_refs.npz)."""
+(writes tests/nn/data/beam_search_refs.npz). The test imports this file for CASES, `weights`, `build` and
+`initial_states` (paddle is imported only by `main`)."""
 import os
 
 import numpy as np
-
-import paddle
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "nn", "data", "beam_search_refs.npz")
 
@@ -56,6 +55,7 @@ def initial_states(cell_kind, batch, hidden, scale):
 
 
 def main():
+    import paddle
     refs = {}
 
     class NoFinalize(paddle.nn.BeamSearchDecoder):
