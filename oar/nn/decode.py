@@ -88,7 +88,7 @@ class BeamSearchDecoder(Decoder):
     ``log(softmax(x))``, which is -inf (and masks to NaN) where softmax underflows; log_softmax stays finite.
 
     Example:
-        >>> oar.seed(1)
+        >>> _ = oar.seed(1)
         >>> cell = oar.nn.GRUCell(8, 16)
         >>> decoder = oar.nn.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=3,
         ...                                    embedding_fn=oar.nn.Embedding(10, 8), output_fn=oar.nn.Linear(16, 10))

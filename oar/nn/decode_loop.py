@@ -78,7 +78,7 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
     both modes, as Paddle's static loop does.
 
     Example:
-        >>> oar.seed(2)
+        >>> _ = oar.seed(2)
         >>> cell = oar.nn.LSTMCell(4, 8)
         >>> decoder = oar.nn.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=2,
         ...                                    embedding_fn=oar.nn.Embedding(6, 4), output_fn=oar.nn.Linear(8, 6))

@@ -142,7 +142,7 @@ def test_tile_beam_merge_with_batch():
     np.testing.assert_array_equal(y.numpy(), np.repeat(x.numpy(), 3, axis=0))
 
 
-# ---- a decoder that leaves finished tracking to dynamic_decode ------------------------------------------------------
+# ---- a decoder that leaves finished tracking to dynamic_decode -----------------------------------------------------
 
 class Countdown(oar.nn.decode.Decoder):
     """Emits its state and counts it down; an entry finishes when its state reaches 0."""
@@ -193,7 +193,7 @@ def test_kwargs_reach_the_cell():
     assert seen == [0.5] * len(seen) and 1 <= len(seen) <= 3
 
 
-# ---- errors ----------------------------------------------------------------------------------------------------------
+# ---- errors -------------------------------------------------------------------------------------------------------
 
 def test_bad_arguments():
     cell = oar.nn.GRUCell(3, 4)
@@ -237,7 +237,7 @@ def test_own_finished_without_lengths_warns():
     assert lengths.numpy().tolist() == [0, 0]
 
 
-# ---- inside to_static -------------------------------------------------------------------------------------------------
+# ---- inside to_static ----------------------------------------------------------------------------------------------
 
 def _while_ops(fn):
     return [op.type for op in fn.concrete_program.main_program.global_block().ops if op.type == "while"]
