@@ -7,6 +7,7 @@ import numpy as np
 from ..core.state import STATE
 from ..graph import tensor_array
 from ..graph.control_flow import in_block, while_loop
+from ..graph.debug_ops import Assert
 from ..graph.pytree import flatten, unflatten
 from ..ops import creation as C
 from ..ops import logic as L
@@ -99,6 +100,9 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
         raise TypeError(f"dynamic_decode: decoder.initialize must return a bool `finished` tensor as its third "
                         f"value, got {getattr(finished, 'dtype', type(finished).__name__)}")
     lengths = M.zeros_like(finished, dtype="int64")
+    # checked when the values exist: at once eagerly, when the program runs in a static one
+    Assert(L.logical_not(L.all(finished)), name="dynamic_decode: every sequence is finished before the first step "
+           "(the `finished` of decoder.initialize is all True): nothing to decode")
     run = _run_static if STATE.static else _run_eager
     outputs, states, lengths = run(decoder, inputs, states, finished, lengths, max_step_num, impute_finished,
                                    is_test, kwargs)
@@ -112,9 +116,6 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
 
 
 def _run_eager(decoder, inputs, states, finished, lengths, max_step_num, impute_finished, is_test, kwargs):
-    if bool(L.all(finished)):
-        raise ValueError("dynamic_decode: every sequence is finished before the first step (the `finished` of "
-                         "decoder.initialize is all True): there is nothing to decode")
     steps, tree, step = [], None, 0
     while True:
         time = C.full([1], step, "int64")

@@ -284,3 +284,30 @@ def test_to_static_error_names_the_user_line():
         decode(oar.zeros([1, 4]))
     note = "".join(getattr(e.value, "__notes__", []))
     assert "the line the error names" in note and "test_beam_search.py" in note
+
+
+def test_to_static_nothing_to_decode_raises_when_run():
+    fn = oar.jit.to_static(lambda t: oar.nn.dynamic_decode(Countdown(), t))
+    with pytest.raises(ValueError, match="nothing to decode"):
+        fn(oar.to_tensor([0, -1]))
+    assert fn(oar.to_tensor([1, 2]))[0].numpy().tolist() == [[1, 0], [2, 1]]
+
+
+def test_static_program_equals_eager():
+    dec, h = _model("gru_b3_max6")
+    want = oar.nn.dynamic_decode(dec, h, max_step_num=6, return_length=True)
+    main, startup = oar.static.Program(), oar.static.Program()
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(main, startup):
+            x = oar.static.data("h", [None, h.shape[1]], "float32")
+            ids, states, lengths = oar.nn.dynamic_decode(dec, x, max_step_num=6, return_length=True, is_test=True)
+        exe = oar.static.Executor()
+        exe.run(startup)
+        got = exe.run(main, feed={"h": h.numpy()}, fetch_list=[ids, states.log_probs, lengths])
+    finally:
+        oar.disable_static()
+    assert [op.type for op in main.global_block().ops].count("while") == 1
+    np.testing.assert_array_equal(got[0], want[0].numpy())
+    np.testing.assert_allclose(got[1], want[1].log_probs.numpy(), rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(got[2], want[2].numpy())
