@@ -146,10 +146,17 @@ class BeamSearchDecoder(Decoder):
     def _expand_to_beam_size(self, x):
         return _expand(x, self.beam_size)
 
-    def _gather(self, x, beams):
-        """``x[b, beams[b, k], ...]`` for ``x`` of shape [batch, beam_size, ...]."""
-        idx = S.reshape(beams, list(beams.shape) + [1] * (x.ndim - 2)) if x.ndim > 2 else beams
-        return I.take_along_axis(x, idx, axis=1)
+    def _mask_probs(self, probs, finished):
+        """Log-probabilities ``[batch, beam_size, vocab]`` where a finished beam offers only `end_token`, at no
+        cost (the others at -1e9); unfinished beams unchanged."""
+        return M.where(S.unsqueeze(finished, [2]), self.noend_mask_tensor, probs)
+
+    def _gather(self, x, indices, batch_size):
+        """``x[b, indices[b, k], ...]`` for ``x`` of shape [batch_size, beam_size, ...]."""
+        rows = S.tile(S.unsqueeze(C.arange(0, batch_size, 1, dtype=indices.dtype), [1]), [1, self.beam_size])
+        coords = S.stack([rows, indices], axis=2)
+        coords.stop_gradient = True
+        return I.gather_nd(x, coords)
 
     def initialize(self, initial_cell_states):
         """``(initial_inputs, initial_states, finished)``: ids `start_token` ``[batch, beam_size]`` (embedded when
@@ -161,6 +168,9 @@ class BeamSearchDecoder(Decoder):
             raise ValueError("BeamSearchDecoder.initialize: initial_cell_states must hold tensors of shape "
                              f"[batch, ...], got {initial_cell_states!r:.200}")
         first = leaves[0]
+        self.batch_size = S.shape(first)[0]  # a tensor, as Paddle's (subclasses reshape with it)
+        self.start_token_tensor = C.full([1], self.start_token, "int64")
+        self.end_token_tensor = C.full([1], self.end_token, "int64")
         # [batch, beam_size] int64 zeros, built from the state itself so an unknown batch size stays unknown
         zeros = S.tile(S.reshape(M.zeros_like(first, dtype="int64"), [0, -1])[:, :1], [1, self.beam_size])
         fdt = D.default_float()
@@ -178,22 +188,21 @@ class BeamSearchDecoder(Decoder):
             raise ValueError("BeamSearchDecoder: the logits' last dim (the vocabulary) must be known")
         if self.end_token >= vocab:
             raise ValueError(f"BeamSearchDecoder: end_token {self.end_token} is outside the vocabulary of {vocab}")
-        fdt = D.default_float()
-        step_log_probs = log_softmax(logits)
+        self.vocab_size = vocab
+        self.vocab_size_tensor = C.full([1], vocab, "int64")
         no_end = np.full([vocab], -self.kinf, np.float32)
         no_end[self.end_token] = 0.0
-        # a finished beam offers only end_token, at no cost
-        step_log_probs = M.where(S.unsqueeze(beam_state.finished, [2]), M.cast(to_tensor(no_end), fdt),
-                                 step_log_probs)
+        self.noend_mask_tensor = M.cast(to_tensor(no_end), D.default_float())
+        step_log_probs = self._mask_probs(log_softmax(logits), beam_state.finished)
         log_probs = step_log_probs + S.unsqueeze(beam_state.log_probs, [2])
         scores, flat = topk(S.reshape(log_probs, [-1, self.beam_size * vocab]), k=self.beam_size)
-        parents = M.floor_divide(flat, C.full([1], vocab, "int64"))
-        tokens = M.remainder(flat, C.full([1], vocab, "int64"))
-        cell_states = _map(lambda x: self._gather(x, parents), next_cell_states)
-        was_finished = self._gather(beam_state.finished, parents)
-        lengths = self._gather(beam_state.lengths, parents) + M.cast(L.logical_not(was_finished),
-                                                                     beam_state.lengths.dtype)
-        finished = L.logical_or(was_finished, L.equal(tokens, C.full([1], self.end_token, "int64")))
+        parents = M.floor_divide(flat, self.vocab_size_tensor)
+        tokens = M.remainder(flat, self.vocab_size_tensor)
+        gather = lambda x: self._gather(x, parents, self.batch_size)  # noqa: E731
+        cell_states = _map(gather, next_cell_states)
+        was_finished = gather(beam_state.finished)
+        lengths = gather(beam_state.lengths) + M.cast(L.logical_not(was_finished), beam_state.lengths.dtype)
+        finished = L.logical_or(was_finished, L.equal(tokens, self.end_token_tensor))
         return (self.OutputWrapper(scores, tokens, parents),
                 self.StateWrapper(cell_states, scores, finished, lengths))
 

@@ -1,5 +1,6 @@
 """`dynamic_decode`: the loop that drives a `paddle.nn.decode.Decoder` (eager: a Python loop; static: one `while`
 op whose per-step outputs go to tensor arrays created before it)."""
+import contextlib
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ from ..graph import tensor_array
 from ..graph.control_flow import in_block, while_loop
 from ..graph.debug_ops import Assert
 from ..graph.pytree import flatten, unflatten
+from ..graph.variable import Variable
 from ..ops import creation as C
 from ..ops import logic as L
 from ..ops import manipulation as S
@@ -95,6 +97,30 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
     if max_step_num is not None and (isinstance(max_step_num, bool) or not isinstance(max_step_num, (int, np.integer))
                                      or max_step_num < 0):
         raise ValueError(f"dynamic_decode: max_step_num must be None or an int >= 0, got {max_step_num!r}")
+    with _static_attributes_scoped(decoder):
+        return _decode(decoder, inits, max_step_num, output_time_major, impute_finished, is_test, return_length,
+                       kwargs)
+
+
+@contextlib.contextmanager
+def _static_attributes_scoped(decoder):
+    """While a static program is built, the attributes a decoder sets to static values as it decodes (Paddle's
+    BeamSearchDecoder keeps `batch_size`, `vocab_size_tensor`, ... on itself for its subclasses) are put back
+    afterwards: static values exist only while the program is built, and must not outlive it on the decoder."""
+    before = dict(vars(decoder)) if STATE.static and hasattr(decoder, "__dict__") else None
+    try:
+        yield
+    finally:
+        if before is not None:
+            for k, v in list(vars(decoder).items()):
+                if isinstance(v, Variable) and before.get(k) is not v:
+                    if k in before:
+                        setattr(decoder, k, before[k])
+                    else:
+                        delattr(decoder, k)
+
+
+def _decode(decoder, inits, max_step_num, output_time_major, impute_finished, is_test, return_length, kwargs):
     inputs, states, finished = decoder.initialize(inits)
     if not hasattr(finished, "dtype") or finished.dtype.name != "bool":
         raise TypeError(f"dynamic_decode: decoder.initialize must return a bool `finished` tensor as its third "

@@ -193,6 +193,34 @@ def test_kwargs_reach_the_cell():
     assert seen == [0.5] * len(seen) and 1 <= len(seen) <= 3
 
 
+class ReshapingDecoder(oar.nn.BeamSearchDecoder):
+    """A subclass in PaddleNLP's style (its TransformerBeamSearchDecoder): its own step reshapes with the
+    `batch_size` tensor `initialize` keeps and calls `_split_batch_beams` and `_beam_search_step` by keyword."""
+
+    def step(self, time, inputs, states, **kwargs):
+        merged = oar.reshape(inputs, [self.batch_size * self.beam_size, inputs.shape[-1]])
+        h = oar.reshape(states.cell_states, [self.batch_size * self.beam_size, states.cell_states.shape[-1]])
+        out, h = self.cell(merged, h)
+        logits = self.output_fn(self._split_batch_beams(out))
+        output, state = self._beam_search_step(time=time, logits=logits, next_cell_states=self._split_batch_beams(h),
+                                               beam_state=states)
+        return output, state, self.embedding_fn(output.predicted_ids), state.finished
+
+
+def test_paddle_style_subclass():
+    ids, states, lengths = _decode("gru_b3", ReshapingDecoder)
+    _check_against_paddle("gru_b3", ids, states, lengths)
+    dec, h = _model("gru_b3", ReshapingDecoder)
+    oar.nn.dynamic_decode(dec, h)
+    assert int(dec.batch_size) == 2 and dec.vocab_size == 7  # Paddle's attributes, kept after an eager decode
+    dec, h = _model("gru_b3", ReshapingDecoder)
+    fn = oar.jit.to_static(lambda x: oar.nn.dynamic_decode(dec, x, return_length=True),
+                           input_spec=[InputSpec([None, 5], "float32")])
+    _check_against_paddle("gru_b3", *fn(h))
+    # the static values it kept while the program was built do not outlive the build
+    assert not any(isinstance(v, oar.static.Variable) for v in vars(dec).values())
+
+
 # ---- errors -------------------------------------------------------------------------------------------------------
 
 def test_bad_arguments():
