@@ -138,7 +138,12 @@ class BeamSearchDecoder(Decoder):
         return S.flatten(_expand(x, beam_size), 0, 1)
 
     def _split_batch_beams(self, x):
-        return S.reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
+        """``[batch * beam_size, ...] -> [batch, beam_size, ...]``."""
+        rest = list(x.shape[1:])
+        if any(d < 0 for d in rest):  # a dim a static program does not know: read when it runs
+            dims = S.shape(x)
+            rest = [dims[i + 1] if d < 0 else d for i, d in enumerate(rest)]
+        return S.reshape(x, [-1, self.beam_size] + rest)
 
     def _merge_batch_beams(self, x):
         return S.flatten(x, 0, 1)

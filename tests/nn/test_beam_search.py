@@ -142,6 +142,23 @@ def test_tile_beam_merge_with_batch():
     np.testing.assert_array_equal(y.numpy(), np.repeat(x.numpy(), 3, axis=0))
 
 
+def test_split_batch_beams_with_unknown_dims():
+    dec = oar.nn.BeamSearchDecoder(oar.nn.GRUCell(3, 4), 0, 1, 2)
+    x = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+    main = oar.static.Program()
+    oar.enable_static()
+    try:
+        with oar.static.program_guard(main, oar.static.Program()):
+            v = oar.static.data("x", [None, None, 2], "float32")
+            y = dec._split_batch_beams(v)
+            z = dec._merge_batch_beams(y)
+        got = oar.static.Executor().run(main, feed={"x": x}, fetch_list=[y, z])
+    finally:
+        oar.disable_static()
+    np.testing.assert_array_equal(got[0], x.reshape(2, 2, 3, 2))
+    np.testing.assert_array_equal(got[1], x)
+
+
 # ---- a decoder that leaves finished tracking to dynamic_decode -----------------------------------------------------
 
 class Countdown(oar.nn.decode.Decoder):
