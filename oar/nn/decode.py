@@ -25,7 +25,9 @@ _NEG_INF = 1e9  # Paddle's stand-in for -inf: the score of impossible candidates
 
 
 def _int_arg(value, what, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int >= {low}, got {type(value).__name__} {value!r}")
+    if value < low:
         raise ValueError(f"{what} must be an int >= {low}, got {value!r}")
     return int(value)
 

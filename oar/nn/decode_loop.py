@@ -94,9 +94,12 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
         if not callable(getattr(decoder, name, None)):
             raise TypeError(f"dynamic_decode: decoder must have a callable {name}() (a paddle.nn.decode.Decoder), "
                             f"got {type(decoder).__name__}")
-    if max_step_num is not None and (isinstance(max_step_num, bool) or not isinstance(max_step_num, (int, np.integer))
-                                     or max_step_num < 0):
-        raise ValueError(f"dynamic_decode: max_step_num must be None or an int >= 0, got {max_step_num!r}")
+    if max_step_num is not None:
+        if isinstance(max_step_num, bool) or not isinstance(max_step_num, (int, np.integer)):
+            raise TypeError(f"dynamic_decode: max_step_num must be None or an int >= 0, got "
+                            f"{type(max_step_num).__name__} {max_step_num!r}")
+        if max_step_num < 0:
+            raise ValueError(f"dynamic_decode: max_step_num must be None or an int >= 0, got {max_step_num}")
     with _static_attributes_scoped(decoder):
         return _decode(decoder, inits, max_step_num, output_time_major, impute_finished, is_test, return_length,
                        kwargs)

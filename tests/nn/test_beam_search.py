@@ -242,12 +242,12 @@ def test_paddle_style_subclass():
 
 def test_bad_arguments():
     cell = oar.nn.GRUCell(3, 4)
-    for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="beam_size must be an int >= 1"):
+    for bad, err in ((0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(err, match="beam_size must be an int >= 1"):
             oar.nn.BeamSearchDecoder(cell, 0, 1, bad)
-    with pytest.raises(ValueError, match="start_token must be an int >= 0"):
+    with pytest.raises(ValueError, match="start_token must be an int >= 0, got -1"):
         oar.nn.BeamSearchDecoder(cell, -1, 1, 2)
-    with pytest.raises(ValueError, match="end_token must be an int >= 0"):
+    with pytest.raises(TypeError, match="end_token must be an int >= 0, got str '1'"):
         oar.nn.BeamSearchDecoder(cell, 0, "1", 2)
     with pytest.raises(TypeError, match="cell must be callable"):
         oar.nn.BeamSearchDecoder("gru", 0, 1, 2)
@@ -257,8 +257,8 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="end_token 9 is outside the vocabulary of 5"):
         oar.nn.dynamic_decode(dec, oar.zeros([1, 4]))
     dec.end_token = 1
-    for bad in (-1, 2.0, True, "3"):
-        with pytest.raises(ValueError, match="max_step_num must be None or an int >= 0"):
+    for bad, err in ((-1, ValueError), (2.0, TypeError), (True, TypeError), ("3", TypeError)):
+        with pytest.raises(err, match="max_step_num must be None or an int >= 0"):
             oar.nn.dynamic_decode(dec, oar.zeros([1, 4]), max_step_num=bad)
     with pytest.raises(TypeError, match="decoder must have a callable initialize"):
         oar.nn.dynamic_decode(cell, oar.zeros([1, 4]))
