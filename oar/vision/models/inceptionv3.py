@@ -161,7 +161,7 @@ class InceptionV3(nn.Layer):
 
     Example:
         >>> model = oar.vision.models.InceptionV3(num_classes=10)
-        >>> model.eval()
+        >>> _ = model.eval()
         >>> model(oar.ones([1, 3, 75, 75])).shape
         [1, 10]
         >>> oar.vision.models.InceptionV3(num_classes=0, with_pool=False)(oar.ones([1, 3, 75, 75])).shape
