@@ -44,6 +44,7 @@ MAX_OPS = 4096
 _MAX_PLANS = 256      # compiled plans kept in the trie; past that the trie is dropped and grows again
 _LOCK = threading.Lock()
 _BY_NP = D._BY_NP
+_new, _weakref = object.__new__, weakref.ref
 
 
 class Stats:
@@ -149,23 +150,34 @@ class LazyGraph:
         """Records `op` (`taped`: its outputs go on the autograd tape); returns its pending outputs, or None when
         it must run eagerly (a value-shaped output)."""
         new = []
-        refs = tuple([self._ref(t, new) for t in inputs])
-        node, child = self.node, None
+        refs = []
+        for t in inputs:  # (`_ref`, its common case inline: a value pending here)
+            if type(t) is LazyTensor and (p := t._pending) is not None and p[0] is self:
+                refs.append(p[1])
+            else:
+                refs.append(self._ref(t, new))
+        refs = tuple(refs)
         f = sys._getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
-        while _in_oar(f.f_code):
+        fname = f.f_code.co_filename
+        while _OAR_FILES[fname]:
             f = f.f_back
+            fname = f.f_code.co_filename
+        line = f.f_lineno
+        node = self.node
         if node is not None:
             try:
-                key = (op, refs, _attrs_key(attrs), tuple(new) if new else None, f.f_code, f.f_lineno, taped)
+                key = (op, refs, _attrs_key(attrs) if attrs else (), tuple(new) if new else None, fname, line, taped)
             except _NoKey:
-                key = None
+                child = None
                 self.node = None
             else:
                 child = node.children.get(key)
-        if child is _EAGER:
-            return None
+                if child is _EAGER:
+                    return None
+        else:
+            child = None
         if child is None:
-            loc = (f.f_code.co_filename, f.f_lineno, linecache.getline(f.f_code.co_filename, f.f_lineno).strip())
+            loc = (fname, line, linecache.getline(fname, line).strip())
             metas = _infer(op, [self.metas[r] for r in refs], attrs, loc)
             if any(d < 0 for s, _ in metas for d in s):  # a value-dependent shape: run it now
                 if self.node is not None:
@@ -177,14 +189,22 @@ class LazyGraph:
         else:
             out_metas, loc = child.metas, child.loc
         self.node = child
-        out0 = len(self.metas)
+        metas_l, outs = self.metas, self.outs
+        out0 = len(metas_l)
         self.records.append(Record(op, refs, attrs, loc, out0, len(out_metas), taped))
         res = []
-        for i, (shape, dt) in enumerate(out_metas):
-            self.metas.append((shape, dt))
-            t = new_lazy(self, out0 + i, shape, dt)
-            self.outs.append((weakref.ref(t), out0 + i, False))
+        ref = out0
+        for m in out_metas:
+            metas_l.append(m)
+            t = _new(LazyTensor)
+            t.stop_gradient = True
+            t._grad = t._node = t._name = t._hooks = t._check = None
+            t._vc = [0, False]
+            t.persistable = False
+            t._pending = (self, ref, m[0], m[1])
+            outs.append((_weakref(t), ref, False))
             res.append(t)
+            ref += 1
         if op.view and inputs:  # shares the input's version (as eager); made a real NumPy view when computed
             base = inputs[0]
             base._vc[1] = True
@@ -202,10 +222,10 @@ class LazyGraph:
         refs = tuple([self._ref(t, new) for t in [loss] + leaves])
         node, child, key = self.node, None, None
         f = sys._getframe(2)
-        while _in_oar(f.f_code):
+        while _OAR_FILES[f.f_code.co_filename]:
             f = f.f_back
         if node is not None:
-            key = (BACKWARD, refs, tuple(new) if new else None, f.f_code, f.f_lineno)
+            key = (BACKWARD, refs, tuple(new) if new else None, f.f_code.co_filename, f.f_lineno)
             child = node.children.get(key)
         if child is _EAGER:
             return None
@@ -416,16 +436,17 @@ class _NoKey(Exception):
     pass
 
 
-_OAR_CODE = {}  # code object -> whether it is oar's own (the frames skipped to reach the user's line)
+class _OarFiles(dict):
+    """file name -> whether it is oar's own (the frames skipped to reach the user's line): ``_OAR_FILES[name]``."""
+
+    def __missing__(self, fname):
+        if len(self) > 65536:  # file names made at run time (exec) would grow it without bound
+            self.clear()
+        r = self[fname] = fname.startswith(_OAR_DIR)
+        return r
 
 
-def _in_oar(code):
-    r = _OAR_CODE.get(code)
-    if r is None:
-        if len(_OAR_CODE) > 65536:  # functions made at run time (exec, lambdas) would grow it without bound
-            _OAR_CODE.clear()
-        r = _OAR_CODE[code] = code.co_filename.startswith(_OAR_DIR)
-    return r
+_OAR_FILES = _OarFiles()
 
 
 def _attrs_key(attrs):
