@@ -31,7 +31,7 @@ from ..eager.engine import set_symbolic_backward
 from ..ops import registry
 from .lazy_graph import LAZY_PASSES, MAX_OPS, STATS, LazyGraph, Stats  # noqa: F401  (the public names)
 from .lazy_tensor import LazyTensor  # noqa: F401
-from .recorder import pop_active, push_active
+from .recorder import active, pop_active, push_active
 
 _DIFFERENTIABLE = registry._DIFFERENTIABLE
 _Node, _new, _weakref, _get_ident = registry.Node, object.__new__, weakref.ref, threading.get_ident
@@ -213,14 +213,15 @@ def _enter(max_ops, check):
     m = own_mode()
     if m.static:
         raise RuntimeError("oar.lazy() is an eager-mode switch; it cannot be used while a static Program is built")
-    from .recorder import active
     if active() is not None:
         raise RuntimeError("oar.lazy() inside oar.jit.trace: a trace records eager ops as they run; leave one of "
                            "them")
     g = LazyGraph(max_ops, check)
-    _STATE.graphs.append((g, m.hook))
+    graphs = _STATE.graphs
+    graphs.append((g, m.hook))
     m.hook = _on_op
-    set_symbolic_backward(_symbolic_backward)
+    if len(graphs) == 1:
+        set_symbolic_backward(_symbolic_backward)
     push_active(g)
     return g
 
@@ -236,8 +237,7 @@ def _exit():
         pop_active(g)
 
 
-@contextlib.contextmanager
-def lazy(max_ops=MAX_OPS, check=False):
+class lazy(contextlib.ContextDecorator):
     """Within the block, this thread's eager ops are recorded and run as compiled graphs when a value is needed.
 
     Args:
@@ -253,11 +253,18 @@ def lazy(max_ops=MAX_OPS, check=False):
         >>> loss.item(), w.grad.numpy().tolist()
         (6.0, [[3.0]])
     """
-    _enter(max_ops, check)
-    try:
-        yield
-    finally:
+
+    __slots__ = ("max_ops", "check")
+
+    def __init__(self, max_ops=MAX_OPS, check=False):
+        self.max_ops, self.check = max_ops, check
+
+    def __enter__(self):
+        _enter(self.max_ops, self.check)
+
+    def __exit__(self, *exc):
         _exit()
+        return False
 
 
 def set_lazy_flag(on):

@@ -44,7 +44,7 @@ MAX_OPS = 4096
 _MAX_PLANS = 256      # compiled plans kept in the trie; past that the trie is dropped and grows again
 _LOCK = threading.Lock()
 _BY_NP = D._BY_NP
-_new, _weakref = object.__new__, weakref.ref
+_new, _weakref, _set_slot = object.__new__, weakref.ref, SLOT.__set__
 
 
 class Stats:
@@ -117,6 +117,7 @@ class LazyGraph:
         self.records = []
         self.metas = []          # per ref: (shape, DType)
         self.feeds = []          # (ref, array) of the values made outside the graph
+        self.arrays = []         # their arrays, in the same order (the plan's arguments)
         self._bound = {}         # id(array) -> (array, ref)
         self.outs, self.views = [], []
         self.node = TRIE.root    # None once off the trie (an attribute without a key)
@@ -142,6 +143,7 @@ class LazyGraph:
         dt = _BY_NP.get(a.dtype)
         self.metas.append((a.shape, dt if dt is not None else D.convert_dtype(a.dtype)))
         self.feeds.append((ref, a))
+        self.arrays.append(a)
         self._bound[id(a)] = (a, ref)
         new.append(meta)
         return ref
@@ -317,34 +319,34 @@ class LazyGraph:
                     TRIE.n_plans += 1
         else:
             STATS.hits += 1
-        plan, index = entry
-        feeds, views, records, checking = self.feeds, self.views, self.records, self.checks_left > 0
+        plan, at = entry
+        arrays, views, records, checking = self.arrays, self.views, self.records, self.checks_left > 0
         self._reset()
         try:
-            values = plan.run_trusted([a for _, a in feeds])
+            values = plan.run_trusted(arrays)
         except Exception as e:
             why = f"{type(e).__name__}: {str(e).splitlines()[0]}"
             for t, _, _ in live:
                 p = t._pending
                 t._pending = (None, why, p[2], p[3])
             raise
-        by_ref = {r: values[i] for r, i in zip(fetch, index)}
-        used = set([id(a) for _, a in feeds])
+        used = set([id(a) for a in arrays])  # (`run_trusted` appended nothing: a lazy graph reads no persistable)
         given = {}
         for t, ref, share in live:
             a = given.get(ref) if share else None
             if a is None:
-                a = by_ref[ref]
+                a = values[at[ref]]
                 if type(a) is not np.ndarray and not is_device_array(a):
                     a = np.asarray(a)
                 if id(a) in used or a.base is not None:  # never alias another value or a feed
                     a = a.copy()
                 used.add(id(a))
-                given.setdefault(ref, a)
+                if ref not in given:
+                    given[ref] = a
             if checking:
                 self.checks_left -= 1 if t is live[0][0] else 0
                 _compare(t, a, records)
-            SLOT.__set__(t, a)
+            _set_slot(t, a)
             t._pending = None
         for r, ins, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
             t = r()
@@ -353,15 +355,16 @@ class LazyGraph:
             base = ins[0]._data
             va = op.impl(*[base] + [i._data for i in ins[1:]], **attrs)
             if isinstance(va, np.ndarray) and np.may_share_memory(va, base) and va.shape == tuple(t.shape):
-                SLOT.__set__(t, va)
+                _set_slot(t, va)
 
     def _compile(self, fetch):
+        """(plan, index in the plan's results of each fetched ref)."""
         from ..passes import apply_passes
         prog, names = build_program(self.feeds, self.records, self.metas)
         fetch_names = list(dict.fromkeys([names[r] for r in fetch]))  # two leaves' gradients may be one value
         prog = apply_passes(prog, LAZY_PASSES, keep=fetch_names)
         plan = compile_program(prog, [names[r] for r, _ in self.feeds], fetch_names)
-        return plan, tuple([fetch_names.index(names[r]) for r in fetch])
+        return plan, {r: fetch_names.index(names[r]) for r in fetch}
 
     def observe(self, t, kind, array):
         if kind == "write":  # an in-place write: what the pending graph reads must be computed before it
