@@ -81,6 +81,7 @@ def _on_op(op, inputs, attrs):
         m.hook = hook
 
 
+_SHAPES = object()  # the saved modes of an op whose rule reads every input's shape only
 _INFO = {}  # op -> False (it runs eagerly) or what `_tape` needs of it: (saved modes, kept outputs, nondiff_out)
 
 
@@ -91,7 +92,10 @@ def _op_info(op):
         keep = op.saves_out
         if op.multi_out and type(keep) is bool:
             keep = (keep,) * len(op.outputs)
-        info = (op.saved_inputs, keep, frozenset(op.nondiff_out))
+        modes = op.saved_inputs
+        if modes == registry._SHAPES or (type(modes) is tuple and not op.variadic and all(m == 2 for m in modes)):
+            modes = _SHAPES
+        info = (modes, keep, frozenset(op.nondiff_out))
     _INFO[op] = info
     return info
 
@@ -108,7 +112,10 @@ def _tape(g, op, inputs, outs, attrs, info):
         n = t._node
         edges.append(t if n is None else None if t.stop_gradient else n if not n.op.multi_out else n.edge_to(t))
     node.edges = tuple(edges)
-    if modes is None:  # every input read
+    if modes is _SHAPES:  # every input's meta read
+        node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
+        node.versions = (None,) * len(inputs)
+    elif modes is None:  # every input read
         node.saved = inputs
         node.versions = tuple([t._vc[0] for t in inputs])
     elif modes is False:

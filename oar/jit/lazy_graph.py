@@ -421,18 +421,24 @@ def _infer(op, metas, attrs, loc):
 
 
 def _freeze(v):
+    tv = type(v)
+    if tv is list or tv is tuple:
+        types = tuple(map(type, v))
+        if _SCALARS.issuperset(types):  # plain values: their types and the values, as they are (hashable)
+            return (types, tuple(v))
+        return tuple([_freeze(x) for x in v])
+    if tv in _SCALARS or isinstance(v, (np.generic, D.DType)):
+        return (tv.__name__, v)
     if isinstance(v, (list, tuple)):
-        return tuple(_freeze(x) for x in v)
+        return tuple([_freeze(x) for x in v])
     if isinstance(v, dict):
         return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
     if isinstance(v, np.ndarray):
         return ("nd", v.shape, v.dtype.str, v.tobytes())
-    if type(v) in _SCALARS or isinstance(v, (np.generic, D.DType)):
-        return (type(v).__name__, v)
     raise _NoKey  # an object attribute (a callable, a runner): identity is no structure; the graph is not cached
 
 
-_SCALARS = (int, float, bool, str, type(None))
+_SCALARS = frozenset((int, float, bool, str, type(None)))
 
 
 class _NoKey(Exception):
