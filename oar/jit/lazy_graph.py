@@ -331,9 +331,9 @@ class LazyGraph:
                 t._pending = (None, why, p[2], p[3])
             raise
         used = set([id(a) for a in arrays])  # (`run_trusted` appended nothing: a lazy graph reads no persistable)
-        given = {}
+        given = {}  # ref -> the array its first tensor got (a stand-in, `share`, gets the same one)
         for t, ref, share in live:
-            a = given.get(ref) if share else None
+            a = given.get(ref)
             if a is None:
                 a = values[at[ref]]
                 if type(a) is not np.ndarray and not is_device_array(a):
@@ -341,8 +341,9 @@ class LazyGraph:
                 if id(a) in used or a.base is not None:  # never alias another value or a feed
                     a = a.copy()
                 used.add(id(a))
-                if ref not in given:
-                    given[ref] = a
+                given[ref] = a
+            elif not share:
+                a = a.copy()
             if checking:
                 self.checks_left -= 1 if t is live[0][0] else 0
                 _compare(t, a, records)
