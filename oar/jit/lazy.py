@@ -135,11 +135,14 @@ def _tape(g, op, inputs, outs, attrs, info):
             t._node = node
     else:
         node.outs = tuple([_weakref(t) for t in outs])
-        node.out_data = tuple([g.alias(t, True) if k else t._meta() for t, k in zip(outs, keep)])
-        for i, t in enumerate(outs):
+        node.out_data = tuple([g.alias(t, True) if k else (t._pending[2], t._pending[3].np)
+                               for t, k in zip(outs, keep)])
+        i = 0
+        for t in outs:
             if i not in nd and t._pending[3].np in _DIFFERENTIABLE:
                 t.stop_gradient = False
                 t._node = node
+            i += 1
     g.tape[id(node)] = node
 
 

@@ -23,6 +23,7 @@ Example:
     (6.0, True)
 """
 import linecache
+import operator
 import sys
 import threading
 import weakref
@@ -84,15 +85,19 @@ class _Trie:
 TRIE = _Trie()
 
 
-class Record:
+class Record(tuple):
     """One recorded op: `refs` of its inputs, its attrs, the user's `loc`; its outputs are refs `out0` to
-    ``out0 + n_out - 1``."""
+    ``out0 + n_out - 1``; `taped`: on the autograd tape (its outputs may carry gradients; else they are constants).
+    A tuple (made by one C call while recording), read by name when a Program is built."""
 
-    __slots__ = ("op", "refs", "attrs", "loc", "out0", "n_out", "taped")
+    __slots__ = ()
+    op, refs, attrs, loc, out0, n_out, taped = (property(operator.itemgetter(i)) for i in range(7))
 
-    def __init__(self, op, refs, attrs, loc, out0, n_out, taped):
-        self.op, self.refs, self.attrs, self.loc, self.out0, self.n_out = op, refs, attrs, loc, out0, n_out
-        self.taped = taped  # on the autograd tape: its outputs may carry gradients (else they are constants)
+    def __new__(cls, op, refs, attrs, loc, out0, n_out, taped):
+        return _tuple_new(cls, (op, refs, attrs, loc, out0, n_out, taped))
+
+
+_tuple_new = tuple.__new__
 
 
 class _Backward:
@@ -193,7 +198,7 @@ class LazyGraph:
         self.node = child
         metas_l, outs = self.metas, self.outs
         out0 = len(metas_l)
-        self.records.append(Record(op, refs, attrs, loc, out0, len(out_metas), taped))
+        self.records.append(_tuple_new(Record, (op, refs, attrs, loc, out0, len(out_metas), taped)))
         res = []
         ref = out0
         for m in out_metas:
