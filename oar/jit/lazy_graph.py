@@ -4,7 +4,7 @@ Recording an op costs one dict lookup when the same sequence was recorded before
 ``(op, input refs, attrs)``; values are numbered (`refs`) in the order they appear (feeds and op outputs share one
 numbering), so the same Python step makes the same records. The cache key is built while recording: a pointer
 walks a trie whose edges are ``(op, input refs, attrs key, metas of the feeds this op introduces, the user's
-code object and line)``. A trie node remembers the metas of the op's outputs (a known op skips its infer rule) and
+file and line, taped)``. A trie node remembers the metas of the op's outputs (a known op skips its infer rule) and
 the user's source line, and holds the compiled plans of the graph that ends there, one per set of fetched values.
 Nothing is hashed or walked at flush time, and no Program is built unless a plan must be compiled (a miss).
 
