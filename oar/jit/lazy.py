@@ -95,7 +95,7 @@ def _op_info(op):
         modes = op.saved_inputs
         if modes == registry._SHAPES or (type(modes) is tuple and not op.variadic and all(m == 2 for m in modes)):
             modes = _SHAPES
-        info = (modes, keep, frozenset(op.nondiff_out))
+        info = (modes, keep, frozenset(op.nondiff_out or ()))
     _INFO[op] = info
     return info
 
