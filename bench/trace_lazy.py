@@ -12,19 +12,19 @@ after the first two steps (the first delivers new gradients, the second accumula
 graphs), and checks that every way gives eager's parameters after the timed steps. The ways alternate within
 each repeat (best of each), so machine load reaches them alike.
 
-Measured (best of 5 repeats, three runs alternating with the branch point f05461d on the shared 2-core dev machine,
-load 6.0-6.3; docs/tracing.md "Measured"):
-    (a) LinearNet: eager 132-139 us, lazy 186-191 us (2.76-2.81x captured; before 207-211 us, 2.96-3.20x),
-        traced 73-76 us (1.10-1.12x captured), captured 66-69 us.
-    (b) LSTM LM: eager 11.1-11.6 ms, lazy 10.7-11.3 ms (1.13-1.16x captured; before 1.13-1.16x), traced
-        9.4-10.2 ms (1.00-1.04x), captured 9.4-9.8 ms.
+Measured (best of 5 repeats, six runs alternating with the branch point f05461d on the shared 2-core dev machine,
+load 5.4-6.3; docs/tracing.md "Measured"):
+    (a) LinearNet: eager 132-144 us, lazy 182-197 us (2.71-2.85x captured; before 207-237 us, 2.96-3.40x),
+        traced 72-77 us (1.09-1.12x captured), captured 66-69 us.
+    (b) LSTM LM: eager 10.9-11.8 ms, lazy 10.5-11.3 ms (1.13-1.17x captured; before 1.13-1.18x), traced
+        9.2-10.2 ms (1.00-1.04x), captured 9.0-9.8 ms.
 
 Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both; lazy is at its edge
 on the LSTM LM and cannot meet it on LinearNet: `--breakdown` times the lazy step's parts, and its floor, the
 Python around the ops (layers, functional wrappers, the optimizer loop) plus the plan run, is already 1.7-1.9x
 the captured step there (0.86-0.94x eager: the lazy plan runs eager's kernels, per-parameter Adam on fresh arrays
 and the add into the cleared gradients, where the captured plan updates in place and skips that add). Recording
-(69-74 us, before 89-94 us) and handing the values out (17-18 us) come on top. Lazy mode removes the kernels'
+(69-74 us, before 89-95 us) and handing the values out (17-18 us) come on top. Lazy mode removes the kernels'
 dispatch, not the step's Python.
 
 Run: python bench/trace_lazy.py [--repeat N] [--only a|b] [--breakdown]
