@@ -12,19 +12,22 @@ after the first two steps (the first delivers new gradients, the second accumula
 graphs), and checks that every way gives eager's parameters after the timed steps. The ways alternate within
 each repeat (best of each), so machine load reaches them alike.
 
-Measured (best of 3 repeats, seven runs on the shared 2-core dev machine; docs/tracing.md "Measured"):
-    (a) LinearNet: eager 137-153 us, lazy 197-222 us (3.02-3.22x captured), traced 70-80 us (1.08-1.12x
-        captured; 1.55-1.61x before it ran the captured step's passes), captured 64-73 us.
-    (b) LSTM LM: eager 10.6-11.7 ms, lazy 10.4-11.4 ms (1.14-1.25x captured), traced 9.3-10.1 ms (0.99-1.12x),
-        captured 9.0-9.9 ms.
+Measured (best of 5 repeats, six runs alternating with the branch point f05461d on the shared 2-core dev machine,
+load 5.4-6.3; docs/tracing.md "Measured"):
+    (a) LinearNet: eager 132-144 us, lazy 182-197 us (2.71-2.85x captured; before 207-237 us, 2.96-3.40x),
+        traced 72-77 us (1.09-1.12x captured), captured 66-69 us.
+    (b) LSTM LM: eager 10.9-11.8 ms, lazy 10.5-11.3 ms (1.13-1.17x captured; before 1.13-1.18x), traced
+        9.2-10.2 ms (1.00-1.04x), captured 9.0-9.8 ms.
 
-Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both. Lazy does not on
-LinearNet, and cannot: `--breakdown` times the lazy step's parts (LinearNet: recording 82-90 us, flush 91-95 us,
-the Python around the ops 57-59 us = 0.81-0.86x of the whole captured step, which with any plan run exceeds
-1.15x). Lazy mode removes the kernels' dispatch, not the step's Python (layers, functional wrappers, the
-optimizer loop).
+Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both; lazy is at its edge
+on the LSTM LM and cannot meet it on LinearNet: `--breakdown` times the lazy step's parts, and its floor, the
+Python around the ops (layers, functional wrappers, the optimizer loop) plus the plan run, is already 1.7-1.9x
+the captured step there (0.86-0.94x eager: the lazy plan runs eager's kernels, per-parameter Adam on fresh arrays
+and the add into the cleared gradients, where the captured plan updates in place and skips that add). Recording
+(69-74 us, before 89-95 us) and handing the values out (17-18 us) come on top. Lazy mode removes the kernels'
+dispatch, not the step's Python.
 
-Run: python bench/trace_lazy.py [--repeat N] [--only a|b] [--breakdown]
+Run: python bench/trace_lazy.py [--repeat N] [--only a|b] [--breakdown [--parts]]
 """
 import argparse
 import os
@@ -128,16 +131,18 @@ def _python_parts():
 
 
 def breakdown(which, repeat, number, parts=False):
-    """Where a lazy step's time goes: recording (the lazy hook, op by op, and the symbolic backward), the flush
-    (the compiled plan's run and handing its values to the pending tensors), and the rest: the Python around the
-    ops (layers, functional wrappers, Tensor.backward's entry, the optimizer loop, clear_grad), which lazy mode
-    cannot remove. Each part is timed by a wrapper, exclusive of the parts nested in it (a flush the hook
-    triggers counts as flush); the wrappers' own cost (about 0.3 us a call) lands in the part they wrap.
-    With `parts`, the Python around the ops is split further by more wrappers (`_python_parts`; each adds its
-    own cost, so the total grows by a few us)."""
+    """Where a lazy step's time goes: recording (the lazy hook, op by op, and the symbolic backward), the plan run
+    (the compiled graph's kernels), handing the values out (the rest of the flush), and the rest: the Python
+    around the ops (layers, functional wrappers, Tensor.backward's entry, the optimizer loop, clear_grad), which
+    lazy mode cannot remove. Each part is timed by a wrapper, exclusive of the parts nested in it (a flush the
+    hook triggers counts as flush); the wrappers' own cost (about 0.3 us a call) lands in the part they wrap.
+    Python around the ops + the plan run is the floor of a lazy step (recording and hand-out free).
+    With `parts`, a second run of lazy steps splits the Python around the ops further by more wrappers
+    (`_python_parts`; each adds its own cost, so that run's total grows by a few us)."""
+    from oar.graph.executor import Compiled
     from oar.jit.lazy_graph import LazyGraph
     extra = _python_parts() if parts else []
-    acc = {"record": 0.0, "flush": 0.0, **{part: 0.0 for _, _, part in extra}}
+    acc = {"record": 0.0, "flush": 0.0, "plan": 0.0, **{part: 0.0 for _, _, part in extra}}
     inner = [0.0]  # time of the parts nested in the one running now
 
     def timed(part, fn):
@@ -151,40 +156,47 @@ def breakdown(which, repeat, number, parts=False):
                 acc[part] += took - inner[0]
                 inner[0] = outer + took
         return run
-    saved = (L._on_op, L._symbolic_backward, LazyGraph.flush)
+    saved = (L._on_op, L._symbolic_backward, LazyGraph.flush, Compiled.run_trusted)
     L._on_op, L._symbolic_backward = timed("record", L._on_op), timed("record", L._symbolic_backward)
     LazyGraph.flush = timed("flush", LazyGraph.flush)
     try:
         _, fn = stepper(which, "lazy")
         _, cap = stepper(which, "captured")
-        fn(), fn(), cap(), cap()
+        _, eager = stepper(which, "eager")
+        fn(), fn(), cap(), cap(), eager()
         best = None
         for _ in range(repeat):
-            for k in acc:
-                acc[k] = 0.0
+            acc["record"] = acc["flush"] = acc["plan"] = 0.0
+            Compiled.run_trusted = timed("plan", saved[3])  # (only while the lazy steps run)
             t0 = CLOCK()
             for _ in range(number):
                 fn()
             total = CLOCK() - t0
+            Compiled.run_trusted = saved[3]
             t0 = CLOCK()
             for _ in range(number):
                 cap()
             captured = CLOCK() - t0
-            row = (total, acc["record"], acc["flush"], captured)
+            t0 = CLOCK()
+            for _ in range(number):
+                eager()
+            eager_t = CLOCK() - t0
+            row = (total, acc["record"], acc["flush"], acc["plan"], captured, eager_t)
             if best is None or row[0] < best[0]:
                 best = row
-        if extra:  # a second pass, lazy steps only (the captured step is traced, not to be wrapped further)
+        if extra:  # lazy steps only (the captured step is traced: not to be wrapped further)
             best_parts = _time_parts(fn, extra, timed, acc, repeat, number)
     finally:
-        L._on_op, L._symbolic_backward, LazyGraph.flush = saved
-    total, rec, flush, captured = (v / number * 1e6 for v in best)
-    rest = total - rec - flush
+        L._on_op, L._symbolic_backward, LazyGraph.flush, Compiled.run_trusted = saved
+    total, rec, handout, plan, captured, eager_t = (v / number * 1e6 for v in best)
+    rest = total - rec - handout - plan
+    floor = rest + plan
     print(f"({which}) lazy step breakdown, {MODELS[which]} (best of {repeat} x {number}; timing wrappers on)")
-    print(f"  lazy step {total:8.1f} us = recording {rec:.1f} + flush (plan run, values handed out) {flush:.1f} "
-          f"+ Python around the ops {rest:.1f}")
-    print(f"  captured step {captured:8.1f} us; the Python around the ops alone is {rest / captured:.2f}x of it, "
-          f"Python + flush {(rest + flush) / captured:.2f}x (target for the whole lazy step: 1.15x)")
-    if parts:
+    print(f"  lazy step {total:8.1f} us = recording {rec:.1f} + plan run {plan:.1f} + values handed out "
+          f"{handout:.1f} + Python around the ops {rest:.1f}")
+    print(f"  captured step {captured:8.1f} us, eager step {eager_t:.1f} us; floor of a lazy step (Python around "
+          f"the ops + plan run) {floor:.1f} us = {floor / captured:.2f}x captured, {floor / eager_t:.2f}x eager")
+    if extra:
         total, rest = best_parts.pop("total"), best_parts.pop("rest")
         print(f"  with the part wrappers, lazy step {total:.1f} us, Python around the ops {rest:.1f} us, of which "
               + ", ".join(f"{part} {v:.1f}" for part, v in best_parts.items())
@@ -207,9 +219,9 @@ def _time_parts(fn, extra, timed, acc, repeat, number):
                 fn()
             total = CLOCK() - t0
             if best is None or total < best["total"]:
-                best = {k: v / number * 1e6 for k, v in acc.items() if k not in ("record", "flush")}
+                best = {k: v / number * 1e6 for k, v in acc.items() if k not in ("record", "flush", "plan")}
                 best["total"] = total / number * 1e6
-                best["rest"] = best["total"] - (acc["record"] + acc["flush"]) / number * 1e6
+                best["rest"] = best["total"] - (acc["record"] + acc["flush"] + acc["plan"]) / number * 1e6
     finally:
         for owner, name, f in saved:
             setattr(owner, name, f)

@@ -58,6 +58,8 @@ RULES = [
                                                               "oar.vision.ops.generate_proposals"),
     (r"oar/ops/common", r"infer_.*", "attrs", "infer protocol: (metas, **attrs)"),
     (r"oar/hapi/", r".*\.on_.*", "(logs|step|epoch)", "callback protocol: every hook receives these"),
+    (r"oar/nn/decode\.py", r"BeamSearchDecoder\.finalize$", "sequence_lengths", "Decoder protocol: dynamic_decode "
+     "passes the lengths to every finalize; beam search's are already in final_states.lengths"),
     (r"oar/jit/transformers/", r".*", "ctx", "converter protocol: transform(tree, ctx)"),
     (r"oar/jit/static_values", r"no_state$", "args", "a state getter/setter called with the loop's state"),
     (r"oar/jit/loop_runtime", r"convert_for$", "target", "the loop target is assigned by the rewritten code"),

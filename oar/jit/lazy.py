@@ -31,9 +31,10 @@ from ..eager.engine import set_symbolic_backward
 from ..ops import registry
 from .lazy_graph import LAZY_PASSES, MAX_OPS, STATS, LazyGraph, Stats  # noqa: F401  (the public names)
 from .lazy_tensor import LazyTensor  # noqa: F401
-from .recorder import pop_active, push_active
+from .recorder import active, pop_active, push_active
 
 _DIFFERENTIABLE = registry._DIFFERENTIABLE
+_Node, _new, _weakref, _get_ident = registry.Node, object.__new__, weakref.ref, threading.get_ident
 
 
 # ---- the thread's lazy state ------------------------------------------------------------------------------------
@@ -49,11 +50,14 @@ _EAGER_ALWAYS = frozenset(("run_program", "run_program_grad"))
 def _on_op(op, inputs, attrs):
     """The thread's `Mode.hook` in lazy mode."""
     m = mode()
-    if m.owner != threading.get_ident():  # modes copied into another thread: eager there
+    if m.owner != _get_ident():  # modes copied into another thread: eager there
         own_mode()
         return registry.apply(op, inputs, attrs)
     g = _STATE.graphs[-1][0]
-    if not (op.random or op.side_effect or op.lower is not None or op.name in _EAGER_ALWAYS):
+    info = _INFO.get(op)
+    if info is None:
+        info = _op_info(op)
+    if info is not False:
         if op.check is not None:
             op.check(*inputs, **attrs)
         taped = False
@@ -65,7 +69,7 @@ def _on_op(op, inputs, attrs):
         res = g.record(op, inputs, attrs, taped)
         if res is not None:
             if taped:
-                _tape(g, op, inputs, res, attrs)
+                _tape(g, op, inputs, res, attrs, info)
             if g.n_ops >= g.max_ops:
                 g.flush()
             return tuple(res) if op.multi_out else res[0]
@@ -77,19 +81,43 @@ def _on_op(op, inputs, attrs):
         m.hook = hook
 
 
-def _tape(g, op, inputs, outs, attrs):
+_SHAPES = object()  # the saved modes of an op whose rule reads every input's shape only
+_INFO = {}  # op -> False (it runs eagerly) or what `_tape` needs of it: (saved modes, kept outputs, nondiff_out)
+
+
+def _op_info(op):
+    if op.random or op.side_effect or op.lower is not None or op.name in _EAGER_ALWAYS:
+        info = False
+    else:
+        keep = op.saves_out
+        if op.multi_out and type(keep) is bool:
+            keep = (keep,) * len(op.outputs)
+        modes = op.saved_inputs
+        if modes == registry._SHAPES or (type(modes) is tuple and not op.variadic and all(m == 2 for m in modes)):
+            modes = _SHAPES
+        info = (modes, keep, frozenset(op.nondiff_out or ()))
+    _INFO[op] = info
+    return info
+
+
+def _tape(g, op, inputs, outs, attrs, info):
     """The tape `Node` of a recorded op, as `registry.Node` builds it but reading no array: what the gradient rule
     reads of an input's shape comes from its meta, and an output it reads is a stand-in computed with the output
     (`LazyGraph.alias`), so recording the node never runs the pending graph."""
-    nd = op.nondiff_out
-    node = object.__new__(registry.Node)
+    modes, keep, nd = info
+    node = _new(_Node)
     node.op, node.attrs = op, attrs
-    node.edges = tuple([t if (n := t._node) is None else None if t.stop_gradient else
-                        n if not n.op.multi_out else n.edge_to(t) for t in inputs])
-    modes = op.saved_inputs
-    if modes is None:  # every input read
+    edges = []
+    for t in inputs:
+        n = t._node
+        edges.append(t if n is None else None if t.stop_gradient else n if not n.op.multi_out else n.edge_to(t))
+    node.edges = tuple(edges)
+    if modes is _SHAPES:  # every input's meta read
+        node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
+        node.versions = (None,) * len(inputs)
+    elif modes is None:  # every input read
         node.saved = inputs
-        node.versions = tuple([t._version for t in inputs])
+        node.versions = tuple([t._vc[0] for t in inputs])
     elif modes is False:
         node.saved = node.versions = (None,) * len(inputs)
     else:
@@ -97,19 +125,24 @@ def _tape(g, op, inputs, outs, attrs):
             modes = modes[:1] + modes[1:] * (len(inputs) - 1)
         node.saved = tuple([t if m == 1 else None if m == 0 else (*t._meta(), t.stop_gradient)
                             for t, m in zip(inputs, modes)])
-        node.versions = tuple([t._version if m == 1 else None for t, m in zip(inputs, modes)])
-    keep = op.saves_out
+        node.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
     if not op.multi_out:
-        node.outs = weakref.ref(outs[0])
-        node.out_data = g.alias(outs[0], True) if keep is True else None
-    else:
-        node.outs = tuple([weakref.ref(t) for t in outs])
-        keep = (keep,) * len(outs) if type(keep) is bool else keep
-        node.out_data = tuple([g.alias(t, True) if k else t._meta() for t, k in zip(outs, keep)])
-    for i, t in enumerate(outs):
-        if i not in nd and t._pending[3].np in _DIFFERENTIABLE:
+        t = outs[0]
+        node.outs = _weakref(t)
+        node.out_data = g.alias(t, True) if keep is True else None
+        if 0 not in nd and t._pending[3].np in _DIFFERENTIABLE:
             t.stop_gradient = False
             t._node = node
+    else:
+        node.outs = tuple([_weakref(t) for t in outs])
+        node.out_data = tuple([g.alias(t, True) if k else (t._pending[2], t._pending[3].np)
+                               for t, k in zip(outs, keep)])
+        i = 0
+        for t in outs:
+            if i not in nd and t._pending[3].np in _DIFFERENTIABLE:
+                t.stop_gradient = False
+                t._node = node
+            i += 1
     g.tape[id(node)] = node
 
 
@@ -128,9 +161,9 @@ def _symbolic_backward(tensors, grad_tensors, retain_graph):
     tape, leaves, seen, stack, visited = g.tape, {}, set(), [loss._node], []
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         if tape.get(id(node)) is not node or node.edges is None:
             return False
         for r in (node.outs if node.op.multi_out else (node.outs,)):
@@ -140,8 +173,8 @@ def _symbolic_backward(tensors, grad_tensors, retain_graph):
         visited.append(node)
         for e in node.edges:
             te = type(e)
-            if te is registry.Node or te is tuple:
-                n = e if te is registry.Node else e[0]
+            if te is _Node or te is tuple:
+                n = e if te is _Node else e[0]
                 t = (n.outs if not n.op.multi_out else n.outs[e[1] if te is tuple else 0])()
                 if t is not None and t.stop_gradient:  # blocked since it was recorded: the eager walk knows
                     return False
@@ -190,14 +223,15 @@ def _enter(max_ops, check):
     m = own_mode()
     if m.static:
         raise RuntimeError("oar.lazy() is an eager-mode switch; it cannot be used while a static Program is built")
-    from .recorder import active
     if active() is not None:
         raise RuntimeError("oar.lazy() inside oar.jit.trace: a trace records eager ops as they run; leave one of "
                            "them")
     g = LazyGraph(max_ops, check)
-    _STATE.graphs.append((g, m.hook))
+    graphs = _STATE.graphs
+    graphs.append((g, m.hook))
     m.hook = _on_op
-    set_symbolic_backward(_symbolic_backward)
+    if len(graphs) == 1:
+        set_symbolic_backward(_symbolic_backward)
     push_active(g)
     return g
 
@@ -213,8 +247,7 @@ def _exit():
         pop_active(g)
 
 
-@contextlib.contextmanager
-def lazy(max_ops=MAX_OPS, check=False):
+class lazy(contextlib.ContextDecorator):
     """Within the block, this thread's eager ops are recorded and run as compiled graphs when a value is needed.
 
     Args:
@@ -230,11 +263,18 @@ def lazy(max_ops=MAX_OPS, check=False):
         >>> loss.item(), w.grad.numpy().tolist()
         (6.0, [[3.0]])
     """
-    _enter(max_ops, check)
-    try:
-        yield
-    finally:
+
+    __slots__ = ("max_ops", "check")
+
+    def __init__(self, max_ops=MAX_OPS, check=False):
+        self.max_ops, self.check = max_ops, check
+
+    def __enter__(self):
+        _enter(self.max_ops, self.check)
+
+    def __exit__(self, *exc):
         _exit()
+        return False
 
 
 def set_lazy_flag(on):

@@ -4,7 +4,7 @@ Recording an op costs one dict lookup when the same sequence was recorded before
 ``(op, input refs, attrs)``; values are numbered (`refs`) in the order they appear (feeds and op outputs share one
 numbering), so the same Python step makes the same records. The cache key is built while recording: a pointer
 walks a trie whose edges are ``(op, input refs, attrs key, metas of the feeds this op introduces, the user's
-code object and line)``. A trie node remembers the metas of the op's outputs (a known op skips its infer rule) and
+file and line, taped)``. A trie node remembers the metas of the op's outputs (a known op skips its infer rule) and
 the user's source line, and holds the compiled plans of the graph that ends there, one per set of fetched values.
 Nothing is hashed or walked at flush time, and no Program is built unless a plan must be compiled (a miss).
 
@@ -23,6 +23,7 @@ Example:
     (6.0, True)
 """
 import linecache
+import operator
 import sys
 import threading
 import weakref
@@ -44,6 +45,7 @@ MAX_OPS = 4096
 _MAX_PLANS = 256      # compiled plans kept in the trie; past that the trie is dropped and grows again
 _LOCK = threading.Lock()
 _BY_NP = D._BY_NP
+_new, _weakref, _set_slot = object.__new__, weakref.ref, SLOT.__set__
 
 
 class Stats:
@@ -83,15 +85,19 @@ class _Trie:
 TRIE = _Trie()
 
 
-class Record:
+class Record(tuple):
     """One recorded op: `refs` of its inputs, its attrs, the user's `loc`; its outputs are refs `out0` to
-    ``out0 + n_out - 1``."""
+    ``out0 + n_out - 1``; `taped`: on the autograd tape (its outputs may carry gradients; else they are constants).
+    A tuple (made by one C call while recording), read by name when a Program is built."""
 
-    __slots__ = ("op", "refs", "attrs", "loc", "out0", "n_out", "taped")
+    __slots__ = ()
+    op, refs, attrs, loc, out0, n_out, taped = (property(operator.itemgetter(i)) for i in range(7))
 
-    def __init__(self, op, refs, attrs, loc, out0, n_out, taped):
-        self.op, self.refs, self.attrs, self.loc, self.out0, self.n_out = op, refs, attrs, loc, out0, n_out
-        self.taped = taped  # on the autograd tape: its outputs may carry gradients (else they are constants)
+    def __new__(cls, op, refs, attrs, loc, out0, n_out, taped):
+        return _tuple_new(cls, (op, refs, attrs, loc, out0, n_out, taped))
+
+
+_tuple_new = tuple.__new__
 
 
 class _Backward:
@@ -116,6 +122,7 @@ class LazyGraph:
         self.records = []
         self.metas = []          # per ref: (shape, DType)
         self.feeds = []          # (ref, array) of the values made outside the graph
+        self.arrays = []         # their arrays, in the same order (the plan's arguments)
         self._bound = {}         # id(array) -> (array, ref)
         self.outs, self.views = [], []
         self.node = TRIE.root    # None once off the trie (an attribute without a key)
@@ -141,6 +148,7 @@ class LazyGraph:
         dt = _BY_NP.get(a.dtype)
         self.metas.append((a.shape, dt if dt is not None else D.convert_dtype(a.dtype)))
         self.feeds.append((ref, a))
+        self.arrays.append(a)
         self._bound[id(a)] = (a, ref)
         new.append(meta)
         return ref
@@ -149,23 +157,34 @@ class LazyGraph:
         """Records `op` (`taped`: its outputs go on the autograd tape); returns its pending outputs, or None when
         it must run eagerly (a value-shaped output)."""
         new = []
-        refs = tuple([self._ref(t, new) for t in inputs])
-        node, child = self.node, None
+        refs = []
+        for t in inputs:  # (`_ref`, its common case inline: a value pending here)
+            if type(t) is LazyTensor and (p := t._pending) is not None and p[0] is self:
+                refs.append(p[1])
+            else:
+                refs.append(self._ref(t, new))
+        refs = tuple(refs)
         f = sys._getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
-        while _in_oar(f.f_code):
+        fname = f.f_code.co_filename
+        while _OAR_FILES[fname]:
             f = f.f_back
+            fname = f.f_code.co_filename
+        line = f.f_lineno
+        node = self.node
         if node is not None:
             try:
-                key = (op, refs, _attrs_key(attrs), tuple(new) if new else None, f.f_code, f.f_lineno, taped)
+                key = (op, refs, _attrs_key(attrs) if attrs else (), tuple(new) if new else None, fname, line, taped)
             except _NoKey:
-                key = None
+                child = None
                 self.node = None
             else:
                 child = node.children.get(key)
-        if child is _EAGER:
-            return None
+                if child is _EAGER:
+                    return None
+        else:
+            child = None
         if child is None:
-            loc = (f.f_code.co_filename, f.f_lineno, linecache.getline(f.f_code.co_filename, f.f_lineno).strip())
+            loc = (fname, line, linecache.getline(fname, line).strip())
             metas = _infer(op, [self.metas[r] for r in refs], attrs, loc)
             if any(d < 0 for s, _ in metas for d in s):  # a value-dependent shape: run it now
                 if self.node is not None:
@@ -177,14 +196,22 @@ class LazyGraph:
         else:
             out_metas, loc = child.metas, child.loc
         self.node = child
-        out0 = len(self.metas)
-        self.records.append(Record(op, refs, attrs, loc, out0, len(out_metas), taped))
+        metas_l, outs = self.metas, self.outs
+        out0 = len(metas_l)
+        self.records.append(_tuple_new(Record, (op, refs, attrs, loc, out0, len(out_metas), taped)))
         res = []
-        for i, (shape, dt) in enumerate(out_metas):
-            self.metas.append((shape, dt))
-            t = new_lazy(self, out0 + i, shape, dt)
-            self.outs.append((weakref.ref(t), out0 + i, False))
+        ref = out0
+        for m in out_metas:
+            metas_l.append(m)
+            t = _new(LazyTensor)
+            t.stop_gradient = True
+            t._grad = t._node = t._name = t._hooks = t._check = None
+            t._vc = [0, False]
+            t.persistable = False
+            t._pending = (self, ref, m[0], m[1])
+            outs.append((_weakref(t), ref, False))
             res.append(t)
+            ref += 1
         if op.view and inputs:  # shares the input's version (as eager); made a real NumPy view when computed
             base = inputs[0]
             base._vc[1] = True
@@ -202,10 +229,10 @@ class LazyGraph:
         refs = tuple([self._ref(t, new) for t in [loss] + leaves])
         node, child, key = self.node, None, None
         f = sys._getframe(2)
-        while _in_oar(f.f_code):
+        while _OAR_FILES[f.f_code.co_filename]:
             f = f.f_back
         if node is not None:
-            key = (BACKWARD, refs, tuple(new) if new else None, f.f_code, f.f_lineno)
+            key = (BACKWARD, refs, tuple(new) if new else None, f.f_code.co_filename, f.f_lineno)
             child = node.children.get(key)
         if child is _EAGER:
             return None
@@ -297,34 +324,35 @@ class LazyGraph:
                     TRIE.n_plans += 1
         else:
             STATS.hits += 1
-        plan, index = entry
-        feeds, views, records, checking = self.feeds, self.views, self.records, self.checks_left > 0
+        plan, at = entry
+        arrays, views, records, checking = self.arrays, self.views, self.records, self.checks_left > 0
         self._reset()
         try:
-            values = plan.run_trusted([a for _, a in feeds])
+            values = plan.run_trusted(arrays)
         except Exception as e:
             why = f"{type(e).__name__}: {str(e).splitlines()[0]}"
             for t, _, _ in live:
                 p = t._pending
                 t._pending = (None, why, p[2], p[3])
             raise
-        by_ref = {r: values[i] for r, i in zip(fetch, index)}
-        used = set([id(a) for _, a in feeds])
-        given = {}
+        used = set([id(a) for a in arrays])  # (`run_trusted` appended nothing: a lazy graph reads no persistable)
+        given = {}  # ref -> the array its first tensor got (a stand-in, `share`, gets the same one)
         for t, ref, share in live:
-            a = given.get(ref) if share else None
+            a = given.get(ref)
             if a is None:
-                a = by_ref[ref]
+                a = values[at[ref]]
                 if type(a) is not np.ndarray and not is_device_array(a):
                     a = np.asarray(a)
                 if id(a) in used or a.base is not None:  # never alias another value or a feed
                     a = a.copy()
                 used.add(id(a))
-                given.setdefault(ref, a)
+                given[ref] = a
+            elif not share:
+                a = a.copy()
             if checking:
                 self.checks_left -= 1 if t is live[0][0] else 0
                 _compare(t, a, records)
-            SLOT.__set__(t, a)
+            _set_slot(t, a)
             t._pending = None
         for r, ins, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
             t = r()
@@ -333,15 +361,16 @@ class LazyGraph:
             base = ins[0]._data
             va = op.impl(*[base] + [i._data for i in ins[1:]], **attrs)
             if isinstance(va, np.ndarray) and np.may_share_memory(va, base) and va.shape == tuple(t.shape):
-                SLOT.__set__(t, va)
+                _set_slot(t, va)
 
     def _compile(self, fetch):
+        """(plan, index in the plan's results of each fetched ref)."""
         from ..passes import apply_passes
         prog, names = build_program(self.feeds, self.records, self.metas)
         fetch_names = list(dict.fromkeys([names[r] for r in fetch]))  # two leaves' gradients may be one value
         prog = apply_passes(prog, LAZY_PASSES, keep=fetch_names)
         plan = compile_program(prog, [names[r] for r, _ in self.feeds], fetch_names)
-        return plan, tuple([fetch_names.index(names[r]) for r in fetch])
+        return plan, {r: fetch_names.index(names[r]) for r in fetch}
 
     def observe(self, t, kind, array):
         if kind == "write":  # an in-place write: what the pending graph reads must be computed before it
@@ -398,34 +427,41 @@ def _infer(op, metas, attrs, loc):
 
 
 def _freeze(v):
+    tv = type(v)
+    if tv is list or tv is tuple:
+        types = tuple(map(type, v))
+        if _SCALARS.issuperset(types):  # plain values: their types and the values, as they are (hashable)
+            return (types, tuple(v))
+        return tuple([_freeze(x) for x in v])
+    if tv in _SCALARS or isinstance(v, (np.generic, D.DType)):
+        return (tv.__name__, v)
     if isinstance(v, (list, tuple)):
-        return tuple(_freeze(x) for x in v)
+        return tuple([_freeze(x) for x in v])
     if isinstance(v, dict):
         return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
     if isinstance(v, np.ndarray):
         return ("nd", v.shape, v.dtype.str, v.tobytes())
-    if type(v) in _SCALARS or isinstance(v, (np.generic, D.DType)):
-        return (type(v).__name__, v)
     raise _NoKey  # an object attribute (a callable, a runner): identity is no structure; the graph is not cached
 
 
-_SCALARS = (int, float, bool, str, type(None))
+_SCALARS = frozenset((int, float, bool, str, type(None)))
 
 
 class _NoKey(Exception):
     pass
 
 
-_OAR_CODE = {}  # code object -> whether it is oar's own (the frames skipped to reach the user's line)
+class _OarFiles(dict):
+    """file name -> whether it is oar's own (the frames skipped to reach the user's line): ``_OAR_FILES[name]``."""
+
+    def __missing__(self, fname):
+        if len(self) > 65536:  # file names made at run time (exec) would grow it without bound
+            self.clear()
+        r = self[fname] = fname.startswith(_OAR_DIR)
+        return r
 
 
-def _in_oar(code):
-    r = _OAR_CODE.get(code)
-    if r is None:
-        if len(_OAR_CODE) > 65536:  # functions made at run time (exec, lambdas) would grow it without bound
-            _OAR_CODE.clear()
-        r = _OAR_CODE[code] = code.co_filename.startswith(_OAR_DIR)
-    return r
+_OAR_FILES = _OarFiles()
 
 
 def _attrs_key(attrs):

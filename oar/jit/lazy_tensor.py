@@ -13,7 +13,9 @@ import numpy as np
 
 from ..core import dtype as D
 from ..eager.tensor import Tensor
+from ..ops import registry
 
+_ADD = registry.get_op("add")
 SLOT = Tensor.__dict__["_data"]   # the `_data` slot of Tensor: where a LazyTensor keeps its array once computed
 
 
@@ -68,7 +70,10 @@ class LazyTensor(Tensor):
     def _accumulate(self, g):
         if self._pending is None and (type(g) is not LazyTensor or g._pending is None):
             return Tensor._accumulate(self, g)
-        s = self + g  # recorded: the gradient stays pending (the walk runs under no_grad)
+        if self._meta()[1] is g._meta()[1]:  # recorded as one add op (the gradient stays pending)
+            s = registry.apply(_ADD, [self, g])
+        else:  # promoted as eager's NumPy add promotes
+            s = self + g
         p = s._pending if type(s) is LazyTensor else None
         if p is None or p[0] is None:
             self._data = s._data

@@ -59,30 +59,60 @@ def embedding(ids, w, padding_idx):
     return out
 
 
-def interp_matrix(size, out, mode, align_corners, align_mode, scale, dtype):
-    """``(out, size)`` matrix of a 1-D resampling; 2-D resampling applies one per axis."""
+def _step(size, out, align_corners, scale, single_first):
+    """Paddle's source step per output index, in float32 as its kernels compute it: ``(size-1)/(out-1)`` with
+    aligned corners, else ``1/scale`` where a scale factor was given and ``size/out`` otherwise; 0 for a single
+    output where `single_first` (its first input sample: Paddle's 2-D and 3-D kernels; its 1-D linear kernel
+    keeps the step)."""
+    if out <= 1 and (single_first or align_corners):
+        return np.float32(0)
+    if align_corners:
+        return np.float32(size - 1) / np.float32(out - 1)
+    return np.float32(1.0 / scale) if scale else np.float32(size) / np.float32(out)
+
+
+def _cubic_weights(t):
+    """The four cubic-convolution weights (A = -0.75, Paddle's and OpenCV's) of the samples at offsets -1..2 from
+    ``floor(src)``, for fractional positions `t`."""
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def interp_matrix(size, out, mode, align_corners, align_mode, scale, dtype, single_first=True):
+    """``(out, size)`` matrix of a 1-D resampling ('nearest', 'linear' or 'cubic'); resampling more axes applies
+    one per axis. Source positions follow Paddle's CPU kernels, float32 steps included: nearest rounds half up
+    with aligned corners and truncates otherwise; linear uses half-pixel centres clamped at 0 (align_mode 0) or
+    ``index * step`` (align_mode 1, and aligned corners); cubic uses half-pixel centres, unclamped, and repeats
+    the edge samples. `single_first`: see `_step`."""
     xp = array_module(size, out, mode, align_corners, align_mode, scale, dtype)
     m = xp.zeros((out, size), xp.float64)
     rows = xp.arange(out)
+    r = _step(size, out, align_corners, scale, single_first)
+    at = rows.astype(np.float32) * r  # ``step * index`` in float32, as Paddle's kernels multiply
     if mode == "nearest":
-        if align_corners:
-            r = (size - 1) / (out - 1) if out > 1 else 0.0
-            src = xp.round(rows * r).astype(int)
-        else:
-            r = 1.0 / scale if scale else size / out
-            src = xp.floor(rows * r).astype(int)
-        m[rows, xp.minimum(src, size - 1)] = 1.0
+        src = xp.floor(at.astype(np.float64) + 0.5) if align_corners else xp.floor(at)
+        m[rows, xp.minimum(src.astype(int), size - 1)] = 1.0
         return m.astype(dtype)
-    if align_corners:
-        r = (size - 1) / (out - 1) if out > 1 else 0.0
-        src = rows * r
-    else:
-        r = 1.0 / scale if scale else size / out
-        src = (rows + 0.5) * r - 0.5 if align_mode == 0 else rows * r
-        src = xp.maximum(src, 0.0)
+    if mode == "cubic":
+        src = at if align_corners else (float(r) * (rows + 0.5) - 0.5).astype(np.float32)
+        lo = xp.floor(src)
+        t = (src - lo).astype(np.float64)
+        for j, w in enumerate(_cubic_weights(t)):
+            scatter_add(m, (rows, xp.clip(lo.astype(int) - 1 + j, 0, size - 1)), w)
+        return m.astype(dtype)
+    if align_corners or align_mode == 1:
+        src = at.astype(np.float64)
+    else:  # half-pixel centres, computed in double and clamped at 0, as Paddle's `align_flag` branch
+        src = xp.maximum(float(r) * (rows + 0.5) - 0.5, 0.0)
     lo = xp.minimum(xp.floor(src).astype(int), size - 1)
     hi = xp.minimum(lo + 1, size - 1)
-    frac = src - lo
+    frac = src.astype(np.float32).astype(np.float64) - lo
     scatter_add(m, (rows, lo), 1 - frac)
     scatter_add(m, (rows, hi), frac)
     return m.astype(dtype)
@@ -95,7 +125,8 @@ def resample(a, in_shape, out_size, mode, align_corners, align_mode, scales, con
     nd = len(out_size)
     for k in range(nd):
         ax = a.ndim - nd + k
-        m = xp.asarray(interp_matrix(in_shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], a.dtype))
+        m = xp.asarray(interp_matrix(in_shape[ax], out_size[k], mode, align_corners, align_mode, scales[k], a.dtype,
+                                     nd > 1))
         a = xp.moveaxis(xp.tensordot(a, m, axes=([ax], [contract])), -1, ax)
     return xp.ascontiguousarray(a)
 

@@ -1,4 +1,5 @@
-"""Search and sort kernels: argmax/argmin, stable (arg)sort, topk, unique, nonzero, masked_select, searchsorted."""
+"""Search and sort kernels: argmax/argmin, stable (arg)sort, topk, unique, nonzero, masked_select, searchsorted,
+the beam-search backtrack gather_tree."""
 import numpy as np
 
 from ..core import dtype as D
@@ -116,3 +117,23 @@ def unique_consecutive(x, return_inverse, return_counts, axis, dtype):
         starts = xp.flatnonzero(keep)
         res.append(xp.diff(xp.append(starts, a.shape[0])).astype(D.np_dtype(dtype)))
     return tuple(res)
+
+
+def gather_tree(ids, parents):
+    """Beam-search backtrack over ``[max_time, batch, beam]``: the last step's ids, then at each earlier step the id
+    at the beam the later step came from. Every parent the walk follows must lie in [0, beam) (Paddle's check)."""
+    xp = array_module(ids, parents)
+    steps, beam = ids.shape[0], ids.shape[2]
+    out = xp.empty_like(ids)
+    if steps == 0:
+        return out
+    out[steps - 1] = ids[steps - 1]
+    parent = parents[steps - 1]
+    for t in range(steps - 2, -1, -1):
+        bad = (parent < 0) | (parent >= beam)
+        if bool(bad.any()):
+            raise ValueError(f"gather_tree: the parents must be in [0, beam_size={beam}), got "
+                             f"{int(parent[bad].reshape(-1)[0])} (read at step {t + 1})")
+        out[t] = xp.take_along_axis(ids[t], parent, axis=1)
+        parent = xp.take_along_axis(parents[t], parent, axis=1)
+    return out

@@ -25,6 +25,8 @@ from .layer.loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Los
                          SoftMarginLoss, CosineEmbeddingLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
                          MultiMarginLoss, GaussianNLLLoss, PoissonNLLLoss, HSigmoidLoss)
 from .layer.rnn import RNNCellBase, SimpleRNNCell, LSTMCell, GRUCell, RNN, BiRNN, SimpleRNN, LSTM, GRU
+from . import decode  # noqa: F401  (paddle.nn.decode)
+from .decode import BeamSearchDecoder, dynamic_decode
 from .layer.transformer import (MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder,
                                 TransformerDecoderLayer, TransformerDecoder, Transformer)
 from .param_attr import ParamAttr  # noqa: F401

@@ -100,6 +100,7 @@ DEVICE_OPS = ALWAYS | frozenset({
     "frexp",
     "gather",
     "gather_nd",
+    "gather_tree",
     "gcd",
     "gelu",
     "gelu_grad",

@@ -10,7 +10,7 @@ from .common import public_api, operand, const
 from .linalg import matmul, inverse
 from .linalg_util import (mT, mH, tri, diag_embed, diagonal, eye_like, square_check, matrix_check,
                           real_grad)
-from .manipulation import unsqueeze, stack
+from .manipulation import cast, unsqueeze, stack
 from ..kernels.linalg import (cholesky as _cholesky, complex_of as _complex_of, det as _det, eig as _eig, eigh as _eigh,
                               eye as _eye, lu as _lu, pivots_to_perm as _pivots_to_perm, qr as _qr, slogdet as _slogdet,
                               svd as _svd)
@@ -86,7 +86,7 @@ def slogdet(x, name=None):
         [-1.0, 0.6931]
     """
     sign, logabs = apply(SLOGDET, (square_check(x, "slogdet"),))
-    return stack([sign, logabs])
+    return stack([sign, cast(logabs, sign.dtype)])  # (a complex input: complex sign, real log)
 
 
 # ---- symmetric eigendecomposition -----------------------------------------------------------------------------------

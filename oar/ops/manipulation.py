@@ -304,8 +304,12 @@ def concat(x, axis=0, name=None):
     if not xs:
         raise ValueError("concat needs at least one tensor")
     t = xs[0].dtype
-    for o in xs[1:]:
-        t = D.promote(t, o.dtype)
+    for i, o in enumerate(xs[1:], 1):
+        if o.dtype != t:
+            if mode().amp is None:  # Paddle refuses mixed dtypes (under auto_cast its cast rules decide)
+                raise ValueError(f"concat/stack: tensor {i} has dtype {o.dtype.name}, tensor 0 has {t.name}; all "
+                                 "must have one dtype (cast them first)")
+            t = D.promote(t, o.dtype)
     xs = [cast(v, t) for v in xs]
     return apply(CONCAT, tuple(xs), {"axis": int(axis) % max(xs[0].ndim, 1)})
 

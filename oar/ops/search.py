@@ -1,10 +1,11 @@
-"""Searching and sorting: argmax/argmin, sort/argsort/topk, unique, nonzero, masked_select."""
+"""Searching and sorting: argmax/argmin, sort/argsort/topk, unique, nonzero, masked_select, searchsorted, and the
+beam-search backtrack gather_tree."""
 import math as _math
 
 from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand
 from .math import _infer_reduce, unbroadcast, zeros_like
-from ..kernels.search import (argmax as _argmax, argmin as _argmin,
+from ..kernels.search import (argmax as _argmax, argmin as _argmin, gather_tree as _gather_tree,
                               masked_select as _masked_select, masked_select_grad as _masked_select_grad_impl,
                               nonzero as _nonzero, searchsorted as _searchsorted, sort as _sort, topk as _topk,
                               unique as _unique)
@@ -257,3 +258,27 @@ lowerings({"argmax": _onnx_arg("ArgMax"), "argmin": _onnx_arg("ArgMin"), "topk":
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "unique", "nonzero", "masked_select",
            "searchsorted"]
+
+
+GATHER_TREE = defop("gather_tree", _gather_tree, inputs=("ids", "parents"), infer=lambda m: [m[0]],
+                    differentiable=False, onnx_reason="no ONNX operator (a data-dependent walk over the steps)")
+
+
+def gather_tree(ids, parents):
+    """Full beam-search sequences from the per-step ids and parent beams (both ``[max_time, batch, beam]``, int32
+    or int64 alike): walking back from the last step, each step's id is taken at the beam the later step came
+    from. A parent outside [0, beam) that the walk reaches raises ValueError, as Paddle's kernel does.
+
+    Example:
+        >>> ids = oar.to_tensor([[[2, 2]], [[6, 1]]])
+        >>> parents = oar.to_tensor([[[0, 0]], [[1, 0]]])
+        >>> oar.nn.functional.gather_tree(ids, parents).numpy().tolist()
+        [[[2, 2]], [[6, 1]]]
+    """
+    if ids.ndim != 3 or list(ids.shape) != list(parents.shape):
+        raise ValueError(f"gather_tree: ids and parents must be [max_time, batch, beam] of one shape, got "
+                         f"{ids.shape} and {parents.shape}")
+    if ids.dtype.name not in ("int32", "int64") or parents.dtype.name != ids.dtype.name:
+        raise TypeError(f"gather_tree: ids and parents must be int32 or int64 alike, got {ids.dtype.name} and "
+                        f"{parents.dtype.name}")
+    return apply(GATHER_TREE, (ids, parents))

@@ -24,7 +24,7 @@ _MODELS = ("LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resn
            "shufflenet_v2_swish", "AlexNet", "alexnet", "MobileNetV1", "mobilenet_v1",
            "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small",
            "mobilenet_v3_large", "DenseNet", "densenet121", "densenet161", "densenet169", "densenet201", "densenet264",
-           "GoogLeNet", "googlenet")
+           "GoogLeNet", "googlenet", "InceptionV3", "inception_v3")
 
 _PUBLIC = list(_MODELS) + datasets.__all__ + [n for n in transforms.__all__ if n != "functional"]
 __all__ = ["datasets", "models", "ops", "transforms"] + _PUBLIC  # noqa: F405  (models and ops load on first use)

@@ -291,6 +291,15 @@ def test_gather_tree():
     np.testing.assert_array_equal(F.gather_tree(T(ids), T(parents)).numpy(), ref)
     with pytest.raises(TypeError, match="int32 or int64"):
         F.gather_tree(T(ids.astype(float)), T(parents.astype(float)))
+    # a parent the walk reaches outside [0, beam) is refused as Paddle's kernel does (a negative one used to wrap)
+    for bad in (-1, 3):
+        p = parents.copy()
+        p[4, 1, 2] = bad
+        with pytest.raises(ValueError, match=r"parents must be in \[0, beam_size=3\)"):
+            F.gather_tree(T(ids), T(p))
+    p = parents.copy()
+    p[0] = -1  # the first step's parents are never followed (Paddle reads them without a check too)
+    np.testing.assert_array_equal(F.gather_tree(T(ids), T(p)).numpy(), ref)
 
 
 def test_class_center_sample():

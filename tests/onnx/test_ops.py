@@ -192,6 +192,10 @@ MORE = {
     "interp_bilinear": lambda x: F.interpolate(x, [5, 7], mode="bilinear"),
     "interp_bilinear_ac": lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True),
     "interp_linear": lambda x: F.interpolate(x[:, :, 0], [7], mode="linear", data_format="NCW"),
+    "interp_linear_one": lambda x: F.interpolate(x[:, :, 0], [1], mode="linear", data_format="NCW"),
+    "interp_bicubic": lambda x: F.interpolate(x, [5, 7], mode="bicubic"),
+    "interp_bicubic_ac": lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=True),
+    "interp_area": lambda x: F.interpolate(x, [2, 3], mode="area"),
 }
 
 

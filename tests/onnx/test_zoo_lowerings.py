@@ -85,7 +85,9 @@ def test_vision_models_export(arch):
 
 
 INTERP_KW = {"bilinear": dict(mode="bilinear"), "bilinear_corners": dict(mode="bilinear", align_corners=True),
-             "bilinear_mode1": dict(mode="bilinear", align_mode=1), "nearest": dict(mode="nearest")}
+             "bilinear_mode1": dict(mode="bilinear", align_mode=1), "nearest": dict(mode="nearest"),
+             "bicubic": dict(mode="bicubic"), "bicubic_corners": dict(mode="bicubic", align_corners=True),
+             "bicubic_mode1": dict(mode="bicubic", align_mode=1)}
 
 
 @pytest.mark.parametrize("grow", [2, -2], ids=["up", "down"])

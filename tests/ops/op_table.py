@@ -424,6 +424,18 @@ add("unique_all", lambda x: oar.unique(x, return_index=True, return_inverse=True
     tags=("dynamic_shape",))
 add("searchsorted", oar.searchsorted, np.searchsorted, (np.sort(randn(6)), randn(4)))
 
+
+def _np_gather_tree(ids, parents):
+    out, beam = ids.copy(), np.broadcast_to(np.arange(ids.shape[2]), ids.shape[1:])
+    for t in range(ids.shape[0] - 1, -1, -1):
+        out[t] = np.take_along_axis(ids[t], beam, axis=1)
+        beam = np.take_along_axis(parents[t], beam, axis=1)
+    return out
+
+
+add("gather_tree", oar.nn.functional.gather_tree, _np_gather_tree, (ints(9, 5, 2, 3), ints(3, 5, 2, 3)),
+    (ints(9, 1, 3, 2), ints(2, 1, 3, 2)))
+
 # ---- quantization (QDQ) -------------------------------------------------------------------------------------------
 def _np_quant(x, s, z, axis=-1):
     shape = [-1 if d == axis else 1 for d in range(x.ndim)] if axis >= 0 else []

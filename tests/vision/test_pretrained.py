@@ -16,20 +16,21 @@ from oar.vision.models import _utils
 HERE = os.path.dirname(__file__)
 
 
-@pytest.mark.parametrize("name", ["resnet18", "resnet50", "vgg16", "mobilenet_v2"])
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "vgg16", "mobilenet_v2", "inception_v3"])
 def test_state_dict_keys_and_shapes_equal_paddles(name):
     ref = json.load(open(os.path.join(HERE, "paddle_state_keys.json")))[name]
     own = {k: list(v.shape) for k, v in getattr(models, name)().state_dict().items()}
     assert own == ref
 
 
-def _published(tmp_path, monkeypatch, state):
-    """A weights file in Paddle's pickle format at the cache path of resnet18's URL, with its MD5 in the table."""
+def _published(tmp_path, monkeypatch, state, arch="resnet18"):
+    """A weights file in Paddle's pickle format at the cache path of `arch`'s URL, with its MD5 in the table."""
     monkeypatch.setattr(download, "WEIGHTS_HOME", str(tmp_path))
-    path = tmp_path / "resnet18.pdparams"
+    url = _utils.WEIGHTS[arch][0]
+    path = tmp_path / url.rsplit("/", 1)[-1]
     oar.save(state, str(path), protocol="paddle")
     md5 = hashlib.md5(path.read_bytes()).hexdigest()
-    monkeypatch.setitem(_utils.WEIGHTS, "resnet18", (_utils.WEIGHTS["resnet18"][0], md5))
+    monkeypatch.setitem(_utils.WEIGHTS, arch, (url, md5))
     return path
 
 
@@ -39,6 +40,17 @@ def test_pretrained_loads_the_cached_checksummed_weights(tmp_path, monkeypatch):
     _published(tmp_path, monkeypatch, source.state_dict())
     net = models.resnet18(pretrained=True)
     for (k, a), (_, b) in zip(sorted(net.state_dict().items()), sorted(source.state_dict().items())):
+        assert np.array_equal(a.numpy(), b.numpy()), k
+
+
+def test_inception_v3_pretrained_loads_paddles_file_name(tmp_path, monkeypatch):
+    """Paddle publishes inception_v3's weights as .../models/inception_v3.pdparams; oar fetches that file."""
+    assert _utils.WEIGHTS["inception_v3"][0].endswith("/models/inception_v3.pdparams")
+    oar.seed(2)
+    source = models.inception_v3()
+    _published(tmp_path, monkeypatch, source.state_dict(), "inception_v3")
+    net = models.inception_v3(pretrained=True)
+    for (k, a), (_, b) in zip(net.state_dict().items(), source.state_dict().items()):
         assert np.array_equal(a.numpy(), b.numpy()), k
 
 

@@ -13,7 +13,7 @@ import numpy as np
 MODELS = {"shufflenet_v2_x0_25": 64, "shufflenet_v2_swish": 64, "resnext50_32x4d": 64, "wide_resnet50_2": 32,
           "mobilenet_v1": 64, "alexnet": 224, "squeezenet1_0": 64, "squeezenet1_1": 64,
           "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "densenet121": 64,
-          "googlenet": 224}
+          "googlenet": 224, "inception_v3": 299}
 OUT = pathlib.Path(__file__).resolve().parents[2] / "tests" / "vision" / "paddle_model_refs.json"
 
 

@@ -9,7 +9,8 @@ import paddle
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "vision", "paddle_state_keys.json")
 models = {"resnet18": paddle.vision.models.resnet18, "resnet50": paddle.vision.models.resnet50,
-          "vgg16": paddle.vision.models.vgg16, "mobilenet_v2": paddle.vision.models.mobilenet_v2}
+          "vgg16": paddle.vision.models.vgg16, "mobilenet_v2": paddle.vision.models.mobilenet_v2,
+          "inception_v3": paddle.vision.models.inception_v3}
 keys = {name: {k: list(v.shape) for k, v in fn().state_dict().items()} for name, fn in models.items()}
 with open(OUT, "w") as f:
     json.dump(keys, f, indent=0, sort_keys=True)

@@ -122,14 +122,29 @@ def _reduce(fn, x, axis, keepdim, reduce_all):
     return fn(x, None if reduce_all or axis in (None, []) else list(axis), keepdim=bool(keepdim))
 
 
-def _interp(x, a, size):
-    mode = a.get("interp_method", "bilinear")
-    scale = a.get("scale") or None
-    if size is None and not scale and a.get("out_h", -1) > 0:
-        size = [a["out_h"], a["out_w"]]
-    return common.interpolate(x, size=size, scale_factor=None if size else scale, mode=mode,
-                              align_corners=bool(a.get("align_corners", False)), align_mode=a.get("align_mode", 1),
-                              data_format=a.get("data_layout", a.get("data_format", "NCHW")))
+def _interp(t, op, x, out_size, size_tensor, scale_tensor):
+    """A Paddle resize op: the output size from its `SizeTensor` values (one per dim), else its `OutSize` value,
+    else its scale (a constant `Scale` input or the `scale` attribute), else its ``out_d/out_h/out_w``
+    attributes, as Paddle's kernels take them in that order."""
+    a = op.attrs
+    nd = len(x.shape) - 2
+    size, scale = None, a.get("scale") or None
+    if size_tensor:
+        size = list(size_tensor)
+    elif out_size is not None:
+        size = out_size
+    elif scale_tensor is not None:
+        scale = t.const(scale_tensor, "the resize op's Scale input")
+    elif not scale:
+        size = [a.get(k, -1) for k in ("out_d", "out_h", "out_w")[3 - nd:]]
+        if any(not isinstance(v, int) or v <= 0 for v in size):
+            raise Unsupported(f"resize without a size or scale (out sizes {size})")
+    if isinstance(scale, list) and len(scale) == 1:
+        scale = scale[0]
+    return common.resize(x, size=size, scale_factor=None if size is not None else scale,
+                         mode=a.get("interp_method", "bilinear"), align_corners=bool(a.get("align_corners", False)),
+                         align_mode=a.get("align_mode", 1),
+                         data_format=a.get("data_layout", a.get("data_format", "NCHW")))
 
 
 _UNARY = {"relu": act.relu, "sigmoid": act.sigmoid, "tanh": act.tanh, "silu": act.silu, "softsign": act.softsign,
@@ -263,7 +278,9 @@ rule(LEGACY, "arg_max")(lambda t, op: {"Out": search.argmax(
     manipulation.flatten(_x(t, op)) if op.attrs.get("flatten") else _x(t, op),
     None if op.attrs.get("flatten") else op.attrs.get("axis", -1), bool(op.attrs.get("keepdims", False)),
     DTYPES.get(op.attrs.get("dtype", 3), "int64"))})
-rule(LEGACY, "bilinear_interp_v2", "nearest_interp_v2")(lambda t, op: {"Out": _interp(_x(t, op), op.attrs, None)})
+rule(LEGACY, *(m + "_interp_v2" for m in ("linear", "bilinear", "trilinear", "bicubic", "nearest")))(
+    lambda t, op: {"Out": _interp(t, op, _x(t, op), _x(t, op, "OutSize"),
+                                  [t.value(n) for n in op.inputs.get("SizeTensor") or ()], op.one("Scale"))})
 
 
 rule(LEGACY, "fill_any_like")(lambda t, op: {"Out": creation.full_like(
@@ -351,7 +368,8 @@ rule(PIR, "argmax")(lambda t, op: {0: search.argmax(
     manipulation.flatten(_i(t, op, 0)) if op.attrs.get("flatten") else _i(t, op, 0),
     None if op.attrs.get("flatten") else t.scalar(op.one(1), "argmax axis"), bool(op.attrs.get("keepdims", False)),
     op.attrs.get("dtype", "int64"))})
-rule(PIR, "bilinear_interp", "nearest_interp")(lambda t, op: {0: _interp(_i(t, op, 0), op.attrs, None)})
+rule(PIR, *(m + "_interp" for m in ("linear", "bilinear", "trilinear", "bicubic", "nearest")))(
+    lambda t, op: {0: _interp(t, op, _i(t, op, 0), _i(t, op, 1), _i(t, op, 2), op.one(3))})
 rule(PIR, "full_like")(lambda t, op: {0: creation.full_like(_i(t, op, 0), t.scalar(op.one(1), "full_like value"),
                                                              op.attrs.get("dtype") or None)})
 rule(PIR, "full", "full_int_array")(lambda t, op: {})  # constants: materialised only where used as a tensor

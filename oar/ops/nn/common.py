@@ -202,46 +202,89 @@ def _is_run_time(v):
     """A graph value (not an eager tensor, whose value is known now)."""
     return hasattr(v, "dtype") and not hasattr(v, "_data")
 
-_MODES = {"nearest": "nearest", "bilinear": "linear", "linear": "linear", "trilinear": "linear"}
+_MODES = {"nearest": "nearest", "bilinear": "linear", "linear": "linear", "trilinear": "linear", "bicubic": "cubic"}
+_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,), "nearest": (4, 5), "area": (3, 4, 5)}
 
 
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
-                data_format="NCHW", name=None):
-    """Resizes the spatial dims by `size` or `scale_factor` with 'nearest', 'linear', 'bilinear' or 'trilinear'.
+                data_format=None, name=None):
+    """Resizes the spatial dims by `size` or `scale_factor`: 'nearest', 'linear' (3-D input), 'bilinear' and
+    'bicubic' (4-D), 'trilinear' (5-D), or 'area' (adaptive average pooling). Arguments are checked as Paddle
+    checks them; the sampling positions are Paddle's (see `kernels.nn.interp_matrix`).
 
     Example:
         >>> import oar.nn.functional as F
         >>> F.interpolate(oar.ones([1, 1, 2, 2]), scale_factor=2).shape
         [1, 1, 4, 4]
+        >>> F.interpolate(oar.to_tensor([[[0.0, 1.0, 2.0, 3.0]]]), size=[2], mode="linear").numpy().tolist()
+        [[[0.5, 2.5]]]
     """
+    mode = str(mode).lower()
+    if mode not in _RANKS:
+        raise ValueError(f"interpolate: mode must be one of {sorted(_RANKS)}, got {mode!r}")
+    if x.ndim not in _RANKS[mode]:
+        raise ValueError(f"interpolate: mode {mode!r} takes a {' or '.join(map(str, _RANKS[mode]))}-D input, got "
+                         f"{x.ndim}-D")
+    if size is None and scale_factor is None:
+        raise ValueError("interpolate needs `size` or `scale_factor`")
+    if size is not None and scale_factor is not None:
+        raise ValueError("interpolate: give only one of `size` and `scale_factor`")
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"interpolate: align_corners must be a bool, got {type(align_corners).__name__}")
+    if align_mode not in (0, 1):
+        raise ValueError(f"interpolate: align_mode must be 0 or 1, got {align_mode!r}")
+    if align_corners and mode == "nearest":
+        raise ValueError("interpolate: align_corners=True needs an interpolating mode (linear, bilinear, bicubic, "
+                         "trilinear), not 'nearest'")
+    if isinstance(size, (list, tuple)) and len(size) != x.ndim - 2:
+        raise ValueError(f"interpolate: size has {len(size)} values for a {x.ndim}-D input (needs {x.ndim - 2})")
+    if data_format is None:
+        data_format = {3: "NCW", 4: "NCHW", 5: "NCDHW"}[x.ndim]
+    if mode == "area":
+        from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+        if size is None:
+            raise ValueError("interpolate: mode 'area' needs `size`")
+        if x.ndim == 3:
+            return adaptive_avg_pool1d(x, size)
+        pool = adaptive_avg_pool2d if x.ndim == 4 else adaptive_avg_pool3d
+        return pool(x, size, data_format=data_format)
+    return resize(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+def resize(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0, data_format="NCHW"):
+    """`interpolate` without its argument checks: the resize ops of Paddle's model files, which also take what the
+    public API refuses (legacy `nearest_interp` with aligned corners, rounding half up)."""
     if mode not in _MODES:
         raise ValueError(f"interpolate mode {mode!r} is not supported; use one of {sorted(_MODES)}")
-    channels_last = data_format in ("NHWC", "NLC", "NDHWC")
+    channels_last = data_format in ("NHWC", "NLC", "NWC", "NDHWC")
     if channels_last:
         perm = [0, x.ndim - 1] + list(range(1, x.ndim - 1))
         x = S.transpose(x, perm)
     nd = x.ndim - 2
     spatial = x.shape[2:]
+    attrs = {"mode": _MODES[mode], "align_corners": bool(align_corners), "align_mode": int(align_mode)}
     if size is not None and (_is_run_time(size) or isinstance(size, (list, tuple)) and any(map(_is_run_time, size))):
         from ...ops.dynamic_shape import shape_tensor
-        out = apply(INTERP_DYNAMIC, (x, size if _is_run_time(size) else shape_tensor(size)),
-                    {"mode": _MODES[mode], "align_corners": bool(align_corners), "align_mode": int(align_mode)})
+        out = apply(INTERP_DYNAMIC, (x, size if _is_run_time(size) else shape_tensor(size)), attrs)
         return S.transpose(out, [0] + list(range(2, out.ndim)) + [1]) if channels_last else out
     if size is not None:
         size = to_int_list(size, "size") if not isinstance(size, int) else [size] * nd
         scales = [None] * nd
         out_size = size
-    elif scale_factor is not None:
+    else:
         sf = [float(scale_factor)] * nd if isinstance(scale_factor, (int, float)) else [float(s) for s in scale_factor]
+        if len(sf) != nd:
+            raise ValueError(f"interpolate: scale_factor has {len(sf)} values for {nd} spatial dims")
+        if any(s <= 0 for s in sf):
+            raise ValueError(f"interpolate: scale_factor must be > 0, got {scale_factor}")
         if any(s < 0 for s in spatial):
             raise ValueError("interpolate with scale_factor needs known spatial sizes")
         out_size = [int(s * f) for s, f in zip(spatial, sf)]
         scales = sf
-    else:
-        raise ValueError("interpolate needs `size` or `scale_factor`")
-    out = apply(INTERP, (x,), {"out_size": [int(s) for s in out_size], "mode": _MODES[mode],
-                               "align_corners": bool(align_corners), "align_mode": int(align_mode),
-                               "scales": scales})
+    if any(int(s) <= 0 for s in out_size):
+        raise ValueError(f"interpolate: the output size {list(out_size)} of input spatial size {list(spatial)} must "
+                         "be > 0 in every dim")
+    out = apply(INTERP, (x,), dict(attrs, out_size=[int(s) for s in out_size], scales=scales))
     if channels_last:
         out = S.transpose(out, [0] + list(range(2, out.ndim)) + [1])
     return out
@@ -316,8 +359,8 @@ def _onnx_interp(ctx, op):
     if nd > 2 or any(s < 0 for s in spatial):
         raise ctx.block_op_error(op, f"interpolate over {nd} dims of spatial size {spatial} has no ONNX lowering "
                                      "(needs 1 or 2 dims of known size)")
-    mats = [nn_kernels.interp_matrix(s, o, a["mode"], a["align_corners"], a["align_mode"], sc, D.np_dtype(dt))
-            for s, o, sc in zip(spatial, a["out_size"], a["scales"])]
+    mats = [nn_kernels.interp_matrix(s, o, a["mode"], a["align_corners"], a["align_mode"], sc, D.np_dtype(dt),
+                                     nd > 1) for s, o, sc in zip(spatial, a["out_size"], a["scales"])]
     onnx_separable(ctx, op, ctx.inp(op, "x"), mats)
 
 
@@ -332,6 +375,8 @@ def _onnx_interp_dynamic(ctx, op):
     sizes = ctx.node("Concat", [lead, ctx.node("Reshape", [size, ctx.ints([-1])])], axis=0)
     if a["align_corners"]:
         coords = "align_corners"
+    elif a["mode"] == "cubic":  # Paddle's bicubic has half-pixel centres whatever align_mode says
+        coords = "half_pixel"
     else:
         coords = "half_pixel" if a["mode"] == "linear" and a["align_mode"] == 0 else "asymmetric"
     nearest = {"nearest_mode": "round_prefer_ceil" if a["align_corners"] else "floor"} if a["mode"] == "nearest" \

@@ -10,6 +10,7 @@ from .mobilenetv1 import MobileNetV1, mobilenet_v1
 from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
 from .densenet import DenseNet, densenet121, densenet161, densenet169, densenet201, densenet264
 from .googlenet import GoogLeNet, googlenet
+from .inceptionv3 import InceptionV3, inception_v3
 from .mobilenetv3 import MobileNetV3Small, MobileNetV3Large, mobilenet_v3_small, mobilenet_v3_large
 from .shufflenetv2 import (ShuffleNetV2, shufflenet_v2_x0_25, shufflenet_v2_x0_33, shufflenet_v2_x0_5,
                            shufflenet_v2_x1_0, shufflenet_v2_x1_5, shufflenet_v2_x2_0, shufflenet_v2_swish)
@@ -22,4 +23,4 @@ __all__ = ["LeNet", "ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resn
            "shufflenet_v2_swish", "AlexNet", "alexnet", "MobileNetV1", "mobilenet_v1",
            "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small",
            "mobilenet_v3_large", "DenseNet", "densenet121", "densenet161", "densenet169", "densenet201", "densenet264",
-           "GoogLeNet", "googlenet"]
+           "GoogLeNet", "googlenet", "InceptionV3", "inception_v3"]

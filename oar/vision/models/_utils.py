@@ -26,6 +26,8 @@ WEIGHTS = {
                       "30b95af60a2178f03cf9b66cd77e1db1"),
     "squeezenet1_1": ("https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_1_pretrained.pdparams",
                       "a11250d3a1f91d7131fd095ebbf09eee"),
+    "inception_v3": ("https://paddle-hapi.bj.bcebos.com/models/inception_v3.pdparams",
+                     "649a4547c3243e8b59c656f41fe330b8"),
 }
 
 
