@@ -47,6 +47,11 @@ checkouts alternating): the forward is even (19.5 us), `clear_grad` of 4 tensors
 did not do), the backward walk +9 us: its rules +3.5 us (each op ~0.1 us more dispatch: views, device,
 check_nan_inf, trace hook), `_graph` decoding edges +0.8 us, leaf delivery +0.9 us, the rest (weak output
 references, stand-ins, per-node bookkeeping) ~+4 us. Not recovered: it is what the cycle-free tape costs.
+
+Round 3 (branch r3-python: the Python around the ops; see bench/trace_lazy.py), 3 rounds against main adccaba on
+the same loaded machine, ratio this / main per round (median): (a) LinearNet 0.940-0.963 (0.942), 0.123-0.127 ms
+against 0.131-0.133 ms; (b) LeNet 0.971-0.995 (0.985), 18.6-19.0 ms; (m) MLP 0.999-1.021 (1.005), 0.087 ms (it
+runs no layer, loss or optimizer: only the cheaper `no_grad` of its backward, ~0.5 us, below the noise).
 """
 import argparse
 import json

@@ -27,6 +27,11 @@ and the add into the cleared gradients, where the captured plan updates in place
 (69-74 us, before 89-95 us) and handing the values out (17-18 us) come on top. Lazy mode removes the kernels'
 dispatch, not the step's Python.
 
+The Python around the ops (`--breakdown --parts` splits it by layer, functional wrapper and optimizer part), four
+runs alternating with main adccaba (load 7-10): 40-42 us after branch r3-python, 48-53 us before (0.80-0.84x per
+run); eager 121-128 us (was 131-135 us), lazy 165-173 us (was 179-188 us); floor 1.67-1.68x captured (was
+1.79-1.84x). docs/tracing.md says what was cut and what is left.
+
 Run: python bench/trace_lazy.py [--repeat N] [--only a|b] [--breakdown [--parts]]
 """
 import argparse
