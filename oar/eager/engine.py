@@ -6,7 +6,7 @@ import numpy as np
 from ..kernels.backend import array_module
 
 from ..core.devices import RUNTIME, device_of, is_device_array, place_array
-from ..core.state import mode, no_grad, enable_grad
+from ..core.state import mode, own_mode
 from ..ops import registry
 from ..ops.registry import Node, _NO_VERSIONS, _SHAPES, _STAND_INS, _stand_in
 from .tensor import Tensor
@@ -32,50 +32,47 @@ def queue_callback(fn):
 
 
 def _key(t):
-    """Where the gradient of tensor `t` is collected: ``id(node)`` for output 0 of its producer, ``(id(node), i)``
-    for output i, ``id(t)`` for a leaf (live nodes and leaves never share an id)."""
+    """Where the gradient of tensor `t` is collected: its producer `Node` for output 0, the `edges` entry
+    ``(node, i)`` for output i, ``id(t)`` for a leaf (a Node or a tuple never equals an int)."""
     n = t._node
     if n is None:
         return id(t)
     i = n.index(t)
-    return id(n) if i == 0 else (id(n), i)
+    return n if i == 0 else (n, i)
 
 
 def _graph(roots):
-    """Nodes reachable from `roots`: for each, how many reachable nodes consume its outputs (`pending`), and where
-    each of its inputs' gradients goes (`targets`, per input: ``(key, producer)`` with the producer's gradient key,
-    the leaf tensor itself, or None for an input whose gradient is blocked: a live output set to stop_gradient since
-    it was recorded, as `oar.grad`'s no_grad_vars do). The edges are decoded once here, not at every use."""
+    """Nodes reachable from `roots`: for each, how many reachable nodes consume its outputs (`pending`, by node),
+    and where each of its inputs' gradients goes (`targets`, by node: its `edges`, with None for an input whose
+    gradient is blocked: a live output set to stop_gradient since it was recorded, as `oar.grad`'s no_grad_vars
+    do). A node edge is also the key its gradient is collected under in the walk (`_key`)."""
     pending, targets, stack = {}, {}, [t._node for t in roots if t._node is not None]
     while stack:
         node = stack.pop()
-        nid = id(node)
-        if nid in targets:
+        if node in targets:
             continue
         edges = node.edges
         if edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        tg = []
-        for e in edges:
+        tg = edges
+        for j, e in enumerate(edges):
             te = type(e)
             if te is Node:
-                n, r, key = e, (e.outs if not e.op.multi_out else e.outs[0]), id(e)
+                n, t = e, (e.outs() if not e.op.multi_out else e.outs[0]())
             elif te is tuple:
                 n = e[0]
-                r, key = n.outs[e[1]], (id(n), e[1])
+                t = n.outs[e[1]]()
             else:  # a leaf, or None
-                tg.append(e)
                 continue
-            t = r()
             if t is None or not t.stop_gradient:
-                i = id(n)
-                pending[i] = pending.get(i, 0) + 1
+                pending[n] = pending.get(n, 0) + 1
                 stack.append(n)
-                tg.append((key, n))
             else:
-                tg.append(None)
-        targets[nid] = tg
+                if tg is edges:
+                    tg = list(edges)
+                tg[j] = None
+        targets[node] = tg
     return pending, targets
 
 
@@ -129,106 +126,127 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     ready, seen = [], set()
     for t in roots:  # distinct root nodes that no other reachable node feeds
         n = t._node
-        if n is not None and id(n) not in seen:
-            seen.add(id(n))
-            if id(n) not in pending:
+        if n is not None and n not in seen:
+            seen.add(n)
+            if n not in pending:
                 ready.append(n)
     for t in roots:  # a root that is itself a leaf
         if t._node is None and id(t) in grads:
             _deliver(t, grads.pop(id(t)), capture, captured)
-    ctx = enable_grad() if create_graph else no_grad()
-    with ctx:
-        while ready:
-            node = ready.pop()
-            vs = node.versions
-            if id(vs) not in _UNVERSIONED:  # (shape-only nodes share one all-None tuple per input count)
-                for t, v in zip(node.saved, vs):
-                    if v is not None and t._vc[0] != v:
-                        _version_error(node, t, v)
-            nid = id(node)
-            tg = targets[nid]
-            if not node.op.multi_out:
-                g = grads.pop(nid, None)
-                if g is not None:
-                    o = node.outs()
-                    if o is not None and (o._hooks or capture is not None):
-                        g = _seen_output(o, g, capture, captured)
-                    _propagate(node, [g], tg, grads, capture, captured)
-            else:
-                gouts, found = [], False
-                for i, r in enumerate(node.outs):
-                    g = grads.pop(nid if i == 0 else (nid, i), None)
-                    if g is not None:
-                        found = True
-                        g = _seen_output(r(), g, capture, captured)
-                    gouts.append(g)
-                if found:
-                    _propagate(node, gouts, tg, grads, capture, captured)
-            for x in tg:
-                if type(x) is tuple:
-                    n = x[1]
-                    left = pending[id(n)] - 1
-                    pending[id(n)] = left
-                    if left == 0:
-                        ready.append(n)
-            if not retain_graph:  # what the rule read is released as soon as it ran
-                node.edges = node.saved = node.out_data = node.attrs = None
+    m = own_mode()  # (`no_grad()` / `enable_grad()` written out: two mode switches less)
+    prev, m.grad_enabled = m.grad_enabled, bool(create_graph)
+    try:
+        _walk(ready, pending, targets, grads, retain_graph, bool(create_graph), capture, captured)
+    finally:
+        own_mode().grad_enabled = prev
     while callbacks:
         callbacks.pop(0)()
     return captured
 
 
-def _propagate(node, gouts, targets, grads, capture, captured):
-    op = node.op
-    if not op.multi_out:
-        out = None
-        od = node.out_data
-        if od is not None:
-            out = node.outs()
-            if out is None or type(od) is not np.ndarray or out._data is not od:  # (a lazy stand-in: not an array)
-                out = node.output(0)
-        saved, modes = node.saved, op.saved_inputs
-        if type(node.versions) is not tuple:  # packed by saved_tensors_hooks
-            saved = node.rule_inputs()
-        elif modes is _SHAPES and len(saved) <= 2 and not mode().grad_enabled:  # `rule_inputs` written out:
-            x = _STAND_INS.get(saved[0])  # one shared stand-in per (shape, dtype, stop_gradient)
-            if x is None:
-                x = _stand_in(saved[0])
-            if len(saved) == 2:
-                y = _STAND_INS.get(saved[1])
-                saved = (x, _stand_in(saved[1]) if y is None else y)
-            else:
-                saved = (x,)
-        elif modes:
-            saved = node.rule_inputs()
-        res = op.grad(gouts[0], out, *saved, **node.attrs)
-    else:
-        outs = tuple([node.output(i) for i in range(len(node.outs))])
-        ref = None
-        for g in gouts:
+def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captured):
+    """Runs the gradient rules of the `ready` nodes and of each node whose consumers have all run. A single-output
+    node's rule is called here (`_propagate` written out: the eager hot path); multi-output nodes go through
+    `_propagate`. `grad_on`: the walk records the rules' ops (create_graph)."""
+    while ready:
+        node = ready.pop()
+        vs = node.versions
+        if id(vs) not in _UNVERSIONED:  # (shape-only nodes share one all-None tuple per input count)
+            for t, v in zip(node.saved, vs):
+                if v is not None and t._vc[0] != v:
+                    _version_error(node, t, v)
+        tg = targets[node]
+        op = node.op
+        if not op.multi_out:
+            g = grads.pop(node, None)
             if g is not None:
-                ref = g
-                break
-        for g in gouts:  # (loops, not generators: the eager hot path)
-            if g is None:
-                nd = op.nondiff_out
-                gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
-                         for i, (g, o) in enumerate(zip(gouts, outs))]
-                break
-        gouts = tuple(gouts)
-        res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
+                o = node.outs()
+                if o is not None and (o._hooks or capture is not None):
+                    g = _seen_output(o, g, capture, captured)
+                out = None
+                od = node.out_data
+                if od is not None:  # the rule reads the output: the live one, while it holds the array made
+                    out = o if o is not None and type(od) is np.ndarray and o._data is od else node.output(0)
+                saved, modes = node.saved, op.saved_inputs
+                if type(vs) is not tuple:  # packed by saved_tensors_hooks
+                    saved = node.rule_inputs()
+                elif modes is _SHAPES and len(saved) <= 2 and not grad_on:  # `rule_inputs` written out:
+                    x = _STAND_INS.get(saved[0])  # one shared stand-in per (shape, dtype, stop_gradient)
+                    if x is None:
+                        x = _stand_in(saved[0])
+                    if len(saved) == 2:
+                        y = _STAND_INS.get(saved[1])
+                        saved = (x, _stand_in(saved[1]) if y is None else y)
+                    else:
+                        saved = (x,)
+                elif modes:
+                    saved = node.rule_inputs()
+                res = op.grad(g, out, *saved, **node.attrs)
+                _route(op, res, tg, grads, capture, captured)
+        else:
+            gouts, found = [], False
+            for i, r in enumerate(node.outs):
+                g = grads.pop(node if i == 0 else (node, i), None)
+                if g is not None:
+                    found = True
+                    g = _seen_output(r(), g, capture, captured)
+                gouts.append(g)
+            if found:
+                _propagate(node, gouts, tg, grads, capture, captured)
+        for x in tg:
+            tx = type(x)
+            if tx is Node:
+                n = x
+            elif tx is tuple:
+                n = x[0]
+            else:
+                continue
+            left = pending[n] - 1
+            pending[n] = left
+            if left == 0:
+                ready.append(n)
+        if not retain_graph:  # what the rule read is released as soon as it ran
+            node.edges = node.saved = node.out_data = node.attrs = None
+
+
+def _route(op, res, targets, grads, capture, captured):
+    """The input gradients `res` of a rule to where each goes: summed under a producer's key, or delivered to a
+    leaf."""
     if not isinstance(res, (tuple, list)):
         res = (res,)
     nondiff = op.nondiff
-    for i, (x, g) in enumerate(zip(targets, res)):
-        if g is None or x is None or (nondiff and i in nondiff):
+    if nondiff:
+        res = [None if i in nondiff else g for i, g in enumerate(res)]
+    for x, g in zip(targets, res):
+        if g is None or x is None:
             continue
-        if type(x) is tuple:  # (`_accumulate` written out)
-            k = x[0]
-            prev = grads.get(k)
-            grads[k] = g if prev is None else prev + g
+        tx = type(x)
+        if tx is Node or tx is tuple:  # (`_accumulate` written out)
+            prev = grads.get(x)
+            grads[x] = g if prev is None else prev + g
         elif not x.stop_gradient:  # a leaf
             _deliver(x, g, capture, captured)
+
+
+def _propagate(node, gouts, targets, grads, capture, captured):
+    """Calls the gradient rule of multi-output `node` on its outputs' gradients `gouts` (None: not reached; a
+    differentiable output's becomes zeros) and routes the result."""
+    op = node.op
+    outs = tuple([node.output(i) for i in range(len(node.outs))])
+    ref = None
+    for g in gouts:
+        if g is not None:
+            ref = g
+            break
+    for g in gouts:  # (loops, not generators: the eager hot path)
+        if g is None:
+            nd = op.nondiff_out
+            gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
+                     for i, (g, o) in enumerate(zip(gouts, outs))]
+            break
+    gouts = tuple(gouts)
+    res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
+    _route(op, res, targets, grads, capture, captured)
 
 
 def _deliver(leaf, g, capture, captured):
