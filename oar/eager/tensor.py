@@ -88,12 +88,18 @@ class Tensor(TensorMethods):
         return t
 
     def _accumulate(self, g):
-        """``self = self + g`` into a new array, one version later (the autograd walk's ``.grad`` accumulation);
-        an `add` op while a trace records or a lazy graph is pending."""
+        """``self += g``, one version later (the autograd walk's ``.grad`` accumulation): in place where this
+        gradient owns its buffer (as `clear_grad` decides: the walk's copy; Paddle accumulates in place), else into
+        a new array; an `add` op while a trace records or a lazy graph is pending."""
         if mode().hook is not None:
             self._data = registry.apply(registry.get_op("add"), [self, g])._data
         else:
-            self._data = self._data + g._data
+            a, b = self._data, g._data
+            if (type(a) is np.ndarray and self._node is None and not self.stop_gradient and a.flags.writeable
+                    and a.shape == b.shape and a.dtype == b.dtype):
+                a += b
+            else:
+                self._data = a + b
         self._vc[0] += 1
 
     # ---- metadata -------------------------------------------------------------------------------------------
