@@ -8,7 +8,7 @@ from ..kernels.backend import array_module
 from ..core.devices import RUNTIME, device_of, is_device_array, place_array
 from ..core.state import mode, own_mode
 from ..ops import registry
-from ..ops.registry import Node, _NO_VERSIONS, _SHAPES, _STAND_INS, _stand_in
+from ..ops.registry import Node, _SHAPES, _STAND_INS, _stand_in
 from .tensor import Tensor
 
 
@@ -22,7 +22,6 @@ class _Walk(threading.local):
 
 
 _WALK = _Walk()
-_UNVERSIONED = frozenset(map(id, _NO_VERSIONS))
 
 
 def queue_callback(fn):
@@ -132,7 +131,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                 ready.append(n)
     for t in roots:  # a root that is itself a leaf
         if t._node is None and id(t) in grads:
-            _deliver(t, grads.pop(id(t)), capture, captured)
+            _deliver(t, grads.pop(id(t)), capture, captured, mode().grad_enabled)
     m = own_mode()  # (`no_grad()` / `enable_grad()` written out: two mode switches less)
     prev, m.grad_enabled = m.grad_enabled, bool(create_graph)
     try:
@@ -145,18 +144,20 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
 
 
 def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captured):
-    """Runs the gradient rules of the `ready` nodes and of each node whose consumers have all run. A single-output
-    node's rule is called here (`_propagate` written out: the eager hot path); multi-output nodes go through
-    `_propagate`. `grad_on`: the walk records the rules' ops (create_graph)."""
+    """Runs the gradient rules of the `ready` nodes and of each node whose consumers have all run, routes their
+    input gradients (summed under a producer's key, or delivered to a leaf) and counts each producer's consumers
+    down. A single-output node's rule is called here (`Node.output` and `Node.rule_inputs` written out: the eager
+    hot path); a multi-output node's through `_multi_grads`. `grad_on`: the rules' ops are recorded (create_graph)."""
     while ready:
         node = ready.pop()
         vs = node.versions
-        if id(vs) not in _UNVERSIONED:  # (shape-only nodes share one all-None tuple per input count)
+        if vs:  # (a node that saved no tensor has none to check)
             for t, v in zip(node.saved, vs):
                 if v is not None and t._vc[0] != v:
                     _version_error(node, t, v)
         tg = targets[node]
         op = node.op
+        res = _UNREACHED
         if not op.multi_out:
             g = grads.pop(node, None)
             if g is not None:
@@ -182,7 +183,6 @@ def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captur
                 elif modes:
                     saved = node.rule_inputs()
                 res = op.grad(g, out, *saved, **node.attrs)
-                _route(op, res, tg, grads, capture, captured)
         else:
             gouts, found = [], False
             for i, r in enumerate(node.outs):
@@ -192,45 +192,51 @@ def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captur
                     g = _seen_output(r(), g, capture, captured)
                 gouts.append(g)
             if found:
-                _propagate(node, gouts, tg, grads, capture, captured)
-        for x in tg:
-            tx = type(x)
-            if tx is Node:
-                n = x
-            elif tx is tuple:
-                n = x[0]
-            else:
-                continue
-            left = pending[n] - 1
-            pending[n] = left
-            if left == 0:
-                ready.append(n)
+                res = _multi_grads(node, gouts)
+        if res is _UNREACHED:  # no gradient reached this node: its producers are only counted down
+            for x in tg:
+                tx = type(x)
+                if tx is Node:
+                    n = x
+                elif tx is tuple:
+                    n = x[0]
+                else:
+                    continue
+                left = pending[n] - 1
+                pending[n] = left
+                if left == 0:
+                    ready.append(n)
+        else:
+            if not isinstance(res, (tuple, list)):
+                res = (res,)
+            nondiff = op.nondiff
+            if nondiff:
+                res = [None if i in nondiff else g for i, g in enumerate(res)]
+            if len(res) < len(tg):  # (a rule that returned fewer gradients than the node has inputs)
+                res = list(res) + [None] * (len(tg) - len(res))
+            for x, g in zip(tg, res):  # (in input order: leaves' hooks run in the order they always did)
+                tx = type(x)
+                if tx is Node or tx is tuple:
+                    if g is not None:  # (`_accumulate` written out)
+                        prev = grads.get(x)
+                        grads[x] = g if prev is None else prev + g
+                    n = x if tx is Node else x[0]
+                    left = pending[n] - 1
+                    pending[n] = left
+                    if left == 0:
+                        ready.append(n)
+                elif g is not None and x is not None and not x.stop_gradient:  # a leaf
+                    _deliver(x, g, capture, captured, grad_on)
         if not retain_graph:  # what the rule read is released as soon as it ran
             node.edges = node.saved = node.out_data = node.attrs = None
 
 
-def _route(op, res, targets, grads, capture, captured):
-    """The input gradients `res` of a rule to where each goes: summed under a producer's key, or delivered to a
-    leaf."""
-    if not isinstance(res, (tuple, list)):
-        res = (res,)
-    nondiff = op.nondiff
-    if nondiff:
-        res = [None if i in nondiff else g for i, g in enumerate(res)]
-    for x, g in zip(targets, res):
-        if g is None or x is None:
-            continue
-        tx = type(x)
-        if tx is Node or tx is tuple:  # (`_accumulate` written out)
-            prev = grads.get(x)
-            grads[x] = g if prev is None else prev + g
-        elif not x.stop_gradient:  # a leaf
-            _deliver(x, g, capture, captured)
+_UNREACHED = object()  # `_walk`: the node's rule did not run
 
 
-def _propagate(node, gouts, targets, grads, capture, captured):
-    """Calls the gradient rule of multi-output `node` on its outputs' gradients `gouts` (None: not reached; a
-    differentiable output's becomes zeros) and routes the result."""
+def _multi_grads(node, gouts):
+    """The input gradients of multi-output `node`, given its outputs' gradients `gouts` (None: not reached; a
+    differentiable output's becomes zeros)."""
     op = node.op
     outs = tuple([node.output(i) for i in range(len(node.outs))])
     ref = None
@@ -244,12 +250,12 @@ def _propagate(node, gouts, targets, grads, capture, captured):
             gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
                      for i, (g, o) in enumerate(zip(gouts, outs))]
             break
-    gouts = tuple(gouts)
-    res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
-    _route(op, res, targets, grads, capture, captured)
+    return op.grad(tuple(gouts), outs, *node.rule_inputs(), **node.attrs)
 
 
-def _deliver(leaf, g, capture, captured):
+def _deliver(leaf, g, capture, captured, grad_on):
+    """Gives leaf `leaf` its gradient `g` (after its hooks): into ``.grad``, or into `captured` for `oar.grad`.
+    `grad_on`: gradient recording is on (create_graph), so ``.grad`` is a graph value, not a copy."""
     # metas, not arrays: under oar.lazy() `g` is pending and the whole step stays one graph (`Tensor._meta`)
     g_shape, g_dtype = g._meta()
     shape, dtype = leaf._meta()
@@ -265,11 +271,11 @@ def _deliver(leaf, g, capture, captured):
     if g_shape != shape and tuple(g_shape) != tuple(shape):
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
-        if mode().grad_enabled:
+        if grad_on:
             leaf._grad = g
         else:  # Paddle: a gradient is a leaf with stop_gradient=False (so in-place ops on it need no_grad())
             leaf._grad = g._grad_copy()
-    elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
+    elif grad_on:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
         leaf._grad._accumulate(g)

@@ -159,7 +159,7 @@ def _check_fields(op):
 
 _MODES = {"": 1, ".shape": 2}  # what `Node` keeps of an input: 0 nothing, 1 the tensor, 2 a shape stand-in
 _SHAPES = "shapes"  # `OpDef.saved_inputs` when the rule reads the shape of every input (add, reshape, ...)
-_NO_VERSIONS = [(None,) * n for n in range(16)]  # per input count: nothing saved whose version to check
+_NO_VERSIONS = ()  # `Node.versions` of a node that saved no tensor: no version to check
 
 
 def _saved_modes(op, reads):
@@ -283,7 +283,7 @@ class Node:
             else:
                 a, b = x._data, y._data
                 self.saved = ((a.shape, a.dtype, x.stop_gradient), (b.shape, b.dtype, y.stop_gradient))
-                self.versions = _NO_VERSIONS[2]
+                self.versions = _NO_VERSIONS
         elif n == 1 and (modes is _SHAPES or modes is None):
             x = inputs[0]
             nx = x._node
@@ -293,7 +293,7 @@ class Node:
                 self.saved, self.versions = inputs, (x._vc[0],)
             else:
                 a = x._data
-                self.saved, self.versions = ((a.shape, a.dtype, x.stop_gradient),), _NO_VERSIONS[1]
+                self.saved, self.versions = ((a.shape, a.dtype, x.stop_gradient),), _NO_VERSIONS
         else:
             self._record_inputs(op, inputs, modes)
         if SAVED_HOOKS.count and (hooks := SAVED_HOOKS.top()) is not None:
@@ -319,11 +319,10 @@ class Node:
             self.saved = inputs
             self.versions = tuple([t._vc[0] for t in inputs])
         elif modes is False:  # none read
-            self.saved = self.versions = (None,) * len(inputs)
+            self.saved, self.versions = (None,) * len(inputs), _NO_VERSIONS
         elif modes is _SHAPES:  # every input's shape only
             self.saved = tuple([(t._data.shape, t._data.dtype, t.stop_gradient) for t in inputs])
-            n = len(inputs)
-            self.versions = _NO_VERSIONS[n] if n < 16 else (None,) * n
+            self.versions = _NO_VERSIONS
         else:
             if op.variadic:
                 modes = modes[:1] + modes[1:] * (len(inputs) - 1)
