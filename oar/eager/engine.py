@@ -119,19 +119,25 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     pending, targets = _graph(roots)
     callbacks = _WALK.callbacks
     del callbacks[:]  # left over from a walk that raised
-    grads, captured = {}, {}
-    for t, g in zip(roots, root_grads):
-        _accumulate(grads, _key(t), g)
-    ready, seen = [], set()
-    for t in roots:  # distinct root nodes that no other reachable node feeds
-        n = t._node
-        if n is not None and n not in seen:
-            seen.add(n)
-            if n not in pending:
-                ready.append(n)
-    for t in roots:  # a root that is itself a leaf
-        if t._node is None and id(t) in grads:
-            _deliver(t, grads.pop(id(t)), capture, captured, mode().grad_enabled)
+    grads, captured, ready = {}, {}, []
+    if len(roots) == 1 and roots[0]._node is not None:  # one non-leaf root (a loss): the loops below, written out
+        t = roots[0]
+        grads[_key(t)] = root_grads[0]
+        if t._node not in pending:
+            ready.append(t._node)
+    else:
+        for t, g in zip(roots, root_grads):
+            _accumulate(grads, _key(t), g)
+        seen = set()
+        for t in roots:  # distinct root nodes that no other reachable node feeds
+            n = t._node
+            if n is not None and n not in seen:
+                seen.add(n)
+                if n not in pending:
+                    ready.append(n)
+        for t in roots:  # a root that is itself a leaf
+            if t._node is None and id(t) in grads:
+                _deliver(t, grads.pop(id(t)), capture, captured, mode().grad_enabled)
     m = own_mode()  # (`no_grad()` / `enable_grad()` written out: two mode switches less)
     prev, m.grad_enabled = m.grad_enabled, bool(create_graph)
     try:
@@ -326,8 +332,21 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     for t in tensors:
         if t.stop_gradient:
-            raise RuntimeError("backward() on a tensor with stop_gradient=True: no input of the computation "
-                               "requires a gradient (set stop_gradient=False on the inputs or parameters)")
+            raise RuntimeError(_NO_GRAD_ROOT)
+    if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
+        return  # oar.lazy(): the gradients became one op of the pending graph
+    run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+
+
+_NO_GRAD_ROOT = ("backward() on a tensor with stop_gradient=True: no input of the computation requires a gradient "
+                 "(set stop_gradient=False on the inputs or parameters)")
+
+
+def backward_tensor(t, grad_tensor=None, retain_graph=False):
+    """`Tensor.backward`: `backward` of one tensor, without the lists."""
+    if t.stop_gradient:
+        raise RuntimeError(_NO_GRAD_ROOT)
+    tensors, grad_tensors = [t], [grad_tensor]
     if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
         return  # oar.lazy(): the gradients became one op of the pending graph
     run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)

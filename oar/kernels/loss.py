@@ -1,13 +1,16 @@
 """Loss kernels: softmax cross entropy (hard or soft labels, ignore_index) and its gradient, the count of
 non-ignored labels, and CTC (forward-backward in log space)."""
 
+import numpy as np
+
+from ..core.devices import RUNTIME
 from .activation import log_softmax
 from .backend import array_module, errstate
 
 
 def pick(a, idx, axis):
     """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis."""
-    xp = array_module(a, idx, axis)
+    xp = array_module(a, idx) if RUNTIME.types else np
     if axis == a.ndim - 1:
         c = a.shape[-1]
         flat = a.reshape(-1, c)
@@ -25,7 +28,7 @@ def all_class_ids(label, n_cls):
 
 def hard_index(label, ignore_index, n_cls):
     """(mask of non-ignored labels or None when none is ignored, labels safe to index with)."""
-    xp = array_module(label, ignore_index, n_cls)
+    xp = array_module(label) if RUNTIME.types else np
     if (ignore_index < 0 or ignore_index >= n_cls) and all_class_ids(label, n_cls):
         return None, label
     lo, hi = (label.min(), label.max()) if label.size else (0, 0)
@@ -43,7 +46,7 @@ def hard_index(label, ignore_index, n_cls):
 
 def softmax_parts(x, axis):
     """(shifted logits, exp of them, their sum): the pieces both the loss and its gradient need."""
-    xp = array_module(x, axis)
+    xp = array_module(x) if RUNTIME.types else np
     sh = x - x.max(axis=axis, keepdims=True)
     e = xp.exp(sh)
     return sh, e, e.sum(axis=axis, keepdims=True)
@@ -51,7 +54,7 @@ def softmax_parts(x, axis):
 
 def swce(logits, label, soft_label, ignore_index, axis):
     """(loss, softmax): the softmax is a second output so the gradient need not recompute it."""
-    xp = array_module(logits, label, soft_label, ignore_index, axis)
+    xp = array_module(logits, label) if RUNTIME.types else np  # (the test costs less than the call)
     sh, e, se = softmax_parts(logits, axis)
     softmax = e / se
     if soft_label:
@@ -65,7 +68,7 @@ def swce(logits, label, soft_label, ignore_index, axis):
 
 
 def swce_grad(softmax, label, g, soft_label, ignore_index, axis):
-    xp = array_module(softmax, label, g, soft_label, ignore_index, axis)
+    xp = array_module(softmax, label, g) if RUNTIME.types else np
     if soft_label:
         d = softmax * label.sum(axis=axis, keepdims=True) - label
         return (d * g).astype(softmax.dtype, copy=False)
