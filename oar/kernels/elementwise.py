@@ -68,7 +68,7 @@ def reduce_as(g, x):
         return g
     nd = g.ndim - x.ndim
     if g.shape[nd:] == x.shape:  # only leading dims were added (a bias): one plain sum
-        return xp.add.reduce(g, axis=tuple(range(nd)))
+        return xp.add.reduce(g, axis=0 if nd == 1 else tuple(range(nd)))
     axes = tuple(range(nd)) + tuple(i + nd for i, (a, b) in enumerate(zip(x.shape, g.shape[nd:])) if a == 1 != b)
     r = g.sum(axis=axes, keepdims=True) if axes else g
     return r.reshape(x.shape)

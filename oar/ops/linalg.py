@@ -1,5 +1,6 @@
 """Linear algebra: matmul (with transpose flags and batching), mm, bmm, dot, outer, t, inverse, einsum, add_n."""
 from ..core import dtype as D
+from ..core.tensor_methods import TensorMethods
 from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
 from .math import add, cast, expand_as, unbroadcast
 from .reduction import sum
@@ -67,12 +68,13 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         >>> oar.matmul(oar.ones([2, 3]), oar.ones([3, 4])).shape
         [2, 4]
     """
-    if not (is_tensorlike(x) and is_tensorlike(y)):
+    if not (isinstance(x, TensorMethods) and isinstance(y, TensorMethods)):  # (`is_tensorlike` written out)
         x, y = operand(x), operand(y)
     if x.dtype is not y.dtype:
         t = D.promote(x.dtype, y.dtype)
         x, y = cast(x, t), cast(y, t)
-    return apply(MATMUL, (x, y), _FLAGS[bool(transpose_x), bool(transpose_y)])
+    attrs = _FLAGS.get((transpose_x, transpose_y))  # (bools, or values equal to them: no bool() calls)
+    return apply(MATMUL, (x, y), attrs if attrs is not None else _FLAGS[bool(transpose_x), bool(transpose_y)])
 
 
 # the four attribute dicts, made once (matmul is on every eager hot path; kernels never change their attrs)
