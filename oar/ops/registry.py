@@ -304,9 +304,13 @@ class Node:
             self.outs = _weakref(o)
             self.out_data = o._data if keep is True else None
             return
-        self.outs = tuple([_weakref(t) for t in outs])
+        if len(outs) == 2:  # (written out, as the inputs above)
+            o, p = outs
+            self.outs = (_weakref(o), _weakref(p))
+        else:
+            self.outs = tuple([_weakref(t) for t in outs])
         if keep is True:
-            self.out_data = tuple([t._data for t in outs])
+            self.out_data = (o._data, p._data) if len(outs) == 2 else tuple([t._data for t in outs])
         else:  # the outputs the rule does not read: allocation-free stand-ins of their shape (zero-filling)
             keep = (False,) * len(outs) if keep is False else keep
             self.out_data = tuple([t._data if k else (t._data.shape, t._data.dtype) for t, k in zip(outs, keep)])
@@ -538,11 +542,16 @@ def apply(op, inputs, attrs=_EMPTY):
         check_finite(op.name, out, lambda: op_error(op, inputs, attrs, ""))
     if type(out) is tuple or type(out) is list:
         wrap = _wrap
-        outs = tuple([wrap(a) for a in out])
+        outs = (wrap(out[0]), wrap(out[1])) if len(out) == 2 else tuple([wrap(a) for a in out])
         for o in outs:
             a = o._data
-            if a.base is not None or any([a is x for x in arrays]):
+            if a.base is not None:  # a view
                 _alias(op, inputs, o)
+                continue
+            for x in arrays:  # or an input as it is
+                if x is a:
+                    _alias(op, inputs, o)
+                    break
         if m.grad_enabled and op.grad is not None:
             for t in inputs:
                 if not t.stop_gradient:
