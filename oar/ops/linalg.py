@@ -1,7 +1,7 @@
 """Linear algebra: matmul (with transpose flags and batching), mm, bmm, dot, outer, t, inverse, einsum, add_n."""
 from ..core import dtype as D
 from ..core.tensor_methods import TensorMethods
-from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
+from .common import public_api, broadcast_shapes, infer_same, operand
 from .math import add, cast, expand_as, unbroadcast
 from .reduction import sum
 from ..kernels.linalg import einsum as _einsum, inverse as _inverse, matmul as _matmul, matmul_check as _matmul_check
