@@ -132,8 +132,12 @@ POW = _bin("elementwise_pow", _power, _pow_grad, amp="black")
 
 def _select_grad(g, x_wins, x, y):
     """Gradient of an elementwise choice between x and y: `g` goes where `x_wins` to x, elsewhere to y."""
-    return (None if x.stop_gradient else unbroadcast(where(x_wins, g, 0.0), x)), \
-        (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
+    z = operand(0.0, g)  # (`where` written out: one zero for both, and the dtypes checked once)
+    if z.dtype is not g.dtype:
+        return (None if x.stop_gradient else unbroadcast(where(x_wins, g, 0.0), x)), \
+            (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
+    return (None if x.stop_gradient else unbroadcast(apply(WHERE, (x_wins, g, z)), x)), \
+        (None if y.stop_gradient else unbroadcast(apply(WHERE, (x_wins, z, g)), y))
 
 
 MAXIMUM = _bin("maximum", _maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y), grad_reads=("x", "y"))
