@@ -195,7 +195,9 @@ def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captur
                 g = grads.pop(node if i == 0 else (node, i), None)
                 if g is not None:
                     found = True
-                    g = _seen_output(r(), g, capture, captured)
+                    o = r()
+                    if o is not None and (o._hooks or capture is not None):
+                        g = _seen_output(o, g, capture, captured)
                 gouts.append(g)
             if found:
                 res = _multi_grads(node, gouts)
@@ -244,7 +246,11 @@ def _multi_grads(node, gouts):
     """The input gradients of multi-output `node`, given its outputs' gradients `gouts` (None: not reached; a
     differentiable output's becomes zeros)."""
     op = node.op
-    outs = tuple([node.output(i) for i in range(len(node.outs))])
+    outs, od = [], node.out_data
+    for i, r in enumerate(node.outs):  # (`Node.output` written out for a live output holding the array made)
+        o, d = r(), od[i]
+        outs.append(o if o is not None and type(d) is np.ndarray and o._data is d else node.output(i))
+    outs = tuple(outs)
     ref = None
     for g in gouts:
         if g is not None:
