@@ -42,20 +42,22 @@ def _key(t):
 
 def _graph(roots):
     """Nodes reachable from `roots`: for each, how many reachable nodes consume its outputs (`pending`, by node),
-    and where each of its inputs' gradients goes (`targets`, by node: its `edges`, with None for an input whose
-    gradient is blocked: a live output set to stop_gradient since it was recorded, as `oar.grad`'s no_grad_vars
-    do). A node edge is also the key its gradient is collected under in the walk (`_key`)."""
-    pending, targets, stack = {}, {}, [t._node for t in roots if t._node is not None]
+    and, for a node with an input whose gradient is blocked (a live output set to stop_gradient since it was
+    recorded, as `oar.grad`'s no_grad_vars do), its `edges` with None there (`blocked`, by node; the walk reads
+    every other node's `edges` as they are). A node edge is also the key its gradient is collected under in the
+    walk (`_key`)."""
+    pending, blocked, seen, stack = {}, {}, set(), [t._node for t in roots if t._node is not None]
     while stack:
         node = stack.pop()
-        if node in targets:
+        if node in seen:
             continue
+        seen.add(node)
         edges = node.edges
         if edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        tg = edges
-        for j, e in enumerate(edges):
+        cut = False
+        for e in edges:
             te = type(e)
             if te is Node:
                 n, t = e, (e.outs() if not e.op.multi_out else e.outs[0]())
@@ -68,11 +70,22 @@ def _graph(roots):
                 pending[n] = pending.get(n, 0) + 1
                 stack.append(n)
             else:
-                if tg is edges:
-                    tg = list(edges)
-                tg[j] = None
-        targets[node] = tg
-    return pending, targets
+                cut = True
+        if cut:
+            blocked[node] = [None if _blocked(e) else e for e in edges]
+    return pending, blocked
+
+
+def _blocked(e):
+    """Whether `edges` entry `e` leads to a live output that has stop_gradient set."""
+    te = type(e)
+    if te is Node:
+        t = e.outs() if not e.op.multi_out else e.outs[0]()
+    elif te is tuple:
+        t = e[0].outs[e[1]]()
+    else:
+        return False
+    return t is not None and t.stop_gradient
 
 
 def _accumulate(store, key, g):
@@ -116,7 +129,7 @@ def _seen_output(o, g, capture, captured):
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):
     """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
     in which case the gradients of those tensors are returned in a dict instead."""
-    pending, targets = _graph(roots)
+    pending, blocked = _graph(roots)
     callbacks = _WALK.callbacks
     del callbacks[:]  # left over from a walk that raised
     grads, captured, ready = {}, {}, []
@@ -141,7 +154,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     m = own_mode()  # (`no_grad()` / `enable_grad()` written out: two mode switches less)
     prev, m.grad_enabled = m.grad_enabled, bool(create_graph)
     try:
-        _walk(ready, pending, targets, grads, retain_graph, bool(create_graph), capture, captured)
+        _walk(ready, pending, blocked, grads, retain_graph, bool(create_graph), capture, captured)
     finally:
         own_mode().grad_enabled = prev
     while callbacks:
@@ -149,7 +162,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     return captured
 
 
-def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captured):
+def _walk(ready, pending, blocked, grads, retain_graph, grad_on, capture, captured):
     """Runs the gradient rules of the `ready` nodes and of each node whose consumers have all run, routes their
     input gradients (summed under a producer's key, or delivered to a leaf) and counts each producer's consumers
     down. A single-output node's rule is called here (`Node.output` and `Node.rule_inputs` written out: the eager
@@ -161,7 +174,7 @@ def _walk(ready, pending, targets, grads, retain_graph, grad_on, capture, captur
             for t, v in zip(node.saved, vs):
                 if v is not None and t._vc[0] != v:
                     _version_error(node, t, v)
-        tg = targets[node]
+        tg = node.edges if not blocked else blocked.get(node, node.edges)  # where each input's gradient goes
         op = node.op
         res = _UNREACHED
         if not op.multi_out:

@@ -119,3 +119,13 @@ def test_in_place_change_of_a_saved_input_is_still_caught():
         y.scale_(2.0)
     with pytest.raises(RuntimeError, match="changed in place"):
         loss.backward()
+
+
+def test_no_grad_vars_block_a_second_output_and_nothing_else():
+    x = oar.to_tensor([1.0, 2.0, 3.0, 4.0], stop_gradient=False)
+    a, b = oar.split(x * 2.0, 2)  # b is output 1 of split: reached through a (node, 1) edge
+    loss = (a * b).sum() + (b * b).sum()
+    (g,) = oar.grad(loss, x, no_grad_vars=[b], retain_graph=True)  # b a constant: only a's path counts
+    np.testing.assert_allclose(g.numpy(), [12.0, 16.0, 0.0, 0.0])
+    (g,) = oar.grad(loss, x)  # unblocked again
+    np.testing.assert_allclose(g.numpy(), [12.0, 16.0, 2 * (2 + 2 * 6.0), 2 * (4 + 2 * 8.0)])
