@@ -95,9 +95,12 @@ class Tensor(TensorMethods):
             self._data = registry.apply(registry.get_op("add"), [self, g])._data
         else:
             a, b = self._data, g._data
-            if (type(a) is np.ndarray and self._node is None and not self.stop_gradient and a.flags.writeable
-                    and a.shape == b.shape and a.dtype == b.dtype):
-                a += b
+            if (type(a) is np.ndarray and self._node is None and not self.stop_gradient and a.shape == b.shape
+                    and a.dtype == b.dtype):
+                try:  # (cheaper than reading `a.flags.writeable` first)
+                    a += b
+                except ValueError:  # a read-only array: not the walk's
+                    self._data = a + b
             else:
                 self._data = a + b
         self._vc[0] += 1
@@ -282,10 +285,14 @@ class Tensor(TensorMethods):
                 self._grad.stop_gradient = False
                 return
             a = g._data
-            if g._node is None and not g.stop_gradient and type(a) is np.ndarray and a.flags.writeable:
-                a.fill(0)  # the leaf owns this buffer (the walk's copy or sum): zeroed in place, as Paddle
-                g._vc[0] += 1
-                return
+            if g._node is None and not g.stop_gradient and type(a) is np.ndarray:
+                try:  # (cheaper than reading `a.flags.writeable` first)
+                    a.fill(0)  # the leaf owns this buffer (the walk's copy or sum): zeroed in place, as Paddle
+                except ValueError:  # a read-only array: not the walk's
+                    pass
+                else:
+                    g._vc[0] += 1
+                    return
             # (a gradient delivered by create_graph may be a graph value or shared with another leaf: new zeros)
             self._grad = Tensor(elementwise_kernels.zeros_like(a), stop_gradient=False)
         else:

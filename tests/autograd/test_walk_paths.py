@@ -129,3 +129,15 @@ def test_no_grad_vars_block_a_second_output_and_nothing_else():
     np.testing.assert_allclose(g.numpy(), [12.0, 16.0, 0.0, 0.0])
     (g,) = oar.grad(loss, x)  # unblocked again
     np.testing.assert_allclose(g.numpy(), [12.0, 16.0, 2 * (2 + 2 * 6.0), 2 * (4 + 2 * 8.0)])
+
+
+def test_a_read_only_gradient_buffer_is_replaced_not_written():
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    frozen = x.grad._data
+    frozen.flags.writeable = False  # (as a buffer shared with something that must not change)
+    (x * x).sum().backward()
+    assert x.grad.numpy().tolist() == [4.0, 8.0] and frozen.tolist() == [2.0, 4.0]
+    x.grad._data = frozen
+    x.clear_grad()
+    assert x.grad.numpy().tolist() == [0.0, 0.0] and frozen.tolist() == [2.0, 4.0]
