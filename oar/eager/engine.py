@@ -269,9 +269,9 @@ def _multi_grads(node, gouts):
         if g is not None:
             ref = g
             break
-    for g in gouts:  # (loops, not generators: the eager hot path)
-        if g is None:
-            nd = op.nondiff_out
+    nd = op.nondiff_out
+    for i, g in enumerate(gouts):  # (loops, not generators: the eager hot path)
+        if g is None and i not in nd:  # an output that carries a gradient but got none: zeros
             gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
                      for i, (g, o) in enumerate(zip(gouts, outs))]
             break

@@ -23,7 +23,16 @@ def all_class_ids(label, n_cls):
     becomes huge), the common case's whole check."""
     if not label.size or label.dtype.kind != "i":
         return not label.size
-    return int(label.view(label.dtype.str.replace("i", "u")).max()) < n_cls
+    d = label.dtype
+    u = _UNSIGNED.get(d)
+    if u is None:  # (made once per label dtype: a dtype from a string costs more than the reduction)
+        u = _UNSIGNED[d] = np.dtype(d.str.replace("i", "u"))
+    if type(label) is np.ndarray:  # (the ufunc's reduce: `max` is a Python wrapper around it)
+        return int(np.maximum.reduce(label.view(u), axis=None)) < n_cls
+    return int(label.view(u).max()) < n_cls
+
+
+_UNSIGNED = {}  # signed integer dtype -> the unsigned dtype of its size and byte order
 
 
 def hard_index(label, ignore_index, n_cls):
