@@ -88,21 +88,14 @@ class Tensor(TensorMethods):
         return t
 
     def _accumulate(self, g):
-        """``self += g``, one version later (the autograd walk's ``.grad`` accumulation): in place where this
-        gradient owns its buffer (as `clear_grad` decides: the walk's copy; Paddle accumulates in place), else into
-        a new array; an `add` op while a trace records or a lazy graph is pending."""
+        """``self = self + g`` into a new array, one version later (the autograd walk's ``.grad`` accumulation);
+        an `add` op while a trace records or a lazy graph is pending. (Not in place: summing a large gradient into
+        its buffer leaves glibc's malloc without the large free that raises its mmap threshold, and every large
+        temporary of the next step is then mapped afresh: LeNet's step 5-10% slower, `bench/eager_steps.py`.)"""
         if mode().hook is not None:
             self._data = registry.apply(registry.get_op("add"), [self, g])._data
         else:
-            a, b = self._data, g._data
-            if (type(a) is np.ndarray and self._node is None and not self.stop_gradient and a.shape == b.shape
-                    and a.dtype == b.dtype):
-                try:  # (cheaper than reading `a.flags.writeable` first)
-                    a += b
-                except ValueError:  # a read-only array: not the walk's
-                    self._data = a + b
-            else:
-                self._data = a + b
+            self._data = self._data + g._data
         self._vc[0] += 1
 
     # ---- metadata -------------------------------------------------------------------------------------------
