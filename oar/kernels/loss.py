@@ -55,10 +55,14 @@ def hard_index(label, ignore_index, n_cls):
 
 def softmax_parts(x, axis):
     """(shifted logits, exp of them, their sum): the pieces both the loss and its gradient need."""
-    xp = array_module(x) if RUNTIME.types else np
-    sh = x - x.max(axis=axis, keepdims=True)
-    e = xp.exp(sh)
-    return sh, e, e.sum(axis=axis, keepdims=True)
+    if RUNTIME.types and array_module(x) is not np:
+        xp = array_module(x)
+        sh = x - x.max(axis=axis, keepdims=True)
+        e = xp.exp(sh)
+        return sh, e, e.sum(axis=axis, keepdims=True)
+    sh = x - np.maximum.reduce(x, axis=axis, keepdims=True)  # (the ufuncs' reduce: `max`/`sum` are Python wrappers)
+    e = np.exp(sh)
+    return sh, e, np.add.reduce(e, axis=axis, keepdims=True)
 
 
 def swce(logits, label, soft_label, ignore_index, axis):
