@@ -284,7 +284,7 @@ def _deliver(leaf, g, capture, captured, grad_on):
     # metas, not arrays: under oar.lazy() `g` is pending and the whole step stays one graph (`Tensor._meta`)
     g_shape, g_dtype = g._meta()
     shape, dtype = leaf._meta()
-    if g_dtype != dtype and leaf.dtype.kind in "fc":
+    if g_dtype is not dtype and g_dtype != dtype and leaf.dtype.kind in "fc":
         from ..ops.math import cast
         g = cast(g, leaf.dtype)
     if leaf._hooks:
@@ -303,7 +303,12 @@ def _deliver(leaf, g, capture, captured, grad_on):
     elif grad_on:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
-        leaf._grad._accumulate(g)
+        acc = leaf._grad
+        if type(acc) is Tensor and mode().hook is None:  # (`Tensor._accumulate` written out)
+            acc._data = acc._data + g._data
+            acc._vc[0] += 1
+        else:
+            acc._accumulate(g)
 
 
 def _zeros(t, ref):
