@@ -90,9 +90,12 @@ def swce_grad(softmax, label, g, soft_label, ignore_index, axis):
     mask = label != ignore_index if ignorable else None
     safe = label if mask is None else xp.where(mask, label, 0)  # labels were range-checked by the forward
     d = softmax.copy()
-    if axis == d.ndim - 1:
-        flat = d.reshape(-1, d.shape[-1])
-        flat[xp.arange(flat.shape[0]), safe.reshape(-1)] -= 1
+    if axis == d.ndim - 1:  # one flat index per row (row * classes + label): cheaper than a pair of index arrays
+        c = d.shape[-1]
+        at = xp.arange(0, d.size, c) if c else xp.zeros(safe.size, xp.intp)  # (no classes: the index fails below)
+        at += safe.reshape(-1)
+        flat = d.reshape(-1)  # (a view: `d` is a fresh contiguous copy)
+        flat[at] -= 1
     else:
         xp.put_along_axis(d, safe, xp.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
     d *= g if mask is None else g * mask
