@@ -9,12 +9,17 @@ from .backend import array_module, errstate
 
 
 def pick(a, idx, axis):
-    """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis."""
+    """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis. The ids
+    must be in range (`hard_index` checked them): a flat index does not catch one past its row."""
     xp = array_module(a, idx) if RUNTIME.types else np
     if axis == a.ndim - 1:
         c = a.shape[-1]
-        flat = a.reshape(-1, c)
-        return flat[xp.arange(flat.shape[0]), idx.reshape(-1)].reshape(idx.shape)
+        if not c or not a.flags.c_contiguous:
+            flat = a.reshape(-1, c)
+            return flat[xp.arange(flat.shape[0]), idx.reshape(-1)].reshape(idx.shape)
+        at = xp.arange(0, a.size, c)  # one flat index per row (row * classes + id): cheaper than a pair of arrays
+        at += idx.reshape(-1)
+        return a.reshape(-1)[at].reshape(idx.shape)
     return xp.take_along_axis(a, idx, axis=axis)
 
 
