@@ -258,7 +258,7 @@ class Node:
       without a node), or None for a non-leaf input that had ``stop_gradient=True``; `edge` decodes one.
     - `saved`: per input, the tensor where the gradient rule reads it (`OpDef.grad_reads`), ``(shape, dtype,
       stop_gradient)`` where it reads the shape only, else None; `versions`: the saved tensors' versions when
-      recorded (an in-place change since is an error).
+      recorded (an in-place change since is an error; empty where no tensor is saved).
     - `outs`: weak references to the outputs (one, or a tuple for multi-output ops), for hooks, `stop_gradient` and
       `oar.grad` captures while the outputs live; `out_data`: the output arrays (likewise one or a tuple) where the
       rule reads them, else None (a dropped output is rebuilt from its array by `output`).
