@@ -46,7 +46,9 @@ def _graph(roots):
     recorded, as `oar.grad`'s no_grad_vars do), its `edges` with None there (`blocked`, by node; the walk reads
     every other node's `edges` as they are). A node edge is also the key its gradient is collected under in the
     walk (`_key`)."""
-    pending, blocked, seen, stack = {}, {}, set(), [t._node for t in roots if t._node is not None]
+    pending, blocked, seen = {}, {}, set()
+    stack = [roots[0]._node] if len(roots) == 1 and roots[0]._node is not None else \
+        [t._node for t in roots if t._node is not None]
     while stack:
         node = stack.pop()
         if node in seen:
@@ -151,12 +153,12 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
         for t in roots:  # a root that is itself a leaf
             if t._node is None and id(t) in grads:
                 _deliver(t, grads.pop(id(t)), capture, captured, mode().grad_enabled)
-    m = own_mode()  # (`no_grad()` / `enable_grad()` written out: two mode switches less)
+    m = own_mode()  # (`no_grad()` / `enable_grad()` written out: this thread's own modes, switched and restored)
     prev, m.grad_enabled = m.grad_enabled, bool(create_graph)
     try:
         _walk(ready, pending, blocked, grads, retain_graph, bool(create_graph), capture, captured)
     finally:
-        own_mode().grad_enabled = prev
+        m.grad_enabled = prev
     while callbacks:
         callbacks.pop(0)()
     return captured
@@ -326,14 +328,19 @@ def _version_error(node, t, v):
                        f"used (version {v} -> {t._version}); use an out-of-place op instead")
 
 
+def _ones_like(t):
+    """Paddle's implicit root gradient: ones of `t`'s shape and dtype, whatever the shape."""
+    xp = array_module(t._data) if RUNTIME.types else np  # (`_data` of a pending lazy value would compute it)
+    a = xp.empty(*t._meta())
+    a.fill(1)  # (`ones` is a Python function around empty + copyto: ~0.5 us more)
+    return Tensor._wrap(a)
+
+
 def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
-        if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
-            xp = array_module(t._data) if RUNTIME.types else np  # (`_data` of a pending lazy value would compute it)
-            a = xp.empty(*t._meta())
-            a.fill(1)  # (`ones` is a Python function around empty + copyto: ~0.5 us more)
-            out.append(Tensor._wrap(a))
+        if g is None:
+            out.append(_ones_like(t))
             continue
         if not isinstance(g, Tensor):
             g = Tensor(array_module(t._data).asarray(g, dtype=t._data.dtype))
@@ -373,7 +380,8 @@ def backward_tensor(t, grad_tensor=None, retain_graph=False):
     tensors, grad_tensors = [t], [grad_tensor]
     if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
         return  # oar.lazy(): the gradients became one op of the pending graph
-    run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+    run_backward(tensors, [_ones_like(t)] if grad_tensor is None else _root_grads(tensors, grad_tensors),
+                 retain_graph=retain_graph)
 
 
 def set_symbolic_backward(fn):

@@ -28,9 +28,14 @@ from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin
 # ---- gradient helpers (built from ops, so they work eagerly, statically and for higher orders) -------------
 
 
+_OWN_SHAPE = [None]  # the eager Tensor's `shape` property (the Tensor class sits above the ops: bound on first use)
+
+
 def unbroadcast(g, x):
     """Sums `g` down to `x`'s shape (the gradient of broadcasting)."""
-    own = _registry.Tensor.shape  # eager tensors (not Variables, not pending lazy values): their arrays' shapes
+    own = _OWN_SHAPE[0]  # eager tensors (not Variables, not pending lazy values): their arrays' shapes
+    if own is None:
+        own = _OWN_SHAPE[0] = _registry.Tensor.shape
     if type(g).shape is own and type(x).shape is own:  # (no lists made: every eager gradient rule comes here)
         if g._data.shape == x._data.shape:
             return g
