@@ -277,7 +277,8 @@ def _multi_grads(node, gouts):
             gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
                      for i, (g, o) in enumerate(zip(gouts, outs))]
             break
-    return op.grad(tuple(gouts), outs, *node.rule_inputs(), **node.attrs)
+    saved = node.saved if not op.saved_inputs and type(node.versions) is tuple else node.rule_inputs()  # (all kept)
+    return op.grad(tuple(gouts), outs, *saved, **node.attrs)
 
 
 def _deliver(leaf, g, capture, captured, grad_on):

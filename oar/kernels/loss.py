@@ -114,8 +114,11 @@ def count_valid(label, ignore_index, dtype):
 
 
 def has(a, value):
-    if value < 0 and a.size and a.min() >= 0:
-        return False
+    """Whether array `a` holds `value` (a negative value in non-negative labels: one reduction, no comparison)."""
+    if value < 0 and a.size:
+        low = np.minimum.reduce(a, axis=None) if type(a) is np.ndarray else a.min()  # (`min`: a Python wrapper)
+        if low >= 0:
+            return False
     return bool((a == value).any())
 
 
