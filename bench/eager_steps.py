@@ -52,6 +52,29 @@ Round 3 (branch r3-python: the Python around the ops; see bench/trace_lazy.py), 
 the same loaded machine, ratio this / main per round (median): (a) LinearNet 0.940-0.963 (0.942), 0.123-0.127 ms
 against 0.131-0.133 ms; (b) LeNet 0.971-0.995 (0.985), 18.6-19.0 ms; (m) MLP 0.999-1.021 (1.005), 0.087 ms (it
 runs no layer, loss or optimizer: only the cheaper `no_grad` of its backward, ~0.5 us, below the noise).
+
+Round 3 (issue 26, branch r3-eager), same machine, 2026-11-27 15:26-15:31 UTC (load average 1.6-7, falling; other
+engineers' test suites running), "main" f05461d. The walk keys gradients and consumer counts by node (no `id()` per
+edge) and reads each node's `edges` as they are (a per-walk copy only for nodes with a blocked input), calls
+single-output rules inline with routing and the count-down in one loop, switches the grad mode without two context
+managers; `Tensor.backward` enters without lists and makes its ones directly; kernels on these steps skip
+`array_module` calls and NumPy's Python wrappers (`np.swapaxes`, `ndarray.max/min/sum`: the ufuncs' reduce),
+the cross entropy picks and subtracts by one flat index per row and makes its unsigned label view once per dtype;
+the maximum rule makes one zero; `unbroadcast` compares array shapes without lists. (Accumulating `.grad` in place
+was tried and dropped: LeNet's step got 5-10% slower, glibc's mmap threshold, see `Tensor._accumulate`.)
+
+| step | r3 / before: median (range), three runs of 15 or two of 5 rounds | r3 / main (7 rounds) | r3 ms |
+|---|---|---|---|
+| (a) LinearNet | 1.008 (0.999-1.035); 1.007 (0.98-1.06); 1.000 (0.98-1.04) | 0.894 (0.870-0.922) | 0.111-0.119 |
+| (b) LeNet | 0.922 (0.910-0.961); 0.917 (0.909-0.957) | 1.011 (0.939-1.029) | 18.0-19.1 |
+| (c) LSTM LM | 0.861 (0.845-0.889); 0.850 (0.840-0.896) | 0.974 (0.944-0.997) | 9.5-10.1 |
+| (m) MLP | 1.008 (0.986-1.030); 0.997 (0.96-1.03); 0.993 (0.975-1.019) | 0.817 (0.805-0.831) | 0.069-0.073 |
+
+(a) and (m) are at parity with "before" within the run-to-run spread (medians 0.99-1.01), not clearly below it.
+What still costs more than "before" in them: `clear_grad` zeroing in place (Paddle's default; "before" dropped the
+gradient) ~+1.3 us on the MLP, the weak output references and shape stand-ins of the tape; in (a) also the Python
+around the ops outside this branch (`Layer.__call__`, the functional wrappers, the optimizer loop: ~+3 us measured
+with timers around the phases).
 """
 import argparse
 import json

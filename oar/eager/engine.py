@@ -6,9 +6,9 @@ import numpy as np
 from ..kernels.backend import array_module
 
 from ..core.devices import RUNTIME, device_of, is_device_array, place_array
-from ..core.state import mode, no_grad, enable_grad
+from ..core.state import mode, own_mode
 from ..ops import registry
-from ..ops.registry import Node, _NO_VERSIONS, _SHAPES, _STAND_INS, _stand_in
+from ..ops.registry import Node, _SHAPES, _STAND_INS, _stand_in
 from .tensor import Tensor
 
 
@@ -22,7 +22,6 @@ class _Walk(threading.local):
 
 
 _WALK = _Walk()
-_UNVERSIONED = frozenset(map(id, _NO_VERSIONS))
 
 
 def queue_callback(fn):
@@ -32,51 +31,63 @@ def queue_callback(fn):
 
 
 def _key(t):
-    """Where the gradient of tensor `t` is collected: ``id(node)`` for output 0 of its producer, ``(id(node), i)``
-    for output i, ``id(t)`` for a leaf (live nodes and leaves never share an id)."""
+    """Where the gradient of tensor `t` is collected: its producer `Node` for output 0, the `edges` entry
+    ``(node, i)`` for output i, ``id(t)`` for a leaf (a Node or a tuple never equals an int)."""
     n = t._node
     if n is None:
         return id(t)
     i = n.index(t)
-    return id(n) if i == 0 else (id(n), i)
+    return n if i == 0 else (n, i)
 
 
 def _graph(roots):
-    """Nodes reachable from `roots`: for each, how many reachable nodes consume its outputs (`pending`), and where
-    each of its inputs' gradients goes (`targets`, per input: ``(key, producer)`` with the producer's gradient key,
-    the leaf tensor itself, or None for an input whose gradient is blocked: a live output set to stop_gradient since
-    it was recorded, as `oar.grad`'s no_grad_vars do). The edges are decoded once here, not at every use."""
-    pending, targets, stack = {}, {}, [t._node for t in roots if t._node is not None]
+    """Nodes reachable from `roots`: for each, how many reachable nodes consume its outputs (`pending`, by node),
+    and, for a node with an input whose gradient is blocked (a live output set to stop_gradient since it was
+    recorded, as `oar.grad`'s no_grad_vars do), its `edges` with None there (`blocked`, by node; the walk reads
+    every other node's `edges` as they are). A node edge is also the key its gradient is collected under in the
+    walk (`_key`)."""
+    pending, blocked, seen = {}, {}, set()
+    stack = [roots[0]._node] if len(roots) == 1 and roots[0]._node is not None else \
+        [t._node for t in roots if t._node is not None]
     while stack:
         node = stack.pop()
-        nid = id(node)
-        if nid in targets:
+        if node in seen:
             continue
+        seen.add(node)
         edges = node.edges
         if edges is None:
             raise RuntimeError("backward through a graph that was already freed: pass retain_graph=True to the first "
                                "backward() to run backward twice")
-        tg = []
+        cut = False
         for e in edges:
             te = type(e)
             if te is Node:
-                n, r, key = e, (e.outs if not e.op.multi_out else e.outs[0]), id(e)
+                n, t = e, (e.outs() if not e.op.multi_out else e.outs[0]())
             elif te is tuple:
                 n = e[0]
-                r, key = n.outs[e[1]], (id(n), e[1])
+                t = n.outs[e[1]]()
             else:  # a leaf, or None
-                tg.append(e)
                 continue
-            t = r()
             if t is None or not t.stop_gradient:
-                i = id(n)
-                pending[i] = pending.get(i, 0) + 1
+                pending[n] = pending.get(n, 0) + 1
                 stack.append(n)
-                tg.append((key, n))
             else:
-                tg.append(None)
-        targets[nid] = tg
-    return pending, targets
+                cut = True
+        if cut:
+            blocked[node] = [None if _blocked(e) else e for e in edges]
+    return pending, blocked
+
+
+def _blocked(e):
+    """Whether `edges` entry `e` leads to a live output that has stop_gradient set."""
+    te = type(e)
+    if te is Node:
+        t = e.outs() if not e.op.multi_out else e.outs[0]()
+    elif te is tuple:
+        t = e[0].outs[e[1]]()
+    else:
+        return False
+    return t is not None and t.stop_gradient
 
 
 def _accumulate(store, key, g):
@@ -120,122 +131,163 @@ def _seen_output(o, g, capture, captured):
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):
     """Propagates `root_grads` from `roots`. Leaves get ``.grad`` unless `capture` (id -> tensor) is given,
     in which case the gradients of those tensors are returned in a dict instead."""
-    pending, targets = _graph(roots)
+    pending, blocked = _graph(roots)
     callbacks = _WALK.callbacks
     del callbacks[:]  # left over from a walk that raised
-    grads, captured = {}, {}
-    for t, g in zip(roots, root_grads):
-        _accumulate(grads, _key(t), g)
-    ready, seen = [], set()
-    for t in roots:  # distinct root nodes that no other reachable node feeds
-        n = t._node
-        if n is not None and id(n) not in seen:
-            seen.add(id(n))
-            if id(n) not in pending:
-                ready.append(n)
-    for t in roots:  # a root that is itself a leaf
-        if t._node is None and id(t) in grads:
-            _deliver(t, grads.pop(id(t)), capture, captured)
-    ctx = enable_grad() if create_graph else no_grad()
-    with ctx:
-        while ready:
-            node = ready.pop()
-            vs = node.versions
-            if id(vs) not in _UNVERSIONED:  # (shape-only nodes share one all-None tuple per input count)
-                for t, v in zip(node.saved, vs):
-                    if v is not None and t._vc[0] != v:
-                        _version_error(node, t, v)
-            nid = id(node)
-            tg = targets[nid]
-            if not node.op.multi_out:
-                g = grads.pop(nid, None)
-                if g is not None:
-                    o = node.outs()
-                    if o is not None and (o._hooks or capture is not None):
-                        g = _seen_output(o, g, capture, captured)
-                    _propagate(node, [g], tg, grads, capture, captured)
-            else:
-                gouts, found = [], False
-                for i, r in enumerate(node.outs):
-                    g = grads.pop(nid if i == 0 else (nid, i), None)
-                    if g is not None:
-                        found = True
-                        g = _seen_output(r(), g, capture, captured)
-                    gouts.append(g)
-                if found:
-                    _propagate(node, gouts, tg, grads, capture, captured)
-            for x in tg:
-                if type(x) is tuple:
-                    n = x[1]
-                    left = pending[id(n)] - 1
-                    pending[id(n)] = left
-                    if left == 0:
-                        ready.append(n)
-            if not retain_graph:  # what the rule read is released as soon as it ran
-                node.edges = node.saved = node.out_data = node.attrs = None
+    grads, captured, ready = {}, {}, []
+    if len(roots) == 1 and roots[0]._node is not None:  # one non-leaf root (a loss): the loops below, written out
+        t = roots[0]
+        grads[_key(t)] = root_grads[0]
+        if t._node not in pending:
+            ready.append(t._node)
+    else:
+        for t, g in zip(roots, root_grads):
+            _accumulate(grads, _key(t), g)
+        seen = set()
+        for t in roots:  # distinct root nodes that no other reachable node feeds
+            n = t._node
+            if n is not None and n not in seen:
+                seen.add(n)
+                if n not in pending:
+                    ready.append(n)
+        for t in roots:  # a root that is itself a leaf
+            if t._node is None and id(t) in grads:
+                _deliver(t, grads.pop(id(t)), capture, captured, mode().grad_enabled)
+    m = own_mode()  # (`no_grad()` / `enable_grad()` written out: this thread's own modes, switched and restored)
+    prev, m.grad_enabled = m.grad_enabled, bool(create_graph)
+    try:
+        _walk(ready, pending, blocked, grads, retain_graph, bool(create_graph), capture, captured)
+    finally:
+        m.grad_enabled = prev
     while callbacks:
         callbacks.pop(0)()
     return captured
 
 
-def _propagate(node, gouts, targets, grads, capture, captured):
-    op = node.op
-    if not op.multi_out:
-        out = None
-        od = node.out_data
-        if od is not None:
-            out = node.outs()
-            if out is None or type(od) is not np.ndarray or out._data is not od:  # (a lazy stand-in: not an array)
-                out = node.output(0)
-        saved, modes = node.saved, op.saved_inputs
-        if type(node.versions) is not tuple:  # packed by saved_tensors_hooks
-            saved = node.rule_inputs()
-        elif modes is _SHAPES and len(saved) <= 2 and not mode().grad_enabled:  # `rule_inputs` written out:
-            x = _STAND_INS.get(saved[0])  # one shared stand-in per (shape, dtype, stop_gradient)
-            if x is None:
-                x = _stand_in(saved[0])
-            if len(saved) == 2:
-                y = _STAND_INS.get(saved[1])
-                saved = (x, _stand_in(saved[1]) if y is None else y)
-            else:
-                saved = (x,)
-        elif modes:
-            saved = node.rule_inputs()
-        res = op.grad(gouts[0], out, *saved, **node.attrs)
-    else:
-        outs = tuple([node.output(i) for i in range(len(node.outs))])
-        ref = None
-        for g in gouts:
+def _walk(ready, pending, blocked, grads, retain_graph, grad_on, capture, captured):
+    """Runs the gradient rules of the `ready` nodes and of each node whose consumers have all run, routes their
+    input gradients (summed under a producer's key, or delivered to a leaf) and counts each producer's consumers
+    down. A single-output node's rule is called here (`Node.output` and `Node.rule_inputs` written out: the eager
+    hot path); a multi-output node's through `_multi_grads`. `grad_on`: the rules' ops are recorded (create_graph)."""
+    while ready:
+        node = ready.pop()
+        vs = node.versions
+        if vs:  # (a node that saved no tensor has none to check)
+            for t, v in zip(node.saved, vs):
+                if v is not None and t._vc[0] != v:
+                    _version_error(node, t, v)
+        tg = node.edges if not blocked else blocked.get(node, node.edges)  # where each input's gradient goes
+        op = node.op
+        res = _UNREACHED
+        if not op.multi_out:
+            g = grads.pop(node, None)
             if g is not None:
-                ref = g
-                break
-        for g in gouts:  # (loops, not generators: the eager hot path)
-            if g is None:
-                nd = op.nondiff_out
-                gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
-                         for i, (g, o) in enumerate(zip(gouts, outs))]
-                break
-        gouts = tuple(gouts)
-        res = op.grad(gouts, outs, *node.rule_inputs(), **node.attrs)
-    if not isinstance(res, (tuple, list)):
-        res = (res,)
-    nondiff = op.nondiff
-    for i, (x, g) in enumerate(zip(targets, res)):
-        if g is None or x is None or (nondiff and i in nondiff):
-            continue
-        if type(x) is tuple:  # (`_accumulate` written out)
-            k = x[0]
-            prev = grads.get(k)
-            grads[k] = g if prev is None else prev + g
-        elif not x.stop_gradient:  # a leaf
-            _deliver(x, g, capture, captured)
+                o = node.outs()
+                if o is not None and (o._hooks or capture is not None):
+                    g = _seen_output(o, g, capture, captured)
+                out = None
+                od = node.out_data
+                if od is not None:  # the rule reads the output: the live one, while it holds the array made
+                    out = o if o is not None and type(od) is np.ndarray and o._data is od else node.output(0)
+                saved, modes = node.saved, op.saved_inputs
+                if type(vs) is not tuple:  # packed by saved_tensors_hooks
+                    saved = node.rule_inputs()
+                elif modes is _SHAPES and len(saved) <= 2 and not grad_on:  # `rule_inputs` written out:
+                    x = _STAND_INS.get(saved[0])  # one shared stand-in per (shape, dtype, stop_gradient)
+                    if x is None:
+                        x = _stand_in(saved[0])
+                    if len(saved) == 2:
+                        y = _STAND_INS.get(saved[1])
+                        saved = (x, _stand_in(saved[1]) if y is None else y)
+                    else:
+                        saved = (x,)
+                elif modes:
+                    saved = node.rule_inputs()
+                res = op.grad(g, out, *saved, **node.attrs)
+        else:
+            gouts, found = [], False
+            for i, r in enumerate(node.outs):
+                g = grads.pop(node if i == 0 else (node, i), None)
+                if g is not None:
+                    found = True
+                    o = r()
+                    if o is not None and (o._hooks or capture is not None):
+                        g = _seen_output(o, g, capture, captured)
+                gouts.append(g)
+            if found:
+                res = _multi_grads(node, gouts)
+        if res is _UNREACHED:  # no gradient reached this node: its producers are only counted down
+            for x in tg:
+                tx = type(x)
+                if tx is Node:
+                    n = x
+                elif tx is tuple:
+                    n = x[0]
+                else:
+                    continue
+                left = pending[n] - 1
+                pending[n] = left
+                if left == 0:
+                    ready.append(n)
+        else:
+            if not isinstance(res, (tuple, list)):
+                res = (res,)
+            nondiff = op.nondiff
+            if nondiff:
+                res = [None if i in nondiff else g for i, g in enumerate(res)]
+            if len(res) < len(tg):  # (a rule that returned fewer gradients than the node has inputs)
+                res = list(res) + [None] * (len(tg) - len(res))
+            for x, g in zip(tg, res):  # (in input order: leaves' hooks run in the order they always did)
+                tx = type(x)
+                if tx is Node or tx is tuple:
+                    if g is not None:  # (`_accumulate` written out)
+                        prev = grads.get(x)
+                        grads[x] = g if prev is None else prev + g
+                    n = x if tx is Node else x[0]
+                    left = pending[n] - 1
+                    pending[n] = left
+                    if left == 0:
+                        ready.append(n)
+                elif g is not None and x is not None and not x.stop_gradient:  # a leaf
+                    _deliver(x, g, capture, captured, grad_on)
+        if not retain_graph:  # what the rule read is released as soon as it ran
+            node.edges = node.saved = node.out_data = node.attrs = None
 
 
-def _deliver(leaf, g, capture, captured):
+_UNREACHED = object()  # `_walk`: the node's rule did not run
+
+
+def _multi_grads(node, gouts):
+    """The input gradients of multi-output `node`, given its outputs' gradients `gouts` (None: not reached; a
+    differentiable output's becomes zeros)."""
+    op = node.op
+    outs, od = [], node.out_data
+    for i, r in enumerate(node.outs):  # (`Node.output` written out for a live output holding the array made)
+        o, d = r(), od[i]
+        outs.append(o if o is not None and type(d) is np.ndarray and o._data is d else node.output(i))
+    outs = tuple(outs)
+    ref = None
+    for g in gouts:
+        if g is not None:
+            ref = g
+            break
+    nd = op.nondiff_out
+    for i, g in enumerate(gouts):  # (loops, not generators: the eager hot path)
+        if g is None and i not in nd:  # an output that carries a gradient but got none: zeros
+            gouts = [g if g is not None else (None if i in nd else _zeros(o, ref))
+                     for i, (g, o) in enumerate(zip(gouts, outs))]
+            break
+    saved = node.saved if not op.saved_inputs and type(node.versions) is tuple else node.rule_inputs()  # (all kept)
+    return op.grad(tuple(gouts), outs, *saved, **node.attrs)
+
+
+def _deliver(leaf, g, capture, captured, grad_on):
+    """Gives leaf `leaf` its gradient `g` (after its hooks): into ``.grad``, or into `captured` for `oar.grad`.
+    `grad_on`: gradient recording is on (create_graph), so ``.grad`` is a graph value, not a copy."""
     # metas, not arrays: under oar.lazy() `g` is pending and the whole step stays one graph (`Tensor._meta`)
     g_shape, g_dtype = g._meta()
     shape, dtype = leaf._meta()
-    if g_dtype != dtype and leaf.dtype.kind in "fc":
+    if g_dtype is not dtype and g_dtype != dtype and leaf.dtype.kind in "fc":
         from ..ops.math import cast
         g = cast(g, leaf.dtype)
     if leaf._hooks:
@@ -247,14 +299,19 @@ def _deliver(leaf, g, capture, captured):
     if g_shape != shape and tuple(g_shape) != tuple(shape):
         raise RuntimeError(f"gradient of shape {g.shape} for a tensor of shape {leaf.shape}")
     if leaf._grad is None:  # a copy: `g` may be shared with other tensors' gradients
-        if mode().grad_enabled:
+        if grad_on:
             leaf._grad = g
         else:  # Paddle: a gradient is a leaf with stop_gradient=False (so in-place ops on it need no_grad())
             leaf._grad = g._grad_copy()
-    elif mode().grad_enabled:  # create_graph: the accumulation is part of the differentiable graph
+    elif grad_on:  # create_graph: the accumulation is part of the differentiable graph
         leaf._grad = leaf._grad + g
     else:  # plain accumulation: no op dispatch, the leaf owns its gradient buffer
-        leaf._grad._accumulate(g)
+        acc = leaf._grad
+        if type(acc) is Tensor and mode().hook is None:  # (`Tensor._accumulate` written out)
+            acc._data = acc._data + g._data
+            acc._vc[0] += 1
+        else:
+            acc._accumulate(g)
 
 
 def _zeros(t, ref):
@@ -272,14 +329,19 @@ def _version_error(node, t, v):
                        f"used (version {v} -> {t._version}); use an out-of-place op instead")
 
 
+def _ones_like(t):
+    """Paddle's implicit root gradient: ones of `t`'s shape and dtype, whatever the shape."""
+    xp = array_module(t._data) if RUNTIME.types else np  # (`_data` of a pending lazy value would compute it)
+    a = xp.empty(*t._meta())
+    a.fill(1)  # (`ones` is a Python function around empty + copyto: ~0.5 us more)
+    return Tensor._wrap(a)
+
+
 def _root_grads(tensors, grad_tensors):
     out = []
     for t, g in zip(tensors, grad_tensors):
-        if g is None:  # Paddle's rule: an implicit gradient of ones, whatever the shape
-            xp = array_module(t._data) if RUNTIME.types else np  # (`_data` of a pending lazy value would compute it)
-            a = xp.empty(*t._meta())
-            a.fill(1)  # (`ones` is a Python function around empty + copyto: ~0.5 us more)
-            out.append(Tensor._wrap(a))
+        if g is None:
+            out.append(_ones_like(t))
             continue
         if not isinstance(g, Tensor):
             g = Tensor(array_module(t._data).asarray(g, dtype=t._data.dtype))
@@ -302,11 +364,25 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     for t in tensors:
         if t.stop_gradient:
-            raise RuntimeError("backward() on a tensor with stop_gradient=True: no input of the computation "
-                               "requires a gradient (set stop_gradient=False on the inputs or parameters)")
+            raise RuntimeError(_NO_GRAD_ROOT)
     if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
         return  # oar.lazy(): the gradients became one op of the pending graph
     run_backward(tensors, _root_grads(tensors, grad_tensors), retain_graph=retain_graph)
+
+
+_NO_GRAD_ROOT = ("backward() on a tensor with stop_gradient=True: no input of the computation requires a gradient "
+                 "(set stop_gradient=False on the inputs or parameters)")
+
+
+def backward_tensor(t, grad_tensor=None, retain_graph=False):
+    """`Tensor.backward`: `backward` of one tensor, without the lists."""
+    if t.stop_gradient:
+        raise RuntimeError(_NO_GRAD_ROOT)
+    tensors, grad_tensors = [t], [grad_tensor]
+    if _WALK.symbolic is not None and _WALK.symbolic(tensors, grad_tensors, retain_graph):
+        return  # oar.lazy(): the gradients became one op of the pending graph
+    run_backward(tensors, [_ones_like(t)] if grad_tensor is None else _root_grads(tensors, grad_tensors),
+                 retain_graph=retain_graph)
 
 
 def set_symbolic_backward(fn):

@@ -13,7 +13,7 @@ from ..core.tensor_methods import TensorMethods
 
 _names = itertools.count()
 _BY_NP = D._BY_NP  # numpy dtype -> DType, the fast path of `Tensor.dtype`
-_backward = None  # engine.backward
+_backward = None  # engine.backward_tensor
 OBSERVE = None  # while a trace records: ``hook(tensor, kind, value)`` on every tensor -> Python conversion
 
 
@@ -89,7 +89,9 @@ class Tensor(TensorMethods):
 
     def _accumulate(self, g):
         """``self = self + g`` into a new array, one version later (the autograd walk's ``.grad`` accumulation);
-        an `add` op while a trace records or a lazy graph is pending."""
+        an `add` op while a trace records or a lazy graph is pending. (Not in place: summing a large gradient into
+        its buffer leaves glibc's malloc without the large free that raises its mmap threshold, and every large
+        temporary of the next step is then mapped afresh: LeNet's step 5-10% slower, `bench/eager_steps.py`.)"""
         if mode().hook is not None:
             self._data = registry.apply(registry.get_op("add"), [self, g])._data
         else:
@@ -247,8 +249,8 @@ class Tensor(TensorMethods):
         """Accumulates d(self)/d(leaf) into ``leaf.grad`` for every leaf with ``stop_gradient=False``."""
         global _backward
         if _backward is None:  # (the engine imports this module: bound on first use, not imported per call)
-            from .engine import backward as _backward
-        _backward([self], [grad_tensor], retain_graph=retain_graph)
+            from .engine import backward_tensor as _backward
+        _backward(self, grad_tensor, retain_graph)
 
     def clear_grad(self, set_to_zero=True):
         """Zeroes the accumulated gradient (Paddle's default), or drops it with ``set_to_zero=False``.
@@ -269,18 +271,23 @@ class Tensor(TensorMethods):
             from ..core.capture import active
             if active() is not None:
                 return active().clear_grad([self], set_to_zero)
-        if set_to_zero and self._grad is not None:
+        g = self._grad
+        if set_to_zero and g is not None:
             if m.hook is not None:  # a trace records (a lazy graph defers) the zeros as an op
-                self._grad = registry.apply(registry.get_op("zeros_like"), [self._grad])
+                self._grad = registry.apply(registry.get_op("zeros_like"), [g])
                 self._grad.stop_gradient = False
                 return
-            g = self._grad
-            if g._node is None and not g.stop_gradient and type(g._data) is np.ndarray and g._data.flags.writeable:
-                g._data.fill(0)  # the leaf owns this buffer (the walk's copy or sum): zeroed in place, as Paddle
-                g._vc[0] += 1
-                return
+            a = g._data
+            if g._node is None and not g.stop_gradient and type(a) is np.ndarray:
+                try:  # (cheaper than reading `a.flags.writeable` first)
+                    a.fill(0)  # the leaf owns this buffer (the walk's copy or sum): zeroed in place, as Paddle
+                except ValueError:  # a read-only array: not the walk's
+                    pass
+                else:
+                    g._vc[0] += 1
+                    return
             # (a gradient delivered by create_graph may be a graph value or shared with another leaf: new zeros)
-            self._grad = Tensor(elementwise_kernels.zeros_like(g._data), stop_gradient=False)
+            self._grad = Tensor(elementwise_kernels.zeros_like(a), stop_gradient=False)
         else:
             self._grad = None
 

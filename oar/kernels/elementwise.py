@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..core import dtype as D
+from ..core.devices import RUNTIME
 from .backend import array_module, errstate, special, ufunc_kernel
 
 add = ufunc_kernel("add")
@@ -62,12 +63,12 @@ isfinite = ufunc_kernel("isfinite")
 
 def reduce_as(g, x):
     """Sums `g` down to the shape of `x` (the adjoint of broadcasting)."""
-    xp = array_module(g, x)
+    xp = array_module(g, x) if RUNTIME.types else np  # (the call costs more than the test: on every bias gradient)
     if g.shape == x.shape:  # static programs cannot always prove this at build time
         return g
     nd = g.ndim - x.ndim
     if g.shape[nd:] == x.shape:  # only leading dims were added (a bias): one plain sum
-        return xp.add.reduce(g, axis=tuple(range(nd)))
+        return xp.add.reduce(g, axis=0 if nd == 1 else tuple(range(nd)))
     axes = tuple(range(nd)) + tuple(i + nd for i, (a, b) in enumerate(zip(x.shape, g.shape[nd:])) if a == 1 != b)
     r = g.sum(axis=axes, keepdims=True) if axes else g
     return r.reshape(x.shape)
@@ -147,7 +148,7 @@ def nan_to_num(x, nan, posinf, neginf):
 
 
 def where(c, x, y):
-    xp = array_module(c, x, y)
+    xp = array_module(c, x, y) if RUNTIME.types else np
     return xp.where(c, x, y)
 
 

@@ -3,17 +3,23 @@ non-ignored labels, and CTC (forward-backward in log space)."""
 
 import numpy as np
 
+from ..core.devices import RUNTIME
 from .activation import log_softmax
 from .backend import array_module, errstate
 
 
 def pick(a, idx, axis):
-    """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis."""
-    xp = array_module(a, idx, axis)
+    """``a`` at class ids ``idx`` (size-1 class dim) along `axis`; fancy indexing for the common last axis. The ids
+    must be in range (`hard_index` checked them): a flat index does not catch one past its row."""
+    xp = array_module(a, idx) if RUNTIME.types else np
     if axis == a.ndim - 1:
         c = a.shape[-1]
-        flat = a.reshape(-1, c)
-        return flat[xp.arange(flat.shape[0]), idx.reshape(-1)].reshape(idx.shape)
+        if not c or not a.flags.c_contiguous:
+            flat = a.reshape(-1, c)
+            return flat[xp.arange(flat.shape[0]), idx.reshape(-1)].reshape(idx.shape)
+        at = xp.arange(0, a.size, c)  # one flat index per row (row * classes + id): cheaper than a pair of arrays
+        at += idx.reshape(-1)
+        return a.reshape(-1)[at].reshape(idx.shape)
     return xp.take_along_axis(a, idx, axis=axis)
 
 
@@ -22,12 +28,21 @@ def all_class_ids(label, n_cls):
     becomes huge), the common case's whole check."""
     if not label.size or label.dtype.kind != "i":
         return not label.size
-    return int(label.view(label.dtype.str.replace("i", "u")).max()) < n_cls
+    d = label.dtype
+    u = _UNSIGNED.get(d)
+    if u is None:  # (made once per label dtype: a dtype from a string costs more than the reduction)
+        u = _UNSIGNED[d] = np.dtype(d.str.replace("i", "u"))
+    if type(label) is np.ndarray:  # (the ufunc's reduce: `max` is a Python wrapper around it)
+        return int(np.maximum.reduce(label.view(u), axis=None)) < n_cls
+    return int(label.view(u).max()) < n_cls
+
+
+_UNSIGNED = {}  # signed integer dtype -> the unsigned dtype of its size and byte order
 
 
 def hard_index(label, ignore_index, n_cls):
     """(mask of non-ignored labels or None when none is ignored, labels safe to index with)."""
-    xp = array_module(label, ignore_index, n_cls)
+    xp = array_module(label) if RUNTIME.types else np
     if (ignore_index < 0 or ignore_index >= n_cls) and all_class_ids(label, n_cls):
         return None, label
     lo, hi = (label.min(), label.max()) if label.size else (0, 0)
@@ -45,15 +60,19 @@ def hard_index(label, ignore_index, n_cls):
 
 def softmax_parts(x, axis):
     """(shifted logits, exp of them, their sum): the pieces both the loss and its gradient need."""
-    xp = array_module(x, axis)
-    sh = x - x.max(axis=axis, keepdims=True)
-    e = xp.exp(sh)
-    return sh, e, e.sum(axis=axis, keepdims=True)
+    if RUNTIME.types and array_module(x) is not np:
+        xp = array_module(x)
+        sh = x - x.max(axis=axis, keepdims=True)
+        e = xp.exp(sh)
+        return sh, e, e.sum(axis=axis, keepdims=True)
+    sh = x - np.maximum.reduce(x, axis=axis, keepdims=True)  # (the ufuncs' reduce: `max`/`sum` are Python wrappers)
+    e = np.exp(sh)
+    return sh, e, np.add.reduce(e, axis=axis, keepdims=True)
 
 
 def swce(logits, label, soft_label, ignore_index, axis):
     """(loss, softmax): the softmax is a second output so the gradient need not recompute it."""
-    xp = array_module(logits, label, soft_label, ignore_index, axis)
+    xp = array_module(logits, label) if RUNTIME.types else np  # (the test costs less than the call)
     sh, e, se = softmax_parts(logits, axis)
     softmax = e / se
     if soft_label:
@@ -67,7 +86,7 @@ def swce(logits, label, soft_label, ignore_index, axis):
 
 
 def swce_grad(softmax, label, g, soft_label, ignore_index, axis):
-    xp = array_module(softmax, label, g, soft_label, ignore_index, axis)
+    xp = array_module(softmax, label, g) if RUNTIME.types else np
     if soft_label:
         d = softmax * label.sum(axis=axis, keepdims=True) - label
         return (d * g).astype(softmax.dtype, copy=False)
@@ -76,9 +95,12 @@ def swce_grad(softmax, label, g, soft_label, ignore_index, axis):
     mask = label != ignore_index if ignorable else None
     safe = label if mask is None else xp.where(mask, label, 0)  # labels were range-checked by the forward
     d = softmax.copy()
-    if axis == d.ndim - 1:
-        flat = d.reshape(-1, d.shape[-1])
-        flat[xp.arange(flat.shape[0]), safe.reshape(-1)] -= 1
+    if axis == d.ndim - 1:  # one flat index per row (row * classes + label): cheaper than a pair of index arrays
+        c = d.shape[-1]
+        at = xp.arange(0, d.size, c) if c else xp.zeros(safe.size, xp.intp)  # (no classes: the index fails below)
+        at += safe.reshape(-1)
+        flat = d.reshape(-1)  # (a view: `d` is a fresh contiguous copy)
+        flat[at] -= 1
     else:
         xp.put_along_axis(d, safe, xp.take_along_axis(d, safe, axis=axis) - 1, axis=axis)
     d *= g if mask is None else g * mask
@@ -93,11 +115,14 @@ def count_valid(label, ignore_index, dtype):
 
 def has(a, value):
     """Whether the integer array `a` holds `value` (a small host array by a Python scan: a label batch is
-    usually a few dozen values, and NumPy's reductions cost ~1 us each however few)."""
+    usually a few dozen values, and NumPy's reductions cost ~1 us each however few; a negative value in larger
+    non-negative labels: one reduction, no comparison)."""
     if type(a) is np.ndarray and a.size <= 32:
         return value in a.reshape(-1).tolist()
-    if value < 0 and a.size and a.min() >= 0:
-        return False
+    if value < 0 and a.size:
+        low = np.minimum.reduce(a, axis=None) if type(a) is np.ndarray else a.min()  # (`min`: a Python wrapper)
+        if low >= 0:
+            return False
     return bool((a == value).any())
 
 

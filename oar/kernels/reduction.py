@@ -1,8 +1,10 @@
 """Reduction kernels: sums, means, extremes, products, log-sum-exp and cumulative scans over axes."""
 import math
 
+import numpy as np
 
 from ..core import dtype as D
+from ..core.devices import RUNTIME
 from .backend import array_module
 
 
@@ -43,7 +45,7 @@ def sum(x, axis, keepdim, dtype):
 
 
 def mean(x, axis, keepdim):
-    xp = array_module(x, axis, keepdim)
+    xp = array_module(x) if RUNTIME.types else np  # (every loss.mean(): the call costs more than the test)
     if x.dtype.kind not in "fc":
         x = x.astype(xp.float32)
     n = x.size if axis is None else math.prod([x.shape[a] for a in axis])
@@ -53,12 +55,15 @@ def mean(x, axis, keepdim):
 
 def mean_grad(g, x, axis, keepdim):
     # g * (1/n) broadcast back to x's shape, as one kernel: the gradient of every `loss.mean()`
-    xp = array_module(g, x, axis, keepdim)
+    xp = array_module(g, x) if RUNTIME.types else np
     if not keepdim and axis is not None and g.ndim != x.ndim:
         g = xp.expand_dims(g, axis_tuple(axis))
     r = g.size / x.size if x.size else 0.0
     out = xp.empty(x.shape, g.dtype)
-    out[...] = g * r
+    if g.ndim or xp is not np:
+        out[...] = g * r
+    else:  # (the host mean of everything: one value, and `fill` costs less than an assignment through `...`)
+        out.fill(g * r)
     return out
 
 

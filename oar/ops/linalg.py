@@ -1,6 +1,7 @@
 """Linear algebra: matmul (with transpose flags and batching), mm, bmm, dot, outer, t, inverse, einsum, add_n."""
 from ..core import dtype as D
-from .common import public_api, broadcast_shapes, infer_same, is_tensorlike, operand
+from ..core.tensor_methods import TensorMethods
+from .common import public_api, broadcast_shapes, infer_same, operand
 from .math import add, cast, expand_as, unbroadcast
 from .reduction import sum
 from ..kernels.linalg import einsum as _einsum, inverse as _inverse, matmul as _matmul, matmul_check as _matmul_check
@@ -25,16 +26,18 @@ def _matmul_infer(m, transpose_x, transpose_y):
 
 
 def _mm(a, b, ta, tb):
-    return apply(MATMUL, (a, b), {"transpose_x": ta, "transpose_y": tb})
+    attrs = _FLAGS.get((ta, tb))  # (one attribute dict per pair of flags, made once)
+    return apply(MATMUL, (a, b), attrs if attrs is not None else {"transpose_x": ta, "transpose_y": tb})
 
 
 def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
     x2, y2, g2 = x, y, g
-    if x.ndim == 1 or y.ndim == 1:  # vectors: compute as matrices, then reshape back
+    xn, yn = x.ndim, y.ndim
+    if xn == 1 or yn == 1:  # vectors: compute as matrices, then reshape back
         from .manipulation import unsqueeze, reshape
-        if x.ndim == 1:
-            x2, g2 = unsqueeze(x, [0]), unsqueeze(g2, [-2 if y.ndim > 1 else 0])
-        if y.ndim == 1:
+        if xn == 1:
+            x2, g2 = unsqueeze(x, [0]), unsqueeze(g2, [-2 if yn > 1 else 0])
+        if yn == 1:
             y2, g2 = unsqueeze(y, [1]), unsqueeze(g2, [-1])
     gx = gy = None
     if x.dtype.kind == "c" or y.dtype.kind == "c":  # complex: the adjoint uses conjugates
@@ -42,15 +45,15 @@ def _matmul_grad(g, out, x, y, transpose_x, transpose_y):
         x2, y2 = _conj_operand(x2), _conj_operand(y2)
     if not x.stop_gradient:
         gx = unbroadcast(_mm(y2, g2, transpose_y, True) if transpose_x else _mm(g2, y2, False, not transpose_y), x2)
-        gx = reshape(gx, x.shape) if x.ndim == 1 else gx
+        gx = reshape(gx, x.shape) if xn == 1 else gx
     if not y.stop_gradient:
-        if y2.ndim == 2 and x2.ndim > 2 and not transpose_x and x2.shape[-1] != -1 and g2.shape[-1] != -1:
+        if yn <= 2 and xn > 2 and not transpose_x and x2.shape[-1] != -1 and g2.shape[-1] != -1:
             # a matrix applied over batch dims (a Linear layer on [B, T, K]): one GEMM over the flattened rows
             # instead of one per batch entry summed afterwards
             from .manipulation import reshape as _reshape
             x2, g2 = _reshape(x2, [-1, x2.shape[-1]]), _reshape(g2, [-1, g2.shape[-1]])
         gy = unbroadcast(_mm(g2, x2, True, transpose_x) if transpose_y else _mm(x2, g2, not transpose_x, False), y2)
-        gy = reshape(gy, y.shape) if y.ndim == 1 else gy
+        gy = reshape(gy, y.shape) if yn == 1 else gy
     return gx, gy
 
 
@@ -65,12 +68,13 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         >>> oar.matmul(oar.ones([2, 3]), oar.ones([3, 4])).shape
         [2, 4]
     """
-    if not (is_tensorlike(x) and is_tensorlike(y)):
+    if not (isinstance(x, TensorMethods) and isinstance(y, TensorMethods)):  # (`is_tensorlike` written out)
         x, y = operand(x), operand(y)
     if x.dtype is not y.dtype:
         t = D.promote(x.dtype, y.dtype)
         x, y = cast(x, t), cast(y, t)
-    return apply(MATMUL, (x, y), _FLAGS[bool(transpose_x), bool(transpose_y)])
+    attrs = _FLAGS.get((transpose_x, transpose_y))  # (bools, or values equal to them: no bool() calls)
+    return apply(MATMUL, (x, y), attrs if attrs is not None else _FLAGS[bool(transpose_x), bool(transpose_y)])
 
 
 # the four attribute dicts, made once (matmul is on every eager hot path; kernels never change their attrs)

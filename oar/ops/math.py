@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import dtype as D
 from .common import public_api, binary, broadcast_shapes, infer_broadcast, infer_same, operand
+from . import registry as _registry
 from .registry import apply, defop
 from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin as _asin, atan as _atan,
                                    atan2 as _atan2, cast as _cast, copysign as _copysign, ceil as _ceil,
@@ -27,8 +28,18 @@ from ..kernels.elementwise import (abs as _abs, acos as _acos, add as _add, asin
 # ---- gradient helpers (built from ops, so they work eagerly, statically and for higher orders) -------------
 
 
+_OWN_SHAPE = [None]  # the eager Tensor's `shape` property (the Tensor class sits above the ops: bound on first use)
+
+
 def unbroadcast(g, x):
     """Sums `g` down to `x`'s shape (the gradient of broadcasting)."""
+    own = _OWN_SHAPE[0]  # eager tensors (not Variables, not pending lazy values): their arrays' shapes
+    if own is None:
+        own = _OWN_SHAPE[0] = _registry.Tensor.shape
+    if type(g).shape is own and type(x).shape is own:  # (no lists made: every eager gradient rule comes here)
+        if g._data.shape == x._data.shape:
+            return g
+        return apply(REDUCE_AS, (g, x))
     gs, xs = g.shape, x.shape
     if gs == xs and -1 not in xs:
         return g
@@ -126,8 +137,12 @@ POW = _bin("elementwise_pow", _power, _pow_grad, amp="black")
 
 def _select_grad(g, x_wins, x, y):
     """Gradient of an elementwise choice between x and y: `g` goes where `x_wins` to x, elsewhere to y."""
-    return (None if x.stop_gradient else unbroadcast(where(x_wins, g, 0.0), x)), \
-        (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
+    z = operand(0.0, g)  # (`where` written out: one zero for both, and the dtypes checked once)
+    if z.dtype is not g.dtype:
+        return (None if x.stop_gradient else unbroadcast(where(x_wins, g, 0.0), x)), \
+            (None if y.stop_gradient else unbroadcast(where(x_wins, 0.0, g), y))
+    return (None if x.stop_gradient else unbroadcast(apply(WHERE, (x_wins, g, z)), x)), \
+        (None if y.stop_gradient else unbroadcast(apply(WHERE, (x_wins, z, g)), y))
 
 
 MAXIMUM = _bin("maximum", _maximum, lambda g, out, x, y: _select_grad(g, x >= y, x, y), grad_reads=("x", "y"))

@@ -74,7 +74,7 @@ def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
     """
     if dtype is not None:
         x = cast(x, dtype)
-    res = apply(MEAN, (x,), {"axis": norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
+    res = apply(MEAN, (x,), {"axis": None if axis is None else norm_axis(axis, x.ndim), "keepdim": bool(keepdim)})
     if out is not None:
         from .creation import assign
         return assign(res, out)

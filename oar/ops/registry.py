@@ -159,7 +159,7 @@ def _check_fields(op):
 
 _MODES = {"": 1, ".shape": 2}  # what `Node` keeps of an input: 0 nothing, 1 the tensor, 2 a shape stand-in
 _SHAPES = "shapes"  # `OpDef.saved_inputs` when the rule reads the shape of every input (add, reshape, ...)
-_NO_VERSIONS = [(None,) * n for n in range(16)]  # per input count: nothing saved whose version to check
+_NO_VERSIONS = ()  # `Node.versions` of a node that saved no tensor: no version to check
 
 
 def _saved_modes(op, reads):
@@ -258,7 +258,7 @@ class Node:
       without a node), or None for a non-leaf input that had ``stop_gradient=True``; `edge` decodes one.
     - `saved`: per input, the tensor where the gradient rule reads it (`OpDef.grad_reads`), ``(shape, dtype,
       stop_gradient)`` where it reads the shape only, else None; `versions`: the saved tensors' versions when
-      recorded (an in-place change since is an error).
+      recorded (an in-place change since is an error; empty where no tensor is saved).
     - `outs`: weak references to the outputs (one, or a tuple for multi-output ops), for hooks, `stop_gradient` and
       `oar.grad` captures while the outputs live; `out_data`: the output arrays (likewise one or a tuple) where the
       rule reads them, else None (a dropped output is rebuilt from its array by `output`).
@@ -283,7 +283,7 @@ class Node:
             else:
                 a, b = x._data, y._data
                 self.saved = ((a.shape, a.dtype, x.stop_gradient), (b.shape, b.dtype, y.stop_gradient))
-                self.versions = _NO_VERSIONS[2]
+                self.versions = _NO_VERSIONS
         elif n == 1 and (modes is _SHAPES or modes is None):
             x = inputs[0]
             nx = x._node
@@ -293,7 +293,7 @@ class Node:
                 self.saved, self.versions = inputs, (x._vc[0],)
             else:
                 a = x._data
-                self.saved, self.versions = ((a.shape, a.dtype, x.stop_gradient),), _NO_VERSIONS[1]
+                self.saved, self.versions = ((a.shape, a.dtype, x.stop_gradient),), _NO_VERSIONS
         else:
             self._record_inputs(op, inputs, modes)
         if SAVED_HOOKS.count and (hooks := SAVED_HOOKS.top()) is not None:
@@ -304,9 +304,13 @@ class Node:
             self.outs = _weakref(o)
             self.out_data = o._data if keep is True else None
             return
-        self.outs = tuple([_weakref(t) for t in outs])
+        if len(outs) == 2:  # (written out, as the inputs above)
+            o, p = outs
+            self.outs = (_weakref(o), _weakref(p))
+        else:
+            self.outs = tuple([_weakref(t) for t in outs])
         if keep is True:
-            self.out_data = tuple([t._data for t in outs])
+            self.out_data = (o._data, p._data) if len(outs) == 2 else tuple([t._data for t in outs])
         else:  # the outputs the rule does not read: allocation-free stand-ins of their shape (zero-filling)
             keep = (False,) * len(outs) if keep is False else keep
             self.out_data = tuple([t._data if k else (t._data.shape, t._data.dtype) for t, k in zip(outs, keep)])
@@ -319,11 +323,10 @@ class Node:
             self.saved = inputs
             self.versions = tuple([t._vc[0] for t in inputs])
         elif modes is False:  # none read
-            self.saved = self.versions = (None,) * len(inputs)
+            self.saved, self.versions = (None,) * len(inputs), _NO_VERSIONS
         elif modes is _SHAPES:  # every input's shape only
             self.saved = tuple([(t._data.shape, t._data.dtype, t.stop_gradient) for t in inputs])
-            n = len(inputs)
-            self.versions = _NO_VERSIONS[n] if n < 16 else (None,) * n
+            self.versions = _NO_VERSIONS
         else:
             if op.variadic:
                 modes = modes[:1] + modes[1:] * (len(inputs) - 1)
@@ -539,11 +542,16 @@ def apply(op, inputs, attrs=_EMPTY):
         check_finite(op.name, out, lambda: op_error(op, inputs, attrs, ""))
     if type(out) is tuple or type(out) is list:
         wrap = _wrap
-        outs = tuple([wrap(a) for a in out])
+        outs = (wrap(out[0]), wrap(out[1])) if len(out) == 2 else tuple([wrap(a) for a in out])
         for o in outs:
             a = o._data
-            if a.base is not None or any([a is x for x in arrays]):
+            if a.base is not None:  # a view
                 _alias(op, inputs, o)
+                continue
+            for x in arrays:  # or an input as it is
+                if x is a:
+                    _alias(op, inputs, o)
+                    break
         if m.grad_enabled and op.grad is not None:
             for t in inputs:
                 if not t.stop_gradient:
