@@ -3,11 +3,11 @@ the same run: each round runs one fresh process per checkout, alternating, so bo
 
 Steps (the models of `bench/train_step.py` and `bench/eager_overhead.py`, eager only): (a) LinearNet 784->10 batch
 16 Adam, (b) LeNet batch 64 Adam, (c) LSTM LM (LSTMCell over T=20 in a Python loop) SGD, (m) the 2-layer MLP of
-eager_overhead.py (matmul, add, maximum, mean + backward). Each process reports the best-of-`--repeat` process CPU
+eager_overhead.py (matmul, add, maximum, mean + backward), (r) resnet18 at 3x32x32, batch 8, Momentum. Each process reports the best-of-`--repeat` process CPU
 time per step (one BLAS thread); the parent prints, per step, the range over rounds for each checkout and the range
 of the per-round ratio this/baseline.
 
-Run: python bench/eager_steps.py --baseline DIR [--rounds 5] [--repeat 7] [--only a,c]
+Run: python bench/eager_steps.py --baseline DIR [--rounds 5] [--repeat 7] [--only a,c,r]
 (make DIR with e.g. ``git archive e7712ec | tar -x -C DIR``: the commit before the tape change of issue 26).
 
 Measured 2026-11-27 on the 2-core shared development machine (loaded: compare ratios within one run), ms per step
@@ -70,6 +70,11 @@ was tried and dropped: LeNet's step got 5-10% slower, glibc's mmap threshold, se
 | (c) LSTM LM | 0.861 (0.845-0.889); 0.850 (0.840-0.896) | 0.974 (0.944-0.997) | 9.5-10.1 |
 | (m) MLP | 1.008 (0.986-1.030); 0.997 (0.96-1.03); 0.993 (0.975-1.019) | 0.817 (0.805-0.831) | 0.069-0.073 |
 
+After merging r3-python and r3-eager into main (15:36 UTC, load average 5-6.6, two other jobs running), against
+"before" e7712ec: (a) 0.958-0.984 (median 0.965; 7 rounds), (m) 0.978-1.028 (median 0.996; 7 rounds), (b)
+0.949-0.955 (3 rounds), (c) 0.845-0.873 (3 rounds), (r) resnet18 0.39 (64-67 ms against 166-168 ms; 3 runs each,
+alternating, before the step was added here: the convolutions as one GEMM of issue 26).
+
 (a) and (m) are at parity with "before" within the run-to-run spread (medians 0.99-1.01), not clearly below it.
 What still costs more than "before" in them: `clear_grad` zeroing in place (Paddle's default; "before" dropped the
 gradient) ~+1.3 us on the MLP, the weak output references and shape stand-ins of the tape; in (a) also the Python
@@ -84,7 +89,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-STEPS = ("a", "b", "c", "m")
+STEPS = ("a", "b", "c", "m", "r")
 
 _CHILD = r"""
 import os, sys, json, timeit, time
@@ -117,10 +122,28 @@ def mlp_step():
     return step
 
 
+def resnet18_step():
+    oar.seed(0)
+    rng = np.random.default_rng(0)
+    net = oar.vision.models.resnet18(num_classes=10)
+    opt = oar.optimizer.Momentum(0.01, parameters=net.parameters())
+    x = oar.to_tensor(rng.random((8, 3, 32, 32), dtype=np.float32))
+    y = oar.to_tensor(rng.integers(0, 10, (8, 1)))
+    loss_fn = oar.nn.CrossEntropyLoss()
+
+    def step():
+        loss_fn(net(x), y).backward()
+        opt.step()
+        opt.clear_grad()
+    return step
+
+
 res = {}
 for w in which:
     if w == "m":
         step, number = mlp_step(), 500
+    elif w == "r":
+        step, number = resnet18_step(), 3
     else:
         model, _, x, y = ts.setup(w)
         step, number = ts.oar_stepper(model, x, y, make_opt=ts.make_opt(w)), {"a": 300, "b": 5, "c": 5}[w]
