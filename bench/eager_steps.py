@@ -3,9 +3,9 @@ the same run: each round runs one fresh process per checkout, alternating, so bo
 
 Steps (the models of `bench/train_step.py` and `bench/eager_overhead.py`, eager only): (a) LinearNet 784->10 batch
 16 Adam, (b) LeNet batch 64 Adam, (c) LSTM LM (LSTMCell over T=20 in a Python loop) SGD, (m) the 2-layer MLP of
-eager_overhead.py (matmul, add, maximum, mean + backward), (r) resnet18 at 3x32x32, batch 8, Momentum. Each process reports the best-of-`--repeat` process CPU
-time per step (one BLAS thread); the parent prints, per step, the range over rounds for each checkout and the range
-of the per-round ratio this/baseline.
+eager_overhead.py (matmul, add, maximum, mean + backward), (r) resnet18 at 3x32x32, batch 8, Momentum. Each
+process reports the best-of-`--repeat` process CPU time per step (one BLAS thread); the parent prints, per step,
+the range over rounds for each checkout and the range of the per-round ratio this/baseline.
 
 Run: python bench/eager_steps.py --baseline DIR [--rounds 5] [--repeat 7] [--only a,c,r]
 (make DIR with e.g. ``git archive e7712ec | tar -x -C DIR``: the commit before the tape change of issue 26).
