@@ -91,11 +91,12 @@ def full_like(x, fill_value, dtype=None, name=None):
         >>> oar.full_like(oar.ones([2]), 7.5).numpy().tolist()
         [7.5, 7.5]
     """
-    from .math import zeros_like
+    from .math import cast, zeros_like
     dt = D.convert_dtype(dtype) if dtype is not None else x.dtype
     if dt is D.bool_:  # bool stays bool: full_like(mask, 1) is all True (Paddle)
         return zeros_like(x, D.bool_) | bool(fill_value)
-    return zeros_like(x, dt) + (int(fill_value) if isinstance(fill_value, bool) else fill_value)
+    out = zeros_like(x, dt) + (int(fill_value) if isinstance(fill_value, bool) else fill_value)
+    return out if out.dtype is dt else cast(out, dt)  # the value takes the dtype: full_like(int, 2.7) is 2 (Paddle)
 
 
 def empty_like(x, dtype=None, name=None):
