@@ -3,7 +3,6 @@ the tensor's version (so backward through a value changed after use raises) and 
 
 `INPLACE` maps each name to its function; `oar` exports them at the top level and `method_table` installs them as
 Tensor methods."""
-from ..core.state import mode
 from . import complex as _complex, indexing, logic, manipulation, math, matrix, rearrange, reduction, special
 
 
@@ -31,10 +30,8 @@ def keeps_dtype(x, out):
     """Whether `x`, changed in place to `out`, keeps its dtype. As in Paddle, it takes the out-of-place result's
     dtype (``int.exp_()`` is float32, ``x.equal_(y)`` bool, ``float32.add_(float64)`` float64; a cast back would
     truncate silently), except that an integer result stays in `x`'s integer dtype (``cumsum_`` of int32 stays
-    int32, as Paddle's) and, under amp, a float result in `x`'s float dtype (amp picks how to compute, not what
-    `x` holds)."""
-    same_kind = out.dtype.kind == x.dtype.kind
-    return same_kind and (x.dtype.kind in "iub" or mode().amp is not None)
+    int32, as Paddle's)."""
+    return out.dtype.kind == x.dtype.kind and x.dtype.kind in "iub"
 
 
 def inplace(fn, name=None):
