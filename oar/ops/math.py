@@ -439,8 +439,8 @@ def clip(x, min=None, max=None, name=None):
     if x.dtype.kind in "iu":
         lo, hi = (np.iinfo(x.dtype.np).min if min is None else int(min)), (
             np.iinfo(x.dtype.np).max if max is None else int(max))
-    if lo > hi:  # NumPy would give `max` everywhere; Paddle refuses
-        raise ValueError(f"clip: min ({min}) must not be greater than max ({max})")
+    if not lo <= hi:  # NumPy would give `max` everywhere (NaN for a NaN bound); Paddle refuses
+        raise ValueError(f"clip: min ({min}) must not be greater than max ({max}), nor NaN")
     return apply(CLIP, (x,), {"min": lo, "max": hi})
 
 

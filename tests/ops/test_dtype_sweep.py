@@ -36,6 +36,7 @@ VALUE_DIFFERENT = {
     "multiply[bool,int]": ("int64", [3, 0], _MIXED), "add_[int,float]": ("float32", [1.5, 2.5], _MIXED),
     "x.add_(2.5)[int]": ("float32", [3.5, 4.5], _MIXED), "where[int,float]": ("float32", [1.0, 0.5], _MIXED),
     "where[int,scalar float]": ("float32", [1.0, 2.5], _MIXED), "where[int32,int64]": ("int64", [1, 3], _MIXED),
+    "logical_or[float,int]": ("bool", [False, True], _MIXED), "bitwise_and[bool,int]": ("int64", [0, 1], _MIXED),
     "x^1[int]": ("int64", [1, -2, 4], "Paddle's bitwise_xor refuses a Python int"),
     "logsumexp[-inf rows]": ("float32", [-_INF, 1.3132616, _INF], "Paddle gives NaN; log(0) is -inf, log(inf) inf"),
     "logcumsumexp[-inf]": ("float32", [-_INF, -_INF, 0.0, 0.0], "Paddle gives -3.4e38 for log(0)"),

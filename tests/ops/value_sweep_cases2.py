@@ -330,3 +330,41 @@ MISC_CASES = {
 def _set(x, index, value):
     x[index] = value
     return x
+
+# creation dtypes, precision-sensitive formulas, logic on numbers
+MORE_CASES = {
+    "to_tensor[np int32]": lambda p: t(p, __import__("numpy").array([1, 2], "int32")),
+    "to_tensor[np f64]": lambda p: t(p, __import__("numpy").array([1.5])),
+    "to_tensor[np f64 scalars]": lambda p: t(p, [__import__("numpy").float64(1.5)]),
+    "to_tensor[True]": lambda p: t(p, True),
+    "to_tensor[nested mixed]": lambda p: t(p, [[1], [2.5]]),
+    "to_tensor[f16 list]": lambda p: t(p, [1, 2], "float16"),
+    "full[True]": lambda p: p.full([2], True),
+    "full[1.5]": lambda p: p.full([2], 1.5),
+    "zeros[bool]": lambda p: p.zeros([2], "bool"),
+    "arange[dtype f32]": lambda p: p.arange(5, dtype="float32"),
+    "eye": lambda p: p.eye(2),
+    "diag[offset]": lambda p: p.diag(t(p, [1, 2]), offset=1),
+    "diag[matrix,neg]": lambda p: p.diag(t(p, [[1, 2], [3, 4]]), offset=-1),
+    "diagflat": lambda p: p.diagflat(t(p, [1.0, 2.0])),
+    "tril[bool]": lambda p: p.tril(t(p, [[True, True], [True, True]])),
+    "var[offset f32]": lambda p: p.var(t(p, [1e8 + 1, 1e8 + 2, 1e8 + 3], "float64").astype("float32")),
+    "var[large f32]": lambda p: p.var(t(p, [10000.1, 10000.2, 10000.3, 10000.4])),
+    "std[unbiased=F,inf]": lambda p: p.std(t(p, [INF, 1.0]), unbiased=False),
+    "log1p[tiny]": lambda p: p.log1p(t(p, [1e-10, -1e-10])),
+    "expm1[tiny]": lambda p: p.expm1(t(p, [1e-10, -1e-10])),
+    "tanh[tiny]": lambda p: p.tanh(t(p, [1e-10])),
+    "softmax[big]": lambda p: p.nn.functional.softmax(t(p, [1000.0, 999.0])),
+    "logsumexp[-inf,x]": lambda p: p.logsumexp(t(p, [-INF, 1.0])),
+    "logaddexp[big]": lambda p: p.logaddexp(t(p, [1000.0]), t(p, [1000.0])),
+    "sigmoid[int]": lambda p: p.nn.functional.sigmoid(t(p, [0, 1])),
+    "logical_and[int]": lambda p: p.logical_and(t(p, [0, 2]), t(p, [3, 3])),
+    "logical_or[float,int]": lambda p: p.logical_or(t(p, [0.0, 0.5]), t(p, [0, 0])),
+    "bitwise_and[bool,int]": lambda p: p.bitwise_and(t(p, [True, True]), t(p, [2, 3])),
+    "count_nonzero[dtype]": lambda p: p.count_nonzero(t(p, [[0, 1], [2, 0]], "int32")),
+    "cumsum[int32 2d axis]": lambda p: p.cumsum(t(p, [[1, 2], [3, 4]], "int32"), axis=0),
+    "max[-0,0]": lambda p: p.max(t(p, [-0.0, 0.0])),
+    "maximum[-0,0]": lambda p: p.maximum(t(p, [-0.0, 0.0]), t(p, [0.0, -0.0])),
+    "clip[nan bound]": lambda p: p.clip(t(p, [0.5, 2.0]), NAN, 1.0),
+    "sum[float, dtype int]": lambda p: p.sum(t(p, [1.7, 1.7]), dtype="int64"),
+}
