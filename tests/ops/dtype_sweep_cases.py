@@ -7,7 +7,8 @@ True, False, True). `VALUE_CASES`: name -> ``f(p)`` whose value (NaN/inf/empty i
 """
 
 from value_sweep_cases import CAST_CASES, INT_CASES, NAN_CASES, ROUND_CASES
-from value_sweep_cases2 import INPLACE_CASES, MISC_CASES, MORE_CASES, RANGE_CASES, REDUCE_CASES, SCALAR_CASES, WHERE_INDEX_CASES
+from value_sweep_cases2 import (INPLACE_CASES, MISC_CASES, MORE_CASES, RANGE_CASES, REDUCE_CASES, SCALAR_CASES,
+                                WHERE_INDEX_CASES)
 
 DTYPES = ("bool", "int32", "int64", "float16", "float32", "float64")
 VALUES = {"bool": [True, False, True]}  # every other dtype: [1, 2, 4]
@@ -49,9 +50,11 @@ DTYPE_CASES.update({
     "x+True": lambda p, x: x + True, "2-x": lambda p, x: 2 - x, "2.5/x": lambda p, x: 2.5 / x,
     "atan2(x,x)": lambda p, x: p.atan2(x, x), "lerp": lambda p, x: p.lerp(x, x, 0.5),
     "logit": lambda p, x: p.logit(x), "frac": lambda p, x: p.frac(x), "digamma": lambda p, x: p.digamma(x),
-    "masked_fill[2.5]": lambda p, x: p.masked_fill(x, x == x, 2.5), "full_like[2.5]": lambda p, x: p.full_like(x, 2.5),
+    "masked_fill[2.5]": lambda p, x: p.masked_fill(x, x == x, 2.5),
+    "full_like[2.5]": lambda p, x: p.full_like(x, 2.5),
     "where(x>1,x,0)": lambda p, x: p.where(x > 1, x, p.zeros_like(x)), "trace2d": lambda p, x: p.trace(p.diag(x)),
-    "matmul": lambda p, x: p.matmul(x, x), "dot": lambda p, x: p.dot(x, x), "linalg.norm": lambda p, x: p.linalg.norm(x),
+    "matmul": lambda p, x: p.matmul(x, x), "dot": lambda p, x: p.dot(x, x),
+    "linalg.norm": lambda p, x: p.linalg.norm(x),
 })
 
 _NAN = "float('nan')"
