@@ -3,7 +3,8 @@ Paddle: `tools/paddle_refs/dtype_sweep.py` runs them under Paddle 3.3.1 to write
 runs them under oar and compares. This file imports neither framework.
 
 `DTYPE_CASES`: name -> ``f(p, x)`` applied to a 1-D tensor ``x`` of each dtype in `DTYPES` (values 1, 2, 4, or
-True, False, True). `VALUE_CASES`: name -> ``f(p)`` whose value (NaN/inf/empty inputs, rounding) is compared too.
+True, False, True). `VALUE_CASES`: name -> ``f(p)`` whose value (NaN/inf/empty inputs, rounding) is compared too;
+the edge cases by topic are in `value_sweep_cases.py` and `value_sweep_cases2.py`.
 """
 
 from value_sweep_cases import CAST_CASES, INT_CASES, NAN_CASES, ROUND_CASES

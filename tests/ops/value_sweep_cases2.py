@@ -1,5 +1,6 @@
 """Edge-case value calls of the dtype sweep, second part: empty and axis reductions, Python-scalar and mixed-dtype
-promotion, ranges, where/masked_fill and negative indices (see `value_sweep_cases.py`)."""
+promotion, in-place dtypes, ranges, where/masked_fill and negative indices, NumPy scalars and setitem, creation
+dtypes and precision-sensitive formulas (see `value_sweep_cases.py`)."""
 
 NAN, INF = float("nan"), float("inf")
 M = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
