@@ -51,6 +51,7 @@ VALUE_DIFFERENT = {
     "sum[u8]": ("int64", 300, "Paddle wraps in uint8 (44)"), "sum[int8]": ("int64", 200, "Paddle wraps (-56)"),
     **{c: ("error", None, "a Python int out of the tensor's range: Paddle wraps it (u8 > -1 is False)")
        for c in ("int32+2**40", "int32>2**40", "u8>-1", "u8+300", "u8*-1")},
+    "clip[int32,big bound]": ("int32", [1, 5], "Paddle wraps the bound 2**40 to 0 first (gives [0, 0])"),
     "scale[int]": ("int64", [2, 3], "Paddle truncates scale and bias to ints first"),
     "scale_[int]": ("int64", [1, 3, 4], "as scale[int]"),
     "clip_[int,float]": ("float32", [1.0, 1.5, 1.5], "Paddle's clip_ truncates float bounds (clip keeps them)"),

@@ -118,6 +118,9 @@ NAN_CASES = {
     "kthvalue[nan]": lambda p: p.kthvalue(t(p, [3.0, NAN, 1.0]), 3)[0],
     "mode[ties]": lambda p: p.mode(t(p, [1.0, 2.0, 2.0, 3.0, 3.0]))[0],
     "mode[ties].idx": lambda p: p.mode(t(p, [1.0, 2.0, 2.0, 3.0, 3.0]))[1],
+    "mode[nan]": lambda p: p.mode(t(p, [NAN, NAN, 1.0, NAN]))[0],
+    "mode[nan].idx": lambda p: p.mode(t(p, [NAN, NAN, 1.0, NAN]))[1],
+    "mode[allnan].idx": lambda p: p.mode(t(p, [[NAN, NAN], [2.0, 2.0]]), axis=1)[1],
     "mode[rows]": lambda p: p.mode(t(p, [[1, 1, 2, 2], [5, 4, 4, 5]]), axis=1)[0],
     "mode[rows].idx": lambda p: p.mode(t(p, [[1, 1, 2, 2], [5, 4, 4, 5]]), axis=1)[1],
 }

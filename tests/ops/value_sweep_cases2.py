@@ -300,6 +300,7 @@ MISC_CASES = {
     "diff[n=2]": lambda p: p.diff(t(p, [1.0, 4.0, 2.0, 8.0]), n=2),
     "bincount[minlength]": lambda p: p.bincount(t(p, [1, 1]), minlength=4),
     "bincount[neg]": lambda p: p.bincount(t(p, [-1, 1])),
+    "clip[int32,big bound]": lambda p: p.clip(t(p, [1, 5], "int32"), 0, 2 ** 40),
     "clip[tensor bounds]": lambda p: p.clip(t(p, [0.0, 5.0]), t(p, 1.0), t(p, 2.0)),
     "lerp[tensor w]": lambda p: p.lerp(t(p, [0.0, 1.0]), t(p, [1.0, 2.0]), t(p, [0.25, 2.0])),
     "logit[eps]": lambda p: p.logit(t(p, [0.0, 0.5, 1.0]), eps=0.1),
