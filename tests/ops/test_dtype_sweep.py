@@ -64,6 +64,11 @@ VALUE_DIFFERENT = {
     "mean[bool]": ("float32", 0.5, "as mean of ints: Paddle's is bool True"),
     "x[[3]] of 3": ("error", None, "Paddle reads past the end (uninitialized memory)"),
     "log_softmax[big]": ("float32", [0.0, -1000.0], "Paddle gives -64 for log_softmax([1000, 0])[1]"),
+    "relu[nan]": ("float32", [_NAN, 0.0, 2.0], "Paddle's relu(nan) is 0 (x > 0 ? x : 0); NaN propagates"),
+    "max_pool1d[nan]": ("float32", [[[_NAN, _NAN]]], "Paddle's pooling skips a NaN after the first element"),
+    "mse_loss[int]": ("float32", 0.5, "Paddle truncates the mean to int64 0"),
+    "cross_entropy[-100 ignored]": ("float32", 0.9130153, "Paddle divides by all N for the default -100 (by the "
+                                    "non-ignored count for other ignore_index values)"),
     "searchsorted[nan]": ("int64", [2, 1, 1], "NaN sorts last, so it goes before the NaN (NumPy); Paddle: after"),
 }
 

@@ -368,5 +368,12 @@ MORE_CASES = {
     "max[-0,0]": lambda p: p.max(t(p, [-0.0, 0.0])),
     "maximum[-0,0]": lambda p: p.maximum(t(p, [-0.0, 0.0]), t(p, [0.0, -0.0])),
     "clip[nan bound]": lambda p: p.clip(t(p, [0.5, 2.0]), NAN, 1.0),
+    "relu[nan]": lambda p: p.nn.functional.relu(t(p, [NAN, -1.0, 2.0])),
+    "max_pool1d[nan]": lambda p: p.nn.functional.max_pool1d(t(p, [[[1.0, NAN, 3.0]]]), 2, 1),
+    "mse_loss[int]": lambda p: p.nn.functional.mse_loss(t(p, [1, 2]), t(p, [2, 2])),
+    "cross_entropy[-100 ignored]": lambda p: p.nn.functional.cross_entropy(t(p, [[1.0, 2.0], [0.5, 0.1]]),
+                                                                           t(p, [[-100], [1]])),
+    "cross_entropy[0 ignored]": lambda p: p.nn.functional.cross_entropy(t(p, [[1.0, 2.0], [0.5, 0.1]]),
+                                                                        t(p, [[0], [1]]), ignore_index=0),
     "sum[float, dtype int]": lambda p: p.sum(t(p, [1.7, 1.7]), dtype="int64"),
 }
