@@ -125,6 +125,8 @@ NAN_CASES = {
     "mode[rows].idx": lambda p: p.mode(t(p, [[1, 1, 2, 2], [5, 4, 4, 5]]), axis=1)[1],
 }
 
+# not swept: Paddle 3.3.1 hangs on `pow(int tensor, -1)` (a negative Python-int exponent) and dies of SIGFPE on
+# `int64 min // -1`
 INT_CASES = {
     "floor_divide[neg]": lambda p: p.floor_divide(t(p, IA), t(p, IB)),
     "floor_divide[int32]": lambda p: p.floor_divide(t(p, IA, "int32"), t(p, IB, "int32")),
