@@ -192,3 +192,18 @@ def test_static_program_matches_eager(case):
     np.testing.assert_array_equal(got, eager)
     if got.dtype.kind == "f":
         assert np.array_equal(np.signbit(got), np.signbit(eager))
+
+
+def test_linear_algebra_of_integers_is_float32():
+    """Paddle has no integer kernels for these; oar computes them as float math, in float32 (NumPy's float64
+    leaked out of det/inv/solve/svd; matrix_power gave float32 for n=0 and int64 for n=1)."""
+    a = oar.to_tensor([[2, 1], [0, 4]])
+    L = oar.linalg
+    outs = {"det": L.det(a), "inv": L.inv(a), "slogdet": L.slogdet(a)[1], "pinv": L.pinv(a), "svd": L.svd(a)[1],
+            "qr": L.qr(a)[1], "cond": L.cond(a), "cholesky": L.cholesky(a + a.T), "solve": L.solve(a, a),
+            "lstsq": L.lstsq(a, a)[0], "eigh": L.eigh(a + a.T)[0], "triangular_solve": L.triangular_solve(a, a),
+            **{f"matrix_power[{n}]": L.matrix_power(a, n) for n in (-1, 0, 1, 2)}}
+    assert {k: v.dtype for k, v in outs.items() if v.dtype != oar.float32} == {}
+    np.testing.assert_allclose(outs["det"].numpy(), 8.0)
+    np.testing.assert_allclose(outs["matrix_power[2]"].numpy(), [[4, 6], [0, 16]])
+    np.testing.assert_allclose(outs["inv"].numpy(), [[0.5, -0.125], [0.0, 0.25]])
