@@ -91,7 +91,11 @@ class Variable(ir.Var, TensorMethods):
         self._static_value_error("numpy.asarray()")
 
     def _inplace(self, out, keep_dtype=True):
-        """In-place ops in static mode rebind this Python object to the result Variable."""
+        """In-place ops in static mode rebind this Python object to the result Variable (cast back to this
+        variable's dtype when `keep_dtype`, as the eager tensor's: ``cumsum_`` of int32 stays int32)."""
+        if keep_dtype and out.dtype is not self.dtype:
+            from ..ops.math import cast
+            out = cast(out, self.dtype)
         b = self.block
         if b is not None and b.vars.get(self.name) is self:  # the block keeps the old value under its own name
             old = Variable(b, self.name, self.shape, self.dtype, self.persistable, self.stop_gradient,

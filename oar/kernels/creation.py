@@ -17,9 +17,13 @@ def assign_value(shape, values, dtype):
 
 
 def is_uniform(a):
-    """Whether every element of the array `a` equals its first (a 0-D array counts)."""
+    """Whether every element of the array `a` equals its first (a 0-D array counts); -0.0 and 0.0 differ (a
+    static constant [0.0, -0.0] made one `full` of 0.0: `1 / x` gave inf twice)."""
     xp = array_module(a)
-    return a.ndim == 0 or bool(a.size and xp.all(a == a.flat[0]))
+    if a.ndim == 0:
+        return True
+    same = bool(a.size and xp.all(a == a.flat[0]))
+    return same and (a.dtype.kind not in "fc" or bool(xp.all(xp.signbit(a.real) == xp.signbit(a.flat[0].real))))
 
 
 def arange(start, end, step, dtype):

@@ -13,8 +13,24 @@ from .backend import array_module, errstate, special, ufunc_kernel
 add = ufunc_kernel("add")
 subtract = ufunc_kernel("subtract")
 multiply = ufunc_kernel("multiply")
-floor_divide = ufunc_kernel("floor_divide")
-remainder = ufunc_kernel("mod")
+_floor_divide = ufunc_kernel("floor_divide")
+_mod = ufunc_kernel("mod")
+
+
+def _no_integer_zero(y):
+    """Integer division by zero raises, as in Python and Paddle (NumPy returns 0 with a warning)."""
+    if y.dtype.kind in "iub" and not array_module(y).all(y):
+        raise ZeroDivisionError("integer division by zero")
+
+
+def floor_divide(x, y):
+    _no_integer_zero(y)
+    return _floor_divide(x, y)
+
+
+def remainder(x, y):
+    _no_integer_zero(y)
+    return _mod(x, y)
 power = ufunc_kernel("power")
 maximum = ufunc_kernel("maximum")
 minimum = ufunc_kernel("minimum")

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core import dtype as D
 from ..core.devices import RUNTIME
-from .backend import array_module
+from .backend import array_module, errstate
 
 
 def axis_tuple(axis):
@@ -38,9 +38,9 @@ def cumprod(x, dim):
 def sum(x, axis, keepdim, dtype):
     xp = array_module(x, axis, keepdim, dtype)
     axis = axis_tuple(axis)
+    if dtype is None and x.dtype.kind in "biu":
+        dtype = "int64"  # Paddle sums bool/int32 into int64 (it wraps int8/int16/uint8 sums in their own dtype)
     r = xp.sum(x, axis=axis, keepdims=keepdim, dtype=D.np_dtype(dtype) if dtype else None)
-    if dtype is None and x.dtype.kind in "bi" and x.dtype != xp.int64:
-        r = r.astype(xp.int64)  # Paddle sums bool/int32 into int64
     return xp.asarray(r)
 
 
@@ -70,18 +70,21 @@ def mean_grad(g, x, axis, keepdim):
 def logsumexp(x, axis, keepdim):
     xp = array_module(x, axis, keepdim)
     axis = axis_tuple(axis)
-    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.max(x, axis=axis, keepdims=True, initial=-xp.inf)  # an empty sum is 0: its log is -inf
     m = xp.where(xp.isfinite(m), m, 0)
-    r = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+    with errstate(xp, divide="ignore"):
+        r = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
     return xp.asarray(r if keepdim else (xp.squeeze(r, axis=axis) if axis is not None else r.reshape(())))
 
 
 def cumsum(x, axis, reverse=False):
     xp = array_module(x, axis)
+    # Paddle: integer scans run in int64 (NumPy would scan uint8 in uint64); float ones in their own dtype
+    dtype = xp.int64 if x.dtype.kind in "biu" else None
     if x.ndim == 0 and axis is not None:  # Paddle: a 0-D input along its axis stays 0-D (NumPy gives [1])
-        return x.copy()
+        return x.astype(dtype or x.dtype)
     if axis is None:
         x, axis = x.reshape(-1), 0
     if reverse:
-        return xp.flip(xp.cumsum(xp.flip(x, axis), axis=axis), axis)
-    return xp.cumsum(x, axis=axis)
+        return xp.flip(xp.cumsum(xp.flip(x, axis), axis=axis, dtype=dtype), axis)
+    return xp.cumsum(x, axis=axis, dtype=dtype)

@@ -61,8 +61,9 @@ def topk(x, k, axis, largest, sorted):
 
 def unique(x, return_index, return_inverse, return_counts, axis, dtype):
     xp = array_module(x, return_index, return_inverse, return_counts, axis, dtype)
+    nan = {"equal_nan": False} if x.dtype.kind in "fc" else {}  # every NaN is a value of its own (Paddle's)
     res = xp.unique(x if axis is not None else x.reshape(-1), return_index=True, return_inverse=True,
-                    return_counts=True, axis=axis)
+                    return_counts=True, axis=axis, **nan)
     out, index, inverse, counts = res
     it = D.np_dtype(dtype)
     outs = [out]

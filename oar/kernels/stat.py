@@ -8,14 +8,17 @@ def logcumsumexp(x, axis):
 
 
 def mode_index(x, axis):
-    """Index (kept as a size-1 `axis`) of the last occurrence of the most frequent value, smallest on ties."""
+    """Index (kept as a size-1 `axis`) of the last occurrence of the most frequent value, smallest on ties. Every
+    NaN counts once (Paddle's), so NaN is the mode only of an all-NaN lane, at index 0."""
     xp = array_module(x, axis)
     xs = xp.moveaxis(x, axis, -1)
     flat = xs.reshape(-1, xs.shape[-1])
     idx = xp.empty(flat.shape[0], xp.int64)
+    nan = {"equal_nan": False} if x.dtype.kind in "fc" else {}
     for r, row in enumerate(flat):
-        vals, counts = xp.unique(row, return_counts=True)
-        idx[r] = xp.flatnonzero(row == vals[xp.argmax(counts)])[-1]
+        vals, counts = xp.unique(row, return_counts=True, **nan)
+        hits = xp.flatnonzero(row == vals[xp.argmax(counts)])
+        idx[r] = hits[-1] if hits.size else 0
     return xp.moveaxis(idx.reshape(xs.shape[:-1] + (1,)), -1, axis)
 
 

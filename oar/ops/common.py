@@ -1,4 +1,6 @@
 """Helpers shared by the op families: operand conversion, type promotion, axis handling, shape rules."""
+import builtins
+
 import numpy as np
 
 from ..core import dtype as D
@@ -111,16 +113,16 @@ def norm_axis(axis, ndim):
     if isinstance(axis, (list, tuple)):
         if len(axis) == 0:
             return None
-        out = tuple(sorted(a % ndim if ndim else 0 for a in (int(v) for v in axis)))
+        out = tuple(sorted(norm_axis1(a, ndim) for a in axis))
     else:
         out = (norm_axis1(axis, ndim),)
-    return out
+    return None if ndim == 0 else out  # a 0-D tensor's only "axis" (0 or -1) is all of it, as Paddle's
 
 
 def norm_axis1(axis, ndim):
-    """One axis as a non-negative int (0 for a 0-D tensor)."""
+    """One axis as a non-negative int (0 for a 0-D tensor, whose axis may be given as 0 or -1)."""
     a = int(axis)
-    if ndim and not -ndim <= a < ndim:
+    if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
         raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
     return a % ndim if ndim else 0
 

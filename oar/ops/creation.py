@@ -36,7 +36,8 @@ def _static_const(value, dtype):
 
 
 def full(shape, fill_value, dtype=None, name=None):
-    """A tensor of `shape` filled with `fill_value`; `dtype` None means float32 (the default dtype), as in Paddle 2.x.
+    """A tensor of `shape` filled with `fill_value`; `dtype` None means float32 (the default dtype), bool for a bool
+    and complex128 for a complex value, as in Paddle.
 
     Example:
         >>> oar.full([2, 2], 7).numpy()
@@ -49,6 +50,8 @@ def full(shape, fill_value, dtype=None, name=None):
     if hasattr(shape, "dtype") or (isinstance(shape, (list, tuple)) and any(hasattr(s, "block") for s in shape)):
         from .dynamic_shape import full_dynamic
         return full_dynamic(shape, fill_value, _dtype_or_default(dtype))
+    if dtype is None and isinstance(fill_value, (bool, complex)):  # Paddle: a bool fills bool, a complex complex128
+        dtype = D.bool_ if isinstance(fill_value, bool) else D.complex128
     dt = _dtype_or_default(dtype)
     return apply(FULL, (), {"shape": to_int_list(shape), "value": fill_value if not isinstance(
         fill_value, np.generic) else fill_value.item(), "dtype": dt.name})
@@ -91,11 +94,12 @@ def full_like(x, fill_value, dtype=None, name=None):
         >>> oar.full_like(oar.ones([2]), 7.5).numpy().tolist()
         [7.5, 7.5]
     """
-    from .math import zeros_like
+    from .math import cast, zeros_like
     dt = D.convert_dtype(dtype) if dtype is not None else x.dtype
     if dt is D.bool_:  # bool stays bool: full_like(mask, 1) is all True (Paddle)
         return zeros_like(x, D.bool_) | bool(fill_value)
-    return zeros_like(x, dt) + (int(fill_value) if isinstance(fill_value, bool) else fill_value)
+    out = zeros_like(x, dt) + (int(fill_value) if isinstance(fill_value, bool) else fill_value)
+    return out if out.dtype is dt else cast(out, dt)  # the value takes the dtype: full_like(int, 2.7) is 2 (Paddle)
 
 
 def empty_like(x, dtype=None, name=None):

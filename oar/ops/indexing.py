@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
+from ..core.tensor_methods import TensorMethods
 from .math import cast, unbroadcast, zeros_like, where
 from ..kernels.indexing import (gather as _gather, gather_nd as _gather_nd, index_add as _index_add,
                                 one_hot as _one_hot, put_along_axis as _put_along_axis, scatter as _scatter,
@@ -302,14 +303,18 @@ def one_hot(x, num_classes, name=None):
 
 
 def masked_fill(x, mask, value, name=None):
-    """`x` with `value` wherever the bool `mask` (broadcast against x) is True.
+    """`x` with `value` wherever the bool `mask` (broadcast against x) is True. The result keeps `x`'s dtype, as
+    Paddle's: a Python number is converted to it (2.7 fills an integer tensor with 2), a tensor `value` must have it.
 
     Example:
         >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> oar.masked_fill(x, x > 2.0, 0.0).numpy().tolist()
         [[1.0, 2.0], [0.0, 0.0]]
     """
-    return where(operand(mask), operand(value, x), x)
+    if isinstance(value, TensorMethods) and value.dtype is not x.dtype:
+        raise TypeError(f"masked_fill: value has dtype {value.dtype.name}, x has {x.dtype.name}; cast the value first")
+    value = operand(value, x)
+    return where(operand(mask), value if value.dtype is x.dtype else cast(value, x.dtype), x)
 
 
 # ---- ONNX -------------------------------------------------------------------------------------------------------

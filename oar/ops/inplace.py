@@ -26,10 +26,19 @@ _EXAMPLE_INPUT = {"acosh": "oar.to_tensor([[1.5, 2.0]])", "bitwise_and": _INT, "
                   "bitwise_xor": _INT, "bitwise_not": _INT, "gcd": _INT, "lcm": _INT}
 
 
+def keeps_dtype(x, out):
+    """Whether `x`, changed in place to `out`, keeps its dtype. As in Paddle, it takes the out-of-place result's
+    dtype (``int.exp_()`` is float32, ``x.equal_(y)`` bool, ``float32.add_(float64)`` float64; a cast back would
+    truncate silently), except that an integer result stays in `x`'s integer dtype (``cumsum_`` of int32 stays
+    int32, as Paddle's)."""
+    return out.dtype.kind == x.dtype.kind and x.dtype.kind in "iub"
+
+
 def inplace(fn, name=None):
-    """The in-place form of `fn`: computes ``fn(x, ...)`` and writes it into `x`."""
+    """The in-place form of `fn`: computes ``fn(x, ...)`` and writes it into `x` (dtype: `keeps_dtype`)."""
     def method(x, *args, **kwargs):
-        return x._inplace(fn(x, *args, **kwargs))
+        out = fn(x, *args, **kwargs)
+        return x._inplace(out, keep_dtype=keeps_dtype(x, out))
     method.__name__ = name or fn.__name__ + "_"
     method.__qualname__ = method.__name__
     base = method.__name__[:-1]
@@ -51,7 +60,8 @@ def where_(condition, x=None, y=None, name=None):
         >>> oar.where_(x > 0, x, oar.zeros_like(x)).numpy().tolist()
         [1.0, 0.0]
     """
-    return x._inplace(math.where(condition, x, y))
+    out = math.where(condition, x, y)
+    return x._inplace(out, keep_dtype=keeps_dtype(x, out))
 
 
 def cast_(x, dtype):

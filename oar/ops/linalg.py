@@ -110,7 +110,8 @@ def dot(x, y, name=None):
         >>> oar.dot(oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0, 4.0])).item()
         11.0
     """
-    return sum(x * y, axis=-1)
+    p = x * y
+    return sum(p, axis=-1, dtype=p.dtype if p.dtype.kind in "iu" else None)  # Paddle: int32 stays int32
 
 
 def outer(x, y, name=None):

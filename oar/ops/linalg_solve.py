@@ -9,7 +9,7 @@ import numpy as np
 from ..core import dtype as D
 from .common import public_api, operand
 from .linalg import matmul, inverse
-from .linalg_util import mT, mH, tri, eye_like, square_check, matrix_check
+from .linalg_util import mT, mH, tri, eye_like, float_operand, square_check, matrix_check
 from .manipulation import concat, unsqueeze, squeeze
 from .math import unbroadcast
 from ..kernels.linalg import expm as _expm, lstsq as _lstsq, matrix_rank as _matrix_rank, pinv as _pinv, solve as _solve
@@ -42,7 +42,7 @@ def solve(x, y, name=None):
         >>> oar.linalg.solve(a, oar.to_tensor([9.0, 8.0])).numpy().round(6).tolist()
         [2.0, 3.0]
     """
-    x, y = square_check(x, "solve"), operand(y)
+    x, y = square_check(x, "solve"), float_operand(y)
     if y.ndim == 1:
         return squeeze(apply(SOLVE, (x, unsqueeze(y, -1))), -1)
     return apply(SOLVE, (x, y))
@@ -67,7 +67,7 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
         >>> oar.linalg.triangular_solve(a, oar.to_tensor([[4.0], [8.0]])).numpy().tolist()
         [[1.0], [2.0]]
     """
-    x, y = square_check(x, "triangular_solve"), operand(y)
+    x, y = square_check(x, "triangular_solve"), float_operand(y)
     n = x.shape[-1]
     a = tri(x, not upper, 1 if upper else -1) + eye_like(n, x.dtype) if unitriangular else tri(x, not upper)
     return apply(SOLVE, (mT(a) if transpose else a, y))

@@ -42,15 +42,26 @@ def diagonal(x):
     return sum(x * eye_like(x.shape[-1], x.dtype), axis=-1)
 
 
-def square_check(x, what):
+def float_operand(x):
+    """Linear algebra is float math: integer and bool matrices are computed in the default float (float32, as
+    `exp` of an int; NumPy's float64 leaked out of det/inv/solve/svd, Paddle has no integer kernels)."""
     x = operand(x)
+    if x.dtype.kind in "iub":
+        from ..core import dtype as D
+        from .math import cast
+        return cast(x, D.default_float())
+    return x
+
+
+def square_check(x, what):
+    x = float_operand(x)
     if x.ndim < 2 or (x.shape[-1] != x.shape[-2] and -1 not in x.shape[-2:]):
         raise ValueError(f"{what} expects square matrices of shape [..., N, N], got shape {x.shape}")
     return x
 
 
 def matrix_check(x, what):
-    x = operand(x)
+    x = float_operand(x)
     if x.ndim < 2:
         raise ValueError(f"{what} expects matrices of shape [..., M, N], got shape {x.shape}")
     return x

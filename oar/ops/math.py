@@ -369,7 +369,28 @@ ERF, erf = _un("erf", _erf, lambda g, out, x: g * (2 / _math.sqrt(_math.pi)) * e
                float_math=True)
 FLOOR, floor = _un("floor", _floor, lambda g, out, x: zeros_like(g))
 CEIL, ceil = _un("ceil", _ceil, lambda g, out, x: zeros_like(g))
-ROUND, round = _un("round", _round_half_even, lambda g, out, x: zeros_like(g))
+ROUND, _round = _un("round", _round_half_even, lambda g, out, x: zeros_like(g))
+
+
+def round(x, decimals=0, name=None):
+    """Elementwise rounding to `decimals` places, halves to even (as Paddle 3 and NumPy): ``x * 10**decimals`` is
+    rounded in `x`'s dtype and divided back (a negative `decimals` rounds to tens, hundreds, ...).
+
+    Example:
+        >>> oar.round(oar.to_tensor([0.5, 1.5, -2.5])).numpy().tolist()
+        [0.0, 2.0, -2.0]
+        >>> oar.round(oar.to_tensor([1.25, 15.0], dtype='float64'), decimals=1).numpy().tolist()
+        [1.2, 15.0]
+        >>> oar.round(oar.to_tensor([15, 25, 14]), decimals=-1).numpy().tolist()
+        [20, 20, 10]
+    """
+    x, d = operand(x), int(decimals)
+    if d == 0 or (d > 0 and x.dtype.kind in "iub"):
+        return _round(x)
+    if x.dtype.kind in "iu":  # to tens, hundreds, ...: in float64, back to the integer dtype
+        return cast(round(cast(x, D.float64), d), x.dtype)
+    p = 10.0 ** (d if d > 0 else -d)
+    return _round(x * p) / p if d > 0 else _round(x / p) * p
 TRUNC, trunc = _un("trunc", _trunc, lambda g, out, x: zeros_like(g))
 RECIPROCAL, reciprocal = _un("reciprocal", _reciprocal, lambda g, out, x: -g * out * out, amp="black", float_math=True,
                              grad_reads=("out",))
@@ -433,6 +454,8 @@ def clip(x, min=None, max=None, name=None):
     if x.dtype.kind in "iu":
         lo, hi = (np.iinfo(x.dtype.np).min if min is None else int(min)), (
             np.iinfo(x.dtype.np).max if max is None else int(max))
+    if not lo <= hi:  # NumPy would give `max` everywhere (NaN for a NaN bound); Paddle refuses
+        raise ValueError(f"clip: min ({min}) must not be greater than max ({max}), nor NaN")
     return apply(CLIP, (x,), {"min": lo, "max": hi})
 
 

@@ -230,7 +230,8 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
         >>> oar.trace(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])).item()
         5.0
     """
-    return _sum(diagonal(x, offset, axis1, axis2), axis=-1)
+    d = diagonal(x, offset, axis1, axis2)
+    return _sum(d, axis=-1, dtype=d.dtype if d.dtype.kind in "iu" else None)  # Paddle: int32 stays int32
 
 
 # ---- products --------------------------------------------------------------------------------------------------

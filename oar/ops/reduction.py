@@ -31,7 +31,7 @@ def _infer_reduce(m, axis, keepdim, **kw):
 
 def _sum_infer(m, axis, keepdim, dtype):
     out = _infer_reduce(m, axis, keepdim, dtype=dtype)
-    if dtype is None and m[0][1].kind in "bi":
+    if dtype is None and m[0][1].kind in "biu":
         out = [(out[0][0], D.int64)]
     return out
 
@@ -189,6 +189,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 def _cumsum_infer(m, axis, reverse=False):
     shape, dtype = m[0]
+    dtype = D.int64 if dtype.kind in "biu" else dtype
     if axis is None and shape:  # over the flattened input
         return [([-1 if any(d < 0 for d in shape) else _math.prod(shape)], dtype)]
     return [(list(shape) if shape or axis is not None else [1], dtype)]
@@ -217,8 +218,9 @@ def cumsum(x, axis=None, dtype=None, name=None):
     """
     if dtype is not None:
         x = cast(x, dtype)
-    return apply(CUMSUM, (x,), {"axis": None if axis is None else int(axis) % builtins.max(x.ndim, 1),
-                                "reverse": False})
+    out = apply(CUMSUM, (x,), {"axis": None if axis is None else int(axis) % builtins.max(x.ndim, 1),
+                               "reverse": False})
+    return out if dtype is None or out.dtype is x.dtype else cast(out, x.dtype)  # an integer scan runs in int64
 
 
 CUMPROD = defop("cumprod", _cumprod,

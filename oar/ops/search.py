@@ -177,6 +177,8 @@ def nonzero(x, as_tuple=False, name=None):
         [[0, 1], [0, 1]]
     """
     x = operand(x)
+    if x.ndim == 0:  # Paddle refuses; NumPy deprecated it (a True scalar has no coordinates to give)
+        raise ValueError("nonzero: x must have at least 1 dimension; reshape a 0-D tensor to [1] first")
     out = apply(NONZERO, (x,))
     if not as_tuple:
         return out

@@ -5,6 +5,7 @@ Most are composed from sort / take_along_axis / cumsum, so they get gradients, s
 only the index-producing kernels (mode, cummax/cummin, histogram, bincount) are ops of their own."""
 
 from ..core import dtype as D
+from .creation import full
 from .common import infer_same, norm_axis, norm_axis1, operand, public_api
 from .indexing import take_along_axis
 from .logic import any as _any
@@ -52,6 +53,8 @@ def _quantile(x, q, axis, keepdim, interpolation, ignore_nan):
         x = cast(x, D.default_float())
     ndim = x.ndim
     flat, axes = _to_last(x, axis)
+    if flat.shape[-1] == 0:  # an empty lane: one NaN stands for it, so the result is NaN (NumPy's and Paddle's)
+        flat = full(flat.shape[:-1] + [1], float("nan"), x.dtype)
     s = sort(flat, axis=-1)  # NaNs sort last
     nan = isnan(flat)
     n = _sum(cast(nan.logical_not() if ignore_nan else zeros_like(flat) == 0, "int64"), axis=-1, keepdim=True)

@@ -9,11 +9,7 @@ def _r(fn):
     return lambda self, other: fn(other, self)
 
 
-def _inplace(fn):
-    def method(self, *args, **kwargs):
-        return self._inplace(fn(self, *args, **kwargs))
-    method.__name__ = fn.__name__ + "_"
-    return method
+_inplace = inplace.inplace  # ``add_`` is `add`, then written into the tensor
 
 
 M, L, C, S = math, logic, creation, manipulation

@@ -3,8 +3,13 @@ Paddle: `tools/paddle_refs/dtype_sweep.py` runs them under Paddle 3.3.1 to write
 runs them under oar and compares. This file imports neither framework.
 
 `DTYPE_CASES`: name -> ``f(p, x)`` applied to a 1-D tensor ``x`` of each dtype in `DTYPES` (values 1, 2, 4, or
-True, False, True). `VALUE_CASES`: name -> ``f(p)`` whose value (NaN/inf/empty inputs, rounding) is compared too.
+True, False, True). `VALUE_CASES`: name -> ``f(p)`` whose value (NaN/inf/empty inputs, rounding) is compared too;
+the edge cases by topic are in `value_sweep_cases.py` and `value_sweep_cases2.py`.
 """
+
+from value_sweep_cases import CAST_CASES, INT_CASES, NAN_CASES, ROUND_CASES
+from value_sweep_cases2 import (INPLACE_CASES, MISC_CASES, MORE_CASES, RANGE_CASES, REDUCE_CASES, SCALAR_CASES,
+                                WHERE_INDEX_CASES)
 
 DTYPES = ("bool", "int32", "int64", "float16", "float32", "float64")
 VALUES = {"bool": [True, False, True]}  # every other dtype: [1, 2, 4]
@@ -35,6 +40,22 @@ DTYPE_CASES.update({
     "cast_float": lambda p, x: x.astype("float32"), "assign": lambda p, x: p.assign(x),
     "median": lambda p, x: p.median(x), "median[min]": lambda p, x: p.median(x, axis=0, mode="min")[0],
     "sort": lambda p, x: p.sort(x), "nan_to_num": lambda p, x: p.nan_to_num(x),
+    "x%2": lambda p, x: x % 2, "remainder(x,x)": lambda p, x: p.remainder(x, x), "x**-1.0": lambda p, x: x ** -1.0,
+    "maximum(x,x)": lambda p, x: p.maximum(x, x), "amax": lambda p, x: p.amax(x), "min": lambda p, x: p.min(x),
+    "argsort": lambda p, x: p.argsort(x), "topk": lambda p, x: p.topk(x, 2)[0], "nansum": lambda p, x: p.nansum(x),
+    "nanmean": lambda p, x: p.nanmean(x), "cummax": lambda p, x: p.cummax(x)[0], "diff": lambda p, x: p.diff(x),
+    "quantile": lambda p, x: p.quantile(x, 0.5), "kthvalue": lambda p, x: p.kthvalue(x, 1)[0],
+    "mode": lambda p, x: p.mode(x)[0], "unique": lambda p, x: p.unique(x), "flip": lambda p, x: p.flip(x, 0),
+    "count_nonzero": lambda p, x: p.count_nonzero(x), "all": lambda p, x: p.all(x), "any": lambda p, x: p.any(x),
+    "bincount": lambda p, x: p.bincount(x), "x==1.5": lambda p, x: x == 1.5, "x*True": lambda p, x: x * True,
+    "x+True": lambda p, x: x + True, "2-x": lambda p, x: 2 - x, "2.5/x": lambda p, x: 2.5 / x,
+    "atan2(x,x)": lambda p, x: p.atan2(x, x), "lerp": lambda p, x: p.lerp(x, x, 0.5),
+    "logit": lambda p, x: p.logit(x), "frac": lambda p, x: p.frac(x), "digamma": lambda p, x: p.digamma(x),
+    "masked_fill[2.5]": lambda p, x: p.masked_fill(x, x == x, 2.5),
+    "full_like[2.5]": lambda p, x: p.full_like(x, 2.5),
+    "where(x>1,x,0)": lambda p, x: p.where(x > 1, x, p.zeros_like(x)), "trace2d": lambda p, x: p.trace(p.diag(x)),
+    "matmul": lambda p, x: p.matmul(x, x), "dot": lambda p, x: p.dot(x, x),
+    "linalg.norm": lambda p, x: p.linalg.norm(x),
 })
 
 _NAN = "float('nan')"
@@ -70,3 +91,7 @@ VALUE_CASES = {
     "reciprocal[int]": lambda p: p.reciprocal(p.to_tensor([2, 4])),
     "erf[int]": lambda p: p.erf(p.to_tensor([1, 2])),
 }
+for _group in (NAN_CASES, INT_CASES, CAST_CASES, ROUND_CASES, REDUCE_CASES, SCALAR_CASES, INPLACE_CASES, RANGE_CASES,
+               WHERE_INDEX_CASES, MISC_CASES, MORE_CASES):
+    assert not set(_group) & set(VALUE_CASES), set(_group) & set(VALUE_CASES)
+    VALUE_CASES.update(_group)

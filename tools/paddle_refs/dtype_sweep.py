@@ -33,8 +33,8 @@ def run(p, fn):
         return {"dtype": "error"}
     a = np.asarray(out._data if hasattr(out, "_data") and not hasattr(out, "place_") and
                    type(out).__module__.startswith("oar") else out.numpy())
-    return {"dtype": str(a.dtype), "value": encode(a.astype(np.float64).tolist() if a.dtype.kind == "f"
-                                                    else a.tolist())}
+    value = a.astype(np.float64).tolist() if a.dtype.kind == "f" else a.tolist()
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "value": encode(value)}
 
 
 def sweep(p):
