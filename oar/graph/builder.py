@@ -152,6 +152,8 @@ def append_op(op, inputs, attrs):
     in_vars = [as_var(block, t) for t in inputs]
     loc = user_location()
     try:
+        if op.check is not None:  # the argument checks eager mode runs (on metas only)
+            op.check(*in_vars, **attrs)
         metas = infer_meta(op, [(v.shape, v.dtype) for v in in_vars], attrs)
     except Exception as e:
         raise _build_error(op, in_vars, attrs, e, loc) from None

@@ -89,7 +89,7 @@ def _topk_infer(m, k, axis, largest, sorted):
 
 def _topk_check(x, k, axis, largest, sorted):
     n = x.shape[axis] if x.ndim else 1
-    if not 0 <= k <= n:
+    if not 0 <= k <= n and n >= 0:  # (-1: a static program's unknown size, checked when it runs)
         raise ValueError(f"topk: k={k} is out of range for axis {axis} of size {n} (input shape {list(x.shape)})")
 
 

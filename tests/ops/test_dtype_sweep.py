@@ -160,7 +160,6 @@ def test_op_table_keeps_float32(case):
 
 _NOT_STATIC = {
     "clip[tensor bounds]": "clip reads tensor bounds as Python floats: a clear StaticValueError while building",
-    "relu[int]": "the float-input check of activations runs eagerly only (registry `check`); static computes",
 }
 
 

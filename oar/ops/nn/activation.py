@@ -45,7 +45,8 @@ def _float_input(name):
     """Activations are float math: an integer or bool input would come back truncated, so it raises (as Paddle,
     which has no integer kernels for them)."""
     def check(x, *rest, **attrs):
-        if x._meta()[1].kind in "iub":  # the meta: a pending oar.lazy() value is not computed to check it
+        meta = getattr(x, "_meta", None)  # a pending oar.lazy() value is not computed to check it; a Variable
+        if (meta()[1] if meta is not None else x.dtype).kind in "iub":
             raise TypeError(f"{name} of a {x.dtype.name} tensor: cast it to a float dtype first (an integer "
                             "result would be truncated)")
     return check
