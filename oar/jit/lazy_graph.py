@@ -110,6 +110,25 @@ class _Backward:
 BACKWARD = _Backward()
 
 
+class _Write:
+    """The op of a write-back record: input refs (target, value); the compiled plan writes the value into the
+    target's own array, a persistable variable of the Program (`LazyGraph.write_back`)."""
+
+    name, view = "write", False
+
+
+WRITE = _Write()
+
+
+class _Vars:
+    """The scope `Compiled.run_trusted` reads the written targets from: ``vars``, name -> live Tensor."""
+
+    __slots__ = ("vars",)
+
+    def __init__(self, vars):
+        self.vars = vars
+
+
 class LazyGraph:
     """The pending graph of one thread's `lazy()` context."""
 
@@ -128,6 +147,7 @@ class LazyGraph:
         self.node = TRIE.root    # None once off the trie (an attribute without a key)
         self.n_ops = 0
         self.tape = {}           # id -> tape Node of the ops recorded here (a symbolic backward walks only them)
+        self.writes = {}         # feed ref -> the Tensor whose array the plan updates in place (`write_back`)
 
     # ---- recording ----------------------------------------------------------------------------------------------
     def _ref(self, t, new):
@@ -205,7 +225,7 @@ class LazyGraph:
             metas_l.append(m)
             t = _new(LazyTensor)
             t.stop_gradient = True
-            t._grad = t._node = t._name = t._hooks = t._check = None
+            t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = None
             t._vc = [0, False]
             t.persistable = False
             t._pending = (self, ref, m[0], m[1])
@@ -291,11 +311,39 @@ class LazyGraph:
         self.outs.append((weakref.ref(a), p[1], share))
         return a
 
-    def adopt(self, t, src):
-        """Pending tensor `t` takes the pending value of `src` (an accumulation into ``.grad``)."""
+    def adopt(self, t, src, move=True):
+        """Tensor `t` takes the pending value of `src` (an accumulation into ``.grad``); `move`: `src` gives it up
+        (else both hold it, and each gets its own array)."""
         p = src._pending
-        t._pending, src._pending = p, None
+        t._pending = p
+        if move:
+            src._pending = None
         self.outs.append((weakref.ref(t), p[1], False))
+
+    def write_back(self, pairs):
+        """The optimizer's updates under `oar.lazy()`: each ``(target, value)`` -- a parameter or accumulator whose
+        array no other tensor shares (`writable`), and its new value pending here -- is recorded as a write of the
+        value into the target's own array, then the graph runs. The plan's passes (`oar.jit.train_step`'s, as a
+        captured step's) fold each write into the op computing it and fuse the updates into in-place multi-tensor
+        ones; the values are not handed out. `value` is used up (its tensor no longer pending)."""
+        new = []
+        for target, value in pairs:
+            tref = self._ref(target, new)
+            vref = value._pending[1]
+            if tref in self.writes:
+                raise RuntimeError(f"lazy write_back: '{target.name}' is written twice in one graph")
+            self.writes[tref] = target
+            node = self.node
+            if node is not None:
+                key = (WRITE, (tref, vref), tuple(new) if new else None)
+                child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = _Node((), None)
+                self.node = child
+            self.records.append(Record(WRITE, (tref, vref), {}, None, len(self.metas), 0, False))
+            value._pending = None
+            new = []
+        self.flush()
 
     # ---- running ------------------------------------------------------------------------------------------------
     def flush(self):
@@ -326,16 +374,20 @@ class LazyGraph:
             STATS.hits += 1
         plan, at = entry
         arrays, views, records, checking = self.arrays, self.views, self.records, self.checks_left > 0
+        writes, scope = self.writes, None
+        if writes:  # the written targets are the plan's persistables, read (and updated) through a scope
+            arrays = [a for ref, a in self.feeds if ref not in writes]
+            scope = _Vars({f"in{ref}": t for ref, t in writes.items()})
         self._reset()
         try:
-            values = plan.run_trusted(arrays)
+            values = plan.run_trusted(arrays, scope)
         except Exception as e:
             why = f"{type(e).__name__}: {str(e).splitlines()[0]}"
             for t, _, _ in live:
                 p = t._pending
                 t._pending = (None, why, p[2], p[3])
             raise
-        used = set([id(a) for a in arrays])  # (`run_trusted` appended nothing: a lazy graph reads no persistable)
+        used = set([id(a) for a in arrays])  # (with the written targets' arrays, which `run_trusted` appended)
         given = {}  # ref -> the array its first tensor got (a stand-in, `share`, gets the same one)
         for t, ref, share in live:
             a = given.get(ref)
@@ -366,10 +418,13 @@ class LazyGraph:
     def _compile(self, fetch):
         """(plan, index in the plan's results of each fetched ref)."""
         from ..passes import apply_passes
+        from .train_step import train_passes
         prog, names = build_program(self.feeds, self.records, self.metas)
         fetch_names = list(dict.fromkeys([names[r] for r in fetch]))  # two leaves' gradients may be one value
-        prog = apply_passes(prog, LAZY_PASSES, keep=fetch_names)
-        plan = compile_program(prog, [names[r] for r, _ in self.feeds], fetch_names)
+        # a training step (written-back updates) goes through the captured step's pipeline first, as a traced one
+        passes = (*train_passes(), *LAZY_PASSES) if self.writes else LAZY_PASSES
+        prog = apply_passes(prog, passes, keep=fetch_names)
+        plan = compile_program(prog, [names[r] for r, _ in self.feeds if r not in self.writes], fetch_names)
         return plan, {r: fetch_names.index(names[r]) for r in fetch}
 
     def observe(self, t, kind, array):
@@ -383,12 +438,19 @@ def build_program(feeds, records, metas):
     b = prog.global_block()
     names = {}
     leaves = set([r for rec in records if rec.op is BACKWARD for r in rec.refs[1:]])
+    written = set([rec.refs[0] for rec in records if rec.op is WRITE])
     for ref, a in feeds:  # gradient rules read stop_gradient: only the leaves of a backward want one
-        names[ref] = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=ref not in leaves,
-                                  is_data=True).name
+        v = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=ref not in leaves,
+                         is_data=ref not in written)
+        if ref in written:  # a write-back target: a persistable variable the plan updates
+            v.persistable = True
+        names[ref] = v.name
     no_grad = []  # outputs of ops recorded off the tape (under no_grad, or of inputs that need no gradient)
     for rec in records:
         op = rec.op
+        if op is WRITE:
+            b.append_op("assign", {"x": [names[rec.refs[1]]]}, {"out": [names[rec.refs[0]]]}, {}, rec.loc)
+            continue
         if op is BACKWARD:
             n_ops = len(b.ops)
             with building(b):
