@@ -225,7 +225,7 @@ class LazyGraph:
             metas_l.append(m)
             t = _new(LazyTensor)
             t.stop_gradient = True
-            t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = None
+            t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = t._view_of = None
             t._vc = [0, False]
             t.persistable = False
             t._pending = (self, ref, m[0], m[1])
@@ -236,7 +236,8 @@ class LazyGraph:
             base = inputs[0]
             base._vc[1] = True
             res[0]._vc = base._vc
-            self.views.append((weakref.ref(res[0]), tuple(inputs), op, attrs))
+            res[0]._view_of = tuple(inputs)  # (held by the view: an input no one else holds is not handed out)
+            self.views.append((weakref.ref(res[0]), op, attrs))
         if self.checks_left > 0:
             _eager_check(op, inputs, attrs, res)
         self.n_ops += 1
@@ -406,10 +407,11 @@ class LazyGraph:
                 _compare(t, a, records)
             _set_slot(t, a)
             t._pending = None
-        for r, ins, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
+        for r, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
             t = r()
             if t is None:
                 continue
+            ins, t._view_of = t._view_of, None
             base = ins[0]._data
             va = op.impl(*[base] + [i._data for i in ins[1:]], **attrs)
             if isinstance(va, np.ndarray) and np.may_share_memory(va, base) and va.shape == tuple(t.shape):

@@ -25,7 +25,8 @@ class LazyTensor(Tensor):
     # _pending: (graph, ref, shape, DType) while pending, (None, why, shape, DType) when its graph failed, else
     # None; _check: the eagerly computed value in check mode; _zeroed: the version at which `clear_grad()` zeroed
     # this gradient (`_accumulate` then takes the next gradient as it is instead of adding it to zeros)
-    __slots__ = ("_pending", "_check", "_zeroed")
+    # _view_of: the inputs of the view op that made it, until its graph runs and it becomes a view of the first
+    __slots__ = ("_pending", "_check", "_zeroed", "_view_of")
 
     def _get_data(self):
         p = self._pending
@@ -123,7 +124,7 @@ def new_lazy(graph, ref, shape, dtype):
     """A pending LazyTensor of value `ref` in `graph`."""
     t = object.__new__(LazyTensor)
     t.stop_gradient = True
-    t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = None
+    t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = t._view_of = None
     t._vc = [0, False]
     t.persistable = False
     t._pending = (graph, ref, shape, dtype)
