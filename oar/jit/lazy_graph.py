@@ -355,7 +355,7 @@ class LazyGraph:
                 p = t._pending
                 if p is not None and p[0] is self and p[1] == ref:
                     live.append((t, ref, share))
-        if not live:
+        if not live and not self.writes:  # (writes run even when no value is handed out)
             self._reset()
             return
         fetch = tuple(dict.fromkeys([ref for _, ref, _ in live]))
@@ -425,7 +425,7 @@ class LazyGraph:
         fetch_names = list(dict.fromkeys([names[r] for r in fetch]))  # two leaves' gradients may be one value
         # a training step (written-back updates) goes through the captured step's pipeline first, as a traced one
         passes = (*train_passes(), *LAZY_PASSES) if self.writes else LAZY_PASSES
-        prog = apply_passes(prog, passes, keep=fetch_names)
+        prog = apply_passes(prog, passes, keep=fetch_names + [names[r] for r in self.writes])
         plan = compile_program(prog, [names[r] for r, _ in self.feeds if r not in self.writes], fetch_names)
         return plan, {r: fetch_names.index(names[r]) for r in fetch}
 
