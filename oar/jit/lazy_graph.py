@@ -111,7 +111,7 @@ BACKWARD = _Backward()
 
 
 class _Write:
-    """The op of a write-back record: input refs (target, value); the compiled plan writes the value into the
+    """The op of a write-back record: refs are (target, value) pairs; the compiled plan writes each value into its
     target's own array, a persistable variable of the Program (`LazyGraph.write_back`)."""
 
     name, view = "write", False
@@ -321,30 +321,43 @@ class LazyGraph:
             src._pending = None
         self.outs.append((weakref.ref(t), p[1], False))
 
-    def write_back(self, pairs):
-        """The optimizer's updates under `oar.lazy()`: each ``(target, value)`` -- a parameter or accumulator whose
-        array no other tensor shares (`writable`), and its new value pending here -- is recorded as a write of the
-        value into the target's own array, then the graph runs. The plan's passes (`oar.jit.train_step`'s, as a
-        captured step's) fold each write into the op computing it and fuse the updates into in-place multi-tensor
-        ones; the values are not handed out. `value` is used up (its tensor no longer pending)."""
-        new = []
-        for target, value in pairs:
-            tref = self._ref(target, new)
-            vref = value._pending[1]
-            if tref in self.writes:
-                raise RuntimeError(f"lazy write_back: '{target.name}' is written twice in one graph")
-            self.writes[tref] = target
+    def write_back(self, done):
+        """The optimizer's updates under `oar.lazy()`: `done` lists ``(targets, values)`` (a parameter and its
+        accumulators, their new values). Each target whose value is pending here and whose array no other tensor
+        shares (no view or detached tensor: eager gives the target a new array and those keep the old values) and
+        is writable gets a write of the value into that array, recorded as one record; then the graph runs. The
+        plan's passes (`oar.jit.train_step`'s, as a captured step's) fold each write into the op computing it and
+        fuse the updates into in-place multi-tensor ones; the written values are not handed out (their tensors
+        are used up). Returns ``(targets, values)`` of the rest, which the caller writes back as eager does."""
+        rest_t, rest_v, pairs, arrays, new = [], [], [], set(), []
+        for targets, values in done:
+            for t, v in zip(targets, values):
+                p = v._pending if type(v) is LazyTensor else None
+                if p is None or p[0] is not self or t._vc[1] or type(t) is LazyTensor and t._pending is not None:
+                    rest_t.append(t)
+                    rest_v.append(v)
+                    continue
+                a = t._data
+                if id(a) in arrays or not (a.flags.writeable if type(a) is np.ndarray else is_device_array(a)):
+                    rest_t.append(t)
+                    rest_v.append(v)
+                    continue
+                arrays.add(id(a))
+                pairs.append((self._ref(t, new), p[1]))
+                self.writes[pairs[-1][0]] = t
+                v._pending = None
+        if pairs:
+            pairs = tuple(pairs)
             node = self.node
             if node is not None:
-                key = (WRITE, (tref, vref), tuple(new) if new else None)
+                key = (WRITE, pairs, tuple(new) if new else None)
                 child = node.children.get(key)
                 if child is None:
                     child = node.children[key] = _Node((), None)
                 self.node = child
-            self.records.append(Record(WRITE, (tref, vref), {}, None, len(self.metas), 0, False))
-            value._pending = None
-            new = []
-        self.flush()
+            self.records.append(Record(WRITE, pairs, {}, None, len(self.metas), 0, False))
+            self.flush()
+        return tuple(rest_t), tuple(rest_v)
 
     # ---- running ------------------------------------------------------------------------------------------------
     def flush(self):
@@ -440,7 +453,7 @@ def build_program(feeds, records, metas):
     b = prog.global_block()
     names = {}
     leaves = set([r for rec in records if rec.op is BACKWARD for r in rec.refs[1:]])
-    written = set([rec.refs[0] for rec in records if rec.op is WRITE])
+    written = set([t for rec in records if rec.op is WRITE for t, _ in rec.refs])
     for ref, a in feeds:  # gradient rules read stop_gradient: only the leaves of a backward want one
         v = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=ref not in leaves,
                          is_data=ref not in written)
@@ -450,8 +463,9 @@ def build_program(feeds, records, metas):
     no_grad = []  # outputs of ops recorded off the tape (under no_grad, or of inputs that need no gradient)
     for rec in records:
         op = rec.op
-        if op is WRITE:
-            b.append_op("assign", {"x": [names[rec.refs[1]]]}, {"out": [names[rec.refs[0]]]}, {}, rec.loc)
+        if op is WRITE:  # refs: (target, value) pairs
+            for target, value in rec.refs:
+                b.append_op("assign", {"x": [names[value]]}, {"out": [names[target]]}, {}, rec.loc)
             continue
         if op is BACKWARD:
             n_ops = len(b.ops)

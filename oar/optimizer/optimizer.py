@@ -24,7 +24,7 @@ Example:
 """
 import numpy as np
 
-from ..core.devices import device_of, is_device_array, place_array, to_host
+from ..core.devices import device_of, place_array, to_host
 from ..core.state import STATE, mode, no_grad
 from ..kernels.optimizer import state_like
 from ..ops.registry import apply, get_op, op_error
@@ -45,17 +45,6 @@ def _active_trace():
         from ..jit.recorder import active
         _ACTIVE_TRACE.append(active)
     return _ACTIVE_TRACE[0]
-
-
-def _writable_in_place(t, value):
-    """Under `oar.lazy()`: whether the pending update `value` may be written into target `t`'s own array (the
-    plan updates it in place, `LazyGraph.write_back`) -- no view or detached tensor shares that array (eager
-    gives `t` a new array, so those keep the old values), `t` is computed and its array writable."""
-    p = getattr(value, "_pending", None)
-    if p is None or p[0] is None or t._vc[1] or getattr(t, "_pending", None) is not None:
-        return False
-    a = t._data
-    return a.flags.writeable if type(a) is np.ndarray else is_device_array(a)
 
 
 class Optimizer:
@@ -263,7 +252,9 @@ class Optimizer:
 
     def _apply_as_ops(self, params_grads, base):
         """The updates dispatched as ops (so a lazy graph or a trace holds them), all recorded before the first
-        result is written back: one lazy graph computes the step's forward, backward and updates."""
+        result is written back: one lazy graph computes the step's forward, backward and updates, and writes them
+        into the parameters' and accumulators' own arrays (`LazyGraph.write_back`: the captured step's in-place
+        fused update) where no other tensor shares those arrays."""
         rec = _active_trace()()
         done, lrs = [], {}
         op, group_of, acc = self._op, self._group_of, self._acc
@@ -295,13 +286,9 @@ class Optimizer:
             outs = apply(op, [p, g, *accs, lr], self._attrs(p, group))
             done.append(((p, *accs), outs if type(outs) is tuple else (outs,)))
         if rec is None and done:  # lazy: the plan writes the values into the targets' arrays (as a captured step)
-            pairs, rest = [], []
-            for targets, outs in done:
-                for t, o in zip(targets, outs):
-                    (pairs if _writable_in_place(t, o) else rest).append((t, o))
-            if pairs:  # (runs the graph: the other values, still held by `rest`, are handed out then)
-                pairs[0][1]._pending[0].write_back(pairs)
-                done = [(tuple([t for t, _ in rest]), tuple([o for _, o in rest]))]
+            p = getattr(done[-1][1][0], "_pending", None)
+            if p is not None and p[0] is not None:  # (runs the graph; the rest are handed out then)
+                done = [p[0].write_back(done)]
         for targets, outs in done:
             for t, o in zip(targets, outs):
                 t._data = o._data
