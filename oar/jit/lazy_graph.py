@@ -361,13 +361,8 @@ class LazyGraph:
 
     # ---- running ------------------------------------------------------------------------------------------------
     def flush(self):
-        live = []
-        for r, ref, share in self.outs:
-            t = r()
-            if t is not None:
-                p = t._pending
-                if p is not None and p[0] is self and p[1] == ref:
-                    live.append((t, ref, share))
+        live = [(t, ref, share) for r, ref, share in self.outs  # (one pass; most are dead intermediates)
+                if (t := r()) is not None and (p := t._pending) is not None and p[0] is self and p[1] == ref]
         if not live and not self.writes:  # (writes run even when no value is handed out)
             self._reset()
             return
