@@ -8,29 +8,29 @@ step under `oar.lazy()` (ops recorded, run as one cached compiled graph per step
     cross-entropy, SGD (bench/train_step.py's model (c)).
 
 Prints each way's time per step and its ratios to eager and to the captured step, the lazy plan cache's hit rate
-after the first two steps (the first delivers new gradients, the second accumulates into the cleared ones: two
-graphs), and checks that every way gives eager's parameters after the timed steps. The ways alternate within
-each repeat (best of each), so machine load reaches them alike.
+after the first two steps (one graph: later steps deliver their gradients into the cleared ones as the first
+delivered new ones), and checks that every way gives eager's parameters after the timed steps. The ways
+alternate within each repeat (best of each), so machine load reaches them alike.
 
-Measured (best of 5 repeats, six runs alternating with the branch point f05461d on the shared 2-core dev machine,
-load 5.4-6.3; docs/tracing.md "Measured"):
-    (a) LinearNet: eager 132-144 us, lazy 182-197 us (2.71-2.85x captured; before 207-237 us, 2.96-3.40x),
-        traced 72-77 us (1.09-1.12x captured), captured 66-69 us.
-    (b) LSTM LM: eager 10.9-11.8 ms, lazy 10.5-11.3 ms (1.13-1.17x captured; before 1.13-1.18x), traced
-        9.2-10.2 ms (1.00-1.04x), captured 9.0-9.8 ms.
+Measured (best of 5 repeats, ten runs alternating with the branch point 055694d of r4-lazyopt on the shared
+2-core dev machine, load 1.6-6.3; docs/tracing.md "Measured"):
+    (a) LinearNet: eager 127-132 us, lazy 169-180 us (2.56-2.62x captured; before 172-177 us, 2.58-2.64x),
+        traced 72-75 us (1.09-1.11x captured), captured 66-69 us.
+    (b) LSTM LM: eager 10.3-11.6 ms, lazy 9.8-11.1 ms (1.13-1.19x captured, 1.04-1.07x faster than eager;
+        before 1.09-1.17x and 1.00-1.05x), traced 8.8-9.6 ms (1.00-1.05x), captured 8.5-9.5 ms (1.20-1.24x
+        faster than eager; before 1.12-1.21x: `fuse_elementwise` no longer holds an RNN's gradient terms).
 
-Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both; lazy is at its edge
-on the LSTM LM and cannot meet it on LinearNet: `--breakdown` times the lazy step's parts, and its floor, the
-Python around the ops (layers, functional wrappers, the optimizer loop) plus the plan run, is already 1.7-1.9x
-the captured step there (0.86-0.94x eager: the lazy plan runs eager's kernels, per-parameter Adam on fresh arrays
-and the add into the cleared gradients, where the captured plan updates in place and skips that add). Recording
-(69-74 us, before 89-95 us) and handing the values out (17-18 us) come on top. Lazy mode removes the kernels'
-dispatch, not the step's Python.
+Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both. The lazy plan is
+now the captured step's plan (one in-place fused optimizer update, no add into the cleared gradients, no update
+values handed out), so what remains is Python: `--breakdown` times the lazy step's parts. On LinearNet recording
+(58-62 us), the Python around the ops (47-50 us: layers, functional wrappers, the optimizer loop) and the
+hand-out (15 us) against the captured step's ~7 us of Python: its floor (Python around the ops + plan run) is
+1.76-1.81x the captured step, so lazy mode cannot meet the target there. On the LSTM LM the same Python is
+16-17 % of the captured step: lazy sits at the target's edge, not under it consistently. Lazy mode removes the
+kernels' dispatch, not the step's Python.
 
-The Python around the ops (`--breakdown --parts` splits it by layer, functional wrapper and optimizer part), four
-runs alternating with main adccaba (load 7-10): 40-42 us after branch r3-python, 48-53 us before (0.80-0.84x per
-run); eager 121-128 us (was 131-135 us), lazy 165-173 us (was 179-188 us); floor 1.67-1.68x captured (was
-1.79-1.84x). docs/tracing.md says what was cut and what is left.
+Earlier (branch r3-python, four runs against main adccaba, load 7-10): the Python around the ops 40-42 us,
+was 48-53 us; docs/tracing.md says what was cut and what is left.
 
 Run: python bench/trace_lazy.py [--repeat N] [--only a|b] [--breakdown [--parts]]
 """

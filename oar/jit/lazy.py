@@ -10,7 +10,8 @@ eager mode computes. Leaving the context, `max_ops` recorded ops, and an in-plac
 ``set_value``) also run it. Autograd works through lazy values: the tape records `Node`s on them without
 reading arrays; ``loss.backward()`` on the graph's own history is one record, differentiated when the graph is
 compiled (`_symbolic_backward`), else the eager walk's gradient ops are recorded lazily. The optimizer's updates
-are recorded ops too, so a training step is one graph. Design and limits: docs/tracing.md ("Lazy mode").
+are recorded ops too, so a training step is one graph, whose plan updates the parameters in place as a captured
+step's does (`LazyGraph.write_back`). Design and limits: docs/tracing.md ("Lazy mode").
 
 Example:
     >>> x = oar.to_tensor([1.0, -2.0])

@@ -110,6 +110,25 @@ class _Backward:
 BACKWARD = _Backward()
 
 
+class _Write:
+    """The op of a write-back record: refs are (target, value) pairs; the compiled plan writes each value into its
+    target's own array, a persistable variable of the Program (`LazyGraph.write_back`)."""
+
+    name, view = "write", False
+
+
+WRITE = _Write()
+
+
+class _Vars:
+    """The scope `Compiled.run_trusted` reads the written targets from: ``vars``, name -> live Tensor."""
+
+    __slots__ = ("vars",)
+
+    def __init__(self, vars):
+        self.vars = vars
+
+
 class LazyGraph:
     """The pending graph of one thread's `lazy()` context."""
 
@@ -128,6 +147,7 @@ class LazyGraph:
         self.node = TRIE.root    # None once off the trie (an attribute without a key)
         self.n_ops = 0
         self.tape = {}           # id -> tape Node of the ops recorded here (a symbolic backward walks only them)
+        self.writes = {}         # feed ref -> the Tensor whose array the plan updates in place (`write_back`)
 
     # ---- recording ----------------------------------------------------------------------------------------------
     def _ref(self, t, new):
@@ -205,7 +225,7 @@ class LazyGraph:
             metas_l.append(m)
             t = _new(LazyTensor)
             t.stop_gradient = True
-            t._grad = t._node = t._name = t._hooks = t._check = None
+            t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = t._view_of = None
             t._vc = [0, False]
             t.persistable = False
             t._pending = (self, ref, m[0], m[1])
@@ -216,7 +236,8 @@ class LazyGraph:
             base = inputs[0]
             base._vc[1] = True
             res[0]._vc = base._vc
-            self.views.append((weakref.ref(res[0]), tuple(inputs), op, attrs))
+            res[0]._view_of = tuple(inputs)  # (held by the view: an input no one else holds is not handed out)
+            self.views.append((weakref.ref(res[0]), op, attrs))
         if self.checks_left > 0:
             _eager_check(op, inputs, attrs, res)
         self.n_ops += 1
@@ -291,22 +312,58 @@ class LazyGraph:
         self.outs.append((weakref.ref(a), p[1], share))
         return a
 
-    def adopt(self, t, src):
-        """Pending tensor `t` takes the pending value of `src` (an accumulation into ``.grad``)."""
+    def adopt(self, t, src, move=True):
+        """Tensor `t` takes the pending value of `src` (an accumulation into ``.grad``); `move`: `src` gives it up
+        (else both hold it, and each gets its own array)."""
         p = src._pending
-        t._pending, src._pending = p, None
+        t._pending = p
+        if move:
+            src._pending = None
         self.outs.append((weakref.ref(t), p[1], False))
+
+    def write_back(self, done):
+        """The optimizer's updates under `oar.lazy()`: `done` lists ``(targets, values)`` (a parameter and its
+        accumulators, their new values). Each target whose value is pending here and whose array no other tensor
+        shares (no view or detached tensor: eager gives the target a new array and those keep the old values) and
+        is writable gets a write of the value into that array, recorded as one record; then the graph runs. The
+        plan's passes (`oar.jit.train_step`'s, as a captured step's) fold each write into the op computing it and
+        fuse the updates into in-place multi-tensor ones; the written values are not handed out (their tensors
+        are used up). Returns ``(targets, values)`` of the rest, which the caller writes back as eager does."""
+        rest_t, rest_v, pairs, arrays, new = [], [], [], set(), []
+        for targets, values in done:
+            for t, v in zip(targets, values):
+                p = v._pending if type(v) is LazyTensor else None
+                if p is None or p[0] is not self or t._vc[1] or type(t) is LazyTensor and t._pending is not None:
+                    rest_t.append(t)
+                    rest_v.append(v)
+                    continue
+                a = t._data
+                if id(a) in arrays or not (a.flags.writeable if type(a) is np.ndarray else is_device_array(a)):
+                    rest_t.append(t)
+                    rest_v.append(v)
+                    continue
+                arrays.add(id(a))
+                pairs.append((self._ref(t, new), p[1]))
+                self.writes[pairs[-1][0]] = t
+                v._pending = None
+        if pairs:
+            pairs = tuple(pairs)
+            node = self.node
+            if node is not None:
+                key = (WRITE, pairs, tuple(new) if new else None)
+                child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = _Node((), None)
+                self.node = child
+            self.records.append(Record(WRITE, pairs, {}, None, len(self.metas), 0, False))
+            self.flush()
+        return tuple(rest_t), tuple(rest_v)
 
     # ---- running ------------------------------------------------------------------------------------------------
     def flush(self):
-        live = []
-        for r, ref, share in self.outs:
-            t = r()
-            if t is not None:
-                p = t._pending
-                if p is not None and p[0] is self and p[1] == ref:
-                    live.append((t, ref, share))
-        if not live:
+        live = [(t, ref, share) for r, ref, share in self.outs  # (one pass; most are dead intermediates)
+                if (t := r()) is not None and (p := t._pending) is not None and p[0] is self and p[1] == ref]
+        if not live and not self.writes:  # (writes run even when no value is handed out)
             self._reset()
             return
         fetch = tuple(dict.fromkeys([ref for _, ref, _ in live]))
@@ -326,16 +383,20 @@ class LazyGraph:
             STATS.hits += 1
         plan, at = entry
         arrays, views, records, checking = self.arrays, self.views, self.records, self.checks_left > 0
+        writes, scope = self.writes, None
+        if writes:  # the written targets are the plan's persistables, read (and updated) through a scope
+            arrays = [a for ref, a in self.feeds if ref not in writes]
+            scope = _Vars({f"in{ref}": t for ref, t in writes.items()})
         self._reset()
         try:
-            values = plan.run_trusted(arrays)
+            values = plan.run_trusted(arrays, scope)
         except Exception as e:
             why = f"{type(e).__name__}: {str(e).splitlines()[0]}"
             for t, _, _ in live:
                 p = t._pending
                 t._pending = (None, why, p[2], p[3])
             raise
-        used = set([id(a) for a in arrays])  # (`run_trusted` appended nothing: a lazy graph reads no persistable)
+        used = set([id(a) for a in arrays])  # (with the written targets' arrays, which `run_trusted` appended)
         given = {}  # ref -> the array its first tensor got (a stand-in, `share`, gets the same one)
         for t, ref, share in live:
             a = given.get(ref)
@@ -354,10 +415,11 @@ class LazyGraph:
                 _compare(t, a, records)
             _set_slot(t, a)
             t._pending = None
-        for r, ins, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
+        for r, op, attrs in views:  # a view op's result shares its input's memory, as in eager mode
             t = r()
             if t is None:
                 continue
+            ins, t._view_of = t._view_of, None
             base = ins[0]._data
             va = op.impl(*[base] + [i._data for i in ins[1:]], **attrs)
             if isinstance(va, np.ndarray) and np.may_share_memory(va, base) and va.shape == tuple(t.shape):
@@ -366,10 +428,13 @@ class LazyGraph:
     def _compile(self, fetch):
         """(plan, index in the plan's results of each fetched ref)."""
         from ..passes import apply_passes
+        from .train_step import train_passes
         prog, names = build_program(self.feeds, self.records, self.metas)
         fetch_names = list(dict.fromkeys([names[r] for r in fetch]))  # two leaves' gradients may be one value
-        prog = apply_passes(prog, LAZY_PASSES, keep=fetch_names)
-        plan = compile_program(prog, [names[r] for r, _ in self.feeds], fetch_names)
+        # a training step (written-back updates) goes through the captured step's pipeline first, as a traced one
+        passes = (*train_passes(), *LAZY_PASSES) if self.writes else LAZY_PASSES
+        prog = apply_passes(prog, passes, keep=fetch_names + [names[r] for r in self.writes])
+        plan = compile_program(prog, [names[r] for r, _ in self.feeds if r not in self.writes], fetch_names)
         return plan, {r: fetch_names.index(names[r]) for r in fetch}
 
     def observe(self, t, kind, array):
@@ -383,12 +448,20 @@ def build_program(feeds, records, metas):
     b = prog.global_block()
     names = {}
     leaves = set([r for rec in records if rec.op is BACKWARD for r in rec.refs[1:]])
+    written = set([t for rec in records if rec.op is WRITE for t, _ in rec.refs])
     for ref, a in feeds:  # gradient rules read stop_gradient: only the leaves of a backward want one
-        names[ref] = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=ref not in leaves,
-                                  is_data=True).name
+        v = b.create_var(f"in{ref}", list(a.shape), D.convert_dtype(a.dtype), stop_gradient=ref not in leaves,
+                         is_data=ref not in written)
+        if ref in written:  # a write-back target: a persistable variable the plan updates
+            v.persistable = True
+        names[ref] = v.name
     no_grad = []  # outputs of ops recorded off the tape (under no_grad, or of inputs that need no gradient)
     for rec in records:
         op = rec.op
+        if op is WRITE:  # refs: (target, value) pairs
+            for target, value in rec.refs:
+                b.append_op("assign", {"x": [names[value]]}, {"out": [names[target]]}, {}, rec.loc)
+            continue
         if op is BACKWARD:
             n_ops = len(b.ops)
             with building(b):

@@ -23,8 +23,10 @@ class LazyTensor(Tensor):
     """A Tensor whose value a pending lazy graph computes. Reading ``_data`` runs that graph first."""
 
     # _pending: (graph, ref, shape, DType) while pending, (None, why, shape, DType) when its graph failed, else
-    # None; _check: the eagerly computed value in check mode
-    __slots__ = ("_pending", "_check")
+    # None; _check: the eagerly computed value in check mode; _zeroed: the version at which `clear_grad()` zeroed
+    # this gradient (`_accumulate` then takes the next gradient as it is instead of adding it to zeros)
+    # _view_of: the inputs of the view op that made it, until its graph runs and it becomes a view of the first
+    __slots__ = ("_pending", "_check", "_zeroed", "_view_of")
 
     def _get_data(self):
         p = self._pending
@@ -67,9 +69,22 @@ class LazyTensor(Tensor):
         t.stop_gradient = False
         return t
 
+    def _mark_zeroed(self):
+        """`Optimizer.clear_grad()` has just zeroed this gradient (in place, one version later)."""
+        self._zeroed = self._vc[0]
+
     def _accumulate(self, g):
         if self._pending is None and (type(g) is not LazyTensor or g._pending is None):
             return Tensor._accumulate(self, g)
+        p = g._pending if type(g) is LazyTensor else None
+        if self._zeroed == self._vc[0] and self._pending is None and p is not None and p[0] is not None and \
+                self._meta() == (tuple(p[2]), p[3].np):
+            # zeroed by clear_grad() and unwritten since: ``0 + g`` is g (the captured step's shortcut), except
+            # that a -0.0 of g stays -0.0 where eager's add gives +0.0 (equal values; docs/tracing.md)
+            p[0].adopt(self, g, move=False)
+            self._zeroed = None
+            self._vc[0] += 1
+            return
         if self._meta()[1] is g._meta()[1]:  # recorded as one add op (the gradient stays pending)
             s = registry.apply(_ADD, [self, g])
         else:  # promoted as eager's NumPy add promotes
@@ -109,7 +124,7 @@ def new_lazy(graph, ref, shape, dtype):
     """A pending LazyTensor of value `ref` in `graph`."""
     t = object.__new__(LazyTensor)
     t.stop_gradient = True
-    t._grad = t._node = t._name = t._hooks = t._check = None
+    t._grad = t._node = t._name = t._hooks = t._check = t._zeroed = t._view_of = None
     t._vc = [0, False]
     t.persistable = False
     t._pending = (graph, ref, shape, dtype)

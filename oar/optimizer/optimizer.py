@@ -252,7 +252,9 @@ class Optimizer:
 
     def _apply_as_ops(self, params_grads, base):
         """The updates dispatched as ops (so a lazy graph or a trace holds them), all recorded before the first
-        result is written back: one lazy graph computes the step's forward, backward and updates."""
+        result is written back: one lazy graph computes the step's forward, backward and updates, and writes them
+        into the parameters' and accumulators' own arrays (`LazyGraph.write_back`: the captured step's in-place
+        fused update) where no other tensor shares those arrays."""
         rec = _active_trace()()
         done, lrs = [], {}
         op, group_of, acc = self._op, self._group_of, self._acc
@@ -283,6 +285,10 @@ class Optimizer:
                 lrs[key] = lr
             outs = apply(op, [p, g, *accs, lr], self._attrs(p, group))
             done.append(((p, *accs), outs if type(outs) is tuple else (outs,)))
+        if rec is None and done:  # lazy: the plan writes the values into the targets' arrays (as a captured step)
+            p = getattr(done[-1][1][0], "_pending", None)
+            if p is not None and p[0] is not None:  # (runs the graph; the rest are handed out then)
+                done = [p[0].write_back(done)]
         for targets, outs in done:
             for t, o in zip(targets, outs):
                 t._data = o._data
@@ -330,6 +336,10 @@ class Optimizer:
             if set_to_zero and d.flags.writeable:  # zero in place, as Paddle: no new allocation
                 d.fill(0)
                 g._vc[0] += 1  # the `_version` property, written out (hot loop)
+                if type(g) is not Tensor:  # a lazy gradient: the next backward's gradient becomes it (no 0 + g)
+                    mark = getattr(g, "_mark_zeroed", None)
+                    if mark is not None:
+                        mark()
             else:
                 p.clear_grad(set_to_zero)
 

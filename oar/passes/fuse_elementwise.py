@@ -7,6 +7,8 @@ array each run, unless the pass proved that it never leaves the run (``reuse_out
 
 Needs: top-level ops, float operands and results with fully known shapes, intermediates neither kept (fetched),
 persistable, nor read by a sub-block, and no op between a member and the chain's last op overwrites its inputs.
+An op joins a chain only when its other operands exist when the chain starts (else the chain's earlier operands
+would stay alive until the late one is made: an accumulation over time steps stays a run of separate adds).
 Guarantees: every kept value is bitwise unchanged (the same ufuncs in the same order; dtypes taken from a first
 run without ``out=``). The fused op has no gradient rule: run the pass on programs whose backward is built (a
 captured training step) or that are not differentiated.
@@ -79,10 +81,12 @@ def fuse_elementwise(program, keep=()):
         if not fusable[k]:
             continue
         members = [k]
-        for n in arg_names(op):
+        args = arg_names(op)
+        for n in args:
             j = producer.get(n)
             if (j is not None and j < k and fusable[j] and j in group_of and len(readers.get(n, ())) == 1
-                    and n not in keep and n not in inner and not gb.vars[n].persistable):
+                    and n not in keep and n not in inner and not gb.vars[n].persistable
+                    and not _made_later(gb, args, n, groups[group_of[j]][0], producer)):
                 members = groups.pop(group_of[j]) + members
                 members.sort()
         for m in members:
@@ -102,6 +106,18 @@ def fuse_elementwise(program, keep=()):
     p._bump()
     p.provenance.append(f"fuse_elementwise: {fused} ops in {len(replace)} fused chains")
     return p
+
+
+def _made_later(block, args, n, first, producer):
+    """Whether an operand of the op (other than `n`, the chain's value) is computed from other values after
+    `first`, the chain's first op: fused, the chain would wait for it at the end, keeping every earlier operand
+    alive until then (a gradient summed over an RNN's time steps: 20 terms held instead of added as each is made).
+    A constant made there (an op reading nothing, `full`) does not count."""
+    for m in args:
+        j = producer.get(m, -1)
+        if m != n and j > first and block.ops[j].input_names():
+            return True
+    return False
 
 
 def _inputs_stable(block, members):

@@ -144,8 +144,8 @@ def test_check_mode_raises_when_the_compiled_graph_differs(monkeypatch):
         def __init__(self, plan):
             self.plan = plan
 
-        def run_trusted(self, args):
-            return tuple(np.asarray(v) + 1.0 for v in self.plan.run_trusted(args))
+        def run_trusted(self, args, scope=None):
+            return tuple(np.asarray(v) + 1.0 for v in self.plan.run_trusted(args, scope))
     monkeypatch.setattr(LG, "compile_program", lambda *a: Wrong(real(*a)))
     monkeypatch.setattr(LG, "TRIE", LG._Trie())
     x = oar.to_tensor([1.0, 2.0])

@@ -91,3 +91,21 @@ def test_fused_sigmoid_keeps_the_relative_precision_of_small_results():
     x = np.array([-8.6131, -15.0, -40.0, 3.0], np.float32)
     got = compile_program(q, feeds, fetch).run_values([x])[0]
     np.testing.assert_allclose(got, 3.0 / (1 + np.exp(-2.0 * x.astype(np.float64))), rtol=3e-7, atol=0)
+
+
+def test_a_sum_whose_terms_are_made_one_by_one_stays_a_run_of_adds():
+    def f(x, w):  # s = t0 + t1 + t2, each term a matmul made after the previous add (a gradient over time steps)
+        s = oar.matmul(x, w) + oar.matmul(x * 2.0, w)
+        s = s + oar.matmul(x * 3.0, w)
+        return oar.tanh(s)
+
+    p, feeds, fetch = build(f, [("x", [3, 4], "float32"), ("w", [4, 4], "float32")])
+    types = [op.type for op in p.global_block().ops]
+    assert types.index("add") < max(i for i, t in enumerate(types) if t == "matmul")   # the third term comes later
+    q = fuse_elementwise(p, keep=fetch)
+    ops = q.global_block().ops
+    # the first add waits for nothing: it stays; the second add and tanh (all operands there) are one chain
+    assert [op.type for op in ops].count("add") == 1 and [op.type for op in ops].count("fused_elementwise") == 1
+    xs = [rng.standard_normal([3, 4]).astype("float32"), rng.standard_normal([4, 4]).astype("float32")]
+    for u, v in zip(compile_program(p, feeds, fetch).run_values(xs), compile_program(q, feeds, fetch).run_values(xs)):
+        np.testing.assert_array_equal(v, u)
