@@ -21,6 +21,7 @@ _EXAMPLE_ARGS = {
     "polygamma": ", 1", "lerp": ", x * 2, 0.5", "renorm": ", 2, 0, 0.1", "ldexp": ", oar.to_tensor([[1, 2]])",
     "addmm": ", oar.ones([1, 3]), oar.ones([3, 2])", "bitwise_and": ", x", "bitwise_or": ", x",
     "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x", "bitwise_left_shift": ", x", "bitwise_right_shift": ", x", "hypot": ", x",
+    "index_fill": ", oar.to_tensor([0]), 1, 9.0", "masked_scatter": ", x > 0.3, oar.to_tensor([9.0])",
 }
 _EXAMPLE_INPUT = {"acosh": "oar.to_tensor([[1.5, 2.0]])", "bitwise_and": _INT, "bitwise_or": _INT,
                   "bitwise_xor": _INT, "bitwise_not": _INT, "gcd": _INT, "lcm": _INT,
@@ -131,7 +132,7 @@ _SOURCES = [
     logic.bitwise_xor, logic.bitwise_not, logic.bitwise_left_shift, logic.bitwise_right_shift,
     manipulation.reshape, manipulation.squeeze, manipulation.unsqueeze, manipulation.flatten,
     manipulation.transpose,
-    indexing.scatter, indexing.index_add, indexing.put_along_axis,
+    indexing.scatter, indexing.index_add, indexing.put_along_axis, indexing.index_fill, indexing.masked_scatter,
     special.digamma, special.lgamma, special.polygamma, special.erfinv, special.i0, special.logit, special.frac,
     special.gcd, special.lcm, special.hypot, special.ldexp, special.lerp, special.asinh, special.acosh, special.atanh,
     matrix.tril, matrix.triu, matrix.renorm, matrix.addmm,
