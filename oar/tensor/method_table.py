@@ -55,7 +55,7 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
             indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill, matrix.fill_diagonal):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
 # the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
-for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid"):
+for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod"):
     METHODS.pop(_name, None)
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)
