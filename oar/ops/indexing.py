@@ -368,7 +368,9 @@ def masked_scatter(x, mask, value, name=None):
         got = value.dtype.name if isinstance(value, TensorMethods) else type(value).__name__
         raise TypeError(f"masked_scatter: value must be a tensor of x's dtype {x.dtype.name}, got {got}")
     shape = broadcast_shapes(x.shape, mask.shape)
-    x, mask = broadcast_to(x, shape), broadcast_to(mask, shape)
+    if list(x.shape) != list(shape):  # (only then: a broadcast view of x would pin it for masked_scatter_)
+        x = broadcast_to(x, shape)
+    mask = broadcast_to(mask, shape)
     value = reshape(value, [-1])
     flat = reshape(cast(mask, D.int64), [-1])
     if not mode().static:
