@@ -20,7 +20,8 @@ _EXAMPLE_ARGS = {
     "index_put": ", (oar.to_tensor([0]), oar.to_tensor([1])), oar.to_tensor(9.0)",
     "polygamma": ", 1", "lerp": ", x * 2, 0.5", "renorm": ", 2, 0, 0.1", "ldexp": ", oar.to_tensor([[1, 2]])",
     "addmm": ", oar.ones([1, 3]), oar.ones([3, 2])", "bitwise_and": ", x", "bitwise_or": ", x",
-    "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x", "bitwise_left_shift": ", x", "bitwise_right_shift": ", x", "hypot": ", x",
+    "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x", "bitwise_left_shift": ", x", "bitwise_right_shift": ", x",
+    "hypot": ", x",
     "index_fill": ", oar.to_tensor([0]), 1, 9.0", "masked_scatter": ", x > 0.3, oar.to_tensor([9.0])",
 }
 _EXAMPLE_INPUT = {"acosh": "oar.to_tensor([[1.5, 2.0]])", "bitwise_and": _INT, "bitwise_or": _INT,

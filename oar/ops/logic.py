@@ -9,7 +9,8 @@ from .onnx_rules import binary as onnx_binary, same as onnx_same
 from .registry import apply, defop, lowerings
 from ..kernels.logic import (all as _all, any as _any, bitwise_and as _bitwise_and,
                            bitwise_left_shift as _bitwise_left_shift, bitwise_not as _bitwise_not,
-                           bitwise_or as _bitwise_or, bitwise_right_shift as _bitwise_right_shift, bitwise_xor as _bitwise_xor, equal as _equal,
+                           bitwise_or as _bitwise_or, bitwise_right_shift as _bitwise_right_shift,
+                           bitwise_xor as _bitwise_xor, equal as _equal,
                            greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
                            less_equal as _less_equal, less_than as _less_than, logical_and as _logical_and,
                            logical_not as _logical_not, logical_or as _logical_or, logical_xor as _logical_xor,
