@@ -21,12 +21,12 @@ _EXAMPLE_ARGS = {
     "polygamma": ", 1", "lerp": ", x * 2, 0.5", "renorm": ", 2, 0, 0.1", "ldexp": ", oar.to_tensor([[1, 2]])",
     "addmm": ", oar.ones([1, 3]), oar.ones([3, 2])", "bitwise_and": ", x", "bitwise_or": ", x",
     "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x", "bitwise_left_shift": ", x", "bitwise_right_shift": ", x",
-    "hypot": ", x",
+    "hypot": ", x", "less": ", x", "copysign": ", -x", "masked_fill": ", x > 0.3, 0.0",
     "index_fill": ", oar.to_tensor([0]), 1, 9.0", "masked_scatter": ", x > 0.3, oar.to_tensor([9.0])",
 }
 _EXAMPLE_INPUT = {"acosh": "oar.to_tensor([[1.5, 2.0]])", "bitwise_and": _INT, "bitwise_or": _INT,
                   "bitwise_xor": _INT, "bitwise_not": _INT, "gcd": _INT, "lcm": _INT,
-                  "bitwise_left_shift": _INT, "bitwise_right_shift": _INT}
+                  "bitwise_left_shift": _INT, "bitwise_right_shift": _INT, "bitwise_invert": _INT}
 
 
 def keeps_dtype(x, out):
@@ -130,7 +130,8 @@ _SOURCES = [
     reduction.cumsum, reduction.cumprod,
     logic.equal, logic.not_equal, logic.greater_equal, logic.greater_than, logic.less_equal, logic.less_than,
     logic.logical_and, logic.logical_or, logic.logical_xor, logic.logical_not, logic.bitwise_and, logic.bitwise_or,
-    logic.bitwise_xor, logic.bitwise_not, logic.bitwise_left_shift, logic.bitwise_right_shift,
+    logic.bitwise_xor, logic.bitwise_not, logic.bitwise_left_shift, logic.bitwise_right_shift, logic.less,
+    logic.bitwise_invert, math.copysign, indexing.masked_fill, special.sinc,
     manipulation.reshape, manipulation.squeeze, manipulation.unsqueeze, manipulation.flatten,
     manipulation.transpose,
     indexing.scatter, indexing.index_add, indexing.put_along_axis, indexing.index_fill, indexing.masked_scatter,

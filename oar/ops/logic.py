@@ -50,6 +50,25 @@ GREATER_THAN, greater_than = _cmp("greater_than", _greater_than)
 GREATER_EQUAL, greater_equal = _cmp("greater_equal", _greater_equal)
 
 
+def _short_cmp(name, full):
+    """Paddle 3's short comparison names (``paddle.gt`` is `greater_than`), with a keyword-only `out`."""
+    def fn(x, y, name=None, *, out=None):
+        return _into(full(x, y), out, fn.__name__)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"`{full.__name__}` under Paddle 3's short name; with `out` the result is written into that "
+                  f"tensor, which is returned.\n\n    Example:\n"
+                  f"        >>> oar.{name}(oar.to_tensor([1, 2, 3]), oar.to_tensor(2)).numpy().tolist()\n"
+                  f"        {_CMP_EXAMPLES[full.__name__]}\n    ")
+    return fn
+
+
+eq, ne = _short_cmp("eq", equal), _short_cmp("ne", not_equal)
+gt, greater = _short_cmp("gt", greater_than), _short_cmp("greater", greater_than)
+ge = _short_cmp("ge", greater_equal)
+lt, less = _short_cmp("lt", less_than), _short_cmp("less", less_than)
+le = _short_cmp("le", less_equal)
+
+
 def _into(result, out, what):
     """`result`, or `out` holding it (Paddle's ``out=``: the tensor written and returned)."""
     if out is None:
@@ -158,6 +177,16 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
         [124, 4]
     """
     return _shift(BITWISE_RIGHT_SHIFT, x, y, is_arithmetic, out)
+
+
+def bitwise_invert(x, out=None, name=None):
+    """`bitwise_not` under the Python array API's name (logical not for bool).
+
+    Example:
+        >>> oar.bitwise_invert(oar.to_tensor([0, 5])).numpy().tolist()
+        [-1, -6]
+    """
+    return bitwise_not(x, out)
 
 
 def _infer_all(m, axis, keepdim):
