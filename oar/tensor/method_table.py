@@ -1,7 +1,7 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
 from ..ops import math, reduction, linalg, manipulation, subscript, creation, logic, search, indexing, random
 from ..ops import special, complex as complex_ops, stat, matrix, rearrange, inplace
-from ..ops import linalg_decomp, linalg_solve, linalg_norm
+from ..ops import linalg_decomp, linalg_solve, linalg_norm, short_names
 
 
 def _r(fn):
@@ -38,7 +38,7 @@ METHODS = {
 }
 
 for _mod in (math, reduction, linalg, logic, manipulation, search, indexing, special, complex_ops, stat, matrix,
-             rearrange, linalg_decomp, linalg_solve, linalg_norm):
+             rearrange, linalg_decomp, linalg_solve, linalg_norm, short_names):
     for _name in dir(_mod):
         _fn = getattr(_mod, _name)
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \
@@ -55,7 +55,7 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
             indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill, matrix.fill_diagonal):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
 # the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
-for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod"):
+for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod", "positive"):
     METHODS.pop(_name, None)
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)

@@ -1,0 +1,83 @@
+"""Paddle 3's NumPy/PyTorch-style names for what the core ops already do: matrix_transpose, ravel, msort, argwhere,
+negative, positive. Each is composed from one or two core ops, so gradients, static mode and export come from them."""
+from .common import operand, public_api
+from .logic import _into
+from .manipulation import reshape, transpose
+from .math import neg
+from .search import nonzero, sort
+
+
+def matrix_transpose(x, name=None):
+    """Swaps the last two dimensions of `x` (at least 2-D).
+
+    Example:
+        >>> oar.matrix_transpose(oar.ones([2, 3, 4])).shape
+        [2, 4, 3]
+    """
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: x must have at least 2 dimensions, got shape {list(x.shape)}")
+    perm = list(range(x.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return transpose(x, perm)
+
+
+def ravel(input):
+    """`input` flattened to 1-D (a 0-D tensor gives shape [1]).
+
+    Example:
+        >>> oar.ravel(oar.to_tensor([[3, 1], [2, 4]])).numpy().tolist()
+        [3, 1, 2, 4]
+    """
+    return reshape(input, [-1])
+
+
+def msort(input, *, out=None):
+    """`input` sorted along its first axis (ascending); with `out` the result is written into that tensor.
+
+    Example:
+        >>> oar.msort(oar.to_tensor([[3, 1], [2, 4]])).numpy().tolist()
+        [[2, 1], [3, 4]]
+    """
+    return _into(input if input.ndim == 0 else sort(input, axis=0), out, "msort")
+
+
+def argwhere(input):
+    """The coordinates of the non-zero elements of `input` (at least 1-D): int64 of shape [count, ndim].
+
+    Example:
+        >>> oar.argwhere(oar.to_tensor([[0, 1], [2, 0]])).numpy().tolist()
+        [[0, 1], [1, 0]]
+    """
+    if input.ndim == 0:
+        raise ValueError("argwhere: input must have at least one dimension, got a 0-D tensor")
+    return nonzero(input)
+
+
+def _no_bool(x, what):
+    x = operand(x)
+    if x.dtype.kind == "b":
+        raise TypeError(f"{what} of a bool tensor is not defined (use logical_not)")
+    return x
+
+
+def negative(x, name=None):
+    """``-x`` (refuses bool, as Paddle).
+
+    Example:
+        >>> oar.negative(oar.to_tensor([1, -2])).numpy().tolist()
+        [-1, 2]
+    """
+    return neg(_no_bool(x, "negative"))
+
+
+def positive(x, name=None):
+    """``+x``: `x` itself (refuses bool, as Paddle).
+
+    Example:
+        >>> oar.positive(oar.to_tensor([1, -2])).numpy().tolist()
+        [1, -2]
+    """
+    return _no_bool(x, "positive")
+
+
+__all__ = public_api(globals())
