@@ -1,9 +1,13 @@
 """Paddle 3's NumPy/PyTorch-style names for what the core ops already do: matrix_transpose, ravel, msort, argwhere,
-negative, positive. Each is composed from one or two core ops, so gradients, static mode and export come from them."""
-from .common import operand, public_api
+negative, positive, ger, vecdot, reduce_as, broadcast_shapes. Each is composed from one or two core ops, so gradients, static mode and export come from them."""
+from ..core import dtype as D
+from .common import broadcast_shapes as _broadcast, operand, public_api
+from .complex import conj
 from .logic import _into
 from .manipulation import reshape, transpose
-from .math import neg
+from .math import REDUCE_AS, cast, neg, sum
+from .linalg import outer
+from .registry import apply
 from .search import nonzero, sort
 
 
@@ -78,6 +82,55 @@ def positive(x, name=None):
         [1, -2]
     """
     return _no_bool(x, "positive")
+
+
+def ger(x, y, name=None, *, out=None):
+    """The outer product of `x` and `y` (each flattened): `outer` under BLAS's name; with `out` the result is written
+    into that tensor.
+
+    Example:
+        >>> oar.ger(oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0, 4.0, 5.0])).numpy().tolist()
+        [[3.0, 4.0, 5.0], [6.0, 8.0, 10.0]]
+    """
+    return _into(outer(x, y), out, "ger")
+
+
+def vecdot(x, y, axis=-1, name=None):
+    """The dot product of `x` and `y` (broadcast together) along `axis`, conjugating `x`: ``sum(conj(x) * y, axis)``.
+
+    Example:
+        >>> oar.vecdot(oar.to_tensor([[1.0, 2.0], [3.0, 4.0]]), oar.to_tensor([1.0, 1.0])).numpy().tolist()
+        [3.0, 7.0]
+    """
+    x, y = operand(x), operand(y)
+    return sum((conj(x) if x.dtype.kind == "c" else x) * y, axis=axis)
+
+
+def reduce_as(x, target, name=None):
+    """`x` summed down to the shape of `target` (which must broadcast to `x`'s shape): the adjoint of broadcasting.
+    A bool `x` is counted as int64, as `sum` does.
+
+    Example:
+        >>> oar.reduce_as(oar.to_tensor([[1, 2], [3, 4]]), oar.to_tensor([0, 0])).numpy().tolist()
+        [4, 6]
+    """
+    shape, want = list(x.shape), list(target.shape)
+    if -1 not in shape + want and (len(want) > len(shape) or _broadcast(shape, want) != shape):
+        raise ValueError(f"reduce_as: the target shape {want} does not broadcast to x's shape {shape}")
+    return apply(REDUCE_AS, (cast(x, D.int64) if x.dtype is D.bool_ else x, target))
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of all `shapes` broadcast to (``[]`` for none).
+
+    Example:
+        >>> oar.broadcast_shapes([2, 1], [3], [1, 1, 1])
+        [1, 2, 3]
+    """
+    out = []
+    for s in shapes:
+        out = _broadcast(out, list(s))
+    return out
 
 
 __all__ = public_api(globals())

@@ -25,6 +25,8 @@ METHODS = {
     "__and__": lambda x, y: (L.logical_and if x.dtype.kind == "b" else L.bitwise_and)(x, y),
     "__or__": lambda x, y: (L.logical_or if x.dtype.kind == "b" else L.bitwise_or)(x, y),
     "__xor__": lambda x, y: (L.logical_xor if x.dtype.kind == "b" else L.bitwise_xor)(x, y),
+    "__rand__": lambda x, y: (L.logical_and if x.dtype.kind == "b" else L.bitwise_and)(y, x),
+    "__rxor__": lambda x, y: (L.logical_xor if x.dtype.kind == "b" else L.bitwise_xor)(y, x),
     "__invert__": L.bitwise_not, "__lshift__": L.bitwise_left_shift, "__rlshift__": _r(L.bitwise_left_shift),
     "__rshift__": L.bitwise_right_shift, "__rrshift__": _r(L.bitwise_right_shift),
     "__getitem__": subscript.tensor_getitem, "__setitem__": subscript.tensor_setitem,
@@ -55,7 +57,8 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
             indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill, matrix.fill_diagonal):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
 # the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
-for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod", "positive"):
+for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod", "positive", "ger", "vecdot",
+              "broadcast_shapes"):
     METHODS.pop(_name, None)
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)

@@ -372,3 +372,10 @@ add("msort", oar.msort, lambda x: np.sort(x, 0), (distinct(4, 3),))
 add("argwhere", oar.argwhere, np.argwhere, (randn(3, 4) > 0,), tags=("dynamic_shape",))
 add("negative", oar.negative, np.negative, (randn(3, 4),), (ints(5, 3),))
 add("positive", oar.positive, np.positive, (randn(3, 4),))
+add("reduce_as", oar.reduce_as, lambda x, t: x.sum(axis=(0, 2), keepdims=True)[0], (randn(2, 3, 4), randn(3, 1)),
+    diff=(0,))
+add("ger", oar.ger, np.outer, (randn(3), randn(4)))
+add("vecdot", lambda x, y: oar.vecdot(x, y, axis=0), lambda x, y: (x * y).sum(0), (randn(3, 4), randn(3, 1)))
+add("gammaln_inplace", lambda x: oar.gammaln_(x * 1.0), sp.gammaln, (pos(3, 4),), grad=False)
+add("reflected_and_xor", lambda x: (6 & x, 6 ^ x, True & (x > 2), True ^ (x > 2)),
+    lambda x: (6 & x, 6 ^ x, x > 2, ~(x > 2)), (ints(9, 3, 4),))

@@ -501,3 +501,19 @@ P3_CASES.update({  # Paddle 3's short and NumPy-style names
     "argwhere[0-D]": lambda p: p.argwhere(t(p, 3.0)),
     "Tensor.argwhere": lambda p: t(p, [0.0, 2.0, 0.0, 1.0]).argwhere(),
 })
+P3_CASES.update({
+    "reduce_as[float]": lambda p: p.reduce_as(p.ones([2, 3, 4]), p.ones([3, 1])),
+    "reduce_as[int]": lambda p: p.reduce_as(t(p, [[1, 2], [3, 4]]), t(p, [0, 0])),
+    "reduce_as[bool]": lambda p: p.reduce_as(t(p, [[True, True]]), t(p, [False, False])),
+    "reduce_as[mismatch]": lambda p: p.reduce_as(p.ones([2, 3]), p.ones([4])),
+    "Tensor.reduce_as": lambda p: t(p, [1.0, 2.0]).reduce_as(t(p, [0.0])),
+    "broadcast_shapes[3]": lambda p: t(p, p.broadcast_shapes([2, 1], [3], [1, 1, 1])),
+    "broadcast_shapes[mismatch]": lambda p: t(p, p.broadcast_shapes([2], [3])),
+    "ger[float]": lambda p: p.ger(t(p, [1.0, 2.0]), t(p, [3.0, 4.0, 5.0])),
+    "ger[2-D]": lambda p: p.ger(t(p, [[1.0]]), t(p, [3.0])),
+    "vecdot[axis0]": lambda p: p.vecdot(t(p, [[1.0, 2.0], [3.0, 4.0]]), t(p, [[1.0], [1.0]]), axis=0),
+    "vecdot[int]": lambda p: p.vecdot(t(p, [1, 2]), t(p, [1, 2])),
+    "gammaln_[float]": lambda p: p.gammaln_(t(p, [0.5, 3.0])),
+    "3&x[int]": lambda p: 3 & t(p, [1, 2]), "3^x[int]": lambda p: 3 ^ t(p, [1, 2]),
+    "True^x[bool]": lambda p: True ^ t(p, [True, False]), "True&x[bool]": lambda p: True & t(p, [True, False]),
+})
