@@ -136,7 +136,8 @@ _SOURCES = [
     manipulation.transpose,
     indexing.scatter, indexing.index_add, indexing.put_along_axis, indexing.index_fill, indexing.masked_scatter,
     special.digamma, special.lgamma, special.polygamma, special.erfinv, special.i0, special.logit, special.frac,
-    special.gcd, special.lcm, special.hypot, special.gammaln, special.ldexp, special.lerp, special.asinh, special.acosh, special.atanh,
+    special.gcd, special.lcm, special.hypot, special.gammaln,
+    special.ldexp, special.lerp, special.asinh, special.acosh, special.atanh,
     matrix.tril, matrix.triu, matrix.renorm, matrix.addmm,
     rearrange.index_put,
 ]

@@ -1,5 +1,6 @@
 """Paddle 3's NumPy/PyTorch-style names for what the core ops already do: matrix_transpose, ravel, msort, argwhere,
-negative, positive, ger, vecdot, reduce_as, broadcast_shapes. Each is composed from one or two core ops, so gradients, static mode and export come from them."""
+negative, positive, ger, vecdot, reduce_as, broadcast_shapes. Each is composed from one or two core ops, so
+gradients, static mode and export come from them."""
 from ..core import dtype as D
 from .common import broadcast_shapes as _broadcast, operand, public_api
 from .complex import conj
