@@ -57,7 +57,7 @@ ROWS = {  # method -> (args made from tensors, out-of-place reference as a funct
     "index_fill_": (lambda: [oar.to_tensor([1, 0]), 1, -1.0], oar.index_fill),
     "masked_scatter_": (lambda: [oar.to_tensor(A > 1), oar.to_tensor(B.reshape(-1))], oar.masked_scatter),
     "sinc_": (list, oar.sinc), "copysign_": (lambda: [oar.to_tensor(-B)], oar.copysign),
-    "less_": (lambda: [oar.to_tensor(B)], oar.less),
+    "less_": (lambda: [oar.to_tensor(B)], oar.less), "gammaln_": (list, oar.gammaln),
 }
 INT_ROWS = {  # in-place forms of integer ops, on an int64 tensor
     "bitwise_and_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_and),
