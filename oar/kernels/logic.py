@@ -41,8 +41,8 @@ def _shift_count(xp, x, y):
     return inside, xp.where(inside, y, 0).astype(x.dtype)
 
 
-def bitwise_left_shift(x, y, is_arithmetic):
-    """``x << y`` (the same for both modes); 0 where `y` is negative or not below the bit width."""
+def bitwise_left_shift(x, y):
+    """``x << y`` (arithmetic and logical left shifts are one); 0 where `y` is negative or not below the bit width."""
     xp = array_module(x, y)
     inside, count = _shift_count(xp, x, y)
     return xp.where(inside, xp.left_shift(x, count), 0).astype(x.dtype)

@@ -148,7 +148,8 @@ def _shift(op, x, y, is_arithmetic, out):
                             f"{v.dtype.name}")
     if x.dtype is not y.dtype:
         raise TypeError(f"{op.name}: x is {x.dtype.name} but y is {y.dtype.name}; cast one to the other's dtype")
-    return _into(apply(op, (x, y), {"is_arithmetic": bool(is_arithmetic)}), out, op.name)
+    attrs = {"is_arithmetic": bool(is_arithmetic)} if op is BITWISE_RIGHT_SHIFT else {}  # one left shift for both
+    return _into(apply(op, (x, y), attrs), out, op.name)
 
 
 def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
