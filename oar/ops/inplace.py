@@ -3,7 +3,8 @@ the tensor's version (so backward through a value changed after use raises) and 
 
 `INPLACE` maps each name to its function; `oar` exports them at the top level and `method_table` installs them as
 Tensor methods."""
-from . import complex as _complex, indexing, logic, manipulation, math, matrix, rearrange, reduction, special
+from . import (complex as _complex, indexing, logic, manipulation, math, matrix, rearrange, reduction, short_names,
+               special)
 
 
 # the arguments after `x` (and the input, where [[0.5, 0.25]] does not suit) of each in-place form's doc example
@@ -21,7 +22,8 @@ _EXAMPLE_ARGS = {
     "polygamma": ", 1", "lerp": ", x * 2, 0.5", "renorm": ", 2, 0, 0.1", "ldexp": ", oar.to_tensor([[1, 2]])",
     "addmm": ", oar.ones([1, 3]), oar.ones([3, 2])", "bitwise_and": ", x", "bitwise_or": ", x",
     "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x", "bitwise_left_shift": ", x", "bitwise_right_shift": ", x",
-    "hypot": ", x", "less": ", x", "copysign": ", -x", "masked_fill": ", x > 0.3, 0.0",
+    "hypot": ", x", "less": ", x", "clamp": ", 0.3, 0.4", "mul": ", x", "copysign": ", -x",
+    "masked_fill": ", x > 0.3, 0.0",
     "index_fill": ", oar.to_tensor([0]), 1, 9.0", "masked_scatter": ", x > 0.3, oar.to_tensor([9.0])",
 }
 _EXAMPLE_INPUT = {"acosh": "oar.to_tensor([[1.5, 2.0]])", "bitwise_and": _INT, "bitwise_or": _INT,
@@ -139,7 +141,7 @@ _SOURCES = [
     special.gcd, special.lcm, special.hypot, special.gammaln,
     special.ldexp, special.lerp, special.asinh, special.acosh, special.atanh,
     matrix.tril, matrix.triu, matrix.renorm, matrix.addmm,
-    rearrange.index_put,
+    rearrange.index_put, short_names.clamp, short_names.mul,
 ]
 
 INPLACE = {fn.__name__ + "_": inplace(fn) for fn in _SOURCES}

@@ -1,12 +1,13 @@
 """Paddle 3's NumPy/PyTorch-style names for what the core ops already do: matrix_transpose, ravel, msort, argwhere,
-negative, positive, ger, vecdot, reduce_as, broadcast_shapes. Each is composed from one or two core ops, so
+negative, positive, ger, vecdot, reduce_as, broadcast_shapes, cat/concatenate, clamp, mul, true_divide, permute,
+swapaxes/swapdims. Each is composed from one or two core ops, so
 gradients, static mode and export come from them."""
 from ..core import dtype as D
 from .common import broadcast_shapes as _broadcast, operand, public_api
 from .complex import conj
 from .logic import _into
-from .manipulation import reshape, transpose
-from .math import REDUCE_AS, cast, neg, sum
+from .manipulation import concat, reshape, transpose
+from .math import REDUCE_AS, cast, clip, divide, multiply, neg, sum
 from .linalg import outer
 from .registry import apply
 from .search import nonzero, sort
@@ -132,6 +133,96 @@ def broadcast_shapes(*shapes):
     for s in shapes:
         out = _broadcast(out, list(s))
     return out
+
+
+def cat(x, axis=0, name=None, *, out=None):
+    """`concat` under PyTorch's name: the tensors of `x` joined along `axis`; with `out` the result is written into
+    that tensor.
+
+    Example:
+        >>> oar.cat([oar.to_tensor([1, 2]), oar.to_tensor([3])]).numpy().tolist()
+        [1, 2, 3]
+    """
+    return _into(concat(x, axis), out, "cat")
+
+
+def concatenate(x, axis=0, name=None, *, out=None):
+    """`concat` under NumPy's name (see `cat`).
+
+    Example:
+        >>> oar.concatenate([oar.to_tensor([[1, 2]]), oar.to_tensor([[3, 4]])], axis=1).numpy().tolist()
+        [[1, 2, 3, 4]]
+    """
+    return _into(concat(x, axis), out, "concatenate")
+
+
+def clamp(x, min=None, max=None, name=None, *, out=None):
+    """`clip` under PyTorch's name: `x` limited to ``[min, max]``; with `out` the result is written into that tensor.
+
+    Example:
+        >>> oar.clamp(oar.to_tensor([1.0, 5.0]), 2.0, 4.0).numpy().tolist()
+        [2.0, 4.0]
+    """
+    return _into(clip(x, min, max), out, "clamp")
+
+
+def mul(x, y, name=None, *, out=None):
+    """`multiply` under PyTorch's name; with `out` the result is written into that tensor.
+
+    Example:
+        >>> oar.mul(oar.to_tensor([1, 2]), oar.to_tensor([3, 4])).numpy().tolist()
+        [3, 8]
+    """
+    return _into(multiply(x, y), out, "mul")
+
+
+def true_divide(input, other, *, out=None):
+    """`divide` (true division: integers give the default float dtype) under NumPy's name.
+
+    Example:
+        >>> oar.true_divide(oar.to_tensor([7, -7]), oar.to_tensor([2, 2])).numpy().tolist()
+        [3.5, -3.5]
+    """
+    return _into(divide(input, other), out, "true_divide")
+
+
+def permute(input, *dims):
+    """`input` with its dimensions reordered by `dims`, given as one list or as separate ints.
+
+    Example:
+        >>> oar.permute(oar.ones([2, 3, 4]), 2, 0, 1).shape
+        [4, 2, 3]
+    """
+    perm = list(dims[0]) if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims)
+    return transpose(input, perm)
+
+
+def swapaxes(x, perm, axis1=None, name=None):
+    """`x` with two axes exchanged (``swapaxes(x, 0, 2)``), or, as Paddle also accepts, reordered by a whole
+    permutation (``swapaxes(x, [2, 0, 1])``, `transpose`).
+
+    Example:
+        >>> oar.swapaxes(oar.ones([2, 3, 4]), 0, 2).shape
+        [4, 3, 2]
+    """
+    if axis1 is None:
+        if not isinstance(perm, (list, tuple)):
+            raise TypeError("swapaxes: give two axes, or one permutation list")
+        return transpose(x, list(perm))
+    order = list(range(x.ndim))
+    a, b = order[perm], order[axis1]  # (IndexError for an axis out of range)
+    order[a], order[b] = b, a
+    return transpose(x, order)
+
+
+def swapdims(x, perm, axis1=None, name=None):
+    """`swapaxes` under PyTorch's name.
+
+    Example:
+        >>> oar.swapdims(oar.ones([2, 3]), 0, 1).shape
+        [3, 2]
+    """
+    return swapaxes(x, perm, axis1)
 
 
 __all__ = public_api(globals())

@@ -58,7 +58,7 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
 # the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
 for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod", "positive", "ger", "vecdot",
-              "broadcast_shapes"):
+              "cat", "concatenate", "broadcast_shapes"):  # top-level functions only, as in Paddle
     METHODS.pop(_name, None)
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)

@@ -517,3 +517,19 @@ P3_CASES.update({
     "3&x[int]": lambda p: 3 & t(p, [1, 2]), "3^x[int]": lambda p: 3 ^ t(p, [1, 2]),
     "True^x[bool]": lambda p: True ^ t(p, [True, False]), "True&x[bool]": lambda p: True & t(p, [True, False]),
 })
+P3_CASES.update({
+    "cat[int]": lambda p: p.cat([t(p, [1, 2]), t(p, [3])]),
+    "cat[mixed dtypes]": lambda p: p.cat([t(p, [1.0]), t(p, [3.0], "float64")]),
+    "concatenate[axis1]": lambda p: p.concatenate([t(p, [[1, 2]]), t(p, [[3, 4]])], axis=1),
+    "clamp[float]": lambda p: p.clamp(t(p, [1.0, 5.0]), 2.0, 4.0),
+    "clamp[int,min]": lambda p: p.clamp(t(p, [1, 5]), min=2),
+    "clamp_[float]": lambda p: t(p, [1.0, 5.0]).clamp_(2.0, 4.0),
+    "mul[int]": lambda p: p.mul(t(p, [1, 2]), t(p, [3, 4])),
+    "mul_[float]": lambda p: t(p, [1.0, 2.0]).mul_(t(p, [3.0, 4.0])),
+    "true_divide[int]": lambda p: p.true_divide(t(p, [7, -7]), t(p, [2, 2])),
+    "permute[list]": lambda p: p.permute(p.arange(6).reshape([1, 2, 3]), [2, 0, 1]),
+    "permute[ints]": lambda p: p.arange(6).reshape([1, 2, 3]).permute(2, 0, 1),
+    "swapaxes[two]": lambda p: p.swapaxes(p.arange(6).reshape([1, 2, 3]), 0, 2),
+    "swapaxes[perm]": lambda p: p.swapaxes(p.arange(6).reshape([1, 2, 3]), [2, 0, 1]),
+    "swapdims[method]": lambda p: p.arange(6).reshape([2, 3]).swapdims(0, 1),
+})

@@ -58,6 +58,7 @@ ROWS = {  # method -> (args made from tensors, out-of-place reference as a funct
     "masked_scatter_": (lambda: [oar.to_tensor(A > 1), oar.to_tensor(B.reshape(-1))], oar.masked_scatter),
     "sinc_": (list, oar.sinc), "copysign_": (lambda: [oar.to_tensor(-B)], oar.copysign),
     "less_": (lambda: [oar.to_tensor(B)], oar.less), "gammaln_": (list, oar.gammaln),
+    "clamp_": (lambda: [0.8, 1.5], oar.clamp), "mul_": (lambda: [oar.to_tensor(B)], oar.mul),
 }
 INT_ROWS = {  # in-place forms of integer ops, on an int64 tensor
     "bitwise_and_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_and),
