@@ -14,6 +14,7 @@ heaviside = ufunc_kernel("heaviside")
 nextafter = ufunc_kernel("nextafter")
 gcd = ufunc_kernel("gcd")
 lcm = ufunc_kernel("lcm")
+hypot = ufunc_kernel("hypot")
 
 # Bernoulli numbers B2, B4, ..., B14
 _B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)

@@ -9,7 +9,10 @@ import numpy as np
 from ..core import dtype as D
 from .common import broadcast_shapes, norm_axis1, operand, to_int_list
 from ..core.tensor_methods import TensorMethods
+from ..core.state import mode
+from .manipulation import broadcast_to, reshape
 from .math import cast, unbroadcast, zeros_like, where
+from .reduction import cumsum
 from ..kernels.indexing import (gather as _gather, gather_nd as _gather_nd, index_add as _index_add,
                                 one_hot as _one_hot, put_along_axis as _put_along_axis, scatter as _scatter,
                                 scatter_nd_add as _scatter_nd_add, take_along_axis as _take_along_axis)
@@ -317,6 +320,70 @@ def masked_fill(x, mask, value, name=None):
     return where(operand(mask), value if value.dtype is x.dtype else cast(value, x.dtype), x)
 
 
+def index_fill(x, index, axis, value, name=None):
+    """`x` with every slice along `axis` that `index` picks set to `value` (a Python number, converted to `x`'s
+    dtype, or a 0-D tensor of that dtype). `index` is an integer tensor (flattened; negative values count from the
+    end); a value out of range raises IndexError (Paddle 3.3.1 reads past its buffer).
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> oar.index_fill(x, oar.to_tensor([0, -1]), 0, -1.0).numpy().tolist()
+        [[-1.0, -1.0], [3.0, 4.0], [-1.0, -1.0]]
+    """
+    index = reshape(_index_operand(index, "index_fill"), [-1])
+    if x.ndim == 0 or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"index_fill: axis must be in [-{x.ndim}, {x.ndim}) for x of shape {list(x.shape)}, "
+                         f"got {axis}" if x.ndim else "index_fill: x must have at least one dimension, got 0-D")
+    if isinstance(value, TensorMethods) and (value.ndim != 0 or value.dtype is not x.dtype):
+        raise ValueError(f"index_fill: value must be a number or a 0-D {x.dtype.name} tensor, got "
+                         f"{value.dtype.name}{list(value.shape)}")
+    axis = norm_axis1(axis, x.ndim)
+    n = x.shape[axis]
+    if not mode().static and n >= 0 and index.shape[0]:
+        picked = index.numpy()
+        if picked.min() < -n or picked.max() >= n:
+            raise IndexError(f"index_fill: index values must be in [{-n}, {n}) for axis {axis} of x of shape "
+                             f"{list(x.shape)}, got min {picked.min()} max {picked.max()}")
+    # the picked slices as a mask of x's shape: ones added at `index` into zeros (gather checks the range)
+    zeros = cast(zeros_like(x), D.int32)
+    hits = apply(INDEX_ADD, (zeros, index, gather(zeros, index, axis) + 1), {"axis": axis})
+    value = operand(value, x)
+    return where(hits > 0, value if value.dtype is x.dtype else cast(value, x.dtype), x)
+
+
+def masked_scatter(x, mask, value, name=None):
+    """`x` (broadcast with the bool `mask`) with the elements where `mask` is True replaced, in row-major order, by
+    the first elements of `value` (a tensor of `x`'s dtype, read flattened). Too few elements in `value` raise
+    ValueError (Paddle 3.3.1 reads past its buffer).
+
+    Example:
+        >>> x = oar.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> oar.masked_scatter(x, x > 1.5, oar.to_tensor([10.0, 20.0, 30.0, 40.0])).numpy().tolist()
+        [[1.0, 10.0], [20.0, 30.0]]
+    """
+    mask = operand(mask)
+    if mask.dtype is not D.bool_:
+        raise TypeError(f"masked_scatter: mask must be a bool tensor, got {mask.dtype.name}")
+    if not isinstance(value, TensorMethods) or value.dtype is not x.dtype:
+        got = value.dtype.name if isinstance(value, TensorMethods) else type(value).__name__
+        raise TypeError(f"masked_scatter: value must be a tensor of x's dtype {x.dtype.name}, got {got}")
+    shape = broadcast_shapes(x.shape, mask.shape)
+    if list(x.shape) != list(shape):  # (only then: a broadcast view of x would pin it for masked_scatter_)
+        x = broadcast_to(x, shape)
+    mask = broadcast_to(mask, shape)
+    value = reshape(value, [-1])
+    flat = reshape(cast(mask, D.int64), [-1])
+    if not mode().static:
+        need, have = int(flat.numpy().sum()), value.shape[0]
+        if need > have:
+            raise ValueError(f"masked_scatter: mask selects {need} elements but value has only {have}")
+        if have == 0:  # nothing selected, nothing to read
+            return where(mask, x, x)
+    # the k-th True element of the mask takes value[k]; the other positions read value[0], which `where` drops
+    taken = reshape(gather(value, (cumsum(flat) - 1) * flat), shape)
+    return where(mask, taken, x)
+
+
 # ---- ONNX -------------------------------------------------------------------------------------------------------
 
 def _onnx_one_hot(ctx, op):
@@ -335,4 +402,5 @@ lowerings({
 
 
 __all__ = ["slice", "strided_slice", "gather", "index_select", "index_add", "gather_nd", "scatter_nd_add",
-           "scatter_nd", "scatter", "take_along_axis", "put_along_axis", "one_hot", "masked_fill"]
+           "scatter_nd", "scatter", "take_along_axis", "put_along_axis", "one_hot", "masked_fill", "index_fill",
+           "masked_scatter"]

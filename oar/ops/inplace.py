@@ -3,7 +3,8 @@ the tensor's version (so backward through a value changed after use raises) and 
 
 `INPLACE` maps each name to its function; `oar` exports them at the top level and `method_table` installs them as
 Tensor methods."""
-from . import complex as _complex, indexing, logic, manipulation, math, matrix, rearrange, reduction, special
+from . import (complex as _complex, indexing, logic, manipulation, math, matrix, rearrange, reduction, short_names,
+               special)
 
 
 # the arguments after `x` (and the input, where [[0.5, 0.25]] does not suit) of each in-place form's doc example
@@ -20,10 +21,14 @@ _EXAMPLE_ARGS = {
     "index_put": ", (oar.to_tensor([0]), oar.to_tensor([1])), oar.to_tensor(9.0)",
     "polygamma": ", 1", "lerp": ", x * 2, 0.5", "renorm": ", 2, 0, 0.1", "ldexp": ", oar.to_tensor([[1, 2]])",
     "addmm": ", oar.ones([1, 3]), oar.ones([3, 2])", "bitwise_and": ", x", "bitwise_or": ", x",
-    "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x",
+    "bitwise_xor": ", x", "gcd": ", x", "lcm": ", x", "bitwise_left_shift": ", x", "bitwise_right_shift": ", x",
+    "hypot": ", x", "less": ", x", "clamp": ", 0.3, 0.4", "mul": ", x", "copysign": ", -x",
+    "masked_fill": ", x > 0.3, 0.0",
+    "index_fill": ", oar.to_tensor([0]), 1, 9.0", "masked_scatter": ", x > 0.3, oar.to_tensor([9.0])",
 }
 _EXAMPLE_INPUT = {"acosh": "oar.to_tensor([[1.5, 2.0]])", "bitwise_and": _INT, "bitwise_or": _INT,
-                  "bitwise_xor": _INT, "bitwise_not": _INT, "gcd": _INT, "lcm": _INT}
+                  "bitwise_xor": _INT, "bitwise_not": _INT, "gcd": _INT, "lcm": _INT,
+                  "bitwise_left_shift": _INT, "bitwise_right_shift": _INT, "bitwise_invert": _INT}
 
 
 def keeps_dtype(x, out):
@@ -127,14 +132,16 @@ _SOURCES = [
     reduction.cumsum, reduction.cumprod,
     logic.equal, logic.not_equal, logic.greater_equal, logic.greater_than, logic.less_equal, logic.less_than,
     logic.logical_and, logic.logical_or, logic.logical_xor, logic.logical_not, logic.bitwise_and, logic.bitwise_or,
-    logic.bitwise_xor, logic.bitwise_not,
+    logic.bitwise_xor, logic.bitwise_not, logic.bitwise_left_shift, logic.bitwise_right_shift, logic.less,
+    logic.bitwise_invert, math.copysign, indexing.masked_fill, special.sinc,
     manipulation.reshape, manipulation.squeeze, manipulation.unsqueeze, manipulation.flatten,
     manipulation.transpose,
-    indexing.scatter, indexing.index_add, indexing.put_along_axis,
+    indexing.scatter, indexing.index_add, indexing.put_along_axis, indexing.index_fill, indexing.masked_scatter,
     special.digamma, special.lgamma, special.polygamma, special.erfinv, special.i0, special.logit, special.frac,
-    special.gcd, special.lcm, special.ldexp, special.lerp, special.asinh, special.acosh, special.atanh,
+    special.gcd, special.lcm, special.hypot, special.gammaln,
+    special.ldexp, special.lerp, special.asinh, special.acosh, special.atanh,
     matrix.tril, matrix.triu, matrix.renorm, matrix.addmm,
-    rearrange.index_put,
+    rearrange.index_put, short_names.clamp, short_names.mul,
 ]
 
 INPLACE = {fn.__name__ + "_": inplace(fn) for fn in _SOURCES}

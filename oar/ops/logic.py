@@ -1,13 +1,16 @@
 """Comparisons, logical and bitwise ops (no gradients: their outputs are bool or integer)."""
 
 from ..core import dtype as D
+from ..core.tensor_methods import TensorMethods
 from .common import (public_api, binary, infer_broadcast, infer_broadcast_bool, infer_bool, norm_axis,
                      operand, infer_same)
 from .math import _infer_reduce
 from .onnx_rules import binary as onnx_binary, same as onnx_same
 from .registry import apply, defop, lowerings
-from ..kernels.logic import (all as _all, any as _any, bitwise_and as _bitwise_and, bitwise_not as _bitwise_not,
-                           bitwise_or as _bitwise_or, bitwise_xor as _bitwise_xor, equal as _equal,
+from ..kernels.logic import (all as _all, any as _any, bitwise_and as _bitwise_and,
+                           bitwise_left_shift as _bitwise_left_shift, bitwise_not as _bitwise_not,
+                           bitwise_or as _bitwise_or, bitwise_right_shift as _bitwise_right_shift,
+                           bitwise_xor as _bitwise_xor, equal as _equal,
                            greater_equal as _greater_equal, greater_than as _greater_than, isclose as _isclose,
                            less_equal as _less_equal, less_than as _less_than, logical_and as _logical_and,
                            logical_not as _logical_not, logical_or as _logical_or, logical_xor as _logical_xor,
@@ -45,6 +48,25 @@ LESS_THAN, less_than = _cmp("less_than", _less_than)
 LESS_EQUAL, less_equal = _cmp("less_equal", _less_equal)
 GREATER_THAN, greater_than = _cmp("greater_than", _greater_than)
 GREATER_EQUAL, greater_equal = _cmp("greater_equal", _greater_equal)
+
+
+def _short_cmp(name, full):
+    """Paddle 3's short comparison names (``paddle.gt`` is `greater_than`), with a keyword-only `out`."""
+    def fn(x, y, name=None, *, out=None):
+        return _into(full(x, y), out, fn.__name__)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"`{full.__name__}` under Paddle 3's short name; with `out` the result is written into that "
+                  f"tensor, which is returned.\n\n    Example:\n"
+                  f"        >>> oar.{name}(oar.to_tensor([1, 2, 3]), oar.to_tensor(2)).numpy().tolist()\n"
+                  f"        {_CMP_EXAMPLES[full.__name__]}\n    ")
+    return fn
+
+
+eq, ne = _short_cmp("eq", equal), _short_cmp("ne", not_equal)
+gt, greater = _short_cmp("gt", greater_than), _short_cmp("greater", greater_than)
+ge = _short_cmp("ge", greater_equal)
+lt, less = _short_cmp("lt", less_than), _short_cmp("less", less_than)
+le = _short_cmp("le", less_equal)
 
 
 def _into(result, out, what):
@@ -107,6 +129,65 @@ def bitwise_not(x, out=None, name=None):
         [-1, -6]
     """
     return _into(apply(BITWISE_NOT, (operand(x),)), out, "bitwise_not")
+
+
+_SHIFT_ONNX = "ONNX BitShift takes unsigned integers only and leaves counts past the bit width undefined"
+BITWISE_LEFT_SHIFT = defop("bitwise_left_shift", _bitwise_left_shift, inputs=("x", "y"), infer=infer_broadcast,
+                           differentiable=False, onnx_reason=_SHIFT_ONNX)
+BITWISE_RIGHT_SHIFT = defop("bitwise_right_shift", _bitwise_right_shift, inputs=("x", "y"), infer=infer_broadcast,
+                            differentiable=False, onnx_reason=_SHIFT_ONNX)
+
+
+def _shift(op, x, y, is_arithmetic, out):
+    """A shift of integer tensors of one dtype (Paddle promotes none; a Python int takes the tensor's dtype)."""
+    x = operand(x, y if isinstance(y, TensorMethods) else None)
+    y = operand(y, x)
+    for v in (x, y):
+        if v.dtype.kind not in "iu":
+            raise TypeError(f"{op.name}: x and y must be integer tensors (uint8, int8, int16, int32, int64), got "
+                            f"{v.dtype.name}")
+    if x.dtype is not y.dtype:
+        raise TypeError(f"{op.name}: x is {x.dtype.name} but y is {y.dtype.name}; cast one to the other's dtype")
+    attrs = {"is_arithmetic": bool(is_arithmetic)} if op is BITWISE_RIGHT_SHIFT else {}  # one left shift for both
+    return _into(apply(op, (x, y), attrs), out, op.name)
+
+
+def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
+    """Elementwise ``x << y`` of integer tensors of one dtype, with broadcasting; bits shifted past the top are
+    lost, and a count `y` that is negative or not below the bit width gives 0 (as Paddle defines it).
+    `is_arithmetic` makes no difference to a left shift. With `out` the result is written into that tensor.
+
+    Example:
+        >>> oar.bitwise_left_shift(oar.to_tensor([1, -3, 5]), oar.to_tensor([2, 1, 64])).numpy().tolist()
+        [4, -6, 0]
+    """
+    return _shift(BITWISE_LEFT_SHIFT, x, y, is_arithmetic, out)
+
+
+def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
+    """Elementwise ``x >> y`` of integer tensors of one dtype, with broadcasting. Arithmetic (default): the sign
+    bit fills in, and a count `y` that is negative or not below the bit width gives -1 for negative `x`, else 0.
+    Logical (``is_arithmetic=False``): zeros fill in, as for the unsigned integer of the same bits, and such a
+    count gives 0. With `out` the result is written into that tensor.
+
+    Example:
+        >>> x = oar.to_tensor([-8, 8], 'int8')
+        >>> oar.bitwise_right_shift(x, oar.to_tensor([1, 1], 'int8')).numpy().tolist()
+        [-4, 4]
+        >>> oar.bitwise_right_shift(x, oar.to_tensor([1, 1], 'int8'), is_arithmetic=False).numpy().tolist()
+        [124, 4]
+    """
+    return _shift(BITWISE_RIGHT_SHIFT, x, y, is_arithmetic, out)
+
+
+def bitwise_invert(x, out=None, name=None):
+    """`bitwise_not` under the Python array API's name (logical not for bool).
+
+    Example:
+        >>> oar.bitwise_invert(oar.to_tensor([0, 5])).numpy().tolist()
+        [-1, -6]
+    """
+    return bitwise_not(x, out)
 
 
 def _infer_all(m, axis, keepdim):

@@ -1,7 +1,7 @@
 """Reshaping, splitting and picking ops of Paddle's top level that compose from the core ones: tensor_split and
 h/v/dsplit, atleast_1d/2d/3d and h/v/d/column/row_stack, unflatten, view/view_as, unfold (sliding windows),
 meshgrid, broadcast_tensors, crop, multiplex, index_sample, index_put, take, shard_index, unique_consecutive,
-logspace, rank, is_empty.
+logspace, rank, is_empty, cartesian_prod, combinations.
 
 Composed ops get gradients, static mode and export from their parts; unique_consecutive is the one kernel here."""
 import itertools
@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..core import dtype as D
+from ..core.tensor_methods import TensorMethods
 from .common import broadcast_shapes, norm_axis1, operand, public_api, to_int_list
 from .creation import assign, full, linspace
 from .indexing import gather, scatter_nd_add, take_along_axis
@@ -275,9 +276,56 @@ def meshgrid(*args, **kwargs):
     out = []
     for i, t in enumerate(args):
         view_shape = [1] * len(args)
-        view_shape[i] = shape[i]
+        view_shape[i] = -1  # not shape[i]: a 0 in reshape's shape means "keep this dim" (an empty input)
         out.append(broadcast_to(reshape(t, view_shape), shape))
     return out
+
+
+def cartesian_prod(x, name=None):
+    """The Cartesian product of a list of 1-D tensors of one dtype: one row per combination of their elements (the
+    last varying fastest), shape ``[prod of sizes, len(x)]``; a list of one tensor gives that tensor.
+
+    Example:
+        >>> oar.cartesian_prod([oar.to_tensor([1, 2]), oar.to_tensor([3, 4, 5])]).numpy().tolist()
+        [[1, 3], [1, 4], [1, 5], [2, 3], [2, 4], [2, 5]]
+    """
+    if not isinstance(x, (list, tuple)) or not x:
+        raise ValueError(f"cartesian_prod: x must be a non-empty list of 1-D tensors, got {type(x).__name__}"
+                         + (" (put a single tensor in a list)" if isinstance(x, TensorMethods) else ""))
+    tensors = list(x)
+    for i, t in enumerate(tensors):
+        if t.ndim != 1:
+            raise ValueError(f"cartesian_prod: every tensor must be 1-D, x[{i}] has shape {list(t.shape)}")
+        if t.dtype is not tensors[0].dtype:
+            raise TypeError(f"cartesian_prod: the tensors must have one dtype, x[0] is {tensors[0].dtype.name} "
+                            f"and x[{i}] is {t.dtype.name}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([flatten(g) for g in meshgrid(tensors)], axis=1)
+
+
+def combinations(x, r=2, with_replacement=False, name=None):
+    """The length-`r` combinations of the elements of the 1-D tensor `x`, in lexicographic order of positions (as
+    Python's `itertools.combinations`, or `combinations_with_replacement`): shape ``[count, r]``, ``[0, r]`` when
+    there is none, ``[0]`` for ``r=0``.
+
+    Example:
+        >>> oar.combinations(oar.to_tensor([1, 2, 3])).numpy().tolist()
+        [[1, 2], [1, 3], [2, 3]]
+        >>> oar.combinations(oar.to_tensor([1, 2]), r=2, with_replacement=True).numpy().tolist()
+        [[1, 1], [1, 2], [2, 2]]
+    """
+    if x.ndim != 1:
+        raise TypeError(f"combinations: x must be a 1-D tensor, got shape {list(x.shape)}")
+    if not isinstance(r, int) or isinstance(r, bool) or r < 0:
+        raise ValueError(f"combinations: r must be a non-negative int, got {r!r}")
+    n = x.shape[0]
+    if n < 0:
+        raise ValueError("combinations: the length of x must be known (it sets the output's shape)")
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    index = np.asarray(list(pick(range(n), r)) if r else [], np.int64).reshape(-1)
+    out = gather(x, operand(index))
+    return out if r == 0 else reshape(out, [-1, r])
 
 
 def broadcast_shape(x_shape, y_shape):

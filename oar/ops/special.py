@@ -7,9 +7,12 @@ import math as _math
 
 from ..core import dtype as D
 from .common import binary, infer_broadcast, infer_same, operand, public_api
-from .math import abs, cast, exp, log1p, maximum, sign, tanh, trunc, unbroadcast, where, zeros_like
+from .complex import imag
+from .math import (abs, cast, copysign, exp, isinf, log1p, maximum, ones_like, sign, sin, tanh, trunc, unbroadcast,
+                   where, zeros_like)
 from ..kernels.special import (acosh as _acosh, asinh as _asinh, atanh as _atanh, bessel as _bessel,
                                digamma as _digamma, erfinv as _erfinv, frexp as _frexp, gcd as _gcd,
+                               hypot as _hypot,
                                heaviside as _heaviside, i0 as _i0, lcm as _lcm, lgamma as _lgamma, logit as _logit,
                                nextafter as _nextafter, polygamma as _polygamma)
 from .onnx_rules import same as onnx_same, scalar
@@ -255,6 +258,93 @@ def ldexp(x, y, name=None):
     """
     x = _float_input(x)
     return x * (2.0 ** cast(operand(y, x), x.dtype))
+
+
+# d/dx sqrt(x^2 + y^2) = x / out: NaN at x = y = 0, as Paddle's (it is not differentiable there)
+HYPOT = defop("hypot", _hypot, inputs=("x", "y"), infer=infer_broadcast,
+              grad=lambda g, out, x, y: (unbroadcast(g * x / out, x), unbroadcast(g * y / out, y)),
+              onnx_reason="not lowered yet (the sum of squares would overflow where hypot does not)")
+
+
+def hypot(x, y, name=None):
+    """Elementwise ``sqrt(x ** 2 + y ** 2)`` with broadcasting, without overflow in the squares (Paddle 3.3.1 squares
+    first: inf for float32 inputs above ~1.8e19); integer inputs give the default float dtype.
+
+    Example:
+        >>> oar.hypot(oar.to_tensor([3.0, 5.0]), oar.to_tensor([4.0, 12.0])).numpy().tolist()
+        [5.0, 13.0]
+    """
+    x, y = operand(x), operand(y)
+    if "b" in (x.dtype.kind, y.dtype.kind):
+        raise TypeError("hypot: x and y must be numbers, got a bool tensor")
+    return binary(HYPOT, _float_input(x), _float_input(y))
+
+
+def _real_number_input(x, what):
+    x = operand(x)
+    if x.dtype.kind not in "iuf":
+        raise TypeError(f"{what}: x must be an integer or floating tensor, got {x.dtype.name}")
+    return x
+
+
+def isneginf(x, name=None):
+    """Elementwise: whether `x` is -inf (never for integers).
+
+    Example:
+        >>> oar.isneginf(oar.to_tensor([-float('inf'), float('inf'), float('nan'), 1.0])).numpy().tolist()
+        [True, False, False, False]
+    """
+    x = _real_number_input(x, "isneginf")
+    return isinf(x) & (x < 0)
+
+
+def isposinf(x, name=None):
+    """Elementwise: whether `x` is +inf (never for integers).
+
+    Example:
+        >>> oar.isposinf(oar.to_tensor([-float('inf'), float('inf'), float('nan'), 1.0])).numpy().tolist()
+        [False, True, False, False]
+    """
+    x = _real_number_input(x, "isposinf")
+    return isinf(x) & (x > 0)
+
+
+def isreal(x, name=None):
+    """Elementwise: whether `x` has no imaginary part (always True for a real or bool dtype, NaN included).
+
+    Example:
+        >>> oar.isreal(oar.to_tensor([1 + 0j, 1 + 1j])).numpy().tolist()
+        [True, False]
+    """
+    x = operand(x)
+    return imag(x) == 0 if x.dtype.kind == "c" else ones_like(x, D.bool_)
+
+
+def signbit(x, name=None):
+    """Elementwise: whether the sign bit of `x` is set (True for -0.0 and a NaN with the sign bit).
+
+    Example:
+        >>> oar.signbit(oar.to_tensor([-0.0, 0.0, -2.0, 3.0])).numpy().tolist()
+        [True, False, True, False]
+    """
+    x = _real_number_input(x, "signbit")
+    if x.dtype.kind == "f":
+        return copysign(ones_like(x), x) < 0
+    return x < 0
+
+
+def sinc(x, name=None):
+    """Elementwise normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (its gradient there is 0); integer inputs give the
+    default float dtype (Paddle 3.3.1 refuses them).
+
+    Example:
+        >>> [round(v, 4) for v in oar.sinc(oar.to_tensor([0.0, 0.5, -1.5])).numpy().tolist()]
+        [1.0, 0.6366, -0.2122]
+    """
+    x = _float_input(_real_number_input(x, "sinc"))
+    zero = x == 0
+    safe = where(zero, ones_like(x), x) * _math.pi  # keeps 0/0 out of the gradient at 0
+    return where(zero, ones_like(x), sin(safe) / safe)
 
 
 FREXP = defop("frexp", _frexp, outputs=("mantissa", "exponent"),

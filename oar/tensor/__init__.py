@@ -24,6 +24,7 @@ from ..ops.complex import *  # noqa: F401,F403
 from ..ops.stat import *  # noqa: F401,F403
 from ..ops.matrix import *  # noqa: F401,F403
 from ..ops.rearrange import *  # noqa: F401,F403
+from ..ops.short_names import *  # noqa: F401,F403
 from ..ops.inplace import *  # noqa: F401,F403
 from ..ops.linalg_decomp import *  # noqa: F401,F403
 from ..ops.linalg_solve import *  # noqa: F401,F403
@@ -32,8 +33,8 @@ from ..ops.manipulation import flip as reverse
 from ..ops.math import max, min, sum  # noqa: F401  (shadow builtins on purpose)
 
 _FAMILIES = ("math", "reduction", "linalg", "logic", "creation", "manipulation", "search", "indexing", "random",
-             "special", "complex", "stat", "matrix", "rearrange", "inplace", "linalg_decomp", "linalg_solve",
-             "linalg_norm")
+             "special", "complex", "stat", "matrix", "rearrange", "short_names", "inplace", "linalg_decomp",
+             "linalg_solve", "linalg_norm")
 __all__ = sorted({name for family in _FAMILIES for name in getattr(_ops, family).__all__}
                  | {"Tensor", "Parameter", "to_tensor", "is_tensor", "reverse", "max", "min", "sum"})
 

@@ -1,7 +1,7 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
 from ..ops import math, reduction, linalg, manipulation, subscript, creation, logic, search, indexing, random
 from ..ops import special, complex as complex_ops, stat, matrix, rearrange, inplace
-from ..ops import linalg_decomp, linalg_solve, linalg_norm
+from ..ops import linalg_decomp, linalg_solve, linalg_norm, short_names
 
 
 def _r(fn):
@@ -25,7 +25,10 @@ METHODS = {
     "__and__": lambda x, y: (L.logical_and if x.dtype.kind == "b" else L.bitwise_and)(x, y),
     "__or__": lambda x, y: (L.logical_or if x.dtype.kind == "b" else L.bitwise_or)(x, y),
     "__xor__": lambda x, y: (L.logical_xor if x.dtype.kind == "b" else L.bitwise_xor)(x, y),
-    "__invert__": L.bitwise_not,
+    "__rand__": lambda x, y: (L.logical_and if x.dtype.kind == "b" else L.bitwise_and)(y, x),
+    "__rxor__": lambda x, y: (L.logical_xor if x.dtype.kind == "b" else L.bitwise_xor)(y, x),
+    "__invert__": L.bitwise_not, "__lshift__": L.bitwise_left_shift, "__rlshift__": _r(L.bitwise_left_shift),
+    "__rshift__": L.bitwise_right_shift, "__rrshift__": _r(L.bitwise_right_shift),
     "__getitem__": subscript.tensor_getitem, "__setitem__": subscript.tensor_setitem,
     "astype": M.cast, "cast": M.cast, "clone": C.clone,
     "T": property(lambda self: S.transpose(self, list(range(self.ndim))[::-1])),
@@ -37,7 +40,7 @@ METHODS = {
 }
 
 for _mod in (math, reduction, linalg, logic, manipulation, search, indexing, special, complex_ops, stat, matrix,
-             rearrange, linalg_decomp, linalg_solve, linalg_norm):
+             rearrange, linalg_decomp, linalg_solve, linalg_norm, short_names):
     for _name in dir(_mod):
         _fn = getattr(_mod, _name)
         if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", "") == _mod.__name__ \
@@ -54,7 +57,8 @@ for _fn in (M.floor, M.ceil, M.round, M.reciprocal, M.rsqrt, M.abs, M.sin, M.cos
             indexing.scatter, indexing.put_along_axis, indexing.index_add, indexing.masked_fill, matrix.fill_diagonal):
     METHODS.setdefault(_fn.__name__ + "_", _inplace(_fn))
 # the breadth families (special, complex, stat, matrix, rearrange) and every in-place form Paddle's Tensor has
-for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid"):
+for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian_prod", "positive", "ger", "vecdot",
+              "cat", "concatenate", "broadcast_shapes"):  # top-level functions only, as in Paddle
     METHODS.pop(_name, None)
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)

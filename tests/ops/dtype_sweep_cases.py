@@ -8,8 +8,8 @@ the edge cases by topic are in `value_sweep_cases.py` and `value_sweep_cases2.py
 """
 
 from value_sweep_cases import CAST_CASES, INT_CASES, NAN_CASES, ROUND_CASES
-from value_sweep_cases2 import (INPLACE_CASES, MISC_CASES, MORE_CASES, RANGE_CASES, REDUCE_CASES, SCALAR_CASES,
-                                WHERE_INDEX_CASES)
+from value_sweep_cases2 import (INPLACE_CASES, MISC_CASES, MORE_CASES, P3_CASES, RANGE_CASES, REDUCE_CASES,
+                                SCALAR_CASES, WHERE_INDEX_CASES)
 
 DTYPES = ("bool", "int32", "int64", "float16", "float32", "float64")
 VALUES = {"bool": [True, False, True]}  # every other dtype: [1, 2, 4]
@@ -92,6 +92,6 @@ VALUE_CASES = {
     "erf[int]": lambda p: p.erf(p.to_tensor([1, 2])),
 }
 for _group in (NAN_CASES, INT_CASES, CAST_CASES, ROUND_CASES, REDUCE_CASES, SCALAR_CASES, INPLACE_CASES, RANGE_CASES,
-               WHERE_INDEX_CASES, MISC_CASES, MORE_CASES):
+               WHERE_INDEX_CASES, MISC_CASES, MORE_CASES, P3_CASES):
     assert not set(_group) & set(VALUE_CASES), set(_group) & set(VALUE_CASES)
     VALUE_CASES.update(_group)

@@ -1,6 +1,8 @@
 """Op-table rows for the Paddle 2.x breadth families (special, complex, stat, matrix, rearrange, in-place forms);
 imported at the end of `op_table.py`, so every test driven by the table (forward vs NumPy/SciPy, float64 finite
 differences, infer_meta, static == eager) covers them."""
+import itertools
+
 import numpy as np
 import scipy.special as sp
 
@@ -281,3 +283,110 @@ add("tril_inplace", lambda x: oar.tril_(x * 1.0), np.tril, (randn(3, 4),))
 add("where_inplace", lambda c, x, y: oar.where_(c, x * 1.0, y), np.where, (randn(3, 4) > 0, randn(3, 4), randn(4)))
 add("index_put_inplace", lambda x, v: (x * 1.0).index_put_((oar.to_tensor([1]),), v),
     lambda x, v: _np_set(x, ([1],), v), (randn(3, 4), randn(4)))
+
+
+# ---- Paddle 3 tensor ops: shifts, hypot, index_fill, masked_scatter, cartesian_prod, combinations -------------------
+
+def _np_shift(x, y, left, arithmetic=True):
+    """Paddle's shifts element by element with Python ints: a count outside [0, bits) shifts every bit out."""
+    bits = x.dtype.itemsize * 8
+    low, span = (0, 1 << bits) if x.dtype.kind == "u" else (-(1 << (bits - 1)), 1 << bits)
+
+    def one(a, b):
+        a, b = int(a), int(b)
+        if not 0 <= b < bits:
+            return -1 if (not left and arithmetic and a < 0) else 0
+        if left:
+            v = a << b
+        elif arithmetic:
+            v = a >> b
+        else:
+            v = (a % span) >> b
+        return (v - low) % span + low
+    return np.vectorize(one, otypes=[x.dtype])(*np.broadcast_arrays(x, y))
+
+
+_SHIFT_INPUTS = [(np.array([[-9, 5, 7, -1]], "int64"), np.array([[1], [0], [63], [64], [-1]], "int64")),
+                 (np.array([-128, -3, 100, 1], "int8"), np.array([1, 7, 8, 3], "int8")),
+                 (np.array([200, 3, 255], "uint8"), np.array([1, 9, 7], "uint8")),
+                 (np.array([-2147483648, 5], "int32"), np.array([31, 2], "int32"))]
+add("bitwise_left_shift", oar.bitwise_left_shift, lambda x, y: _np_shift(x, y, True), *_SHIFT_INPUTS)
+add("bitwise_right_shift", oar.bitwise_right_shift, lambda x, y: _np_shift(x, y, False), *_SHIFT_INPUTS)
+add("bitwise_right_shift_logical", lambda x, y: oar.bitwise_right_shift(x, y, is_arithmetic=False),
+    lambda x, y: _np_shift(x, y, False, False), *_SHIFT_INPUTS)
+add("shift_operators", lambda x, y: ((x << y) >> 1, 3 << y, 100 >> y),
+    lambda x, y: (_np_shift(_np_shift(x, y, True), np.ones_like(y), False), _np_shift(np.full_like(y, 3), y, True),
+                  _np_shift(np.full_like(y, 100), y, False)), (np.array([-9, 5, 7], "int64"), np.array([1, 2, 70])))
+add("hypot", oar.hypot, np.hypot, (randn(3, 4), pos(3, 4)), (randn(2, 3, 4), pos(4)), (pos(3, 1), randn(1, 4)))
+add("hypot_int", oar.hypot, lambda x, y: np.hypot(x, y).astype(np.float32), (np.array([3, 5]), np.array([4, 12])),
+    rtol=1e-6)
+add("hypot_inplace", lambda x, y: oar.hypot_(x * 1.0, y), np.hypot, (randn(3, 4), pos(4)))
+
+
+def _np_index_fill(x, index, axis, value):
+    out = np.moveaxis(x.copy(), axis, 0)
+    out[index.reshape(-1)] = value
+    return np.moveaxis(out, 0, axis)
+
+
+def _np_masked_scatter(x, mask, value):
+    out = np.broadcast_to(x, np.broadcast_shapes(x.shape, mask.shape)).copy()
+    mask = np.broadcast_to(mask, out.shape)
+    out[mask] = value.reshape(-1)[:mask.sum()]
+    return out
+
+
+add("index_fill", lambda x, i: oar.index_fill(x, i, 0, 2.5), lambda x, i: _np_index_fill(x, i, 0, 2.5),
+    (randn(4, 3), np.array([0, -1, 0])), (randn(4, 3), np.array([[2]])))
+add("index_fill_tensor", lambda x, i, v: oar.index_fill(x, i, -1, v), lambda x, i, v: _np_index_fill(x, i, 2, v),
+    (randn(2, 3, 4), np.array([1, 3], "int32"), randn()))
+add("index_fill_int", lambda x, i: x.index_fill(i, 1, 2.7), lambda x, i: _np_index_fill(x, i, 1, 2),
+    (ints(9, 3, 4), np.array([3])))
+add("index_fill_inplace", lambda x, i: oar.index_fill_(x * 1.0, i, 1, -1.0),
+    lambda x, i: _np_index_fill(x, i, 1, -1.0), (randn(3, 4), np.array([0, 2])))
+add("masked_scatter", oar.masked_scatter, _np_masked_scatter, (randn(3, 4), randn(3, 4) > 0, randn(12)),
+    (randn(1, 4), randn(3, 4) > 0, randn(3, 5)), (randn(3, 4), randn(4) > 0, randn(14)))
+add("masked_scatter_inplace", lambda x, m, v: (x * 1.0).masked_scatter_(m, v), _np_masked_scatter,
+    (randn(3, 4), randn(3, 4) > 0, randn(12)))
+add("cartesian_prod", lambda a, b, c: oar.cartesian_prod([a, b, c]),
+    lambda a, b, c: np.array(list(itertools.product(a, b, c))), (randn(2), randn(3), randn(4)))
+add("combinations", lambda x: oar.combinations(x, 3), lambda x: np.array(list(itertools.combinations(x, 3))),
+    (randn(5),))
+add("combinations_replacement", lambda x: x.combinations(with_replacement=True),
+    lambda x: np.array(list(itertools.combinations_with_replacement(x, 2))), (randn(4),))
+_SPECIAL = np.array([-np.inf, np.inf, np.nan, -np.nan, -0.0, 0.0, -2.5, 3.0])
+add("isneginf", oar.isneginf, np.isneginf, (_SPECIAL,), (np.array([-3, 4]),))
+add("isposinf", oar.isposinf, np.isposinf, (_SPECIAL,), (np.array([-3, 4]),))
+add("isreal", oar.isreal, np.isreal, (_SPECIAL,), (np.array([1 + 0j, 1j, np.nan + 0j]),))
+add("signbit", oar.signbit, np.signbit, (_SPECIAL,), (np.array([-3, 4]),), (np.array([200, 0], "uint8"),))
+add("sinc", oar.sinc, np.sinc, (randn(3, 4),), (np.array([0.0, 0.5, 1.0, -1.5, 1e-3]),))
+# (no gradient row: sinc is composed, and its `where` keeps x, which sinc_ then changes: backward refuses)
+add("sinc_inplace", lambda x: oar.sinc_(x * 1.0), np.sinc, (randn(3, 4),), grad=False)
+add("bitwise_invert", oar.bitwise_invert, np.invert, (ints(9, 3, 4),), (randn(4) > 0,))
+for _n, _r in [("eq", np.equal), ("ne", np.not_equal), ("gt", np.greater), ("ge", np.greater_equal),
+               ("lt", np.less), ("le", np.less_equal), ("greater", np.greater), ("less", np.less)]:
+    add(_n, getattr(oar, _n), _r, (ints(3, 3, 4), ints(3, 4)))
+add("matrix_transpose", oar.matrix_transpose, lambda x: np.swapaxes(x, -1, -2), (randn(2, 3, 4),), (randn(3, 5),))
+add("ravel", oar.ravel, np.ravel, (randn(2, 3, 4),), (randn(),))
+add("msort", oar.msort, lambda x: np.sort(x, 0), (distinct(4, 3),))
+add("argwhere", oar.argwhere, np.argwhere, (randn(3, 4) > 0,), tags=("dynamic_shape",))
+add("negative", oar.negative, np.negative, (randn(3, 4),), (ints(5, 3),))
+add("positive", oar.positive, np.positive, (randn(3, 4),))
+add("reduce_as", oar.reduce_as, lambda x, t: x.sum(axis=(0, 2), keepdims=True)[0], (randn(2, 3, 4), randn(3, 1)),
+    diff=(0,))
+add("ger", oar.ger, np.outer, (randn(3), randn(4)))
+add("vecdot", lambda x, y: oar.vecdot(x, y, axis=0), lambda x, y: (x * y).sum(0), (randn(3, 4), randn(3, 1)))
+add("gammaln_inplace", lambda x: oar.gammaln_(x * 1.0), sp.gammaln, (pos(3, 4),), grad=False)
+add("reflected_and_xor", lambda x: (6 & x, 6 ^ x, True & (x > 2), True ^ (x > 2)),
+    lambda x: (6 & x, 6 ^ x, x > 2, ~(x > 2)), (ints(9, 3, 4),))
+add("cat", lambda a, b: oar.cat([a, b], axis=1), lambda a, b: np.concatenate([a, b], 1), (randn(2, 3), randn(2, 2)))
+add("concatenate", lambda a, b: oar.concatenate([a, b]), lambda a, b: np.concatenate([a, b]),
+    (randn(2, 3), randn(1, 3)))
+add("clamp", lambda x: oar.clamp(x, -0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5), (randn(3, 4),))
+add("clamp_inplace", lambda x: (x * 1.0).clamp_(max=0.2), lambda x: np.minimum(x, 0.2), (randn(3, 4),))
+add("mul", oar.mul, np.multiply, (randn(3, 4), randn(4)))
+add("mul_inplace", lambda x, y: (x * 1.0).mul_(y), np.multiply, (randn(3, 4), randn(4)))
+add("true_divide", oar.true_divide, np.true_divide, (randn(3, 4), pos(4)), (np.array([7, -7]), np.array([2, 2])))
+add("permute", lambda x: x.permute(2, 0, 1), lambda x: x.transpose(2, 0, 1), (randn(2, 3, 4),))
+add("swapaxes", lambda x: oar.swapaxes(x, 0, -1), lambda x: np.swapaxes(x, 0, -1), (randn(2, 3, 4),))
+add("swapdims", lambda x: x.swapdims([1, 0]), lambda x: x.T, (randn(2, 3),))

@@ -52,12 +52,22 @@ ROWS = {  # method -> (args made from tensors, out-of-place reference as a funct
     "addmm_": (lambda: [oar.to_tensor(B), oar.to_tensor(np.ones((3, 3))), 0.5, 2.0], oar.addmm),
     "index_put_": (lambda: [(oar.to_tensor([1]), oar.to_tensor([2])), oar.to_tensor(9.0)], oar.index_put),
     "cast_": (lambda: ["float64"], oar.cast),
+    # Paddle 3's additions
+    "hypot_": (lambda: [oar.to_tensor(B)], oar.hypot),
+    "index_fill_": (lambda: [oar.to_tensor([1, 0]), 1, -1.0], oar.index_fill),
+    "masked_scatter_": (lambda: [oar.to_tensor(A > 1), oar.to_tensor(B.reshape(-1))], oar.masked_scatter),
+    "sinc_": (list, oar.sinc), "copysign_": (lambda: [oar.to_tensor(-B)], oar.copysign),
+    "less_": (lambda: [oar.to_tensor(B)], oar.less), "gammaln_": (list, oar.gammaln),
+    "clamp_": (lambda: [0.8, 1.5], oar.clamp), "mul_": (lambda: [oar.to_tensor(B)], oar.mul),
 }
 INT_ROWS = {  # in-place forms of integer ops, on an int64 tensor
     "bitwise_and_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_and),
     "bitwise_or_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_or),
     "bitwise_xor_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.bitwise_xor), "bitwise_not_": (list, oar.bitwise_not),
     "gcd_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.gcd), "lcm_": (lambda: [oar.to_tensor([[6, 3, 5]])], oar.lcm),
+    "bitwise_left_shift_": (lambda: [oar.to_tensor([[1, 70, -1]])], oar.bitwise_left_shift),
+    "bitwise_right_shift_": (lambda: [oar.to_tensor([[1, 2, 3]]), False], oar.bitwise_right_shift),
+    "bitwise_invert_": (list, oar.bitwise_invert),
 }
 RANDOM_FILLS = {"uniform_", "normal_", "exponential_", "cauchy_", "geometric_"}  # tests/ops/test_random.py & doctests
 
