@@ -40,9 +40,13 @@ def keeps_dtype(x, out):
 
 
 def inplace(fn, name=None):
-    """The in-place form of `fn`: computes ``fn(x, ...)`` and writes it into `x` (dtype: `keeps_dtype`)."""
+    """The in-place form of `fn`: computes ``fn(x, ...)`` and writes it into `x` (dtype: `keeps_dtype`). A
+    broadcasting elementwise op (`_BROADCASTING`) whose result has another shape than `x` raises, as Paddle's."""
     def method(x, *args, **kwargs):
         out = fn(x, *args, **kwargs)
+        if fn in _BROADCASTING and out.shape != x.shape:
+            raise ValueError(f"{method.__name__}: the broadcast result has shape {out.shape}, the tensor written in "
+                             f"place {x.shape}; an in-place op cannot change its tensor's shape (use {fn.__name__})")
         return x._inplace(out, keep_dtype=keeps_dtype(x, out))
     method.__name__ = name or fn.__name__ + "_"
     method.__qualname__ = method.__name__
@@ -144,6 +148,12 @@ _SOURCES = [
     rearrange.index_put, short_names.clamp, short_names.mul,
 ]
 
+_BROADCASTING = frozenset([
+    math.divide, math.multiply, math.add, math.subtract, math.floor_divide, math.remainder, math.pow, math.copysign,
+    logic.equal, logic.not_equal, logic.greater_equal, logic.greater_than, logic.less_equal, logic.less_than,
+    logic.less, logic.logical_and, logic.logical_or, logic.logical_xor, logic.bitwise_and, logic.bitwise_or,
+    logic.bitwise_xor, logic.bitwise_left_shift, logic.bitwise_right_shift, special.gcd, special.lcm, special.hypot,
+    special.ldexp, special.lerp, short_names.mul])
 INPLACE = {fn.__name__ + "_": inplace(fn) for fn in _SOURCES}
 INPLACE.update(mod_=inplace(math.remainder, "mod_"), floor_mod_=inplace(math.remainder, "floor_mod_"),
                t_=inplace(math.t, "t_"), where_=where_, cast_=cast_)

@@ -133,3 +133,17 @@ def test_inplace_on_a_leaf_that_requires_grad_raises_clearly():
     with oar.no_grad():
         x.zero_()
     assert x.numpy().sum() == 0.0
+
+
+@pytest.mark.parametrize("name", ["add_", "subtract_", "multiply_", "divide_", "pow_", "equal_", "bitwise_and_"])
+def test_inplace_broadcast_cannot_change_the_shape(name):
+    """Paddle raises when the broadcast result of an in-place elementwise op has another shape than the tensor;
+    oar silently replaced the tensor by the larger result."""
+    dt = "int32" if name == "bitwise_and_" else "float32"
+    x = oar.ones([1, 2], dtype=dt)
+    with pytest.raises(ValueError, match=r"broadcast result has shape \[2, 2\], the tensor written in place \[1, 2\]"):
+        getattr(x, name)(oar.ones([2, 2], dtype=dt))
+    assert x.shape == [1, 2] and x._version == 0
+    y = oar.ones([2, 2], dtype=dt)
+    getattr(y, name)(oar.ones([2], dtype=dt))  # broadcasting into the tensor's own shape is fine
+    assert y.shape == [2, 2]
