@@ -104,15 +104,12 @@ def _op_info(op):
 def _tape(g, op, inputs, outs, attrs, info):
     """The tape `Node` of a recorded op, as `registry.Node` builds it but reading no array: what the gradient rule
     reads of an input's shape comes from its meta, and an output it reads is a stand-in computed with the output
-    (`LazyGraph.alias`), so recording the node never runs the pending graph."""
+    (`LazyGraph.alias`, written out here), so recording the node never runs the pending graph."""
     modes, keep, nd = info
     node = _new(_Node)
     node.op, node.attrs = op, attrs
-    edges = []
-    for t in inputs:
-        n = t._node
-        edges.append(t if n is None else None if t.stop_gradient else n if not n.op.multi_out else n.edge_to(t))
-    node.edges = tuple(edges)
+    node.edges = tuple([t if (n := t._node) is None else None if t.stop_gradient else n if not n.op.multi_out else
+                        n.edge_to(t) for t in inputs])
     if modes is _SHAPES:  # every input's meta read
         node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
         node.versions = (None,) * len(inputs)
@@ -129,14 +126,15 @@ def _tape(g, op, inputs, outs, attrs, info):
         node.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
     if not op.multi_out:
         t = outs[0]
+        p = t._pending
         node.outs = _weakref(t)
-        node.out_data = g.alias(t, True) if keep is True else None
-        if 0 not in nd and t._pending[3].np in _DIFFERENTIABLE:
+        node.out_data = _stand_in(g, p) if keep is True else None
+        if 0 not in nd and p[3].np in _DIFFERENTIABLE:
             t.stop_gradient = False
             t._node = node
     else:
         node.outs = tuple([_weakref(t) for t in outs])
-        node.out_data = tuple([g.alias(t, True) if k else (t._pending[2], t._pending[3].np)
+        node.out_data = tuple([_stand_in(g, t._pending) if k else (t._pending[2], t._pending[3].np)
                                for t, k in zip(outs, keep)])
         i = 0
         for t in outs:
@@ -145,6 +143,19 @@ def _tape(g, op, inputs, outs, attrs, info):
                 t._node = node
             i += 1
     g.tape[id(node)] = node
+
+
+def _stand_in(g, p):
+    """`LazyGraph.alias` (share) of the output pending as `p` here, written out: the tape's stand-in for an output
+    the gradient rule reads, computed into the output's own array."""
+    a = _new(LazyTensor)
+    a.stop_gradient = True
+    a._grad = a._node = a._name = a._hooks = a._check = a._zeroed = a._view_of = None
+    a._vc = [0, False]
+    a.persistable = False
+    a._pending = p
+    g.outs.append((_weakref(a), p[1], True))
+    return a
 
 
 def _symbolic_backward(tensors, grad_tensors, retain_graph):

@@ -45,7 +45,7 @@ MAX_OPS = 4096
 _MAX_PLANS = 256      # compiled plans kept in the trie; past that the trie is dropped and grows again
 _LOCK = threading.Lock()
 _BY_NP = D._BY_NP
-_new, _weakref, _set_slot = object.__new__, weakref.ref, SLOT.__set__
+_new, _weakref, _set_slot, _getframe = object.__new__, weakref.ref, SLOT.__set__, sys._getframe
 
 
 class Stats:
@@ -177,14 +177,9 @@ class LazyGraph:
         """Records `op` (`taped`: its outputs go on the autograd tape); returns its pending outputs, or None when
         it must run eagerly (a value-shaped output)."""
         new = []
-        refs = []
-        for t in inputs:  # (`_ref`, its common case inline: a value pending here)
-            if type(t) is LazyTensor and (p := t._pending) is not None and p[0] is self:
-                refs.append(p[1])
-            else:
-                refs.append(self._ref(t, new))
-        refs = tuple(refs)
-        f = sys._getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
+        refs = tuple([p[1] if type(t) is LazyTensor and (p := t._pending) is not None and p[0] is self else
+                      self._ref(t, new) for t in inputs])  # (`_ref`, its common case inline: a value pending here)
+        f = _getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
         fname = f.f_code.co_filename
         while _OAR_FILES[fname]:
             f = f.f_back
@@ -237,7 +232,7 @@ class LazyGraph:
             base._vc[1] = True
             res[0]._vc = base._vc
             res[0]._view_of = tuple(inputs)  # (held by the view: an input no one else holds is not handed out)
-            self.views.append((weakref.ref(res[0]), op, attrs))
+            self.views.append((_weakref(res[0]), op, attrs))
         if self.checks_left > 0:
             _eager_check(op, inputs, attrs, res)
         self.n_ops += 1
