@@ -83,19 +83,21 @@ def _on_op(op, inputs, attrs):
 
 
 _SHAPES = object()  # the saved modes of an op whose rule reads every input's shape only
-_INFO = {}  # op -> False (it runs eagerly) or what `_tape` needs of it: (saved modes, kept outputs, nondiff_out)
+_INFO = {}  # op -> False (it runs eagerly) or what `_tape` needs of it: (saved modes, kept outputs, nondiff_out);
+# the saved modes of a non-variadic op that reads some inputs whole and others by meta or not at all are
+# (positions read by meta, positions not read)
 
 
 def _op_info(op):
     if op.random or op.side_effect or op.lower is not None or op.name in _EAGER_ALWAYS:
         info = False
     else:
-        keep = op.saves_out
-        if op.multi_out and type(keep) is bool:
-            keep = (keep,) * len(op.outputs)
+        keep = op.saves_out  # (a bool for a multi-output op: said of every output, however many it makes)
         modes = op.saved_inputs
         if modes == registry._SHAPES or (type(modes) is tuple and not op.variadic and all(m == 2 for m in modes)):
             modes = _SHAPES
+        elif type(modes) is tuple and not op.variadic:  # the positions of the inputs whose meta / nothing is read
+            modes = tuple(tuple([i for i, m in enumerate(modes) if m == k]) for k in (2, 0))
         info = (modes, keep, frozenset(op.nondiff_out or ()))
     _INFO[op] = info
     return info
@@ -108,8 +110,11 @@ def _tape(g, op, inputs, outs, attrs, info):
     modes, keep, nd = info
     node = _new(_Node)
     node.op, node.attrs = op, attrs
-    node.edges = tuple([t if (n := t._node) is None else None if t.stop_gradient else n if not n.op.multi_out else
-                        n.edge_to(t) for t in inputs])
+    edges = []
+    for t in inputs:
+        n = t._node
+        edges.append(t if n is None else None if t.stop_gradient else n if not n.op.multi_out else n.edge_to(t))
+    node.edges = tuple(edges)
     if modes is _SHAPES:  # every input's meta read
         node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
         node.versions = (None,) * len(inputs)
@@ -118,9 +123,18 @@ def _tape(g, op, inputs, outs, attrs, info):
         node.versions = tuple([t._vc[0] for t in inputs])
     elif modes is False:
         node.saved = node.versions = (None,) * len(inputs)
+    elif not op.variadic:  # (positions read by meta, positions not read); the rest read
+        saved = list(inputs)
+        versions = [t._vc[0] for t in inputs]
+        for i in modes[0]:
+            t = saved[i]
+            saved[i] = (*t._meta(), t.stop_gradient)
+            versions[i] = None
+        for i in modes[1]:
+            saved[i] = versions[i] = None
+        node.saved, node.versions = tuple(saved), tuple(versions)
     else:
-        if op.variadic:
-            modes = modes[:1] + modes[1:] * (len(inputs) - 1)
+        modes = modes[:1] + modes[1:] * (len(inputs) - 1)
         node.saved = tuple([t if m == 1 else None if m == 0 else (*t._meta(), t.stop_gradient)
                             for t, m in zip(inputs, modes)])
         node.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
@@ -133,15 +147,16 @@ def _tape(g, op, inputs, outs, attrs, info):
             t.stop_gradient = False
             t._node = node
     else:
-        node.outs = tuple([_weakref(t) for t in outs])
-        node.out_data = tuple([_stand_in(g, t._pending) if k else (t._pending[2], t._pending[3].np)
-                               for t, k in zip(outs, keep)])
-        i = 0
-        for t in outs:
-            if i not in nd and t._pending[3].np in _DIFFERENTIABLE:
+        refs, data, i, every = [], [], 0, type(keep) is bool
+        for t in outs:  # (one pass: the weak reference, what the rule reads, the tape)
+            p = t._pending
+            refs.append(_weakref(t))
+            data.append(_stand_in(g, p) if (keep if every else keep[i]) else (p[2], p[3].np))
+            if i not in nd and p[3].np in _DIFFERENTIABLE:
                 t.stop_gradient = False
                 t._node = node
             i += 1
+        node.outs, node.out_data = tuple(refs), tuple(data)
     g.tape[id(node)] = node
 
 

@@ -177,8 +177,13 @@ class LazyGraph:
         """Records `op` (`taped`: its outputs go on the autograd tape); returns its pending outputs, or None when
         it must run eagerly (a value-shaped output)."""
         new = []
-        refs = tuple([p[1] if type(t) is LazyTensor and (p := t._pending) is not None and p[0] is self else
-                      self._ref(t, new) for t in inputs])  # (`_ref`, its common case inline: a value pending here)
+        refs = []
+        for t in inputs:  # (`_ref`, its common case inline: a value pending here)
+            if type(t) is LazyTensor and (p := t._pending) is not None and p[0] is self:
+                refs.append(p[1])
+            else:
+                refs.append(self._ref(t, new))
+        refs = tuple(refs)
         f = _getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
         fname = f.f_code.co_filename
         while _OAR_FILES[fname]:

@@ -57,3 +57,19 @@ def test_oar_grad_on_a_lazy_graph_reads_the_stand_ins(observe):
         got = oar.grad(_lstm_loss(x, h, ws, observe=observe), [x] + ws)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.numpy(), w, rtol=1e-12, atol=1e-12)
+
+
+def test_the_eager_walk_under_lazy_through_an_op_of_many_outputs():
+    """`split` makes as many outputs as asked: the tape keeps what its rule needs of each of them."""
+    def loss(x, seen):
+        a, b, c = oar.split(x * 2.0, 3, axis=1)
+        b.register_hook(lambda g: seen.append(g.numpy()))  # a hook: the eager walk runs
+        return (a * 3.0 + c * c).sum() + b.sum()
+    want, got = [], []
+    x = oar.to_tensor(np.arange(12.0).reshape(2, 6), stop_gradient=False)
+    loss(x, want).backward()
+    y = oar.to_tensor(np.arange(12.0).reshape(2, 6), stop_gradient=False)
+    with oar.lazy():
+        loss(y, got).backward()
+    np.testing.assert_array_equal(y.grad.numpy(), x.grad.numpy())
+    np.testing.assert_array_equal(got[0], want[0])
