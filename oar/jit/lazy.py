@@ -185,27 +185,36 @@ def _symbolic_backward(tensors, grad_tensors, retain_graph):
     p = getattr(loss, "_pending", None)
     if p is None or p[0] is not g or loss._hooks or loss._node is None or p[3].kind != "f":
         return False  # (a complex loss: the static seed is a real number)
-    tape, leaves, seen, stack, visited = g.tape, {}, set(), [loss._node], []
+    tape, leaves, visited, stack = g.tape, {}, {}, [loss._node]  # (visited: an ordered set of nodes)
     while stack:
         node = stack.pop()
-        if node in seen:
+        if node in visited:
             continue
-        seen.add(node)
         if tape.get(id(node)) is not node or node.edges is None:
             return False
-        for r in (node.outs if node.op.multi_out else (node.outs,)):
-            t = r()
-            if t is not None and t._hooks:
-                return False
-        visited.append(node)
+        if node.op.multi_out:
+            for r in node.outs:
+                t = r()
+                if t is not None and t._hooks:
+                    return False
+        elif (t := node.outs()) is not None and t._hooks:
+            return False
+        visited[node] = None
         for e in node.edges:
             te = type(e)
-            if te is _Node or te is tuple:
-                n = e if te is _Node else e[0]
-                t = (n.outs if not n.op.multi_out else n.outs[e[1] if te is tuple else 0])()
+            if te is _Node:  # output 0 of a producer
+                t = (e.outs if not e.op.multi_out else e.outs[0])()
                 if t is not None and t.stop_gradient:  # blocked since it was recorded: the eager walk knows
                     return False
-                stack.append(n)
+                if e not in visited:
+                    stack.append(e)
+            elif te is tuple:  # output i > 0
+                n = e[0]
+                t = n.outs[e[1]]()
+                if t is not None and t.stop_gradient:
+                    return False
+                if n not in visited:
+                    stack.append(n)
             elif e is not None and not e.stop_gradient:
                 if e._hooks:
                     return False
