@@ -115,9 +115,13 @@ def _tape(g, op, inputs, outs, attrs, info):
         n = t._node
         edges.append(t if n is None else None if t.stop_gradient else n if not n.op.multi_out else n.edge_to(t))
     node.edges = tuple(edges)
-    if modes is _SHAPES:  # every input's meta read
-        node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
-        node.versions = (None,) * len(inputs)
+    if modes is _SHAPES:  # every input's meta read (one input written out: a comprehension is a call)
+        if len(inputs) == 1:
+            t = inputs[0]
+            node.saved, node.versions = ((*t._meta(), t.stop_gradient),), (None,)
+        else:
+            node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
+            node.versions = (None,) * len(inputs)
     elif modes is None:  # every input read
         node.saved = inputs
         node.versions = tuple([t._vc[0] for t in inputs])
