@@ -20,6 +20,10 @@ Measured (best of 5 repeats, ten runs alternating with the branch point 055694d 
         before 1.09-1.17x and 1.00-1.05x), traced 8.8-9.6 ms (1.00-1.05x), captured 8.5-9.5 ms (1.20-1.24x
         faster than eager; before 1.12-1.21x: `fuse_elementwise` no longer holds an RNN's gradient terms).
 
+Branch r5-lazyrec (cheaper recording: the tape node, `encode_index`'s fast path, the symbolic backward's walk;
+six runs alternating with its branch point 4b0031f, load 0.9-1.8): (b) lazy 1.09-1.14x captured (before
+1.14-1.17x); (a) lazy 2.60-2.62x (before 2.64-2.66x). docs/tracing.md "Measured" has the per-op numbers.
+
 Issue 28's target: traced and lazy within 1.15x of the captured step. Traced meets it on both. The lazy plan is
 now the captured step's plan (one in-place fused optimizer update, no add into the cleared gradients, no update
 values handed out), so what remains is Python: `--breakdown` times the lazy step's parts. On LinearNet recording

@@ -83,19 +83,21 @@ def _on_op(op, inputs, attrs):
 
 
 _SHAPES = object()  # the saved modes of an op whose rule reads every input's shape only
-_INFO = {}  # op -> False (it runs eagerly) or what `_tape` needs of it: (saved modes, kept outputs, nondiff_out)
+_INFO = {}  # op -> False (it runs eagerly) or what `_tape` needs of it: (saved modes, kept outputs, nondiff_out);
+# the saved modes of a non-variadic op that reads some inputs whole and others by meta or not at all are
+# (positions read by meta, positions not read)
 
 
 def _op_info(op):
     if op.random or op.side_effect or op.lower is not None or op.name in _EAGER_ALWAYS:
         info = False
     else:
-        keep = op.saves_out
-        if op.multi_out and type(keep) is bool:
-            keep = (keep,) * len(op.outputs)
+        keep = op.saves_out  # (a bool for a multi-output op: said of every output, however many it makes)
         modes = op.saved_inputs
         if modes == registry._SHAPES or (type(modes) is tuple and not op.variadic and all(m == 2 for m in modes)):
             modes = _SHAPES
+        elif type(modes) is tuple and not op.variadic:  # the positions of the inputs whose meta / nothing is read
+            modes = tuple(tuple([i for i, m in enumerate(modes) if m == k]) for k in (2, 0))
         info = (modes, keep, frozenset(op.nondiff_out or ()))
     _INFO[op] = info
     return info
@@ -104,7 +106,7 @@ def _op_info(op):
 def _tape(g, op, inputs, outs, attrs, info):
     """The tape `Node` of a recorded op, as `registry.Node` builds it but reading no array: what the gradient rule
     reads of an input's shape comes from its meta, and an output it reads is a stand-in computed with the output
-    (`LazyGraph.alias`), so recording the node never runs the pending graph."""
+    (`LazyGraph.alias`, written out here), so recording the node never runs the pending graph."""
     modes, keep, nd = info
     node = _new(_Node)
     node.op, node.attrs = op, attrs
@@ -113,38 +115,66 @@ def _tape(g, op, inputs, outs, attrs, info):
         n = t._node
         edges.append(t if n is None else None if t.stop_gradient else n if not n.op.multi_out else n.edge_to(t))
     node.edges = tuple(edges)
-    if modes is _SHAPES:  # every input's meta read
-        node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
-        node.versions = (None,) * len(inputs)
+    if modes is _SHAPES:  # every input's meta read (one input written out: a comprehension is a call)
+        if len(inputs) == 1:
+            t = inputs[0]
+            node.saved, node.versions = ((*t._meta(), t.stop_gradient),), (None,)
+        else:
+            node.saved = tuple([(*t._meta(), t.stop_gradient) for t in inputs])
+            node.versions = (None,) * len(inputs)
     elif modes is None:  # every input read
         node.saved = inputs
         node.versions = tuple([t._vc[0] for t in inputs])
     elif modes is False:
         node.saved = node.versions = (None,) * len(inputs)
+    elif not op.variadic:  # (positions read by meta, positions not read); the rest read
+        saved = list(inputs)
+        versions = [t._vc[0] for t in inputs]
+        for i in modes[0]:
+            t = saved[i]
+            saved[i] = (*t._meta(), t.stop_gradient)
+            versions[i] = None
+        for i in modes[1]:
+            saved[i] = versions[i] = None
+        node.saved, node.versions = tuple(saved), tuple(versions)
     else:
-        if op.variadic:
-            modes = modes[:1] + modes[1:] * (len(inputs) - 1)
+        modes = modes[:1] + modes[1:] * (len(inputs) - 1)
         node.saved = tuple([t if m == 1 else None if m == 0 else (*t._meta(), t.stop_gradient)
                             for t, m in zip(inputs, modes)])
         node.versions = tuple([t._vc[0] if m == 1 else None for t, m in zip(inputs, modes)])
     if not op.multi_out:
         t = outs[0]
+        p = t._pending
         node.outs = _weakref(t)
-        node.out_data = g.alias(t, True) if keep is True else None
-        if 0 not in nd and t._pending[3].np in _DIFFERENTIABLE:
+        node.out_data = _stand_in(g, p) if keep is True else None
+        if 0 not in nd and p[3].np in _DIFFERENTIABLE:
             t.stop_gradient = False
             t._node = node
     else:
-        node.outs = tuple([_weakref(t) for t in outs])
-        node.out_data = tuple([g.alias(t, True) if k else (t._pending[2], t._pending[3].np)
-                               for t, k in zip(outs, keep)])
-        i = 0
-        for t in outs:
-            if i not in nd and t._pending[3].np in _DIFFERENTIABLE:
+        refs, data, i, every = [], [], 0, type(keep) is bool
+        for t in outs:  # (one pass: the weak reference, what the rule reads, the tape)
+            p = t._pending
+            refs.append(_weakref(t))
+            data.append(_stand_in(g, p) if (keep if every else keep[i]) else (p[2], p[3].np))
+            if i not in nd and p[3].np in _DIFFERENTIABLE:
                 t.stop_gradient = False
                 t._node = node
             i += 1
+        node.outs, node.out_data = tuple(refs), tuple(data)
     g.tape[id(node)] = node
+
+
+def _stand_in(g, p):
+    """`LazyGraph.alias` (share) of the output pending as `p` here, written out: the tape's stand-in for an output
+    the gradient rule reads, computed into the output's own array."""
+    a = _new(LazyTensor)
+    a.stop_gradient = True
+    a._grad = a._node = a._name = a._hooks = a._check = a._zeroed = a._view_of = None
+    a._vc = [0, False]
+    a.persistable = False
+    a._pending = p
+    g.outs.append((_weakref(a), p[1], True))
+    return a
 
 
 def _symbolic_backward(tensors, grad_tensors, retain_graph):
@@ -159,27 +189,36 @@ def _symbolic_backward(tensors, grad_tensors, retain_graph):
     p = getattr(loss, "_pending", None)
     if p is None or p[0] is not g or loss._hooks or loss._node is None or p[3].kind != "f":
         return False  # (a complex loss: the static seed is a real number)
-    tape, leaves, seen, stack, visited = g.tape, {}, set(), [loss._node], []
+    tape, leaves, visited, stack = g.tape, {}, {}, [loss._node]  # (visited: an ordered set of nodes)
     while stack:
         node = stack.pop()
-        if node in seen:
+        if node in visited:
             continue
-        seen.add(node)
         if tape.get(id(node)) is not node or node.edges is None:
             return False
-        for r in (node.outs if node.op.multi_out else (node.outs,)):
-            t = r()
-            if t is not None and t._hooks:
-                return False
-        visited.append(node)
+        if node.op.multi_out:
+            for r in node.outs:
+                t = r()
+                if t is not None and t._hooks:
+                    return False
+        elif (t := node.outs()) is not None and t._hooks:
+            return False
+        visited[node] = None
         for e in node.edges:
             te = type(e)
-            if te is _Node or te is tuple:
-                n = e if te is _Node else e[0]
-                t = (n.outs if not n.op.multi_out else n.outs[e[1] if te is tuple else 0])()
+            if te is _Node:  # output 0 of a producer
+                t = (e.outs if not e.op.multi_out else e.outs[0])()
                 if t is not None and t.stop_gradient:  # blocked since it was recorded: the eager walk knows
                     return False
-                stack.append(n)
+                if e not in visited:
+                    stack.append(e)
+            elif te is tuple:  # output i > 0
+                n = e[0]
+                t = n.outs[e[1]]()
+                if t is not None and t.stop_gradient:
+                    return False
+                if n not in visited:
+                    stack.append(n)
             elif e is not None and not e.stop_gradient:
                 if e._hooks:
                     return False

@@ -45,7 +45,7 @@ MAX_OPS = 4096
 _MAX_PLANS = 256      # compiled plans kept in the trie; past that the trie is dropped and grows again
 _LOCK = threading.Lock()
 _BY_NP = D._BY_NP
-_new, _weakref, _set_slot = object.__new__, weakref.ref, SLOT.__set__
+_new, _weakref, _set_slot, _getframe = object.__new__, weakref.ref, SLOT.__set__, sys._getframe
 
 
 class Stats:
@@ -184,7 +184,7 @@ class LazyGraph:
             else:
                 refs.append(self._ref(t, new))
         refs = tuple(refs)
-        f = sys._getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
+        f = _getframe(3)  # the user's frame (outside oar): its line is part of the key, so errors name it
         fname = f.f_code.co_filename
         while _OAR_FILES[fname]:
             f = f.f_back
@@ -237,7 +237,7 @@ class LazyGraph:
             base._vc[1] = True
             res[0]._vc = base._vc
             res[0]._view_of = tuple(inputs)  # (held by the view: an input no one else holds is not handed out)
-            self.views.append((weakref.ref(res[0]), op, attrs))
+            self.views.append((_weakref(res[0]), op, attrs))
         if self.checks_left > 0:
             _eager_check(op, inputs, attrs, res)
         self.n_ops += 1

@@ -18,9 +18,28 @@ from .registry import apply, defop, infer_meta
 
 def encode_index(index):
     """Splits a Python index into (spec, tensor_inputs)."""
-    from ..core.tensor_methods import TensorMethods
-    if not isinstance(index, tuple):
+    if type(index) is not tuple and not isinstance(index, tuple):
         index = (index,)
+    spec = []  # ints, slices of ints and None, None and Ellipsis (``x[:, t]``): the general path's spec, faster
+    for it in index:
+        ti = type(it)
+        if ti is int:
+            spec.append(["i", it])
+        elif ti is slice and (type(a := it.start) is int or a is None) and (type(b := it.stop) is int or b is None) \
+                and (type(c := it.step) is int or c is None):
+            spec.append(["s", a, b, c])
+        elif it is None:
+            spec.append(["n"])
+        elif it is Ellipsis:
+            spec.append(["e"])
+        else:
+            return _encode_index(index)
+    return spec, []
+
+
+def _encode_index(index):
+    """`encode_index` of any index tuple (tensors, arrays, lists, bools, NumPy integers, tensor slice bounds)."""
+    from ..core.tensor_methods import TensorMethods
     spec, tensors = [], []
     for it in index:
         if it is None:
