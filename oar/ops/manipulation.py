@@ -604,16 +604,24 @@ def repeat_interleave(x, repeats, axis=None, name=None):
 
 
 def unstack(x, axis=0, num=None):
-    """Splits along `axis` into tensors with that dim removed (as `unbind`).
+    """Splits along `axis` into tensors with that dim removed, as one op. Unlike `unbind` the parts are copies (as
+    Paddle: writing into one leaves `x` alone). `num` must match the dim; on a dim unknown when a static program is
+    built it sets the number of parts (checked when the program runs).
 
     Example:
         >>> [p.shape for p in oar.unstack(oar.ones([2, 3]))]
         [[3], [3]]
     """
+    if not -x.ndim <= int(axis) < x.ndim:
+        raise ValueError(f"unstack: axis {axis} is out of range [{-x.ndim}, {x.ndim}) for a tensor of rank {x.ndim}")
+    axis = int(axis) % x.ndim
     n = x.shape[axis]
+    if n == -1 and num is None:
+        raise ValueError(f"unstack: dim {axis} of shape {x.shape} is unknown when the program is built; give num")
     if num is not None and n >= 0 and num != n:
         raise ValueError(f"unstack: num={num} but the input has {n} entries along axis {axis} (shape {x.shape})")
-    return unbind(x, axis)
+    n = n if n >= 0 else int(num)
+    return list(apply(UNSTACK, (x,), {"axis": axis, "num": n})) if n else []
 
 
 def rot90(x, k=1, axes=(0, 1), name=None):
