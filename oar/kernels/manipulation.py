@@ -1,4 +1,5 @@
-"""Shape and layout kernels: reshape, transpose, squeeze, broadcast, tile, concat/split, flip, roll, pad, repeat."""
+"""Shape and layout kernels: reshape, transpose, squeeze, broadcast, tile, concat/split, stack/unstack, flip, roll,
+pad, repeat."""
 import itertools
 import math
 
@@ -75,6 +76,20 @@ def tile_grad(g, x, repeat_times):
 def concat(*xs, axis):
     xp = array_module(*xs)
     return xp.concatenate(xs, axis=axis)
+
+
+def stack(*xs, axis):
+    xp = array_module(*xs)
+    return xp.stack(xs, axis=axis)
+
+
+def unstack(x, axis, num):
+    """The `num` slices of `x` along `axis`, that dim removed (checks the run-time dim: unknown when built)."""
+    if x.shape[axis] != num:
+        raise ValueError(f"unstack: dim {axis} of shape {list(x.shape)} is {x.shape[axis]}, the program was built "
+                         f"for {num} parts")
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,)] for i in range(num))
 
 
 def split_like(g, *xs, axis):

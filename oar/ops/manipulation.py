@@ -15,6 +15,7 @@ from ..kernels.manipulation import (PAD_MODES as _PAD_MODES, arange_repeated as 
                                     reshape as _reshape, reshape_as as _reshape_as,
                                     reshape_target as _reshape_target, roll as _roll, shape as _shape,
                                     split as _split, split_like as _split_like, split_sizes as _split_sizes,
+                                    stack as _stack, unstack as _unstack_impl,
                                     squeeze as _squeeze, tile as _tile, tile_grad as _tile_grad_impl,
                                     transpose as _transpose, unsqueeze as _unsqueeze)
 from .registry import apply, bounds_output, defop
@@ -300,18 +301,26 @@ def concat(x, axis=0, name=None):
         >>> oar.concat([oar.ones([2, 3]), oar.zeros([1, 3])], axis=0).shape
         [3, 3]
     """
+    xs = _one_dtype(x, "concat")
+    return apply(CONCAT, tuple(xs), {"axis": int(axis) % max(xs[0].ndim, 1)})
+
+
+def _one_dtype(x, what):
+    """The tensors of `x` (a list or tuple, not empty) in one dtype: Paddle refuses mixed dtypes; under
+    `auto_cast` its cast rules decide (promoted here)."""
+    if hasattr(x, "dtype"):  # a tensor is not a list of tensors (Paddle raises too)
+        raise ValueError(f"{what}: x must be a list or tuple of tensors, got a tensor")
     xs = list(x)
     if not xs:
-        raise ValueError("concat needs at least one tensor")
+        raise ValueError(f"{what} needs at least one tensor, got an empty list")
     t = xs[0].dtype
     for i, o in enumerate(xs[1:], 1):
         if o.dtype != t:
-            if mode().amp is None:  # Paddle refuses mixed dtypes (under auto_cast its cast rules decide)
-                raise ValueError(f"concat/stack: tensor {i} has dtype {o.dtype.name}, tensor 0 has {t.name}; all "
+            if mode().amp is None:
+                raise ValueError(f"{what}: tensor {i} has dtype {o.dtype.name}, tensor 0 has {t.name}; all "
                                  "must have one dtype (cast them first)")
             t = D.promote(t, o.dtype)
-    xs = [cast(v, t) for v in xs]
-    return apply(CONCAT, tuple(xs), {"axis": int(axis) % max(xs[0].ndim, 1)})
+    return [cast(v, t) for v in xs]
 
 
 def stack(x, axis=0, name=None):
@@ -321,10 +330,35 @@ def stack(x, axis=0, name=None):
         >>> oar.stack([oar.ones([2]), oar.zeros([2])], axis=1).numpy().tolist()
         [[1.0, 0.0], [1.0, 0.0]]
     """
-    xs = list(x)
+    xs = _one_dtype(x, "stack")
     nd = xs[0].ndim + 1
-    a = int(axis) % nd
-    return concat([unsqueeze(v, a) for v in xs], axis=a)
+    if not -nd <= int(axis) < nd:
+        raise ValueError(f"stack: axis {axis} is out of range [{-nd}, {nd}) for tensors of rank {nd - 1}")
+    return apply(STACK, tuple(xs), {"axis": int(axis) % nd})
+
+
+def _stack_infer(m, axis):
+    shapes = [list(s) for s, _ in m]
+    out = list(shapes[0])
+    for i, s in enumerate(shapes[1:], 1):
+        if len(s) != len(out) or any(a != b and a != -1 and b != -1 for a, b in zip(s, out)):
+            raise ValueError(f"stack: tensor {i} has shape {s}, tensor 0 has {shapes[0]}; all must have one shape")
+        out = [b if a == -1 else a for a, b in zip(out, s)]
+    return [(out[:axis] + [len(shapes)] + out[axis:], m[0][1])]
+
+
+def _unstack_infer(m, axis, num):
+    s = list(m[0][0])
+    if s[axis] not in (-1, num):
+        raise ValueError(f"unstack: dim {axis} of shape {s} is not {num}")
+    return [(s[:axis] + s[axis + 1:], m[0][1])] * num
+
+
+STACK = defop("stack", _stack, inputs=("x",), variadic=True, infer=_stack_infer, grad_reads=(),
+              grad=lambda g, out, *xs, axis: tuple(apply(UNSTACK, (g,), {"axis": axis, "num": len(xs)})))
+UNSTACK = defop("unstack", _unstack_impl, outputs=("out*",), infer=_unstack_infer,
+                grad=lambda g, out, x, axis, num: stack(
+                    [gi if gi is not None else zeros_like(o) for gi, o in zip(g, out)], axis=axis))
 
 
 def _split_infer(m, sections, axis, num=0):
@@ -421,7 +455,7 @@ def unbind(input, axis=0):
         raise ValueError(f"unbind: dim {axis} of shape {input.shape} is unknown when the program is built, so the "
                          "number of outputs is too; use split with sections or index the tensor")
     if mode().static:
-        return [squeeze(p, axis) for p in split(input, input.shape[axis], axis)]
+        return list(apply(UNSTACK, (input,), {"axis": axis, "num": input.shape[axis]}))
     # eager: subscripts, so the pieces are views of `input` as in Paddle
     return [subscript.tensor_getitem(input, (slice(None),) * axis + (i,)) for i in range(input.shape[axis])]
 
@@ -570,16 +604,24 @@ def repeat_interleave(x, repeats, axis=None, name=None):
 
 
 def unstack(x, axis=0, num=None):
-    """Splits along `axis` into tensors with that dim removed (as `unbind`).
+    """Splits along `axis` into tensors with that dim removed, as one op. Unlike `unbind` the parts are copies (as
+    Paddle: writing into one leaves `x` alone). `num` must match the dim; on a dim unknown when a static program is
+    built it sets the number of parts (checked when the program runs).
 
     Example:
         >>> [p.shape for p in oar.unstack(oar.ones([2, 3]))]
         [[3], [3]]
     """
+    if not -x.ndim <= int(axis) < x.ndim:
+        raise ValueError(f"unstack: axis {axis} is out of range [{-x.ndim}, {x.ndim}) for a tensor of rank {x.ndim}")
+    axis = int(axis) % x.ndim
     n = x.shape[axis]
+    if n == -1 and num is None:
+        raise ValueError(f"unstack: dim {axis} of shape {x.shape} is unknown when the program is built; give num")
     if num is not None and n >= 0 and num != n:
         raise ValueError(f"unstack: num={num} but the input has {n} entries along axis {axis} (shape {x.shape})")
-    return unbind(x, axis)
+    n = n if n >= 0 else int(num)
+    return list(apply(UNSTACK, (x,), {"axis": axis, "num": n})) if n else []
 
 
 def rot90(x, k=1, axes=(0, 1), name=None):

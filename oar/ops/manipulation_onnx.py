@@ -103,6 +103,19 @@ def _roll(ctx, op):
     ctx.node("Identity", [x], [ctx.out(op)])
 
 
+def _stack(ctx, op):  # ONNX has no Stack: each input gains the axis, then one Concat
+    axis = ctx.ints([int(op.attrs["axis"])])
+    ctx.node("Concat", [ctx.node("Unsqueeze", [x, axis]) for x in ctx.ins(op, "x")], [ctx.out(op)],
+             axis=int(op.attrs["axis"]))
+
+
+def _unstack(ctx, op):  # Split into parts of 1 (a one-part Split copies), then each loses the axis
+    outs, axis = ctx.outs(op), int(op.attrs["axis"])
+    parts = ctx.node("Split", [ctx.inp(op, "x")], n_out=len(outs), axis=axis)
+    for p, o in zip(parts if len(outs) > 1 else [parts], outs):
+        ctx.node("Squeeze", [p, ctx.ints([axis])], [o])
+
+
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
 
 
@@ -125,5 +138,6 @@ lowerings({
     "transpose": lambda ctx, op: ctx.unary(op, "Transpose", perm=list(op.attrs["perm"])),
     "broadcast_to": _broadcast_to, "tile": _tile, "split": _split, "flip": _flip, "roll": _roll, "pad": _pad,
     "concat": lambda ctx, op: ctx.node("Concat", ctx.ins(op, "x"), [ctx.out(op)], axis=int(op.attrs["axis"])),
+    "stack": _stack, "unstack": _unstack,
     "shape": same("Shape"), "numel": same("Size"),
 })

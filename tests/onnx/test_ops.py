@@ -112,6 +112,8 @@ MANIP = {
     "squeeze": lambda x: oar.squeeze(x[:, :1], 1), "broadcast_to": lambda x: oar.broadcast_to(x[:, :1], [2, 5, 4]),
     "tile": lambda x: oar.tile(x, [1, 2, 1]), "tile_more": lambda x: oar.tile(x, [2, 1, 1, 2]),
     "concat": lambda x: oar.concat([x, x * 2], axis=1), "stack": lambda x: oar.stack([x, x], axis=1),
+    "stack_neg": lambda x: oar.stack([x, x * 2, x + 1], axis=-1), "stack_one": lambda x: oar.stack([x], axis=0),
+    "unstack": lambda x: oar.concat(oar.unstack(x, axis=1), axis=1), "unstack_one": lambda x: oar.unbind(x[:1])[0],
     "split": lambda x: oar.split(x, [1, 3], axis=2), "split_even": lambda x: oar.split(x, 3, axis=1),
     "flip": lambda x: oar.flip(x, [1, 2]), "pad": lambda x: F.pad(x, [1, 2], value=0.5, mode="constant"),
     "shape": lambda x: oar.shape(x), "numel": lambda x: oar.numel(x),

@@ -326,12 +326,15 @@ add("concat_neg_axis", lambda x, y, z: oar.concat([x, y, z], axis=-1), lambda *a
     (randn(2, 1), randn(2, 2), randn(2, 3)))
 add("stack", lambda x, y: oar.stack([x, y], axis=1), lambda x, y: np.stack([x, y], 1), (randn(3, 4), randn(3, 4)))
 add("stack_0d", lambda x, y: oar.stack([x, y]), lambda x, y: np.stack([x, y]), (randn(), randn()))
+add("stack_neg_axis", lambda x, y, z: oar.stack([x, y, z], axis=-2), lambda *a: np.stack(a, -2),
+    (randn(2, 3), randn(2, 3), randn(2, 3)))
 add("split", lambda x: oar.split(x, 2, axis=1), lambda x: tuple(np.split(x, 2, 1)), (randn(3, 4),))
 add("split_sections", lambda x: oar.split(x, [1, -1, 2], axis=0), lambda x: tuple(np.split(x, [1, 4], 0)),
     (randn(6, 2),))
 add("chunk", lambda x: oar.chunk(x, 3, axis=-1), lambda x: tuple(np.split(x, 3, -1)), (randn(2, 6),))
 add("unbind", lambda x: oar.unbind(x, 1), lambda x: tuple(x[:, i] for i in range(3)), (randn(2, 3),))
 add("unstack", lambda x: oar.unstack(x), lambda x: tuple(x), (randn(2, 3),))
+add("unstack_neg_axis", lambda x: oar.unstack(x, axis=-1), lambda x: tuple(np.moveaxis(x, -1, 0)), (randn(2, 3, 4),))
 add("flip", lambda x: oar.flip(x, [0, 2]), lambda x: np.flip(x, (0, 2)), (randn(2, 3, 4),))
 add("roll", lambda x: oar.roll(x, [1, -2], [0, 1]), lambda x: np.roll(x, (1, -2), (0, 1)), (randn(3, 4),))
 add("roll_flat", lambda x: oar.roll(x, 5), lambda x: np.roll(x, 5), (randn(3, 4),))

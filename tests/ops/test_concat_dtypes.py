@@ -20,9 +20,10 @@ def test_one_dtype_joins():
     assert out.dtype == oar.int64 and out.numpy().tolist() == [1, 1, 0]
 
 
-def test_under_auto_cast_mixed_precision_joins():
+@pytest.mark.parametrize("fn, shape", [(oar.concat, [4, 2]), (oar.stack, [2, 2, 2])])
+def test_under_auto_cast_mixed_precision_joins(fn, shape):
     x = oar.to_tensor(np.ones((2, 2), np.float32))
     with oar.amp.auto_cast(level="O1"):
         h = oar.matmul(x, x)  # float16 (white list)
-        out = oar.concat([h, x])
-    assert out.shape == [4, 2]
+        out = fn([h, x])
+    assert out.shape == shape and out.dtype == oar.float32
