@@ -16,14 +16,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "static"))
 from test_train_static import LeNet, LinearNet  # noqa: E402
 
 
-@pytest.fixture
-def float64():
-    prev = oar.get_default_dtype()
-    oar.set_default_dtype("float64")
-    yield
-    oar.set_default_dtype(prev)
-
-
 def _train(lazy, make, shape, steps):
     oar.seed(1)
     net = make()

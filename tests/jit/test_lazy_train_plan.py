@@ -3,19 +3,10 @@ and accumulators' own arrays by one fused in-place update (the captured step's p
 ``clear_grad()`` takes the next backward's gradient as it is (no ``0 + g``). Each test compares with eager mode in
 float64 where the shortcut would be wrong if it ignored what the user did between steps."""
 import numpy as np
-import pytest
 
 import oar
 import oar.nn as nn
 from oar.jit import lazy_graph as LG
-
-
-@pytest.fixture
-def float64():
-    prev = oar.get_default_dtype()
-    oar.set_default_dtype("float64")
-    yield
-    oar.set_default_dtype(prev)
 
 
 class _Net(nn.Layer):

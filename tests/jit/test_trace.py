@@ -17,14 +17,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "static"))
 from test_train_static import LeNet, LinearNet  # noqa: E402
 
 
-@pytest.fixture
-def float64():
-    prev = oar.get_default_dtype()
-    oar.set_default_dtype("float64")
-    yield
-    oar.set_default_dtype(prev)
-
-
 # ---- models: traced == eager ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make, shape", [(LinearNet, [16, 784]), (LeNet, [4, 1, 28, 28])])
 def test_models_traced_equal_eager_float64(float64, make, shape):

@@ -42,14 +42,6 @@ def _batch(r, make):
     return oar.to_tensor(r.standard_normal(shape)), oar.to_tensor(r.integers(0, 10, (shape[0], 1)))
 
 
-@pytest.fixture
-def float64():
-    prev = oar.get_default_dtype()
-    oar.set_default_dtype("float64")
-    yield
-    oar.set_default_dtype(prev)
-
-
 def _train(way, make, steps, lr_schedule=False):
     oar.seed(1)
     net = make()
