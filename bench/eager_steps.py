@@ -75,6 +75,9 @@ After merging r3-python and r3-eager into main (15:36 UTC, load average 5-6.6, t
 0.949-0.955 (3 rounds), (c) 0.845-0.873 (3 rounds), (r) resnet18 0.39 (64-67 ms against 166-168 ms; 3 runs each,
 alternating, before the step was added here: the convolutions as one GEMM of issue 26).
 
+On the session's final commit (r4/r5/r6 merged: lazy plan, recording, `stack` as one op; load average 0.7-1.7):
+(a) 0.940-0.970 (median 0.964), (m) 0.974-0.996 (median 0.988), 5 rounds each.
+
 (a) and (m) are at parity with "before" within the run-to-run spread (medians 0.99-1.01), not clearly below it.
 What still costs more than "before" in them: `clear_grad` zeroing in place (Paddle's default; "before" dropped the
 gradient) ~+1.3 us on the MLP, the weak output references and shape stand-ins of the tape; in (a) also the Python
