@@ -505,6 +505,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
                 a = a.astype(np.complex64)
             elif a.dtype.kind in "US":
                 raise TypeError("to_tensor: strings are not supported")
+            elif a.dtype == np.uint64 and not isinstance(data, np.ndarray):  # Python ints past int64's range
+                raise OverflowError(f"to_tensor: integers beyond int64's range ({int(a.max())}); oar's widest "
+                                    "integer dtype is int64")
     if dtype is not None:
         a = a.astype(D.np_dtype(dtype), copy=False)
     name = place_name(place)

@@ -332,3 +332,10 @@ def test_cast_gradient_goes_back_to_the_input_dtype():
     i = oar.to_tensor([1, 2], stop_gradient=False)
     (i.astype("float32") * x).sum().backward()
     assert i.grad is None  # integer tensors never receive gradients
+
+
+def test_to_tensor_refuses_ints_beyond_int64():
+    """NumPy makes uint64 of a Python int past int64's range; oar has no uint64 (Paddle raises there too)."""
+    with pytest.raises(OverflowError, match="beyond int64's range"):
+        oar.to_tensor([2 ** 63])
+    assert oar.to_tensor([2 ** 63 - 1]).dtype == oar.int64
