@@ -242,8 +242,8 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
 
 
 def narrow(input, dim, start, length):
-    """The `length` elements of `input` from `start` along `dim` (`start` may be negative, or a 0-D/1-element
-    Tensor).
+    """The `length` elements of `input` from `start` along `dim` (`start` may be negative, or, in eager mode, a
+    one-element Tensor).
 
     Example:
         >>> oar.narrow(oar.to_tensor([[1, 2, 3], [4, 5, 6]]), 1, 1, 2).numpy().tolist()
@@ -254,6 +254,9 @@ def narrow(input, dim, start, length):
                          f"(expected in [{-input.ndim}, {input.ndim - 1}])")
     dim = norm_axis1(dim, input.ndim)
     size = input.shape[dim]
+    if hasattr(start, "block"):
+        raise TypeError("narrow: a Tensor start is read when the call runs, so a static program cannot take one; "
+                        "pass a Python int")
     start = to_int_list(start, "start")[0] if hasattr(start, "dtype") else int(start)
     if length < 0:
         raise ValueError(f"narrow: length must be non-negative, got {length}")
