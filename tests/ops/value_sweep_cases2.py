@@ -568,7 +568,8 @@ P3_CASES.update({  # isin, narrow, take_along_dim; Tensor type_as, ndimension, n
     **{f"Tensor.{n}()": (lambda n: lambda p: getattr(t(p, [1.5, -2.0, 0.0]), n)())(n)
        for n in ("float", "double", "half", "int", "long", "short", "char", "byte", "bool",
                  "float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64")},
-    "Tensor.cfloat()": lambda p: p.imag(t(p, [1.5]).cfloat()), "Tensor.cdouble()": lambda p: p.imag(t(p, [1.5]).cdouble()),
+    "Tensor.cfloat()": lambda p: p.imag(t(p, [1.5]).cfloat()),
+    "Tensor.cdouble()": lambda p: p.imag(t(p, [1.5]).cdouble()),
     "Tensor.byte()[wrap]": lambda p: t(p, [300, -1]).byte(),
     "Tensor.int()[trunc]": lambda p: t(p, [1.7, -1.7]).int(),
 })
