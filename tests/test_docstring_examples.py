@@ -24,7 +24,8 @@ NAMESPACES = ["oar", "oar.nn", "oar.nn.functional", "oar.optimizer", "oar.optimi
               "oar.ir", "oar.version", "oar.jit.inference_model", "oar.io.static_checkpoint", "oar.static.amp",
               "oar.base", "oar.base.data_feeder",
               "oar.framework", "oar.incubate", "oar.incubate.nn", "oar.incubate.nn.functional", "oar.utils.download",
-              "oar.vision", "oar.utils", "oar.nn.utils", "oar.geometric"]
+              "oar.vision", "oar.utils", "oar.nn.utils", "oar.geometric",
+              "oar.ops.tensor_methods"]  # Tensor-only methods (x.new_zeros, x.type_as): no top-level name
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

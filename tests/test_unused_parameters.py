@@ -29,6 +29,8 @@ RULES = [
      "buffers and flags that speed up Paddle's GPU kernel; the result is the same"),
     (r"oar/incubate/optimizer", r"ModelAverage\.minimize$", "(loss|startup_program|parameters|no_grad_set)",
      "Paddle's dynamic-mode ModelAverage.minimize only steps (the training optimizer has used the loss)"),
+    (r"oar/ops/short_names", r"isin$", "assume_unique", "Paddle's speed hint that x and test_x hold unique "
+                                                        "elements; the answer is the same without it"),
     (r"oar/nn/static_functions", r"batch_norm$", "in_place", "a memory hint of Paddle's static batch_norm; "
                                                               "the result is the same"),
     (r"oar/vision/models/googlenet", r"Inception\.__init__$", "output_channels",

@@ -1,12 +1,13 @@
 """Paddle 3's NumPy/PyTorch-style names for what the core ops already do: matrix_transpose, ravel, msort, argwhere,
 negative, positive, ger, vecdot, reduce_as, broadcast_shapes, cat/concatenate, clamp, mul, true_divide, permute,
-swapaxes/swapdims. Each is composed from one or two core ops, so
+swapaxes/swapdims, isin, narrow, take_along_dim. Each is composed from one or two core ops, so
 gradients, static mode and export come from them."""
 from ..core import dtype as D
-from .common import broadcast_shapes as _broadcast, operand, public_api
+from .common import broadcast_shapes as _broadcast, norm_axis1, operand, public_api, to_int_list
 from .complex import conj
-from .logic import _into
-from .manipulation import concat, reshape, transpose
+from .indexing import slice, take_along_axis
+from .logic import _into, any, equal, logical_not
+from .manipulation import concat, reshape, transpose, unsqueeze
 from .math import REDUCE_AS, cast, clip, divide, multiply, neg, sum
 from .linalg import outer
 from .registry import apply
@@ -223,6 +224,59 @@ def swapdims(x, perm, axis1=None, name=None):
         [3, 2]
     """
     return swapaxes(x, perm, axis1)
+
+
+def isin(x, test_x, assume_unique=False, invert=False, name=None):
+    """Whether each element of `x` equals some element of `test_x`: a bool tensor of `x`'s shape (negated with
+    `invert`). `assume_unique` is Paddle's speed hint that both hold unique elements; the answer is the same without
+    it, so oar takes it and computes the same comparison.
+
+    Example:
+        >>> oar.isin(oar.to_tensor([[1, 2], [3, 4]]), oar.to_tensor([2, 4, 7])).numpy().tolist()
+        [[False, True], [False, True]]
+    """
+    if not hasattr(x, "dtype") or not hasattr(test_x, "dtype"):
+        raise TypeError(f"isin: x and test_x must be Tensors, got {type(x).__name__} and {type(test_x).__name__}")
+    hit = any(equal(unsqueeze(x, -1), reshape(test_x, [-1])), axis=-1)
+    return logical_not(hit) if invert else hit
+
+
+def narrow(input, dim, start, length):
+    """The `length` elements of `input` from `start` along `dim` (`start` may be negative, or, in eager mode, a
+    one-element Tensor).
+
+    Example:
+        >>> oar.narrow(oar.to_tensor([[1, 2, 3], [4, 5, 6]]), 1, 1, 2).numpy().tolist()
+        [[2, 3], [5, 6]]
+    """
+    if not -input.ndim <= dim < max(input.ndim, 1):
+        raise IndexError(f"narrow: dim {dim} is out of range for a {input.ndim}-D tensor "
+                         f"(expected in [{-input.ndim}, {input.ndim - 1}])")
+    dim = norm_axis1(dim, input.ndim)
+    size = input.shape[dim]
+    if hasattr(start, "block"):
+        raise TypeError("narrow: a Tensor start is read when the call runs, so a static program cannot take one; "
+                        "pass a Python int")
+    start = to_int_list(start, "start")[0] if hasattr(start, "dtype") else int(start)
+    if length < 0:
+        raise ValueError(f"narrow: length must be non-negative, got {length}")
+    if not -size <= start <= size:
+        raise IndexError(f"narrow: start {start} is out of range for dimension {dim} of size {size} "
+                         f"(expected in [{-size}, {size}])")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise ValueError(f"narrow: start ({start}) + length ({length}) exceeds the size {size} of dimension {dim}")
+    return slice(input, [dim], [start], [start + length])
+
+
+def take_along_dim(arr, indices, axis, broadcast=True, *, out=None):
+    """`take_along_axis` under PyTorch's name; with `out` the result is written into that tensor.
+
+    Example:
+        >>> oar.take_along_dim(oar.to_tensor([[1, 2], [3, 4]]), oar.to_tensor([[0], [1]]), 1).numpy().tolist()
+        [[1], [4]]
+    """
+    return _into(take_along_axis(arr, indices, axis, broadcast), out, "take_along_dim")
 
 
 __all__ = public_api(globals())

@@ -1,7 +1,7 @@
 """`METHODS` maps Tensor method and operator names to the public op functions (one definition each)."""
 from ..ops import math, reduction, linalg, manipulation, subscript, creation, logic, search, indexing, random
 from ..ops import special, complex as complex_ops, stat, matrix, rearrange, inplace
-from ..ops import linalg_decomp, linalg_solve, linalg_norm, short_names
+from ..ops import linalg_decomp, linalg_solve, linalg_norm, short_names, tensor_methods
 
 
 def _r(fn):
@@ -63,6 +63,7 @@ for _name in ("tril_indices", "triu_indices", "logspace", "meshgrid", "cartesian
 for _name, _fn in inplace.INPLACE.items():
     METHODS.setdefault(_name, _fn)
 METHODS.update(reverse=manipulation.flip, is_tensor=lambda self: True, **inplace.RANDOM_FILLS)
+METHODS.update(tensor_methods.METHODS)  # type_as, ndimension, new_*, the cast shorthands (x.float(), x.long())
 
 
 def _sparse_method(name):

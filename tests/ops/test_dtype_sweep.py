@@ -70,6 +70,7 @@ VALUE_DIFFERENT = {
     "cross_entropy[-100 ignored]": ("float32", 0.9130153, "Paddle divides by all N for the default -100 (by the "
                                     "non-ignored count for other ignore_index values)"),
     "searchsorted[nan]": ("int64", [2, 1, 1], "NaN sorts last, so it goes before the NaN (NumPy); Paddle: after"),
+    "isin[0-D test_x]": ("bool", [False, True], "Paddle reduces over all of x when test_x is 0-D (one bool)"),
 }
 
 
@@ -160,6 +161,7 @@ def test_op_table_keeps_float32(case):
 
 _NOT_STATIC = {
     "clip[tensor bounds]": "clip reads tensor bounds as Python floats: a clear StaticValueError while building",
+    "narrow[tensor start]": "narrow reads a Tensor start as a Python int: a clear TypeError while building",
 }
 
 
