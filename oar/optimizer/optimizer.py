@@ -220,17 +220,12 @@ class Optimizer:
         base = self.get_lr()
         if mode().hook is not None:  # oar.lazy() / oar.jit.trace: the updates are ops they record
             return self._apply_as_ops(params_grads, base)
-        op, impl, group_of, acc = self._op, self._op.impl, self._group_of, self._acc
+        op, impl, prepare = self._op, self._op.impl, self._prepare
         for p, g in params_grads:
             if g is None:
                 continue
-            group = group_of[id(p)]
-            reg = getattr(p, "regularizer", None) or group["_reg"]
-            if reg is not None:
-                g = reg(p, g)
-            accs = acc.get(id(p)) or self._accumulators(p)
-            oa = getattr(p, "optimize_attr", None)
-            lr = base * group["learning_rate"] * (oa["learning_rate"] if oa else 1.0)
+            g, group, accs, p_rate = prepare(p, g)
+            lr = base * group["learning_rate"] * p_rate
             pd = p._data
             arrays = [pd, g._data]
             arrays += [a._data for a in accs]
@@ -250,6 +245,17 @@ class Optimizer:
                     t._vc[0] += 1  # the `_version` property, written out (hot loop)
             p._vc[0] += 1
 
+    def _prepare(self, p, g):
+        """What one parameter's update takes, for both paths: its gradient after the regularizer (the parameter's,
+        else its group's), its group, its accumulators and its own learning-rate factor (`optimize_attr`)."""
+        group = self._group_of[id(p)]
+        reg = getattr(p, "regularizer", None) or group["_reg"]
+        if reg is not None:
+            g = reg(p, g)
+        accs = self._acc.get(id(p)) or self._accumulators(p)
+        oa = getattr(p, "optimize_attr", None)
+        return g, group, accs, (oa["learning_rate"] if oa else 1.0)
+
     def _apply_as_ops(self, params_grads, base):
         """The updates dispatched as ops (so a lazy graph or a trace holds them), all recorded before the first
         result is written back: one lazy graph computes the step's forward, backward and updates, and writes them
@@ -257,20 +263,15 @@ class Optimizer:
         fused update) where no other tensor shares those arrays."""
         rec = _active_trace()()
         done, lrs = [], {}
-        op, group_of, acc = self._op, self._group_of, self._acc
+        op, prepare = self._op, self._prepare
         for p, g in params_grads:
             if g is None:
                 continue
-            group = group_of[id(p)]
-            reg = getattr(p, "regularizer", None) or group["_reg"]
-            if reg is not None:
-                g = reg(p, g)
-            accs = acc.get(id(p)) or self._accumulators(p)
+            g, group, accs, p_rate = prepare(p, g)
             dtype = p._meta()[1]
-            oa = getattr(p, "optimize_attr", None)
             # one learning-rate tensor per (group rate, parameter rate, dtype), as the captured step's `lrs`: the
             # updates that share it are one group for `fuse_optimizer_updates`
-            key = (id(group), oa["learning_rate"] if oa else 1.0, dtype)
+            key = (id(group), p_rate, dtype)
             lr = lrs.get(key)
             if lr is None:
                 rate = self._param_lr(p, base)
